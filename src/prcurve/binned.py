@@ -1,0 +1,234 @@
+"""The binned state: positive and negative weight per bin over fixed edges.
+
+This is seed 002's binning approximation of the PR curve, in the convention
+that a sample is predicted positive when its score is ``>=`` a threshold
+(docs/definitions.md, "Binned counts"):
+
+- edges ``e_0 < e_1 < ... < e_K`` define ``K`` bins; bin ``j`` holds the scores
+  in ``[e_j, e_{j+1})`` and the last bin holds ``[e_{K-1}, e_K]``, so each bin
+  is closed on its lower edge;
+- scores below ``e_0`` go to the first bin and scores above ``e_K`` to the
+  last one: they are counted, never dropped;
+- scores are used as given: no sigmoid, no rescaling.
+
+So the cumulative weight of bins ``j..K-1`` is exactly the weight of samples
+with score ``>= e_j`` for every ``j >= 1``, and the binned curve is the exact
+curve evaluated at the thresholds ``e_1, ..., e_{K-1}`` plus the point at
+which everything is predicted positive. Memory is O(K) whatever the number of
+samples; :meth:`BinnedCounts.update` folds in streaming batches and
+:meth:`BinnedCounts.merge` adds two states over the same edges.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from prcurve import _validation
+from prcurve._validation import BinaryLabels
+from prcurve.counts import ThresholdCounts
+from prcurve.errors import InvalidInputError
+
+__all__ = ["BinnedCounts"]
+
+F64 = NDArray[np.float64]
+
+
+class BinnedCounts:
+    """Weighted positive and negative counts per bin over increasing edges.
+
+    Parameters
+    ----------
+    edges : array_like of float, shape (K + 1,)
+        Strictly increasing, finite bin edges. Bin ``j`` holds scores in
+        ``[edges[j], edges[j+1])``; the last bin also holds ``edges[K]``.
+        Scores outside the edges go to the end bins.
+
+    Examples
+    --------
+    >>> from prcurve import BinnedCounts
+    >>> b = BinnedCounts.uniform(4, low=0.0, high=1.0)
+    >>> b.update([1, 0, 1], [0.9, 0.3, 0.25]).update([0], [1.7])
+    BinnedCounts(4 bins over [0, 1], n_pos=2, n_neg=2)
+    >>> b.pos.tolist(), b.neg.tolist()
+    ([0.0, 1.0, 0.0, 1.0], [0.0, 1.0, 0.0, 1.0])
+    """
+
+    __slots__ = ("_edges", "_inner_edges", "_neg", "_pos")
+
+    def __init__(self, edges: ArrayLike) -> None:
+        self._edges = _validation.check_edges("edges", edges)
+        self._edges.setflags(write=False)
+        self._inner_edges = self._edges[1:-1]
+        n_bins = self._edges.shape[0] - 1
+        self._pos = np.zeros(n_bins, dtype=np.float64)
+        self._neg = np.zeros(n_bins, dtype=np.float64)
+
+    @classmethod
+    def uniform(cls, n_bins: int, low: float = 0.0, high: float = 1.0) -> BinnedCounts:
+        """``n_bins`` equal-width bins over ``[low, high]``.
+
+        Examples
+        --------
+        >>> from prcurve import BinnedCounts
+        >>> BinnedCounts.uniform(2, -1.0, 1.0).edges.tolist()
+        [-1.0, 0.0, 1.0]
+        """
+        n = _validation.check_n_bins("n_bins", n_bins)
+        lo, hi = _validation.check_range("(low, high)", low, high)
+        return cls(np.linspace(lo, hi, n + 1))
+
+    @classmethod
+    def from_scores(
+        cls,
+        y_true: ArrayLike,
+        y_score: ArrayLike,
+        edges: ArrayLike,
+        *,
+        sample_weight: ArrayLike | None = None,
+        pos_label: Any = None,
+    ) -> BinnedCounts:
+        """Bin the scored labels over ``edges`` (labels as in
+        :meth:`prcurve.ThresholdCounts.from_scores`).
+
+        Examples
+        --------
+        >>> from prcurve import BinnedCounts
+        >>> BinnedCounts.from_scores([1, 0], [0.75, 0.25], [0.0, 0.5, 1.0]).pos.tolist()
+        [0.0, 1.0]
+        """
+        binned = cls(edges)
+        return binned.update(y_true, y_score, sample_weight, pos_label=pos_label)
+
+    def update(
+        self,
+        y_true: ArrayLike,
+        y_score: ArrayLike,
+        sample_weight: ArrayLike | None = None,
+        *,
+        pos_label: Any = None,
+    ) -> BinnedCounts:
+        """Add one batch of scored labels in place; returns ``self``."""
+        scores, labels, weights = _validation.check_scored_labels(
+            y_true, y_score, sample_weight, pos_label
+        )
+        self._add_checked(scores, labels, weights)
+        return self
+
+    def _add_checked(
+        self,
+        scores: NDArray[np.floating[Any]],
+        labels: BinaryLabels,
+        weights: F64 | None,
+    ) -> None:
+        index = self.bin_index(scores)
+        n_bins = self.n_bins
+        if weights is None and labels.positive is not None:
+            all_counts = np.bincount(index, minlength=n_bins).astype(np.float64)
+            pos = np.bincount(index[labels.positive], minlength=n_bins).astype(np.float64)
+            self._pos += pos
+            self._neg += all_counts - pos  # exact: integer counts
+            return
+        fraction = labels.positive_fraction()
+        w = np.ones(scores.shape[0]) if weights is None else weights
+        self._pos += np.bincount(index, weights=w * fraction, minlength=n_bins)
+        self._neg += np.bincount(index, weights=w * (1.0 - fraction), minlength=n_bins)
+
+    def _add(self, scores: F64, pos: F64, neg: F64) -> None:
+        """Add per-score weights (already aggregated) to their bins."""
+        index = self.bin_index(scores)
+        self._pos += np.bincount(index, weights=pos, minlength=self.n_bins)
+        self._neg += np.bincount(index, weights=neg, minlength=self.n_bins)
+
+    def _add_to_lowest(self, pos: float, neg: float) -> None:
+        self._pos[0] += pos
+        self._neg[0] += neg
+
+    def bin_index(self, scores: ArrayLike) -> NDArray[np.intp]:
+        """The bin of each score: ``j`` for ``edges[j] <= s < edges[j+1]``,
+        clipped to the end bins for scores outside the edges.
+
+        Examples
+        --------
+        >>> from prcurve import BinnedCounts
+        >>> BinnedCounts([0.0, 0.5, 1.0]).bin_index([-3.0, 0.0, 0.5, 1.0, 9.0]).tolist()
+        [0, 0, 1, 1, 1]
+        """
+        # The number of inner edges <= s is the bin, already clipped to [0, K-1].
+        return np.searchsorted(self._inner_edges, np.asarray(scores), side="right")
+
+    def merge(self, other: BinnedCounts) -> BinnedCounts:
+        """A new state holding both: bin-wise addition (same edges required)."""
+        if not isinstance(other, BinnedCounts):
+            raise _validation.wrong_type("other", other, "BinnedCounts")
+        if not np.array_equal(self._edges, other._edges):
+            raise InvalidInputError(
+                "other",
+                f"edges differ ({self.n_bins} bins over [{self._edges[0]:g}, "
+                f"{self._edges[-1]:g}] vs {other.n_bins} bins over "
+                f"[{other._edges[0]:g}, {other._edges[-1]:g}])",
+                "bin every part over the same edges before merging",
+            )
+        merged = BinnedCounts(self._edges)
+        merged._pos = self._pos + other._pos
+        merged._neg = self._neg + other._neg
+        return merged
+
+    def to_threshold_counts(self) -> ThresholdCounts:
+        """The cumulative view: one threshold per non-empty bin, its lower edge.
+
+        ``tp[i]`` is the positive weight in the bins at or above the bin whose
+        lower edge is ``thresholds[i]``. Empty bins are skipped: they add no
+        operating point.
+        """
+        return ThresholdCounts._from_ascending(self._edges[:-1].copy(), self._pos.copy(),
+                                               self._neg.copy())
+
+    @property
+    def edges(self) -> F64:
+        """The bin edges, strictly increasing (read-only)."""
+        return self._edges
+
+    @property
+    def n_bins(self) -> int:
+        return int(self._pos.shape[0])
+
+    @property
+    def pos(self) -> F64:
+        """Positive weight per bin (a copy)."""
+        return np.array(self._pos)
+
+    @property
+    def neg(self) -> F64:
+        """Negative weight per bin (a copy)."""
+        return np.array(self._neg)
+
+    @property
+    def n_pos(self) -> float:
+        return float(self._pos.sum())
+
+    @property
+    def n_neg(self) -> float:
+        return float(self._neg.sum())
+
+    def __repr__(self) -> str:
+        return (
+            f"BinnedCounts({self.n_bins} bins over [{self._edges[0]:g}, {self._edges[-1]:g}], "
+            f"n_pos={self.n_pos:g}, n_neg={self.n_neg:g})"
+        )
+
+
+def resolve_edges(bins: int | ArrayLike, scores: NDArray[np.floating[Any]]) -> F64:
+    """Edges from a ``bins`` argument: an int (equal bins over the observed
+    score range) or explicit edges."""
+    if isinstance(bins, (int, np.integer)) and not isinstance(bins, bool):
+        n = _validation.check_n_bins("bins", bins)
+        low, high = float(scores.min()), float(scores.max())
+        if low == high:  # one distinct score: one bin around it
+            low, high = low - 0.5, high + 0.5
+        return np.linspace(low, high, n + 1)
+    if isinstance(bins, bool):
+        _validation.check_n_bins("bins", bins)
+    return _validation.check_edges("bins", bins)

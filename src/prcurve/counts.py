@@ -1,0 +1,419 @@
+"""The core state: weighted true/false positive counts at every distinct score.
+
+Every precision–recall quantity in prcurve is a function of this statistic
+(docs/definitions.md, "The core state")::
+
+    for each distinct score threshold t (strictly decreasing):
+        tp(t) = weight of positives with score >= t
+        fp(t) = weight of negatives with score >= t
+    plus the totals n_pos, n_neg
+
+:class:`ThresholdCounts` holds it exactly (one row per distinct score);
+:class:`prcurve.BinnedCounts` holds it per bin. Views (curves, AP methods,
+rates) never re-sort scores.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from prcurve import _validation
+
+if TYPE_CHECKING:
+    from prcurve.binned import BinnedCounts
+
+__all__ = ["ThresholdCounts"]
+
+F64 = NDArray[np.float64]
+
+
+def _run_lengths(sorted_values: NDArray[Any]) -> tuple[NDArray[Any], NDArray[np.intp]]:
+    """Distinct values of an ascending array and the index where each run starts."""
+    n = sorted_values.shape[0]
+    if n == 0:
+        return sorted_values, np.zeros(0, dtype=np.intp)
+    change = sorted_values[1:] != sorted_values[:-1]
+    starts = np.flatnonzero(change)
+    starts += 1
+    starts = np.concatenate((np.zeros(1, dtype=np.intp), starts))
+    return sorted_values[starts], starts
+
+
+def _run_counts(starts: NDArray[np.intp], n: int) -> F64:
+    """Run lengths from run starts, as float64 counts."""
+    counts = np.diff(starts, append=n)
+    return counts.astype(np.float64)
+
+
+def _union_ascending(
+    a_values: F64, a_pos: F64, a_neg: F64, b_values: F64, b_pos: F64, b_neg: F64
+) -> tuple[F64, F64, F64]:
+    """Merge two ascending sets of distinct values, adding weights of equal values.
+
+    Invariant: both inputs are strictly increasing; so is the output.
+    """
+    if b_values.shape[0] == 0:
+        return a_values, a_pos, a_neg
+    if a_values.shape[0] == 0:
+        return b_values, b_pos, b_neg
+    slot = np.searchsorted(a_values, b_values, side="left")  # number of a < b
+    in_range = slot < a_values.shape[0]
+    shared = np.zeros(b_values.shape[0], dtype=bool)
+    shared[in_range] = a_values[slot[in_range]] == b_values[in_range]
+    pos = a_pos.copy()
+    neg = a_neg.copy()
+    if shared.any():
+        # b is strictly increasing, so the matched slots are distinct.
+        pos[slot[shared]] += b_pos[shared]
+        neg[slot[shared]] += b_neg[shared]
+        only_b = ~shared
+        slot, b_values, b_pos, b_neg = slot[only_b], b_values[only_b], b_pos[only_b], b_neg[only_b]
+    values = np.insert(a_values, slot, b_values)
+    return values, np.insert(pos, slot, b_pos), np.insert(neg, slot, b_neg)
+
+
+def _sorted_hard_scores(
+    positive: NDArray[np.bool_], scores: NDArray[np.floating[Any]]
+) -> tuple[NDArray[np.floating[Any]], NDArray[np.floating[Any]]]:
+    """The scores of positives and of negatives, each sorted ascending (fresh copies).
+
+    Two ``np.sort`` calls on the two classes cost less than one argsort of all
+    the scores and need no index array.
+    """
+    pos_scores = scores[positive]
+    neg_scores = scores[~positive]
+    pos_scores.sort()
+    neg_scores.sort()
+    return pos_scores, neg_scores
+
+
+class ThresholdCounts:
+    """Exact cumulative weighted counts at every distinct score.
+
+    Element ``i`` of ``tp`` (``fp``) is the weight of positives (negatives)
+    whose score is ``>= thresholds[i]``. ``thresholds`` is strictly
+    decreasing, so ``tp`` and ``fp`` are non-decreasing. Ties share one row:
+    one operating point. ``n_pos`` and ``n_neg`` are the total weights; for
+    counts built from scores ``tp[-1] == n_pos`` and ``fp[-1] == n_neg``, while
+    a state built elsewhere (a truncated ranking) may leave weight below every
+    threshold (``tp[-1] <= n_pos``).
+
+    Build it with :meth:`from_scores`; combine two with :meth:`merge`. The
+    arrays are read-only.
+
+    Parameters
+    ----------
+    thresholds : array_like of float, shape (k,)
+        Strictly decreasing, finite.
+    tp, fp : array_like of float, shape (k,)
+        Cumulative, non-negative, non-decreasing weights.
+    n_pos, n_neg : float
+        Total positive and negative weight, ``>= tp[-1]`` and ``>= fp[-1]``.
+
+    Examples
+    --------
+    >>> from prcurve import ThresholdCounts
+    >>> c = ThresholdCounts.from_scores([1, 0, 1, 0], [0.9, 0.8, 0.8, 0.1])
+    >>> c.thresholds.tolist(), c.tp.tolist(), c.fp.tolist()
+    ([0.9, 0.8, 0.1], [1.0, 2.0, 2.0], [0.0, 1.0, 2.0])
+    >>> c.n_pos, c.n_neg
+    (2.0, 2.0)
+    """
+
+    __slots__ = ("_fp", "_n_neg", "_n_pos", "_thresholds", "_tp")
+
+    def __init__(
+        self,
+        thresholds: ArrayLike,
+        tp: ArrayLike,
+        fp: ArrayLike,
+        n_pos: float,
+        n_neg: float,
+    ) -> None:
+        t, p, f, n_p, n_n = _validation.check_threshold_counts(thresholds, tp, fp, n_pos, n_neg)
+        self._init(t, p, f, n_p, n_n)
+
+    def _init(self, thresholds: F64, tp: F64, fp: F64, n_pos: float, n_neg: float) -> None:
+        for array in (thresholds, tp, fp):
+            array.setflags(write=False)
+        self._thresholds = thresholds
+        self._tp = tp
+        self._fp = fp
+        self._n_pos = float(n_pos)
+        self._n_neg = float(n_neg)
+
+    @classmethod
+    def _trusted(
+        cls, thresholds: F64, tp: F64, fp: F64, n_pos: float, n_neg: float
+    ) -> ThresholdCounts:
+        """Build from arrays this package computed and owns (no validation, no copy)."""
+        counts = cls.__new__(cls)
+        counts._init(thresholds, tp, fp, n_pos, n_neg)
+        return counts
+
+    @classmethod
+    def _from_ascending(cls, values: F64, pos: F64, neg: F64) -> ThresholdCounts:
+        """From ascending distinct values with per-value positive/negative weight."""
+        keep = (pos + neg) > 0  # a zero-weight group is no operating point
+        if not keep.all():
+            values, pos, neg = values[keep], pos[keep], neg[keep]
+        thresholds = values[::-1] + 0.0  # + 0.0 turns -0.0 into 0.0; also a copy
+        tp = np.cumsum(pos[::-1])
+        fp = np.cumsum(neg[::-1])
+        n_pos = float(tp[-1]) if tp.shape[0] else 0.0
+        n_neg = float(fp[-1]) if fp.shape[0] else 0.0
+        return cls._trusted(thresholds.astype(np.float64, copy=False), tp, fp, n_pos, n_neg)
+
+    @classmethod
+    def empty(cls) -> ThresholdCounts:
+        """The counts of no data: the identity of :meth:`merge`.
+
+        Examples
+        --------
+        >>> from prcurve import ThresholdCounts
+        >>> len(ThresholdCounts.empty())
+        0
+        """
+        z = np.zeros(0, dtype=np.float64)
+        return cls._trusted(z, z.copy(), z.copy(), 0.0, 0.0)
+
+    @classmethod
+    def from_scores(
+        cls,
+        y_true: ArrayLike,
+        y_score: ArrayLike,
+        *,
+        sample_weight: ArrayLike | None = None,
+        pos_label: Any = None,
+    ) -> ThresholdCounts:
+        """Count weighted positives and negatives at every distinct score.
+
+        Parameters
+        ----------
+        y_true : array_like, shape (n,)
+            Binary labels (booleans, {0, 1}, {-1, 1}, or any two values with
+            ``pos_label``) or soft labels in [0, 1]: a sample with label ``y``
+            and weight ``w`` adds ``w*y`` to the positives and ``w*(1-y)`` to
+            the negatives.
+        y_score : array_like, shape (n,)
+            Finite scores; higher means more likely positive. Used as given:
+            never rescaled.
+        sample_weight : array_like, shape (n,), optional
+            Finite, non-negative weights; a weight of 0 removes the sample.
+        pos_label : scalar, optional
+            The value of ``y_true`` that marks a positive.
+
+        Returns
+        -------
+        ThresholdCounts
+            One row per distinct score carrying non-zero weight.
+
+        Examples
+        --------
+        >>> from prcurve import ThresholdCounts
+        >>> c = ThresholdCounts.from_scores(["spam", "ham", "spam"], [3, 2, 1], pos_label="spam")
+        >>> c.tp.tolist(), c.fp.tolist()
+        ([1.0, 1.0, 2.0], [0.0, 1.0, 1.0])
+        >>> soft = ThresholdCounts.from_scores([0.25, 1.0], [0.5, 0.5], sample_weight=[4, 1])
+        >>> soft.tp.tolist(), soft.fp.tolist()
+        ([2.0], [3.0])
+        """
+        scores, labels, weights = _validation.check_scored_labels(
+            y_true, y_score, sample_weight, pos_label
+        )
+        return cls._from_checked(scores, labels, weights)
+
+    @classmethod
+    def _from_checked(
+        cls,
+        scores: NDArray[np.floating[Any]],
+        labels: _validation.BinaryLabels,
+        weights: F64 | None,
+    ) -> ThresholdCounts:
+        """:meth:`from_scores` on inputs that passed validation."""
+        if weights is None and labels.positive is not None:
+            pos_scores, neg_scores = _sorted_hard_scores(labels.positive, scores)
+            pos_values, pos_starts = _run_lengths(pos_scores)
+            neg_values, neg_starts = _run_lengths(neg_scores)
+            pos_counts = _run_counts(pos_starts, pos_scores.shape[0])
+            neg_counts = _run_counts(neg_starts, neg_scores.shape[0])
+            pos_values64 = pos_values.astype(np.float64, copy=False)
+            neg_values64 = neg_values.astype(np.float64, copy=False)
+            values, pos, neg = _union_ascending(
+                pos_values64, pos_counts, np.zeros_like(pos_counts),
+                neg_values64, np.zeros_like(neg_counts), neg_counts,
+            )
+            return cls._from_ascending(values, pos, neg)
+        fraction = labels.positive_fraction()
+        w = np.ones(scores.shape[0]) if weights is None else weights
+        order = np.argsort(scores, kind="stable")
+        sorted_scores = scores[order]
+        values, starts = _run_lengths(sorted_scores)
+        pos_w = (w * fraction)[order]
+        neg_w = (w * (1.0 - fraction))[order]
+        pos = np.add.reduceat(pos_w, starts)
+        neg = np.add.reduceat(neg_w, starts)
+        return cls._from_ascending(values.astype(np.float64, copy=False), pos, neg)
+
+    # -- the state -----------------------------------------------------------------
+
+    @property
+    def thresholds(self) -> F64:
+        """Distinct scores, strictly decreasing (read-only)."""
+        return self._thresholds
+
+    @property
+    def tp(self) -> F64:
+        """Weight of positives with score >= ``thresholds[i]`` (read-only)."""
+        return self._tp
+
+    @property
+    def fp(self) -> F64:
+        """Weight of negatives with score >= ``thresholds[i]`` (read-only)."""
+        return self._fp
+
+    @property
+    def n_pos(self) -> float:
+        """Total positive weight."""
+        return self._n_pos
+
+    @property
+    def n_neg(self) -> float:
+        """Total negative weight."""
+        return self._n_neg
+
+    def __len__(self) -> int:
+        return int(self._thresholds.shape[0])
+
+    def __repr__(self) -> str:
+        return (
+            f"ThresholdCounts({len(self)} thresholds, n_pos={self._n_pos:g}, "
+            f"n_neg={self._n_neg:g})"
+        )
+
+    def pos_weight(self) -> F64:
+        """Positive weight at exactly each threshold (the tie group's share)."""
+        return np.diff(self._tp, prepend=0.0)
+
+    def neg_weight(self) -> F64:
+        """Negative weight at exactly each threshold."""
+        return np.diff(self._fp, prepend=0.0)
+
+    # -- combining -------------------------------------------------------------------
+
+    def merge(self, other: ThresholdCounts) -> ThresholdCounts:
+        """The counts of the concatenation of both data sets.
+
+        Associative and commutative; equal to :meth:`from_scores` on the
+        concatenated data (exactly for integer weights, to float64 rounding
+        otherwise). Weight below every threshold (``n_pos - tp[-1]``) is kept.
+
+        Examples
+        --------
+        >>> from prcurve import ThresholdCounts
+        >>> a = ThresholdCounts.from_scores([1, 0], [0.9, 0.5])
+        >>> b = ThresholdCounts.from_scores([1, 1], [0.5, 0.1])
+        >>> a.merge(b).tp.tolist(), a.merge(b).fp.tolist()
+        ([1.0, 2.0, 3.0], [0.0, 1.0, 1.0])
+        """
+        if not isinstance(other, ThresholdCounts):
+            raise _validation.wrong_type("other", other, "ThresholdCounts")
+        values, pos, neg = _union_ascending(
+            self._thresholds[::-1], self.pos_weight()[::-1], self.neg_weight()[::-1],
+            other._thresholds[::-1], other.pos_weight()[::-1], other.neg_weight()[::-1],
+        )
+        merged = ThresholdCounts._from_ascending(
+            np.ascontiguousarray(values), np.ascontiguousarray(pos), np.ascontiguousarray(neg)
+        )
+        merged._n_pos = self._n_pos + other._n_pos
+        merged._n_neg = self._n_neg + other._n_neg
+        return merged
+
+    def to_binned(self, edges: ArrayLike) -> BinnedCounts:
+        """The binned counts over ``edges``, equal to binning the raw data.
+
+        Each threshold's weight goes to the bin that holds its score (see
+        :class:`prcurve.BinnedCounts` for which side of an edge a score falls
+        on). Weight below every threshold goes to the lowest bin.
+
+        Examples
+        --------
+        >>> from prcurve import ThresholdCounts
+        >>> c = ThresholdCounts.from_scores([1, 0, 1], [0.9, 0.4, 0.2])
+        >>> b = c.to_binned([0.0, 0.5, 1.0])
+        >>> b.pos.tolist(), b.neg.tolist()
+        ([1.0, 1.0], [1.0, 0.0])
+        """
+        from prcurve.binned import BinnedCounts
+
+        binned = BinnedCounts(edges)
+        binned._add(self._thresholds, self.pos_weight(), self.neg_weight())
+        below_pos = self._n_pos - (float(self._tp[-1]) if len(self) else 0.0)
+        below_neg = self._n_neg - (float(self._fp[-1]) if len(self) else 0.0)
+        binned._add_to_lowest(below_pos, below_neg)
+        return binned
+
+
+@dataclass(frozen=True)
+class RecallSteps:
+    """The operating points at which recall increases: all that AP needs.
+
+    Element ``i`` describes the ``i``-th threshold (in decreasing order) at
+    which positive weight enters: ``tp[i]`` and ``fp[i]`` are the counts at that
+    threshold, ``fp_above[i]`` the negative weight strictly above it (the
+    previous operating point's ``fp``). The previous operating point's ``tp``
+    is ``tp[i - 1]`` (0 for ``i = 0``). Every average-precision method is a
+    function of these arrays; so the negative-only thresholds, which add no
+    area, need not be kept (docs/definitions.md, "Average precision").
+    """
+
+    tp: F64
+    fp: F64
+    fp_above: F64
+    n_pos: float
+    n_neg: float
+
+    @property
+    def tp_above(self) -> F64:
+        return np.concatenate((np.zeros(1), self.tp[:-1]))
+
+    @classmethod
+    def from_counts(cls, counts: ThresholdCounts) -> RecallSteps:
+        tp, fp = counts.tp, counts.fp
+        enters = counts.pos_weight() > 0
+        fp_previous = np.concatenate((np.zeros(1), fp[:-1]))
+        return cls(tp[enters], fp[enters], fp_previous[enters], counts.n_pos, counts.n_neg)
+
+    @classmethod
+    def from_hard_scores(
+        cls, positive: NDArray[np.bool_], scores: NDArray[np.floating[Any]]
+    ) -> RecallSteps:
+        """The same as ``from_counts(ThresholdCounts.from_scores(...))`` for hard,
+        unweighted labels, without building the full state.
+
+        Memory is one copy of the scores plus O(distinct positive scores).
+        """
+        pos_scores, neg_scores = _sorted_hard_scores(positive, scores)
+        n_pos, n_neg = pos_scores.shape[0], neg_scores.shape[0]
+        pos_values, pos_starts = _run_lengths(pos_scores)
+        del pos_scores
+        # Ascending order: positives with score >= pos_values[i] number n_pos - starts[i].
+        neg_at_or_above = np.searchsorted(neg_scores, pos_values, side="left")
+        tie = neg_at_or_above < n_neg
+        tie[tie] = neg_scores[neg_at_or_above[tie]] == pos_values[tie]
+        if tie.any():
+            neg_above = neg_at_or_above.copy()
+            neg_above[tie] = np.searchsorted(neg_scores, pos_values[tie], side="right")
+        else:
+            neg_above = neg_at_or_above
+        del neg_scores
+        tp = (n_pos - pos_starts[::-1]).astype(np.float64)
+        fp = (n_neg - neg_at_or_above[::-1]).astype(np.float64)
+        fp_above = fp if neg_above is neg_at_or_above else (n_neg - neg_above[::-1]).astype(
+            np.float64
+        )
+        return cls(tp, fp, fp_above, float(n_pos), float(n_neg))

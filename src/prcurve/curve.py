@@ -1,0 +1,409 @@
+"""The PR curve: a view of any count state, exact or binned.
+
+:class:`PRCurve` computes nothing from raw data: it is built from a
+:class:`~prcurve.ThresholdCounts` or :class:`~prcurve.BinnedCounts`, so code
+that builds counts elsewhere (streaming, a cluster) gets every view. Arrays run
+in order of decreasing threshold, that is increasing recall.
+"""
+
+from __future__ import annotations
+
+from functools import cached_property
+from typing import Any, NamedTuple
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from prcurve import _validation
+from prcurve._undefined import ZeroDivision, ratio, undefined, undefined_scope
+from prcurve.average_precision import APMethod, ap_from_counts, check_method
+from prcurve.binned import BinnedCounts, resolve_edges
+from prcurve.confusion import ConfusionMatrix, _f_beta, _precision, _prevalence
+from prcurve.counts import ThresholdCounts
+from prcurve.table import Table
+
+__all__ = ["OperatingPoint", "PRCurve", "pr_curve"]
+
+F64 = NDArray[np.float64]
+
+_TABLE_COLUMNS = ("threshold", "precision", "recall", "tp", "fp", "fn", "tn", "f1")
+
+
+class OperatingPoint(NamedTuple):
+    """A value read off the curve and the operating point that gives it.
+
+    ``threshold`` is the decision threshold (predict positive when
+    ``score >= threshold``); ``precision`` and ``recall`` hold there.
+    """
+
+    value: float
+    threshold: float
+    precision: float
+    recall: float
+
+
+class PRCurve:
+    """The precision–recall curve of a count state.
+
+    Element ``i`` of ``precision`` (``recall``) is the precision (recall) of
+    predicting positive every sample with score ``>= thresholds[i]``;
+    ``thresholds`` is strictly decreasing. Ties are one point. For a binned
+    state the thresholds are the lower edges of the non-empty bins.
+
+    Build it with :func:`pr_curve` or :meth:`from_counts`.
+
+    Examples
+    --------
+    >>> from prcurve import pr_curve
+    >>> curve = pr_curve([1, 0, 1, 1, 0], [0.9, 0.8, 0.7, 0.7, 0.1])
+    >>> curve.thresholds.tolist()
+    [0.9, 0.8, 0.7, 0.1]
+    >>> curve.precision.tolist()
+    [1.0, 0.5, 0.75, 0.6]
+    >>> curve.recall.tolist()
+    [0.3333333333333333, 0.3333333333333333, 1.0, 1.0]
+    """
+
+    def __init__(
+        self,
+        counts: ThresholdCounts,
+        *,
+        edges: ArrayLike | None = None,
+        zero_division: ZeroDivision = "nan",
+    ) -> None:
+        if not isinstance(counts, ThresholdCounts):
+            raise _validation.wrong_type("counts", counts, "ThresholdCounts")
+        _validation.check_zero_division(zero_division)
+        self._counts = counts
+        self._edges = None if edges is None else _validation.check_edges("edges", edges)
+        self.zero_division: ZeroDivision = zero_division
+
+    @classmethod
+    def from_counts(
+        cls, counts: ThresholdCounts | BinnedCounts, *, zero_division: ZeroDivision = "nan"
+    ) -> PRCurve:
+        """The curve view of an exact or binned count state.
+
+        Examples
+        --------
+        >>> from prcurve import BinnedCounts, PRCurve
+        >>> b = BinnedCounts.from_scores([1, 0, 1, 0], [0.9, 0.6, 0.4, 0.1], [0, 0.5, 1])
+        >>> c = PRCurve.from_counts(b)
+        >>> c.is_binned, c.thresholds.tolist(), c.precision.tolist()
+        (True, [0.5, 0.0], [0.5, 0.5])
+        """
+        if isinstance(counts, BinnedCounts):
+            return cls(counts.to_threshold_counts(), edges=counts.edges,
+                       zero_division=zero_division)
+        return cls(counts, zero_division=zero_division)
+
+    # -- state ----------------------------------------------------------------------
+
+    @property
+    def counts(self) -> ThresholdCounts:
+        """The count state this curve views (for a binned curve, per bin)."""
+        return self._counts
+
+    @property
+    def is_binned(self) -> bool:
+        return self._edges is not None
+
+    @property
+    def edges(self) -> F64 | None:
+        """The bin edges of a binned curve; None for an exact curve."""
+        return self._edges
+
+    @property
+    def thresholds(self) -> F64:
+        return self._counts.thresholds
+
+    @property
+    def tp(self) -> F64:
+        return self._counts.tp
+
+    @property
+    def fp(self) -> F64:
+        return self._counts.fp
+
+    @cached_property
+    def fn(self) -> F64:
+        """Positive weight below each threshold: ``n_pos - tp``."""
+        return self._counts.n_pos - self._counts.tp
+
+    @cached_property
+    def tn(self) -> F64:
+        """Negative weight below each threshold: ``n_neg - fp``."""
+        return self._counts.n_neg - self._counts.fp
+
+    @property
+    def n_pos(self) -> float:
+        return self._counts.n_pos
+
+    @property
+    def n_neg(self) -> float:
+        return self._counts.n_neg
+
+    @property
+    def prevalence(self) -> float:
+        """n_pos / (n_pos + n_neg): the skew π of seed 004."""
+        with undefined_scope(self.zero_division):
+            return float(_prevalence(self.n_pos, self.n_neg, 0.0, 0.0))
+
+    def __len__(self) -> int:
+        return len(self._counts)
+
+    def __repr__(self) -> str:
+        kind = f"binned, {len(self._edges) - 1} bins" if self._edges is not None else "exact"
+        return (
+            f"PRCurve({kind}, {len(self)} thresholds, n_pos={self.n_pos:g}, "
+            f"n_neg={self.n_neg:g})"
+        )
+
+    # -- arrays ----------------------------------------------------------------------
+
+    @cached_property
+    def precision(self) -> F64:
+        """TP / (TP + FP) at each threshold."""
+        with undefined_scope(self.zero_division):
+            return _precision(self.tp, self.fp, self.fn, self.tn)
+
+    @cached_property
+    def recall(self) -> F64:
+        """TP / n_pos at each threshold (undefined when there are no positives)."""
+        with undefined_scope(self.zero_division):
+            return ratio(self.tp, np.full_like(self.tp, self.n_pos), "recall")
+
+    def f_beta(self, beta: float = 1.0) -> F64:
+        """F-beta at each threshold (0 where TP = 0 and a FP or FN exists)."""
+        b = _validation.check_positive_number("beta", beta)
+        with undefined_scope(self.zero_division):
+            return _f_beta(self.tp, self.fp, self.fn, b)
+
+    def interpolated_precision(self, recall: ArrayLike | None = None) -> F64:
+        """Interpolated precision p_interp(r) = max over r' >= r of p(r') (seeds 000, 003).
+
+        Parameters
+        ----------
+        recall : array_like of float, optional
+            Recall levels in [0, 1]. If None, p_interp at each threshold's
+            recall (aligned with ``thresholds``); a level no threshold reaches
+            gets 0.
+
+        Examples
+        --------
+        >>> from prcurve import pr_curve
+        >>> c = pr_curve([1, 0, 1, 0], [0.9, 0.8, 0.7, 0.6])
+        >>> c.interpolated_precision().tolist()
+        [1.0, 0.6666666666666666, 0.6666666666666666, 0.5]
+        >>> c.interpolated_precision([0.0, 0.5, 1.0]).tolist()
+        [1.0, 1.0, 0.6666666666666666]
+        """
+        envelope = np.fmax.accumulate(self.precision[::-1])[::-1]
+        if recall is None:
+            return envelope
+        levels = _validation.as_1d("recall", recall).astype(np.float64)
+        for level in levels:
+            _validation.check_fraction("recall", level)
+        out = np.zeros(levels.shape[0])
+        recalls = self.recall
+        for k, level in enumerate(levels):
+            reached = np.flatnonzero(recalls >= level)
+            if reached.shape[0]:
+                out[k] = envelope[reached[0]]
+        return out
+
+    # -- reading the curve ---------------------------------------------------------------
+
+    def at_threshold(self, threshold: float) -> ConfusionMatrix:
+        """The confusion matrix of predicting positive when ``score >= threshold``.
+
+        Exact for an exact curve; for a binned curve, exact when
+        ``threshold`` is a bin edge and otherwise the counts of the bins whose
+        lower edge is ``>= threshold``.
+
+        Examples
+        --------
+        >>> from prcurve import pr_curve
+        >>> pr_curve([1, 0, 1, 0], [0.9, 0.8, 0.7, 0.6]).at_threshold(0.75)
+        ConfusionMatrix(tp=1.0, fp=1.0, fn=1.0, tn=1.0)
+        """
+        t = _validation.check_finite_number("threshold", threshold)
+        above = int(np.searchsorted(-self.thresholds, -t, side="right"))  # thresholds >= t
+        tp = float(self.tp[above - 1]) if above else 0.0
+        fp = float(self.fp[above - 1]) if above else 0.0
+        return ConfusionMatrix(
+            tp, fp, max(self.n_pos - tp, 0.0), max(self.n_neg - fp, 0.0),
+            zero_division=self.zero_division,
+        )
+
+    def _point(self, index: int, value: float) -> OperatingPoint:
+        return OperatingPoint(
+            value=float(value),
+            threshold=float(self.thresholds[index]),
+            precision=float(self.precision[index]),
+            recall=float(self.recall[index]),
+        )
+
+    def _unreached(self, what: str) -> OperatingPoint:
+        value = undefined(what)
+        return OperatingPoint(value, float("nan"), float("nan"), float("nan"))
+
+    def best_f(self, beta: float = 1.0) -> OperatingPoint:
+        """The threshold of maximal F-beta (the highest such threshold on ties).
+
+        Examples
+        --------
+        >>> from prcurve import pr_curve
+        >>> best = pr_curve([1, 0, 1, 0], [0.9, 0.8, 0.7, 0.6]).best_f()
+        >>> best.threshold, round(best.value, 4)
+        (0.7, 0.8)
+        """
+        with undefined_scope(self.zero_division):
+            f = self.f_beta(beta)
+            if len(self) == 0 or np.isnan(f).all():
+                return self._unreached(f"best F{beta:g}")
+            index = int(np.nanargmax(f))
+            return self._point(index, float(f[index]))
+
+    def precision_at_recall(self, recall: float) -> OperatingPoint:
+        """The highest precision among thresholds with recall ``>= recall``.
+
+        Ties in precision go to the higher recall. If no threshold reaches
+        the recall (no positives), the value follows ``zero_division``.
+
+        Examples
+        --------
+        >>> from prcurve import pr_curve
+        >>> point = pr_curve([1, 0, 1, 0], [0.9, 0.8, 0.7, 0.6]).precision_at_recall(0.6)
+        >>> round(point.value, 4), point.threshold, point.recall
+        (0.6667, 0.7, 1.0)
+        """
+        r = _validation.check_fraction("recall", recall)
+        with undefined_scope(self.zero_division):
+            candidates = np.flatnonzero(self.recall >= r)
+            return self._select(candidates, self.precision, self.recall,
+                                f"precision at recall {r:g}")
+
+    def recall_at_precision(self, precision: float) -> OperatingPoint:
+        """The highest recall among thresholds with precision ``>= precision``.
+
+        Ties in recall go to the higher precision. If no threshold reaches
+        the precision, the value follows ``zero_division``.
+
+        Examples
+        --------
+        >>> from prcurve import pr_curve
+        >>> pr_curve([1, 0, 1, 0], [0.9, 0.8, 0.7, 0.6]).recall_at_precision(0.6).value
+        1.0
+        """
+        p = _validation.check_fraction("precision", precision)
+        with undefined_scope(self.zero_division):
+            candidates = np.flatnonzero(self.precision >= p)
+            return self._select(candidates, self.recall, self.precision,
+                                f"recall at precision {p:g}")
+
+    def _select(
+        self, candidates: NDArray[np.intp], primary: F64, secondary: F64, what: str
+    ) -> OperatingPoint:
+        """Among ``candidates``, the largest ``primary``, then ``secondary``, then threshold."""
+        if candidates.shape[0] == 0:
+            return self._unreached(what)
+        # lexsort: last key is primary; candidates ascend, so ties keep the higher threshold.
+        order = np.lexsort((candidates, -secondary[candidates], -primary[candidates]))
+        index = int(candidates[order[0]])
+        return self._point(index, float(primary[index]))
+
+    def average_precision(self, method: APMethod = "step") -> float:
+        """Average precision of this curve by a named method (see
+        :func:`prcurve.average_precision`).
+
+        Examples
+        --------
+        >>> from prcurve import pr_curve
+        >>> c = pr_curve([1, 0, 1, 0], [0.9, 0.8, 0.7, 0.6])
+        >>> c.average_precision(), c.average_precision("interpolated")
+        (0.8333333333333333, 0.8333333333333333)
+        """
+        name = check_method(method)
+        with undefined_scope(self.zero_division):
+            return ap_from_counts(self._counts, name)
+
+    def to_table(self, columns: tuple[str, ...] = ("threshold", "precision", "recall")) -> Table:
+        """The curve as a table, one row per threshold (seed 000's table).
+
+        ``columns`` picks from threshold, precision, recall, tp, fp, fn, tn, f1.
+
+        Examples
+        --------
+        >>> from prcurve import pr_curve
+        >>> print(pr_curve([1, 0, 1], [0.9, 0.5, 0.1]).to_table().to_markdown(digits=2))
+        | threshold | precision | recall |
+        |:---------:|:---------:|:------:|
+        |   0.90    |   1.00    |  0.50  |
+        |   0.50    |   0.50    |  0.50  |
+        |   0.10    |   0.67    |  1.00  |
+        """
+        for column in columns:
+            _validation.check_choice("columns", column, _TABLE_COLUMNS)
+        with undefined_scope(self.zero_division):
+            source: dict[str, Any] = {
+                "threshold": lambda: self.thresholds,
+                "precision": lambda: self.precision,
+                "recall": lambda: self.recall,
+                "tp": lambda: self.tp,
+                "fp": lambda: self.fp,
+                "fn": lambda: self.fn,
+                "tn": lambda: self.tn,
+                "f1": lambda: self.f_beta(1.0),
+            }
+            return Table({column: source[column]() for column in columns})
+
+
+def pr_curve(
+    y_true: ArrayLike,
+    y_score: ArrayLike,
+    *,
+    sample_weight: ArrayLike | None = None,
+    pos_label: Any = None,
+    bins: int | ArrayLike | None = None,
+    zero_division: ZeroDivision = "nan",
+) -> PRCurve:
+    """The precision–recall curve of scores against binary (or soft) labels.
+
+    Parameters
+    ----------
+    y_true : array_like, shape (n,)
+        Binary labels, or soft labels in [0, 1].
+    y_score : array_like, shape (n,)
+        Finite scores, higher for more likely positive; never rescaled.
+    sample_weight : array_like, shape (n,), optional
+        Non-negative weights.
+    pos_label : scalar, optional
+        The value of ``y_true`` that marks a positive.
+    bins : int or array_like, optional
+        None for the exact curve; an int for that many equal bins over the
+        observed score range; an array for explicit edges.
+    zero_division : {"nan", 0, 1, "raise"}, default "nan"
+        Policy for undefined values, kept by the curve.
+
+    Returns
+    -------
+    PRCurve
+
+    Examples
+    --------
+    >>> from prcurve import pr_curve
+    >>> c = pr_curve([1, 0, 1, 0], [0.9, 0.8, 0.7, 0.6], bins=[0.0, 0.75, 1.0])
+    >>> c.thresholds.tolist(), c.tp.tolist(), c.fp.tolist()
+    ([0.75, 0.0], [1.0, 2.0], [1.0, 2.0])
+    """
+    _validation.check_zero_division(zero_division)
+    scores, labels, weights = _validation.check_scored_labels(
+        y_true, y_score, sample_weight, pos_label
+    )
+    if bins is None:
+        return PRCurve(ThresholdCounts._from_checked(scores, labels, weights),
+                       zero_division=zero_division)
+    binned = BinnedCounts(resolve_edges(bins, scores))
+    binned._add_checked(scores, labels, weights)
+    return PRCurve.from_counts(binned, zero_division=zero_division)
