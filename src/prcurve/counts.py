@@ -36,10 +36,11 @@ def _run_lengths(sorted_values: NDArray[Any]) -> tuple[NDArray[Any], NDArray[np.
     n = sorted_values.shape[0]
     if n == 0:
         return sorted_values, np.zeros(0, dtype=np.intp)
-    change = sorted_values[1:] != sorted_values[:-1]
-    starts = np.flatnonzero(change)
-    starts += 1
-    starts = np.concatenate((np.zeros(1, dtype=np.intp), starts))
+    change = np.flatnonzero(sorted_values[1:] != sorted_values[:-1])
+    starts = np.empty(change.shape[0] + 1, dtype=np.intp)
+    starts[0] = 0
+    np.add(change, 1, out=starts[1:])
+    del change
     return sorted_values[starts], starts
 
 
@@ -72,23 +73,19 @@ def _union_ascending(
         neg[slot[shared]] += b_neg[shared]
         only_b = ~shared
         slot, b_values, b_pos, b_neg = slot[only_b], b_values[only_b], b_pos[only_b], b_neg[only_b]
-    values = np.insert(a_values, slot, b_values)
-    return values, np.insert(pos, slot, b_pos), np.insert(neg, slot, b_neg)
-
-
-def _sorted_hard_scores(
-    positive: NDArray[np.bool_], scores: NDArray[np.floating[Any]]
-) -> tuple[NDArray[np.floating[Any]], NDArray[np.floating[Any]]]:
-    """The scores of positives and of negatives, each sorted ascending (fresh copies).
-
-    Two ``np.sort`` calls on the two classes cost less than one argsort of all
-    the scores and need no index array.
-    """
-    pos_scores = scores[positive]
-    neg_scores = scores[~positive]
-    pos_scores.sort()
-    neg_scores.sort()
-    return pos_scores, neg_scores
+    # The k-th value of b lands after the slot[k] values of a below it and the
+    # k values of b before it; a fills the remaining positions in order.
+    size = a_values.shape[0] + b_values.shape[0]
+    b_at = slot + np.arange(b_values.shape[0])
+    a_at = np.ones(size, dtype=bool)
+    a_at[b_at] = False
+    merged = []
+    for a_part, b_part in ((a_values, b_values), (pos, b_pos), (neg, b_neg)):
+        out = np.empty(size, dtype=np.float64)
+        out[b_at] = b_part
+        out[a_at] = a_part
+        merged.append(out)
+    return merged[0], merged[1], merged[2]
 
 
 class ThresholdCounts:
@@ -236,18 +233,20 @@ class ThresholdCounts:
     ) -> ThresholdCounts:
         """:meth:`from_scores` on inputs that passed validation."""
         if weights is None and labels.positive is not None:
-            pos_scores, neg_scores = _sorted_hard_scores(labels.positive, scores)
+            # Hard, unweighted labels: two np.sort calls and no argsort. The
+            # distinct scores and their counts come from all the scores; the
+            # positives' share of each from the positives' scores alone.
+            all_values, all_starts = _run_lengths(np.sort(scores))
+            totals = _run_counts(all_starts, scores.shape[0])
+            pos_scores = scores[labels.positive]
+            pos_scores.sort()
             pos_values, pos_starts = _run_lengths(pos_scores)
-            neg_values, neg_starts = _run_lengths(neg_scores)
-            pos_counts = _run_counts(pos_starts, pos_scores.shape[0])
-            neg_counts = _run_counts(neg_starts, neg_scores.shape[0])
-            pos_values64 = pos_values.astype(np.float64, copy=False)
-            neg_values64 = neg_values.astype(np.float64, copy=False)
-            values, pos, neg = _union_ascending(
-                pos_values64, pos_counts, np.zeros_like(pos_counts),
-                neg_values64, np.zeros_like(neg_counts), neg_counts,
+            pos = np.zeros(all_values.shape[0])
+            pos[np.searchsorted(all_values, pos_values)] = _run_counts(
+                pos_starts, pos_scores.shape[0]
             )
-            return cls._from_ascending(values, pos, neg)
+            neg = totals - pos  # exact: integer counts
+            return cls._from_ascending(all_values.astype(np.float64, copy=False), pos, neg)
         fraction = labels.positive_fraction()
         w = np.ones(scores.shape[0]) if weights is None else weights
         order = np.argsort(scores, kind="stable")
@@ -397,23 +396,32 @@ class RecallSteps:
 
         Memory is one copy of the scores plus O(distinct positive scores).
         """
-        pos_scores, neg_scores = _sorted_hard_scores(positive, scores)
-        n_pos, n_neg = pos_scores.shape[0], neg_scores.shape[0]
+        # Peak memory: the negatives' scores plus O(distinct positive scores).
+        pos_scores = scores[positive]
+        pos_scores.sort()
+        n_pos = pos_scores.shape[0]
         pos_values, pos_starts = _run_lengths(pos_scores)
         del pos_scores
-        # Ascending order: positives with score >= pos_values[i] number n_pos - starts[i].
-        neg_at_or_above = np.searchsorted(neg_scores, pos_values, side="left")
-        tie = neg_at_or_above < n_neg
-        tie[tie] = neg_scores[neg_at_or_above[tie]] == pos_values[tie]
-        if tie.any():
-            neg_above = neg_at_or_above.copy()
-            neg_above[tie] = np.searchsorted(neg_scores, pos_values[tie], side="right")
-        else:
-            neg_above = neg_at_or_above
-        del neg_scores
-        tp = (n_pos - pos_starts[::-1]).astype(np.float64)
-        fp = (n_neg - neg_at_or_above[::-1]).astype(np.float64)
-        fp_above = fp if neg_above is neg_at_or_above else (n_neg - neg_above[::-1]).astype(
-            np.float64
+        neg_scores = scores[~positive]
+        neg_scores.sort()
+        n_neg = neg_scores.shape[0]
+        # Ascending order: positives with score >= pos_values[i] number n_pos - starts[i],
+        # negatives n_neg - (number of negative scores < pos_values[i]).
+        neg_below = np.searchsorted(neg_scores, pos_values, side="left")
+        # A positive score shared by a negative: the negative just at or above it.
+        tie = np.take(neg_scores, neg_below, mode="clip") == pos_values if n_neg else (
+            np.zeros(pos_values.shape[0], dtype=bool)
         )
+        fp_above: F64 | None = None
+        if tie.any():
+            neg_at_or_below = neg_below.copy()
+            neg_at_or_below[tie] = np.searchsorted(neg_scores, pos_values[tie], side="right")
+            fp_above = np.subtract(n_neg, neg_at_or_below[::-1], dtype=np.float64)
+            del neg_at_or_below
+        del neg_scores, pos_values, tie
+        tp = np.subtract(n_pos, pos_starts[::-1], dtype=np.float64)
+        del pos_starts
+        fp = np.subtract(n_neg, neg_below[::-1], dtype=np.float64)
+        if fp_above is None:  # no score shared by a positive and a negative
+            fp_above = fp
         return cls(tp, fp, fp_above, float(n_pos), float(n_neg))

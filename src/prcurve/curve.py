@@ -194,13 +194,18 @@ class PRCurve:
         >>> from prcurve import pr_curve
         >>> c = pr_curve([1, 0, 1, 0], [0.9, 0.8, 0.7, 0.6])
         >>> c.interpolated_precision().tolist()
-        [1.0, 0.6666666666666666, 0.6666666666666666, 0.5]
+        [1.0, 1.0, 0.6666666666666666, 0.6666666666666666]
         >>> c.interpolated_precision([0.0, 0.5, 1.0]).tolist()
         [1.0, 1.0, 0.6666666666666666]
         """
+        # envelope[i] = max precision over operating points i, i+1, ...; recall is
+        # non-decreasing, so the points with recall >= r start at the first index
+        # whose recall reaches r (points on a vertical drop share one recall).
         envelope = np.fmax.accumulate(self.precision[::-1])[::-1]
         if recall is None:
-            return envelope
+            if len(self) == 0 or self.n_pos == 0:  # one (undefined) recall for all points
+                return np.full(len(self), envelope[0] if len(self) else np.nan)
+            return envelope[np.searchsorted(self.recall, self.recall, side="left")]
         levels = _validation.as_1d("recall", recall).astype(np.float64)
         for level in levels:
             _validation.check_fraction("recall", level)
