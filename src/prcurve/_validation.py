@@ -263,8 +263,8 @@ def check_edges(name: str, edges: ArrayLike) -> NDArray[np.float64]:
         i = int(np.flatnonzero(steps <= 0)[0])
         raise InvalidInputError(
             name,
-            f"edges are not strictly increasing (edge {i} = {floats[i]!r}, "
-            f"edge {i + 1} = {floats[i + 1]!r})",
+            f"edges are not strictly increasing (edge {i} = {float(floats[i])!r}, "
+            f"edge {i + 1} = {float(floats[i + 1])!r})",
             "pass sorted, distinct edges (e.g. np.linspace(low, high, n + 1))",
         )
     return floats

@@ -25,7 +25,7 @@ class InvalidInputError(ValueError):
 
     def __init__(self, argument: str, found: str, fix: str) -> None:
         self.argument = argument
-        super().__init__(f"{argument}: {found}. {fix}")
+        super().__init__(f"{argument}: {found}. {fix[:1].upper()}{fix[1:]}.")
 
 
 class UndefinedMetricError(ZeroDivisionError, ValueError):

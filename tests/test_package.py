@@ -1,0 +1,84 @@
+"""Packaging: a light import, the public names, the README's commands and CI agree."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import prcurve
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_import_is_light() -> None:
+    code = (
+        "import sys, prcurve\n"
+        "heavy = {'matplotlib', 'pyarrow', 'pandas', 'dask', 'scipy', 'sklearn', 'rich'}\n"
+        "print(sorted({m.split('.')[0] for m in sys.modules} & heavy))\n"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                            check=True)
+    assert result.stdout.strip() == "[]"
+
+
+def test_all_lists_the_public_names() -> None:
+    public = {name for name in vars(prcurve) if not name.startswith("_")}
+    modules = {name for name in public if type(getattr(prcurve, name)).__name__ == "module"}
+    assert set(prcurve.__all__) == (public - modules) | {"__version__"}
+    assert len(prcurve.__all__) == len(set(prcurve.__all__))
+    for name in prcurve.__all__:
+        assert hasattr(prcurve, name)
+
+
+def test_promised_names_are_importable() -> None:
+    # The names issue 2 promises to later issues and to users.
+    from prcurve import (  # noqa: F401
+        BinnedCounts,
+        ConfusionMatrix,
+        PRCurve,
+        ThresholdCounts,
+        average_precision,
+        confusion_matrix,
+        f1,
+        f_beta,
+        pr_curve,
+        precision,
+        recall,
+    )
+
+    assert set(prcurve.AP_METHODS) == {
+        "step", "trapezoid", "interpolated", "11point", "101point", "davis_goadrich"}
+
+
+def quickstart_commands() -> list[str]:
+    readme = (ROOT / "README.md").read_text()
+    section = readme.split("## Quickstart", 1)[1].split("\n## ", 1)[0]
+    return re.findall(r"```bash\n(.+?)\n```", section)
+
+
+def test_readme_quickstart_has_two_commands() -> None:
+    commands = quickstart_commands()
+    assert len(commands) == 2
+    assert "pytest" in commands[1]
+
+
+def test_ci_runs_the_readme_test_command() -> None:
+    ci = (ROOT / ".ci" / "run").read_text().splitlines()
+    assert quickstart_commands()[1] in ci
+    assert any(line.startswith(".venv/bin/ruff check") for line in ci)
+    assert ".venv/bin/mypy --strict src" in ci
+
+
+def test_main_job_command_runs() -> None:
+    # The README's main-job command minus the environment setup, exactly as written.
+    command = quickstart_commands()[0]
+    python_part = command.split("&& .venv/bin/python ", 1)[1]
+    assert python_part.startswith("-c ")
+    code = python_part[len("-c "):].strip().strip('"')
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                            check=True)
+    assert result.stdout.startswith("AP (step): ")
+    value = float(result.stdout.split(":")[1])
+    assert value == prcurve.average_precision([1, 0, 1, 1, 0], [0.9, 0.8, 0.7, 0.4, 0.2])
