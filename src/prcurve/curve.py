@@ -165,7 +165,7 @@ class PRCurve:
     def precision(self) -> F64:
         """TP / (TP + FP) at each threshold."""
         with undefined_scope(self.zero_division):
-            return _precision(self.tp, self.fp, self.fn, self.tn)
+            return _precision(self.tp, self.fp, 0.0, 0.0)  # FN, TN do not enter PPV
 
     @cached_property
     def recall(self) -> F64:
