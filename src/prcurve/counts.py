@@ -31,23 +31,40 @@ __all__ = ["ThresholdCounts"]
 F64 = NDArray[np.float64]
 
 
-def _run_lengths(sorted_values: NDArray[Any]) -> tuple[NDArray[Any], NDArray[np.intp]]:
-    """Distinct values of an ascending array and the index where each run starts."""
+def _run_starts(sorted_values: NDArray[Any]) -> NDArray[np.intp] | None:
+    """Where each run of equal values starts in an ascending array; None if all differ."""
     n = sorted_values.shape[0]
     if n == 0:
-        return sorted_values, np.zeros(0, dtype=np.intp)
-    change = np.flatnonzero(sorted_values[1:] != sorted_values[:-1])
-    starts = np.empty(change.shape[0] + 1, dtype=np.intp)
-    starts[0] = 0
-    np.add(change, 1, out=starts[1:])
+        return np.zeros(0, dtype=np.intp)
+    change = sorted_values[1:] != sorted_values[:-1]
+    if change.all():
+        return None
+    where = np.flatnonzero(change)
     del change
+    starts = np.empty(where.shape[0] + 1, dtype=np.intp)
+    starts[0] = 0
+    np.add(where, 1, out=starts[1:])
+    return starts
+
+
+def _run_lengths(sorted_values: NDArray[Any]) -> tuple[NDArray[Any], NDArray[np.intp]]:
+    """Distinct values of an ascending array and the index where each run starts."""
+    starts = _run_starts(sorted_values)
+    if starts is None:
+        return sorted_values, np.arange(sorted_values.shape[0])
     return sorted_values[starts], starts
 
 
-def _run_counts(starts: NDArray[np.intp], n: int) -> F64:
-    """Run lengths from run starts, as float64 counts."""
-    counts = np.diff(starts, append=n)
-    return counts.astype(np.float64)
+def _runs(sorted_values: NDArray[Any]) -> tuple[NDArray[Any], F64]:
+    """Distinct values of an ascending array and how often each occurs (as float64).
+
+    When every value is distinct the input itself is returned (no copy).
+    """
+    starts = _run_starts(sorted_values)
+    if starts is None:
+        return sorted_values, np.ones(sorted_values.shape[0])
+    counts = np.diff(starts, append=sorted_values.shape[0]).astype(np.float64)
+    return sorted_values[starts], counts
 
 
 def _union_ascending(
@@ -153,12 +170,16 @@ class ThresholdCounts:
         return counts
 
     @classmethod
-    def _from_ascending(cls, values: F64, pos: F64, neg: F64) -> ThresholdCounts:
+    def _from_ascending(
+        cls, values: F64, pos: F64, neg: F64, *, drop_empty: bool = True
+    ) -> ThresholdCounts:
         """From ascending distinct values with per-value positive/negative weight."""
-        keep = (pos + neg) > 0  # a zero-weight group is no operating point
-        if not keep.all():
-            values, pos, neg = values[keep], pos[keep], neg[keep]
+        if drop_empty:
+            keep = (pos + neg) > 0  # a zero-weight group is no operating point
+            if not keep.all():
+                values, pos, neg = values[keep], pos[keep], neg[keep]
         thresholds = values[::-1] + 0.0  # + 0.0 turns -0.0 into 0.0; also a copy
+        del values
         tp = np.cumsum(pos[::-1])
         fp = np.cumsum(neg[::-1])
         n_pos = float(tp[-1]) if tp.shape[0] else 0.0
@@ -236,22 +257,24 @@ class ThresholdCounts:
             # Hard, unweighted labels: two np.sort calls and no argsort. The
             # distinct scores and their counts come from all the scores; the
             # positives' share of each from the positives' scores alone.
-            all_values, all_starts = _run_lengths(np.sort(scores))
-            totals = _run_counts(all_starts, scores.shape[0])
+            all_values, totals = _runs(np.sort(scores))
             pos_scores = scores[labels.positive]
             pos_scores.sort()
-            pos_values, pos_starts = _run_lengths(pos_scores)
+            pos_values, pos_counts = _runs(pos_scores)
             pos = np.zeros(all_values.shape[0])
-            pos[np.searchsorted(all_values, pos_values)] = _run_counts(
-                pos_starts, pos_scores.shape[0]
+            pos[np.searchsorted(all_values, pos_values)] = pos_counts
+            del pos_scores, pos_values, pos_counts
+            neg = np.subtract(totals, pos, out=totals)  # exact: integer counts
+            # Every distinct score carries weight >= 1: no empty group to drop.
+            return cls._from_ascending(
+                all_values.astype(np.float64, copy=False), pos, neg, drop_empty=False
             )
-            neg = totals - pos  # exact: integer counts
-            return cls._from_ascending(all_values.astype(np.float64, copy=False), pos, neg)
         fraction = labels.positive_fraction()
         w = np.ones(scores.shape[0]) if weights is None else weights
         order = np.argsort(scores, kind="stable")
         sorted_scores = scores[order]
         values, starts = _run_lengths(sorted_scores)
+        del sorted_scores
         pos_w = (w * fraction)[order]
         neg_w = (w * (1.0 - fraction))[order]
         pos = np.add.reduceat(pos_w, starts)
