@@ -344,12 +344,19 @@ class ThresholdCounts:
         """
         if not isinstance(other, ThresholdCounts):
             raise _validation.wrong_type("other", other, "ThresholdCounts")
+        if other._n_pos == 0 and other._n_neg == 0 and len(other) == 0:
+            return self
+        if self._n_pos == 0 and self._n_neg == 0 and len(self) == 0:
+            return other
         values, pos, neg = _union_ascending(
             self._thresholds[::-1], self.pos_weight()[::-1], self.neg_weight()[::-1],
             other._thresholds[::-1], other.pos_weight()[::-1], other.neg_weight()[::-1],
         )
+        # Keep every threshold either side had: a weight below the rounding of
+        # the cumulative sums can difference to 0 without being absent.
         merged = ThresholdCounts._from_ascending(
-            np.ascontiguousarray(values), np.ascontiguousarray(pos), np.ascontiguousarray(neg)
+            np.ascontiguousarray(values), np.ascontiguousarray(pos), np.ascontiguousarray(neg),
+            drop_empty=False,
         )
         merged._n_pos = self._n_pos + other._n_pos
         merged._n_neg = self._n_neg + other._n_neg

@@ -1,0 +1,27 @@
+"""The exact count state: construction, merge edge cases."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from prcurve import ThresholdCounts
+
+
+def test_merge_keeps_a_threshold_whose_weight_is_below_rounding() -> None:
+    # diff(cumsum) of 1.0 then 1e-17 is 0: the threshold must survive anyway.
+    a = ThresholdCounts.from_scores([1, 1], [0.5, 0.4], sample_weight=[1.0, 1e-17])
+    assert a.thresholds.tolist() == [0.5, 0.4]
+    assert a.merge(ThresholdCounts.empty()).thresholds.tolist() == [0.5, 0.4]
+    assert ThresholdCounts.empty().merge(a).thresholds.tolist() == [0.5, 0.4]
+    b = ThresholdCounts.from_scores([0], [0.45])
+    assert a.merge(b).thresholds.tolist() == [0.5, 0.45, 0.4]
+
+
+def test_merge_keeps_weight_below_every_threshold() -> None:
+    a = ThresholdCounts([2.0, 1.0], [1, 2], [0, 1], n_pos=5, n_neg=1)
+    b = ThresholdCounts.from_scores([1, 0], [1.5, 0.5])
+    merged = a.merge(b)
+    assert (merged.n_pos, merged.n_neg) == (6.0, 2.0)
+    assert merged.thresholds.tolist() == [2.0, 1.5, 1.0, 0.5]
+    np.testing.assert_array_equal(merged.tp, [1, 2, 3, 3])
+    np.testing.assert_array_equal(merged.fp, [0, 0, 1, 2])
