@@ -12,12 +12,37 @@ Examples
 0.8056
 """
 
+from prcurve.aggregate import Aggregate, OneVsRest, aggregate, one_vs_rest
 from prcurve.average_precision import AP_METHODS, APMethod, average_precision
 from prcurve.binned import BinnedCounts
+from prcurve.bounds import (
+    MinimumPRCurve,
+    aucnpr,
+    is_achievable,
+    min_aucpr,
+    min_average_precision,
+    min_pr_curve,
+    min_precision,
+    modified_f1,
+    modified_f_beta,
+    normalized_average_precision,
+    worst_ranking_counts,
+)
 from prcurve.confusion import ConfusionMatrix, confusion_matrix, f1, f_beta, precision, recall
 from prcurve.counts import ThresholdCounts
 from prcurve.curve import OperatingPoint, PRCurve, pr_curve
 from prcurve.errors import InvalidInputError, UndefinedMetricError, UndefinedMetricWarning
+from prcurve.intervals import (
+    CurveInterval,
+    Interval,
+    PairedComparison,
+    ThresholdIntervals,
+    aucpr_interval,
+    bootstrap_average_precision,
+    bootstrap_curve,
+    bootstrap_threshold,
+    compare_average_precision,
+)
 from prcurve.table import Table
 
 __version__ = "0.1.0"
@@ -25,21 +50,45 @@ __version__ = "0.1.0"
 __all__ = [
     "AP_METHODS",
     "APMethod",
+    "Aggregate",
     "BinnedCounts",
     "ConfusionMatrix",
+    "CurveInterval",
+    "Interval",
     "InvalidInputError",
+    "MinimumPRCurve",
+    "OneVsRest",
     "OperatingPoint",
     "PRCurve",
+    "PairedComparison",
     "Table",
     "ThresholdCounts",
+    "ThresholdIntervals",
     "UndefinedMetricError",
     "UndefinedMetricWarning",
     "__version__",
+    "aggregate",
+    "aucnpr",
+    "aucpr_interval",
     "average_precision",
+    "bootstrap_average_precision",
+    "bootstrap_curve",
+    "bootstrap_threshold",
+    "compare_average_precision",
     "confusion_matrix",
     "f1",
     "f_beta",
+    "is_achievable",
+    "min_aucpr",
+    "min_average_precision",
+    "min_pr_curve",
+    "min_precision",
+    "modified_f1",
+    "modified_f_beta",
+    "normalized_average_precision",
+    "one_vs_rest",
     "pr_curve",
     "precision",
     "recall",
+    "worst_ranking_counts",
 ]

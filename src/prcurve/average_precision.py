@@ -35,7 +35,7 @@ With ``r_i = tp_i / P`` and ``p_i = tp_i / (tp_i + fp_i)`` at the i-th step
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, Literal
+from typing import Any, Literal, overload
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -93,37 +93,18 @@ def _hundred_one_point(steps: RecallSteps) -> float:
 
 
 def _trapezoid(steps: RecallSteps) -> float:
-    precision = _precision_at_steps(steps)
-    tp_above = steps.tp_above
-    total_above = tp_above + steps.fp_above
-    # At the top of the curve (nothing above) Spark starts at (0, p_first).
-    precision_above = np.divide(
-        tp_above, total_above, out=precision.copy(), where=total_above > 0
-    )
-    gained = steps.tp - tp_above
-    return float(np.dot(gained, (precision + precision_above) / 2.0) / steps.n_pos)
+    return _full_range_area(steps, "trapezoid")
 
 
 def _davis_goadrich(steps: RecallSteps) -> float:
-    # Segment from (a, f) = (tp, fp) just above the step to (a + d, f + e) at it:
-    # tp = a + x, fp = f + (e/d) x for x in [0, d], so with b = a + f, D = d + e,
-    #   integral_0^d (a + x) / (b + (D/d) x) dx
-    #     = d^2 / D + d (a e - f d) / D^2 * ln(1 + D / b)      (b > 0)
-    #     = d^2 / D                                             (b = 0, then a = f = 0)
-    a = steps.tp_above
-    f = steps.fp_above
-    d = steps.tp - a
-    e = steps.fp - f
-    b = a + f
-    total = d + e
-    area = d * d / total
-    inner = b > 0
-    if inner.any():
-        log_term = np.log1p(total[inner] / b[inner])
-        area[inner] += (
-            d[inner] * (a[inner] * e[inner] - f[inner] * d[inner]) / total[inner] ** 2 * log_term
-        )
-    return float(area.sum() / steps.n_pos)
+    return _full_range_area(steps, "davis_goadrich")
+
+
+def _full_range_area(steps: RecallSteps, method: str) -> float:
+    # The segment formulas of segment_areas() below, over all of recall [0, 1].
+    areas = segment_areas(steps.tp_above, steps.fp_above, steps.tp, steps.fp, steps.n_pos,
+                          method, 0.0, 1.0)
+    return float(areas.sum())
 
 
 _METHODS: dict[str, Callable[[RecallSteps], float]] = {
@@ -153,6 +134,36 @@ def ap_from_counts(counts: ThresholdCounts, method: str) -> float:
     return ap_from_steps(RecallSteps.from_counts(counts), method)
 
 
+Average = Literal["macro", "micro", "weighted"]
+AVERAGES: tuple[Any, ...] = ("macro", "micro", "weighted", None)
+
+
+@overload
+def average_precision(
+    y_true: ArrayLike,
+    y_score: ArrayLike,
+    *,
+    method: APMethod = ...,
+    sample_weight: ArrayLike | None = ...,
+    pos_label: Any = ...,
+    bins: int | ArrayLike | None = ...,
+    average: Average = ...,
+    labels: ArrayLike | None = ...,
+    zero_division: ZeroDivision = ...,
+) -> float: ...
+@overload
+def average_precision(
+    y_true: ArrayLike,
+    y_score: ArrayLike,
+    *,
+    method: APMethod = ...,
+    sample_weight: ArrayLike | None = ...,
+    pos_label: Any = ...,
+    bins: int | ArrayLike | None = ...,
+    average: None,
+    labels: ArrayLike | None = ...,
+    zero_division: ZeroDivision = ...,
+) -> F64: ...
 def average_precision(
     y_true: ArrayLike,
     y_score: ArrayLike,
@@ -161,16 +172,21 @@ def average_precision(
     sample_weight: ArrayLike | None = None,
     pos_label: Any = None,
     bins: int | ArrayLike | None = None,
+    average: Average | None = "macro",
+    labels: ArrayLike | None = None,
     zero_division: ZeroDivision = "nan",
-) -> float:
+) -> Any:
     """Average precision of scores against binary (or soft) labels, by a named method.
 
     Parameters
     ----------
-    y_true : array_like, shape (n,)
-        Binary labels, or soft labels in [0, 1].
-    y_score : array_like, shape (n,)
-        Finite scores, higher for more likely positive.
+    y_true : array_like, shape (n,) or (n, k)
+        Binary labels, or soft labels in [0, 1]. With a score matrix: class
+        labels, or a multi-label indicator matrix.
+    y_score : array_like, shape (n,) or (n, k)
+        Finite scores, higher for more likely positive. An (n, k) matrix is
+        scored one-vs-rest, column ``j`` for class ``labels[j]`` (default: the
+        sorted distinct labels of ``y_true``), see :mod:`prcurve.aggregate`.
     method : {"step", "trapezoid", "interpolated", "11point", "101point", "davis_goadrich"}
         The convention (module docstring, docs/definitions.md). Default
         ``"step"`` equals scikit-learn's ``average_precision_score``.
@@ -181,13 +197,23 @@ def average_precision(
     bins : int or array_like, optional
         Compute from binned counts: an int gives that many equal bins over
         the observed score range, an array gives the edges. Exact if None.
+    average : {"macro", "micro", "weighted"} or None, default "macro"
+        For a score matrix (ignored for 1-D scores, as in scikit-learn):
+        the mean over classes, the AP of all (sample, class) cells pooled, the
+        mean weighted by each class's positive weight, or (None) one value per
+        class. With ``method="step"`` these equal scikit-learn's
+        ``average_precision_score(..., average=...)``; a class without
+        positives is undefined here (``zero_division``; scikit-learn uses 0).
+        For 1-D scores ``None`` gives a one-element array.
+    labels : array_like, shape (k,), optional
+        The class of each score column (classes absent from ``y_true`` allowed).
     zero_division : {"nan", 0, 1, "raise"}, default "nan"
         The value when AP is undefined (no positive weight).
 
     Returns
     -------
-    float
-        AP in [0, 1].
+    float or ndarray
+        AP in [0, 1]; an array of one AP per class when ``average=None``.
 
     Examples
     --------
@@ -201,19 +227,205 @@ def average_precision(
     0.44
     >>> round(average_precision([1, 0, 1], [0.9, 0.8, 0.3], method="11point"), 4)
     0.8485
+
+    Three classes, one score column each (one-vs-rest):
+
+    >>> scores = [[0.5, 0.3, 0.2], [0.3, 0.4, 0.3], [0.2, 0.2, 0.6], [0.6, 0.3, 0.1]]
+    >>> average_precision([0, 1, 2, 1], scores, average=None).round(4).tolist()
+    [0.5, 0.8333, 1.0]
+    >>> round(average_precision([0, 1, 2, 1], scores, average="weighted"), 4)
+    0.7917
     """
     name = check_method(method)
+    avg = _validation.check_choice_of("average", average, AVERAGES)
+    if np.ndim(y_score) == 2:
+        from prcurve.aggregate import one_vs_rest
+
+        with undefined_scope(zero_division):
+            ovr = one_vs_rest(y_true, y_score, labels=labels, sample_weight=sample_weight)
+            if pos_label is not None or bins is not None:
+                raise _validation.unsupported_with_score_matrix(
+                    "pos_label" if pos_label is not None else "bins")
+            return ovr._average_precision(name, avg)
+    if avg is None:
+        value = average_precision(y_true, y_score, method=method, sample_weight=sample_weight,
+                                  pos_label=pos_label, bins=bins, zero_division=zero_division)
+        return np.array([value])
     with undefined_scope(zero_division):
-        scores, labels, weights = _validation.check_scored_labels(
+        scores, binary, weights = _validation.check_scored_labels(
             y_true, y_score, sample_weight, pos_label
         )
         if bins is not None:
             from prcurve.binned import BinnedCounts, resolve_edges
 
             binned = BinnedCounts(resolve_edges(bins, scores))
-            binned._add_checked(scores, labels, weights)
+            binned._add_checked(scores, binary, weights)
             return ap_from_counts(binned.to_threshold_counts(), name)
-        if weights is None and labels.positive is not None:
+        if weights is None and binary.positive is not None:
             # Fast path: the recall steps straight from two sorts, no full state.
-            return ap_from_steps(RecallSteps.from_hard_scores(labels.positive, scores), name)
-        return ap_from_counts(ThresholdCounts._from_checked(scores, labels, weights), name)
+            return ap_from_steps(RecallSteps.from_hard_scores(binary.positive, scores), name)
+        return ap_from_counts(ThresholdCounts._from_checked(scores, binary, weights), name)
+
+
+# -- areas over a restricted recall range [lo, hi] --------------------------------------
+#
+# Every method with an area is the integral over recall of a curve made of one segment
+# per recall step: step i covers recall (r_{i-1}, r_i] with r_{i-1} = tp_above / P.
+#   step          precision p_i, constant on the segment;
+#   interpolated  p_interp_i = max_{j >= i} p_j, constant on the segment;
+#   trapezoid     linear in recall from p'_i (the point above) to p_i;
+#   davis_goadrich  tp = a + x, fp = f + (e/d) x, precision (a + x) / (b + c x) with
+#                 b = a + f, c = (d + e) / d, recall (a + x) / P.
+# A restricted area integrates the same curve over [lo, hi] only; on [0, 1] it equals
+# the method's AP (ap_from_steps, checked by the tests).
+
+AREA_METHODS: tuple[str, ...] = ("step", "trapezoid", "interpolated", "davis_goadrich")
+
+
+def segment_areas(
+    tp_above: F64, fp_above: F64, tp: F64, fp: F64, n_pos: float, method: str,
+    lo: float, hi: float,
+) -> F64:
+    """The area of each recall segment of ``method``'s curve inside recall ``[lo, hi]``.
+
+    Segment ``i`` runs from the operating point ``(tp_above[i], fp_above[i])`` to
+    ``(tp[i], fp[i])``; ``tp > tp_above`` on every segment.
+    """
+    d = tp - tp_above
+    start = tp_above / n_pos
+    end = tp / n_pos
+    u0 = np.clip(start, lo, hi)
+    u1 = np.clip(end, lo, hi)
+    width = u1 - u0
+    precision = tp / (tp + fp)  # tp > 0 on every segment
+    if method == "step":
+        return width * precision
+    if method == "interpolated":
+        return width * np.maximum.accumulate(precision[::-1])[::-1]
+    if method == "trapezoid":
+        total_above = tp_above + fp_above
+        # At the top of the curve (nothing above) the curve starts at (0, p_first).
+        p_above = np.divide(tp_above, total_above, out=precision.copy(), where=total_above > 0)
+        slope = (precision - p_above) / (end - start)
+        v0 = p_above + slope * (u0 - start)
+        v1 = p_above + slope * (u1 - start)
+        trapezoids: F64 = width * (v0 + v1) / 2.0
+        return trapezoids
+    if method == "davis_goadrich":
+        e = fp - fp_above
+        b = tp_above + fp_above
+        total = d + e
+        x0 = u0 * n_pos - tp_above
+        x1 = u1 * n_pos - tp_above
+        # With c = D / d (D = d + e):
+        #   integral (a + x) / (b + c x) dx = x / c + (a c - b) / c^2 * ln(b + c x)   (b > 0)
+        #                                    = x / c                                  (b = 0)
+        # written with d and D so that a tiny d (soft labels) cannot overflow c^2:
+        # x / c = x d / D, (a c - b) / c^2 = d (a e - f d) / D^2.
+        area = (x1 - x0) * d / total
+        inner = (b > 0) & (x1 > x0)
+        if inner.any():
+            di, ti, bi = d[inner], total[inner], b[inner]
+            log_ratio = np.log1p(ti * (x1[inner] - x0[inner]) / (bi * di + ti * x0[inner]))
+            area[inner] += (
+                di * (tp_above[inner] * e[inner] - fp_above[inner] * di) / ti**2 * log_ratio
+            )
+        return area / n_pos
+    raise ValueError(f"method {method!r} has no area")  # callers validate the method
+
+
+def ap_over_recall_range(
+    steps: RecallSteps, method: str, recall_range: tuple[float, float]
+) -> float:
+    """The area under ``method``'s curve for recall in ``recall_range`` (policy when P = 0).
+
+    On ``(0, 1)`` this is :func:`ap_from_steps`; ``11point`` and ``101point`` have no
+    restricted area (validated by the caller).
+    """
+    lo, hi = recall_range
+    if (lo, hi) == (0.0, 1.0):
+        return ap_from_steps(steps, method)
+    if steps.n_pos == 0:
+        return undefined(f"average_precision[{method}] (no positives)")
+    if steps.tp.shape[0] == 0:
+        return 0.0
+    areas = segment_areas(steps.tp_above, steps.fp_above, steps.tp, steps.fp, steps.n_pos,
+                          method, lo, hi)
+    return float(areas.sum())
+
+
+# -- every method on a batch of resampled states (prcurve.intervals) -----------------------
+#
+# Row b of each (B, G) array is one state over the same G candidate steps: gained[b, i]
+# is the positive weight entering at step i (it may be 0 in a resample: no recall, no
+# area), tp and fp the counts there, fp_above the negatives strictly above. The formulas
+# are the ones above, with zero-gain columns contributing nothing; the tests check each
+# row against ap_from_steps on the same state.
+
+
+def _batch_precision(tp: NDArray[Any], fp: NDArray[Any]) -> F64:
+    total = tp + fp
+    precision: F64 = np.divide(tp, total, out=np.zeros(tp.shape), where=total > 0)
+    return precision
+
+
+def _batch_envelope(tp: NDArray[Any], fp: NDArray[Any]) -> F64:
+    envelope: F64 = np.maximum.accumulate(_batch_precision(tp, fp)[:, ::-1], axis=1)[:, ::-1]
+    return envelope
+
+
+def ap_batch(
+    method: str, gained: NDArray[Any], tp: NDArray[Any], fp: NDArray[Any], fp_above: NDArray[Any],
+    n_pos: float,
+) -> F64:
+    """AP by ``method`` of each row of a batch of states (``n_pos > 0``, shared).
+
+    Arrays may hold integer counts; the result is float64, one value per row.
+    """
+    rows = gained.shape[0]
+    if gained.shape[1] == 0:
+        return np.zeros(rows)
+    if method == "interpolated":
+        interpolated: F64 = np.einsum("ij,ij->i", gained, _batch_envelope(tp, fp)) / n_pos
+        return interpolated
+    if method in ("11point", "101point"):
+        n_intervals = 10 if method == "11point" else 100
+        levels = np.arange(n_intervals + 1) / n_intervals
+        recall = tp / n_pos
+        envelope = np.concatenate((_batch_envelope(tp, fp), np.zeros((rows, 1))), axis=1)
+        # A zero-gain column shares its recall with the step before it, so the first
+        # column reaching a level is a real step (or an empty top group of precision 0
+        # whose envelope equals the first step's).
+        out = np.empty(rows)
+        for row in range(rows):
+            first = np.searchsorted(recall[row], levels, side="left")
+            out[row] = envelope[row, first].mean()
+        return out
+    # Counts are whole numbers in a resample, so a denominator of 0 comes with a zero
+    # numerator: max(denominator, 1) avoids masked divisions and leaves every term exact.
+    if method == "step":
+        # Integer counts stay integers until the one division (fewer passes over memory).
+        step_precision = tp / np.maximum(tp + fp, 1)
+        step: F64 = np.einsum("ij,ij->i", gained, step_precision) / n_pos
+        return step
+    d = gained.astype(np.float64)
+    t = tp.astype(np.float64)
+    f_at = fp.astype(np.float64)
+    f = fp_above.astype(np.float64)
+    a = t - d
+    if method == "trapezoid":
+        p = t / np.maximum(t + f_at, 1.0)
+        total_above = a + f
+        p_above = np.where(total_above > 0, a / np.maximum(total_above, 1.0), p)
+        trapezoid: F64 = np.einsum("ij,ij->i", d, p + p_above) / (2.0 * n_pos)
+        return trapezoid
+    if method == "davis_goadrich":
+        e = f_at - f
+        b = a + f
+        total = np.maximum(d + e, 1.0)  # d + e = 0 only where d = 0: no segment
+        # b = 0 means a = f = 0, where the log term's coefficient is 0 too.
+        log_term = np.log1p(total / np.maximum(b, 1.0))
+        area = d * d / total + d * (a * e - f * d) / (total * total) * log_term
+        dg: F64 = area.sum(axis=1) / n_pos
+        return dg
+    raise ValueError(f"unknown method {method!r}")  # callers validate the method

@@ -8,19 +8,32 @@ in order of decreasing threshold, that is increasing recall.
 
 from __future__ import annotations
 
+import math
 from functools import cached_property
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple, overload
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from prcurve import _validation
+from prcurve import _validation, bounds
 from prcurve._undefined import ZeroDivision, ratio, undefined, undefined_scope
-from prcurve.average_precision import APMethod, ap_from_counts, check_method
+from prcurve.average_precision import (
+    AREA_METHODS,
+    APMethod,
+    ap_from_counts,
+    ap_over_recall_range,
+    check_method,
+)
 from prcurve.binned import BinnedCounts, resolve_edges
+from prcurve.bounds import MinimumPRCurve
 from prcurve.confusion import ConfusionMatrix, _f_beta, _precision, _prevalence
-from prcurve.counts import ThresholdCounts
+from prcurve.counts import RecallSteps, ThresholdCounts
 from prcurve.table import Table
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+
+    from prcurve.plot import PRPlot
 
 __all__ = ["OperatingPoint", "PRCurve", "pr_curve"]
 
@@ -318,6 +331,17 @@ class PRCurve:
         index = int(candidates[order[0]])
         return self._point(index, float(primary[index]))
 
+    def plot(self, ax: Axes | None = None, **kwargs: Any) -> PRPlot:
+        """Draw the curve with :func:`prcurve.plot.plot_pr_curve` (matplotlib loads then).
+
+        The step function its step AP measures, the unachievable region of
+        seed 004 shaded, the random baseline at the prevalence, iso-F1
+        contours and the best-F point; returns the matplotlib objects drawn.
+        """
+        from prcurve.plot import plot_pr_curve
+
+        return plot_pr_curve(self, ax, **kwargs)
+
     def average_precision(self, method: APMethod = "step") -> float:
         """Average precision of this curve by a named method (see
         :func:`prcurve.average_precision`).
@@ -332,6 +356,131 @@ class PRCurve:
         name = check_method(method)
         with undefined_scope(self.zero_division):
             return ap_from_counts(self._counts, name)
+
+    # -- PR space (seed 004: prcurve.bounds) ------------------------------------------------
+
+    def min_curve(self, recall: ArrayLike | None = None) -> MinimumPRCurve:
+        """The minimum PR curve (Theorem 1 of seed 004) at this curve's prevalence.
+
+        Evaluated at ``recall`` levels, or at this curve's own recalls so that
+        ``curve.precision >= curve.min_curve().precision`` element by element
+        (up to rounding) for any data.
+
+        Examples
+        --------
+        >>> from prcurve import pr_curve
+        >>> c = pr_curve([0, 0, 1, 0, 1, 0], [0.9, 0.8, 0.7, 0.6, 0.5, 0.4])
+        >>> c.min_curve([0.5, 1.0]).precision.round(4).tolist()
+        [0.2, 0.3333]
+        """
+        with undefined_scope(self.zero_division):
+            pi = self.prevalence
+            if recall is None:
+                levels = np.asarray(self.recall, dtype=np.float64)
+            else:
+                levels = _validation.check_fractions("recall", recall)
+            if math.isnan(pi) or np.isnan(levels).any():
+                nan = np.full(levels.shape, np.nan)
+                return MinimumPRCurve(levels, nan)
+            return MinimumPRCurve(levels, bounds._min_precision_array(levels, np.float64(pi)))
+
+    def aucpr(
+        self, method: APMethod = "davis_goadrich", recall_range: tuple[float, float] = (0.0, 1.0)
+    ) -> float:
+        """The area under this curve for recall in ``recall_range``, by a named method.
+
+        On ``(0, 1)`` this is :meth:`average_precision`. Over ``[a, b]`` the
+        method's own curve is integrated from recall ``a`` to ``b``: ``step``
+        and ``interpolated`` are constant on each recall step (the precision, or
+        the interpolated precision, at the step), so a step that straddles
+        ``a`` or ``b`` counts for the part inside; ``trapezoid`` is linear in
+        recall between adjacent points and is integrated exactly on the clipped
+        part; ``davis_goadrich`` integrates the Davis–Goadrich interpolation in
+        closed form between the clipped recalls. ``11point`` and ``101point``
+        average fixed recall levels and have no restricted area.
+
+        Examples
+        --------
+        >>> from prcurve import pr_curve
+        >>> c = pr_curve([1, 0, 1, 0], [0.9, 0.8, 0.7, 0.6])
+        >>> c.aucpr("step", (0.5, 1.0)), c.aucpr("step")
+        (0.3333333333333333, 0.8333333333333333)
+        """
+        name = check_method(method)
+        lo, hi = _validation.check_recall_range(recall_range)
+        if (lo, hi) != (0.0, 1.0) and name not in AREA_METHODS:
+            raise _validation.method_without_recall_range(name)
+        with undefined_scope(self.zero_division):
+            return ap_over_recall_range(RecallSteps.from_counts(self._counts), name, (lo, hi))
+
+    def aucnpr(
+        self,
+        method: APMethod = "davis_goadrich",
+        recall_range: tuple[float, float] = (0.0, 1.0),
+        *,
+        degenerate: bounds.Degenerate = "paper",
+    ) -> float:
+        """Normalized area (AUCNPR, Eq. 3 of seed 004) by a named method over a recall range.
+
+        ``(area − min) / ((b − a) − min)``, where the area is
+        :meth:`aucpr` and ``min`` is the minimum of the same method over the
+        same range (:func:`prcurve.bounds.min_average_precision`: Theorem 2 /
+        Corollary 4 for ``davis_goadrich``, Theorem 3 for ``step``, ...). The
+        worst ranking scores 0 and a perfect one 1 at any skew. ``step`` and
+        ``trapezoid`` need whole-number class totals (their minimum depends on
+        the sample counts). ``degenerate`` chooses the value without positives
+        (``"paper"``: 0) or without negatives (``"paper"``: 1); ``"undefined"``
+        applies the curve's ``zero_division`` policy instead.
+
+        Examples
+        --------
+        >>> from prcurve import pr_curve
+        >>> worst = pr_curve([0, 0, 1, 1], [0.9, 0.8, 0.7, 0.6])
+        >>> perfect = pr_curve([1, 1, 0, 0], [0.9, 0.8, 0.7, 0.6])
+        >>> round(worst.aucnpr(), 12), perfect.aucnpr(), round(worst.aucnpr("step"), 12)
+        (0.0, 1.0, 0.0)
+        """
+        name = check_method(method)
+        lo, hi = _validation.check_recall_range(recall_range)
+        if (lo, hi) != (0.0, 1.0) and name not in AREA_METHODS:
+            raise _validation.method_without_recall_range(name)
+        _validation.check_choice("degenerate", degenerate, ("paper", "undefined"))
+        with undefined_scope(self.zero_division):
+            p, n = self.n_pos, self.n_neg
+            if p + n == 0:
+                return undefined(f"aucnpr[{name}] (no samples)")
+            if p == 0 or n == 0:
+                return bounds._degenerate_value(p == 0, f"aucnpr[{name}]", degenerate)
+            area = ap_over_recall_range(RecallSteps.from_counts(self._counts), name, (lo, hi))
+            return bounds.normalized_average_precision(
+                area, p, n, method, recall_range=(lo, hi), degenerate=degenerate,
+                zero_division=self.zero_division,
+            )
+
+    def normalized_average_precision(self, method: APMethod = "step") -> float:
+        """AP normalized by the minimum of the same method: :meth:`aucnpr` over recall [0, 1].
+
+        Examples
+        --------
+        >>> from prcurve import pr_curve
+        >>> round(pr_curve([1, 0, 1, 0], [0.9, 0.8, 0.7, 0.6]).normalized_average_precision(), 4)
+        0.7143
+        """
+        return self.aucnpr(method, (0.0, 1.0))
+
+    def modified_f_beta(self, beta: float = 1.0) -> F64:
+        """Seed 004's modified F-beta at each threshold (:func:`prcurve.bounds.modified_f_beta`).
+
+        Examples
+        --------
+        >>> from prcurve import pr_curve
+        >>> pr_curve([1, 0, 1, 0], [0.9, 0.8, 0.7, 0.6]).modified_f_beta().round(4).tolist()
+        [0.6667, 0.0, 0.5, 0.0]
+        """
+        b = _validation.check_positive_number("beta", beta)
+        with undefined_scope(self.zero_division):
+            pi = np.float64(self.prevalence)
+            return bounds._modified_f_beta_array(self.recall, self.precision, pi, b)
 
     def to_table(self, columns: tuple[str, ...] = ("threshold", "precision", "recall")) -> Table:
         """The curve as a table, one row per threshold (seed 000's table).
@@ -364,6 +513,30 @@ class PRCurve:
             return Table({column: source[column]() for column in columns})
 
 
+@overload
+def pr_curve(
+    y_true: ArrayLike,
+    y_score: ArrayLike,
+    *,
+    sample_weight: ArrayLike | None = ...,
+    pos_label: Any = ...,
+    bins: int | ArrayLike | None = ...,
+    average: Literal["micro"] = ...,
+    labels: ArrayLike | None = ...,
+    zero_division: ZeroDivision = ...,
+) -> PRCurve: ...
+@overload
+def pr_curve(
+    y_true: ArrayLike,
+    y_score: ArrayLike,
+    *,
+    sample_weight: ArrayLike | None = ...,
+    pos_label: Any = ...,
+    bins: int | ArrayLike | None = ...,
+    average: None,
+    labels: ArrayLike | None = ...,
+    zero_division: ZeroDivision = ...,
+) -> list[PRCurve]: ...
 def pr_curve(
     y_true: ArrayLike,
     y_score: ArrayLike,
@@ -371,16 +544,20 @@ def pr_curve(
     sample_weight: ArrayLike | None = None,
     pos_label: Any = None,
     bins: int | ArrayLike | None = None,
+    average: Literal["micro"] | None = "micro",
+    labels: ArrayLike | None = None,
     zero_division: ZeroDivision = "nan",
-) -> PRCurve:
+) -> PRCurve | list[PRCurve]:
     """The precision–recall curve of scores against binary (or soft) labels.
 
     Parameters
     ----------
-    y_true : array_like, shape (n,)
-        Binary labels, or soft labels in [0, 1].
-    y_score : array_like, shape (n,)
-        Finite scores, higher for more likely positive; never rescaled.
+    y_true : array_like, shape (n,) or (n, k)
+        Binary labels, or soft labels in [0, 1]. With a score matrix: class
+        labels or a multi-label indicator matrix.
+    y_score : array_like, shape (n,) or (n, k)
+        Finite scores, higher for more likely positive; never rescaled. An
+        (n, k) matrix is scored one-vs-rest (:func:`prcurve.aggregate.one_vs_rest`).
     sample_weight : array_like, shape (n,), optional
         Non-negative weights.
     pos_label : scalar, optional
@@ -388,12 +565,20 @@ def pr_curve(
     bins : int or array_like, optional
         None for the exact curve; an int for that many equal bins over the
         observed score range; an array for explicit edges.
+    average : {"micro"} or None, default "micro"
+        For a score matrix: ``"micro"`` gives the curve of every (sample,
+        class) cell pooled (scikit-learn's micro-averaged curve), None one
+        curve per class (a list). A macro curve is a vertical average:
+        ``prcurve.aggregate.aggregate(curves, "vertical")``. For 1-D scores
+        None gives a one-element list.
+    labels : array_like, shape (k,), optional
+        The class of each score column.
     zero_division : {"nan", 0, 1, "raise"}, default "nan"
         Policy for undefined values, kept by the curve.
 
     Returns
     -------
-    PRCurve
+    PRCurve, or list of PRCurve when ``average=None``
 
     Examples
     --------
@@ -401,14 +586,32 @@ def pr_curve(
     >>> c = pr_curve([1, 0, 1, 0], [0.9, 0.8, 0.7, 0.6], bins=[0.0, 0.75, 1.0])
     >>> c.thresholds.tolist(), c.tp.tolist(), c.fp.tolist()
     ([0.75, 0.0], [1.0, 2.0], [1.0, 2.0])
+    >>> scores = [[0.5, 0.3, 0.2], [0.3, 0.4, 0.3], [0.2, 0.2, 0.6], [0.6, 0.3, 0.1]]
+    >>> pr_curve([0, 1, 2, 1], scores).n_pos, len(pr_curve([0, 1, 2, 1], scores, average=None))
+    (4.0, 3)
     """
+    avg = _validation.check_choice_of("average", average, ("micro", None))
+    if np.ndim(y_score) == 2:
+        from prcurve.aggregate import one_vs_rest
+
+        _validation.check_zero_division(zero_division)
+        ovr = one_vs_rest(y_true, y_score, labels=labels, sample_weight=sample_weight)
+        if pos_label is not None or bins is not None:
+            raise _validation.unsupported_with_score_matrix(
+                "pos_label" if pos_label is not None else "bins")
+        if avg is None:
+            return ovr.curves(zero_division=zero_division)
+        return PRCurve(ovr.micro_counts(), zero_division=zero_division)
+    if avg is None:
+        return [pr_curve(y_true, y_score, sample_weight=sample_weight, pos_label=pos_label,
+                         bins=bins, zero_division=zero_division)]
     _validation.check_zero_division(zero_division)
-    scores, labels, weights = _validation.check_scored_labels(
+    scores, binary, weights = _validation.check_scored_labels(
         y_true, y_score, sample_weight, pos_label
     )
     if bins is None:
-        return PRCurve(ThresholdCounts._from_checked(scores, labels, weights),
+        return PRCurve(ThresholdCounts._from_checked(scores, binary, weights),
                        zero_division=zero_division)
     binned = BinnedCounts(resolve_edges(bins, scores))
-    binned._add_checked(scores, labels, weights)
+    binned._add_checked(scores, binary, weights)
     return PRCurve.from_counts(binned, zero_division=zero_division)

@@ -1,0 +1,300 @@
+"""Aggregation across folds, tasks and classes (seed 004 §4.1, §4.2).
+
+Two jobs, both on count states:
+
+- :func:`aggregate` combines the curves (or count states) of several parts —
+  cross-validation folds, tasks, queries — by one of four named rules:
+
+  ``merge``
+      pool the data: the merged count state (the state of the concatenated
+      data) and its AP. Seed 004 §4.1: the right summary for folds drawn from
+      one distribution when scores are comparable (calibrated) across folds.
+  ``mean``
+      the mean of the per-part APs (the common practice).
+  ``mean_normalized``
+      the mean of the per-part normalized APs (AUCNPR for
+      ``method="davis_goadrich"``): seed 004's recommendation when the parts
+      have different skews, since every part then has the range [0, 1].
+  ``vertical``
+      vertical averaging: each part's interpolated precision
+      ``p_interp(r) = max_{r' >= r} p(r')`` at every level of a recall grid,
+      averaged over the parts.
+
+- :func:`one_vs_rest` turns an (n_samples, n_classes) score matrix into one
+  binary count state per class (multi-class labels or a multi-label indicator
+  matrix); :func:`prcurve.average_precision` and :func:`prcurve.pr_curve` use
+  it for ``average="macro" | "micro" | "weighted" | None``, which match
+  scikit-learn's ``average_precision_score`` for the ``step`` method.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import reduce
+from typing import Any, Literal
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from prcurve import _validation
+from prcurve._undefined import ZeroDivision, undefined, undefined_scope
+from prcurve._validation import BinaryLabels
+from prcurve.average_precision import APMethod, ap_from_counts, check_method
+from prcurve.binned import BinnedCounts
+from prcurve.bounds import Degenerate
+from prcurve.counts import ThresholdCounts
+from prcurve.curve import PRCurve
+
+__all__ = ["Aggregate", "OneVsRest", "aggregate", "one_vs_rest"]
+
+F64 = NDArray[np.float64]
+How = Literal["merge", "mean", "mean_normalized", "vertical"]
+Average = Literal["macro", "micro", "weighted"]
+
+HOWS: tuple[str, ...] = ("merge", "mean", "mean_normalized", "vertical")
+AVERAGES: tuple[Any, ...] = ("macro", "micro", "weighted", None)
+
+
+# -- one-vs-rest ----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class OneVsRest:
+    """One binary count state per class of a multi-class or multi-label problem.
+
+    ``counts[j]`` is the state of column ``j`` of the score matrix with class
+    ``classes[j]`` as the positive class; ``support[j]`` its positive weight.
+
+    Examples
+    --------
+    >>> from prcurve.aggregate import one_vs_rest
+    >>> ovr = one_vs_rest(["a", "b", "a"], [[0.9, 0.1], [0.4, 0.6], [0.3, 0.7]])
+    >>> ovr.classes.tolist(), ovr.support.tolist()
+    (['a', 'b'], [2.0, 1.0])
+    >>> ovr.average_precision(average=None).round(4).tolist()
+    [0.8333, 0.5]
+    """
+
+    classes: NDArray[Any]
+    counts: tuple[ThresholdCounts, ...]
+
+    @property
+    def support(self) -> F64:
+        """Positive weight of each class."""
+        return np.array([c.n_pos for c in self.counts])
+
+    def micro_counts(self) -> ThresholdCounts:
+        """Every (sample, class) cell pooled: the merge of the per-class states, equal to the
+        state of the flattened indicator and score matrices (scikit-learn's ``micro``)."""
+        return reduce(ThresholdCounts.merge, self.counts)
+
+    def curves(self, *, zero_division: ZeroDivision = "nan") -> list[PRCurve]:
+        """One :class:`~prcurve.PRCurve` per class, in the order of :attr:`classes`."""
+        return [PRCurve(c, zero_division=zero_division) for c in self.counts]
+
+    def average_precision(
+        self, method: APMethod = "step", average: Average | None = "macro",
+        *, zero_division: ZeroDivision = "nan",
+    ) -> Any:
+        """AP by ``method``, averaged over classes.
+
+        ``None``: one value per class (an array); ``"macro"``: their mean;
+        ``"weighted"``: their mean weighted by support (classes without
+        positives have weight 0 and are not computed); ``"micro"``: the AP of
+        the pooled state. A class without positives is undefined
+        (``zero_division``); scikit-learn gives it 0, as ``zero_division=0`` does.
+        """
+        name = check_method(method)
+        avg = _validation.check_choice_of("average", average, AVERAGES)
+        with undefined_scope(zero_division):
+            return self._average_precision(name, avg)
+
+    def _average_precision(self, method: str, average: str | None) -> Any:
+        if average == "micro":
+            return ap_from_counts(self.micro_counts(), method)
+        if average == "weighted":
+            support = self.support
+            total = float(support.sum())
+            if total == 0:
+                return undefined(f"average_precision[{method}] (no positives in any class)")
+            present = np.flatnonzero(support > 0)
+            values = np.array([ap_from_counts(self.counts[j], method) for j in present])
+            return float(np.dot(values, support[present]) / total)
+        values = np.array([ap_from_counts(c, method) for c in self.counts])
+        if average is None:
+            return values
+        return float(values.mean())
+
+
+def one_vs_rest(
+    y_true: ArrayLike,
+    y_score: ArrayLike,
+    *,
+    labels: ArrayLike | None = None,
+    sample_weight: ArrayLike | None = None,
+) -> OneVsRest:
+    """The one-vs-rest count states of an (n_samples, n_classes) score matrix.
+
+    Parameters
+    ----------
+    y_true : array_like, shape (n,) or (n, k)
+        Class labels (column ``j`` of ``y_score`` scores class ``labels[j]``,
+        by default the sorted distinct labels, as scikit-learn's
+        ``label_binarize``), or an indicator matrix (multi-label; each column
+        binary, or soft in [0, 1]).
+    y_score : array_like, shape (n, k)
+        Finite scores, one column per class.
+    labels : array_like, shape (k,), optional
+        The class of each column; lets a fold miss a class.
+    sample_weight : array_like, shape (n,), optional
+
+    Returns
+    -------
+    OneVsRest
+    """
+    share, scores, classes, weights = _validation.check_score_matrix(
+        y_true, y_score, sample_weight, labels
+    )
+    states = []
+    for j in range(scores.shape[1]):
+        column = share[:, j]
+        hard = bool(((column == 0) | (column == 1)).all())
+        binary = (BinaryLabels(positive=column == 1, soft=None) if hard
+                  else BinaryLabels(positive=None, soft=column))
+        states.append(ThresholdCounts._from_checked(
+            np.ascontiguousarray(scores[:, j]), binary, weights))
+    return OneVsRest(classes=classes, counts=tuple(states))
+
+
+# -- aggregation over parts -------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Aggregate:
+    """The result of :func:`aggregate`.
+
+    Attributes
+    ----------
+    how : str
+        The rule: ``merge``, ``mean``, ``mean_normalized`` or ``vertical``.
+    method : str
+        The AP method behind every value.
+    value : float
+        ``merge``: AP of the pooled state; ``mean``: mean per-part AP;
+        ``mean_normalized``: mean per-part normalized AP; ``vertical``: the
+        mean of the averaged curve over the recall grid (a k-point AP of it).
+    part_values : ndarray
+        Per part: the AP (``merge``, ``mean``), the normalized AP
+        (``mean_normalized``) or the mean of its own grid curve (``vertical``).
+    prevalences : ndarray
+        Per part: n_pos / (n_pos + n_neg), the skew that sets its minimum.
+    recall, precision : ndarray or None
+        ``merge``: the pooled curve; ``vertical``: the grid and the averaged
+        interpolated precision; None otherwise.
+    counts : ThresholdCounts or None
+        ``merge``: the pooled state.
+    """
+
+    how: str
+    method: str
+    value: float
+    part_values: F64
+    prevalences: F64
+    recall: F64 | None = None
+    precision: F64 | None = None
+    counts: ThresholdCounts | None = None
+
+
+def _as_counts(part: Any, index: int) -> ThresholdCounts:
+    if isinstance(part, PRCurve):
+        return part.counts
+    if isinstance(part, ThresholdCounts):
+        return part
+    if isinstance(part, BinnedCounts):
+        return part.to_threshold_counts()
+    raise _validation.wrong_type(f"parts[{index}]", part,
+                                 "PRCurve, ThresholdCounts or BinnedCounts")
+
+
+def aggregate(
+    parts: Sequence[PRCurve | ThresholdCounts | BinnedCounts],
+    how: How = "merge",
+    *,
+    method: APMethod = "step",
+    recall_grid: ArrayLike | None = None,
+    degenerate: Degenerate = "paper",
+    zero_division: ZeroDivision = "nan",
+) -> Aggregate:
+    """Combine the curves or count states of several folds, tasks or classes.
+
+    Parameters
+    ----------
+    parts : sequence of PRCurve, ThresholdCounts or BinnedCounts
+    how : {"merge", "mean", "mean_normalized", "vertical"}, default "merge"
+        The rule (module docstring). Seed 004 recommends ``merge`` for folds of
+        one distribution with calibrated scores and ``mean_normalized`` for
+        parts of different skew.
+    method : str, default "step"
+        The AP method (``"davis_goadrich"`` for the paper's AUCPR/AUCNPR).
+    recall_grid : array_like, optional
+        Recall levels for ``vertical`` (default 0, 0.01, ..., 1).
+    degenerate : {"paper", "undefined"}, default "paper"
+        ``mean_normalized``: a part without positives scores 0 and one without
+        negatives 1 (the paper), or follows ``zero_division``.
+    zero_division : {"nan", 0, 1, "raise"}, default "nan"
+        For parts whose AP is undefined (no positives).
+
+    Returns
+    -------
+    Aggregate
+
+    Examples
+    --------
+    Two folds of different skew: the plain mean rewards the balanced fold's
+    larger free area; the normalized mean does not.
+
+    >>> from prcurve import pr_curve
+    >>> from prcurve.aggregate import aggregate
+    >>> balanced = pr_curve([1, 0, 1, 0], [0.9, 0.8, 0.7, 0.6])
+    >>> skewed = pr_curve([1, 0, 0, 0, 0, 1, 0, 0], [8, 7, 6, 5, 4, 3, 2, 1])
+    >>> round(aggregate([balanced, skewed], "mean").value, 4)
+    0.75
+    >>> round(aggregate([balanced, skewed], "mean_normalized").value, 4)
+    0.6497
+    >>> aggregate([balanced, skewed], "merge").counts.n_pos
+    4.0
+    """
+    items = _validation.check_parts("parts", parts)
+    rule = _validation.check_choice("how", how, HOWS)
+    name = check_method(method)
+    _validation.check_choice("degenerate", degenerate, ("paper", "undefined"))
+    states = [_as_counts(part, i) for i, part in enumerate(items)]
+    grid = (np.linspace(0.0, 1.0, 101) if recall_grid is None
+            else _validation.check_recall_grid("recall_grid", recall_grid))
+    with undefined_scope(zero_division):
+        totals = np.array([c.n_pos + c.n_neg for c in states])
+        positives = np.array([c.n_pos for c in states])
+        prevalences = np.divide(positives, totals, out=np.full(totals.shape, np.nan),
+                                where=totals > 0)
+        if rule == "merge":
+            merged = reduce(ThresholdCounts.merge, states)
+            curve = PRCurve(merged, zero_division=zero_division)
+            per_part = np.array([ap_from_counts(c, name) for c in states])
+            return Aggregate(rule, name, ap_from_counts(merged, name), per_part, prevalences,
+                             np.asarray(curve.recall), np.asarray(curve.precision), merged)
+        if rule == "mean":
+            per_part = np.array([ap_from_counts(c, name) for c in states])
+            return Aggregate(rule, name, float(per_part.mean()), per_part, prevalences)
+        if rule == "mean_normalized":
+            per_part = np.array([
+                PRCurve(c, zero_division=zero_division).aucnpr(method, degenerate=degenerate)
+                for c in states
+            ])
+            return Aggregate(rule, name, float(per_part.mean()), per_part, prevalences)
+        curves = np.array([
+            PRCurve(c, zero_division=zero_division).interpolated_precision(grid) for c in states
+        ])
+        averaged = curves.mean(axis=0)
+        return Aggregate(rule, name, float(averaged.mean()), curves.mean(axis=1), prevalences,
+                         grid, averaged)
