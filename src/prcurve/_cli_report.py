@@ -1,0 +1,379 @@
+"""The ``prcurve report`` and ``prcurve demo`` commands.
+
+``register(subparsers)`` adds both to the ``prcurve`` command line; each sets
+``handler``, a function of the parsed arguments that returns the exit status:
+0 done, 1 a ``--fail-under`` gate failed, 2 bad input (one line on standard
+error, never a traceback). :func:`main` runs the two commands on their own
+(``python -m prcurve._cli_report report scores.csv``). Usage: docs/cli.md.
+
+Examples
+--------
+>>> from prcurve._cli_report import main
+>>> main(["report", "no-such-file.csv"])  # the error goes to stderr
+2
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import os
+import sys
+import tempfile
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import IO, Any, NoReturn
+
+from prcurve import _validation
+from prcurve.average_precision import AP_METHODS
+from prcurve.errors import InvalidInputError
+
+__all__ = ["main", "register"]
+
+DEMO_FOLDER = "prcurve-demo"
+"""Where ``prcurve demo`` writes, relative to the current folder."""
+
+
+class _UsageError(Exception):
+    """A command-line error, reported in one line."""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        raise _UsageError(f"{message} (see '{self.prog} --help')")
+
+
+# -- arguments ----------------------------------------------------------------------------
+
+
+def _add_output_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--ap-method", default="step", metavar="METHOD",
+        help=f"the headline AP method: {', '.join(AP_METHODS)} (default step; every method "
+        "is in report.json)",
+    )
+    parser.add_argument("--beta", default="1", metavar="B",
+                        help="F-beta for the best threshold and the iso-F lines (default 1)")
+    parser.add_argument("--bins", default=None, metavar="N",
+                        help="use the binned curve: N equal-width bins over the observed scores")
+    parser.add_argument("--recall-level", default="0.9", metavar="R",
+                        help="report the precision at recall >= R (default 0.9)")
+    parser.add_argument("--precision-level", default="0.9", metavar="P",
+                        help="report the recall at precision >= P (default 0.9)")
+    parser.add_argument("--format", default="text", metavar="FORMAT",
+                        help="standard output: text (default), json or csv")
+    parser.add_argument(
+        "--fail-under", action="append", default=[], metavar="METRIC=VALUE",
+        help="exit 1 when a model's METRIC is below VALUE (repeatable); METRIC: ap, "
+        "ap_<method>, aucpr, normalized_ap, aucnpr, best_f, precision_at_recall, "
+        "recall_at_precision",
+    )
+    parser.add_argument("--no-plots", action="store_true",
+                        help="with --out, write report.json and the curves but no plots")
+
+
+def register(subparsers: Any) -> None:
+    """Add the ``report`` and ``demo`` subcommands to an argparse subparsers object."""
+    report = subparsers.add_parser(
+        "report",
+        help="from files of labels and scores to a report with plots",
+        description=(
+            "Read labels and model scores (CSV, TSV, Parquet, JSON Lines or .npz) and report, "
+            "per model, AP with its method, the Davis-Goadrich area, the unachievable-region "
+            "bounds, the best-F threshold, precision at a recall and recall at a precision. "
+            "See docs/cli.md."
+        ),
+    )
+    report.add_argument("inputs", nargs="+", metavar="INPUT",
+                        help="files with one row per sample; each score column is a model")
+    report.add_argument("--label", metavar="COL",
+                        help="label column (default: label, y, y_true, target or truth)")
+    report.add_argument("--score", action="append", default=[], metavar="COL",
+                        help="score column, one per model (repeatable; default: every other "
+                        "numeric column)")
+    report.add_argument("--weight", metavar="COL", help="column of sample weights")
+    report.add_argument("--positive", metavar="VALUE",
+                        help="label value of the positive class (needed unless labels are "
+                        "0/1, -1/1 or booleans)")
+    report.add_argument("--drop-invalid", action="store_true",
+                        help="skip rows with a missing, NaN or non-numeric score, label or "
+                        "weight, and count them in the report")
+    report.add_argument("--input-format", metavar="FORMAT",
+                        help="csv, tsv, parquet, jsonl or npz, when the file name does not say")
+    report.add_argument("--out", metavar="DIR",
+                        help="write report.json, curve_<model>.csv, pr_curve.png/.svg and "
+                        "threshold.png to DIR")
+    _add_output_options(report)
+    report.set_defaults(handler=run_report)
+
+    demo = subparsers.add_parser(
+        "demo",
+        help="run the whole report on simulated data shipped with prcurve",
+        description=(
+            "Write two simulated test sets scored by a strong and a weak model (seed 000's "
+            "simulation and a much more skewed variant) and the full report on them to "
+            f"./{DEMO_FOLDER}/, then print what was written."
+        ),
+    )
+    demo.add_argument("--out", default=DEMO_FOLDER, metavar="DIR",
+                      help=f"where to write (default ./{DEMO_FOLDER})")
+    _add_output_options(demo)
+    demo.set_defaults(handler=run_demo)
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="prcurve", description="prcurve report and demo")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    register(commands)
+    return parser
+
+
+# -- option checks -------------------------------------------------------------------------
+
+
+def _settings(args: argparse.Namespace) -> Any:
+    from prcurve.report import ReportSettings
+
+    method = _validation.check_choice("--ap-method", args.ap_method, AP_METHODS)
+    beta = _number("--beta", args.beta, "a number > 0", lambda x: x > 0)
+    bins = None
+    if args.bins is not None:
+        try:
+            bins = int(args.bins)
+        except ValueError:
+            raise _validation.bad_option("--bins", args.bins, "an integer >= 1") from None
+        if bins < 1:
+            raise _validation.bad_option("--bins", args.bins, "an integer >= 1")
+    recall = _number("--recall-level", args.recall_level, "a number in [0, 1]",
+                     lambda x: 0 <= x <= 1)
+    precision = _number("--precision-level", args.precision_level, "a number in [0, 1]",
+                        lambda x: 0 <= x <= 1)
+    _validation.check_choice("--format", args.format, ("text", "json", "csv"))
+    return ReportSettings(ap_method=method, beta=beta, bins=bins,  # type: ignore[arg-type]
+                          recall_level=recall, precision_level=precision)
+
+
+def _number(option: str, text: str, expected: str, ok: Callable[[float], bool]) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise _validation.bad_option(option, text, expected) from None
+    if not (math.isfinite(value) and ok(value)):
+        raise _validation.bad_option(option, text, expected)
+    return value
+
+
+def _prepare_out(folder: str) -> Path:
+    """Create the output folder and check that a file can be written in it."""
+    path = Path(folder)
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile(dir=path, prefix=".prcurve-write-test-"):
+            pass
+    except OSError as error:
+        raise _validation.unwritable_output(folder, error.strerror or type(error).__name__
+                                            ) from None
+    return path
+
+
+# -- progress ---------------------------------------------------------------------------
+
+
+def _is_terminal(stream: IO[str]) -> bool:
+    try:
+        return stream.isatty()
+    except (AttributeError, ValueError):
+        return False
+
+
+@contextmanager
+def _progress(path: str, stream: IO[str]) -> Iterator[Callable[[int], None] | None]:
+    """A rows-read progress bar on ``stream`` when it is a terminal; None otherwise."""
+    if not _is_terminal(stream):
+        yield None
+        return
+    from rich.console import Console
+    from rich.progress import (
+        Progress,
+        ProgressColumn,
+        SpinnerColumn,
+        Task,
+        TextColumn,
+        TimeElapsedColumn,
+    )
+    from rich.text import Text
+
+    class RowsPerSecond(ProgressColumn):
+        def render(self, task: Task) -> Text:
+            speed = task.finished_speed or task.speed
+            if speed is None and task.elapsed:
+                speed = task.completed / task.elapsed
+            return Text("" if speed is None else f"{speed:,.0f} rows/s", style="cyan")
+
+    console = Console(file=stream)
+    columns = (SpinnerColumn(), TextColumn("reading {task.description}"),
+               TextColumn("{task.completed:,.0f} rows"), RowsPerSecond(), TimeElapsedColumn())
+    with Progress(*columns, console=console, transient=False) as bar:
+        task = bar.add_task(Path(path).name, total=None)
+
+        def advance(rows: int) -> None:
+            if rows < 0:
+                bar.reset(task)
+            else:
+                bar.update(task, advance=rows)
+
+        yield advance
+
+
+# -- running -----------------------------------------------------------------------------
+
+
+def _say(message: str) -> None:
+    print(f"prcurve: {message}", file=sys.stderr)
+
+
+def _load(args: argparse.Namespace) -> tuple[list[Any], list[str]]:
+    from prcurve.io import load_scores
+
+    loaded = []
+    notes = []
+    for path in args.inputs:
+        with _progress(path, sys.stderr) as on_rows:
+            one = load_scores(path, label=args.label, scores=args.score, weight=args.weight,
+                              positive=args.positive, drop_invalid=args.drop_invalid,
+                              input_format=args.input_format, on_rows=on_rows)
+        name = Path(one.path).name
+        if one.label_chosen == "auto":
+            _say(f"{name}: label column {one.label_column!r} (found automatically; "
+                 "--label to choose another)")
+        if one.scores_chosen == "auto":
+            columns = ", ".join(repr(m.column) for m in one.models)
+            skipped = (f"; not numeric, skipped: {', '.join(map(repr, one.skipped_columns))}"
+                       if one.skipped_columns else "")
+            _say(f"{name}: scoring columns {columns} (every other numeric column; --score to "
+                 f"choose){skipped}")
+        for model in one.models:
+            if model.rows_dropped:
+                note = (f"{name}: --drop-invalid skipped {model.rows_dropped} of {one.n_rows} "
+                        f"rows for column {model.column!r}")
+                _say(note)
+                notes.append(note)
+        loaded.append(one)
+    return loaded, notes
+
+
+def _emit(report: Any, args: argparse.Namespace, files: Sequence[str]) -> None:
+    if args.format == "json":
+        sys.stdout.write(report.to_json(files))
+    elif args.format == "csv":
+        sys.stdout.write(report.to_csv())
+    elif _is_terminal(sys.stdout):
+        from rich.console import Console
+
+        report.print_rich(Console(file=sys.stdout))
+    else:
+        sys.stdout.write(report.to_text())
+    sys.stdout.flush()
+
+
+def _execute(args: argparse.Namespace, loaded_inputs: list[Any] | None = None,
+             listing: bool = False) -> int:
+    from prcurve.report import build_report, parse_fail_under
+
+    settings = _settings(args)
+    gates = [parse_fail_under(text) for text in args.fail_under]
+    out = _prepare_out(args.out) if args.out is not None else None
+    if loaded_inputs is None:
+        loaded_inputs, notes = _load(args)
+    else:
+        notes = []
+    report = build_report(loaded_inputs, settings, notes)
+    failures = report.failures(gates)  # an unavailable metric is an error before any output
+    written: list[Path] = []
+    if out is not None:
+        try:
+            written = report.write(out, plots=not args.no_plots)
+        except OSError as error:
+            raise _validation.unwritable_output(str(out), error.strerror or str(error)) from None
+    _emit(report, args, [p.name for p in written])
+    if written:
+        if listing and args.format == "text":
+            print(f"\nprcurve demo wrote {len(written)} files to {out}{os.sep}:")
+            for path in written:
+                print(f"  {path}")
+        else:
+            for path in written:
+                _say(f"wrote {path}")
+    for line in failures:
+        _say(f"fail-under: {line}")
+    return 1 if failures else 0
+
+
+def _guard(run: Callable[[], int]) -> int:
+    """Run a command: bad input is one line on stderr and exit 2, never a traceback."""
+    try:
+        return run()
+    except (_UsageError, InvalidInputError) as error:
+        print(f"prcurve: error: {error}", file=sys.stderr)
+        return 2
+    except ImportError as error:  # an optional dependency is missing
+        print(f"prcurve: error: {error}", file=sys.stderr)
+        return 2
+    except BrokenPipeError:  # e.g. piped into `head`
+        return 0
+    except Exception as error:  # a bug; still one line, never a traceback
+        print(f"prcurve: internal error: {type(error).__name__}: {error}", file=sys.stderr)
+        return 2
+
+
+def run_report(args: argparse.Namespace) -> int:
+    """The ``report`` handler: returns the exit status."""
+    return _guard(lambda: _execute(args))
+
+
+def run_demo(args: argparse.Namespace) -> int:
+    """The ``demo`` handler: simulated data to ./prcurve-demo/ and the full report on it."""
+
+    def demo() -> int:
+        from prcurve.demo import write_demo_data
+        from prcurve.io import load_scores
+
+        out = _prepare_out(args.out)
+        paths = write_demo_data(out / "data")
+        if args.format == "text":
+            print(f"prcurve demo: simulated data written to {out / 'data'}{os.sep} "
+                  "(seed 000's simulation and a more skewed variant); the report follows.\n")
+        args.inputs = [str(p) for p in paths]
+        loaded = [load_scores(p, label="label", scores=("strong", "weak")) for p in paths]
+        return _execute(args, loaded, listing=True)
+
+    return _guard(demo)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run ``report`` or ``demo``; returns the exit status (0 ok, 1 gate failed, 2 error).
+
+    Examples
+    --------
+    >>> from prcurve._cli_report import main
+    >>> main(["report", "--help"]) # doctest: +ELLIPSIS
+    usage: prcurve report ...
+    0
+    """
+    parser = _parser()
+    try:
+        args = parser.parse_args(list(sys.argv[1:] if argv is None else argv))
+        if args.command is None:
+            raise _UsageError("no command given (see 'prcurve --help')")
+    except SystemExit as exit_request:  # --help
+        return int(exit_request.code or 0)
+    except _UsageError as error:
+        print(f"prcurve: error: {error}", file=sys.stderr)
+        return 2
+    handler: Callable[[argparse.Namespace], int] = args.handler
+    return handler(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

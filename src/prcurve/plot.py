@@ -1,0 +1,586 @@
+"""Plots of precision–recall curves with matplotlib (imported when a plot is drawn).
+
+- :func:`plot_pr_curve` / :func:`plot_pr_curves`: each curve drawn as the step
+  function that the step AP measures (the area under the drawn line is
+  ``average_precision(method="step")``), the unachievable region of seed 004
+  shaded under the minimum PR curve ``p_min(r) = rπ / (1 − π + rπ)``
+  (Theorem 1), the random classifier's precision at the prevalence π, iso-F
+  contours, and each curve's best-F point marked with its threshold. Legend
+  entries carry the AP and its method.
+- :func:`plot_thresholds`: precision, recall and F-beta against the threshold
+  (predict positive when ``score >= threshold``), with the best threshold.
+
+Each returns the matplotlib objects it drew, so that they can be restyled or
+inspected. Nothing here computes a metric: the values are views of the
+:class:`~prcurve.PRCurve`.
+
+Examples
+--------
+>>> import matplotlib
+>>> matplotlib.use("Agg")
+>>> from prcurve import pr_curve
+>>> from prcurve.plot import plot_pr_curve
+>>> curve = pr_curve([1, 0, 1, 1, 0], [0.9, 0.8, 0.7, 0.4, 0.2])
+>>> drawn = plot_pr_curve(curve, label="model")
+>>> drawn.curves["model"].get_label()
+'model: AP (step) = 0.806'
+>>> drawn.baselines[0].get_ydata().tolist()
+[0.6, 0.6]
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, cast
+
+import numpy as np
+from numpy.typing import NDArray
+
+from prcurve.average_precision import APMethod
+from prcurve.curve import PRCurve
+from prcurve.errors import UndefinedMetricWarning
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+    from matplotlib.collections import PolyCollection
+    from matplotlib.figure import Figure
+    from matplotlib.lines import Line2D
+
+__all__ = [
+    "DPI",
+    "PR_FIGSIZE",
+    "PRPlot",
+    "ThresholdPlot",
+    "close",
+    "group_by_prevalence",
+    "plot_pr_curve",
+    "plot_pr_curves",
+    "plot_pr_curves_grid",
+    "plot_thresholds",
+    "plot_thresholds_grid",
+    "pr_grid_size",
+    "threshold_grid_size",
+]
+
+F64 = NDArray[np.float64]
+
+DPI = 150
+"""Resolution of the report's PNG files (dots per inch)."""
+
+PR_FIGSIZE = (9.0, 6.0)
+"""Size in inches of a PR figure that prcurve creates (axes left, legend right)."""
+
+_ISO_F = (0.2, 0.4, 0.6, 0.8)
+_GREY = "0.45"
+
+
+@dataclass
+class PRPlot:
+    """What :func:`plot_pr_curves` drew.
+
+    Attributes
+    ----------
+    figure, ax
+        The figure and the axes drawn on.
+    curves : dict of str to Line2D
+        Each curve's step line, by name. Its data are the curve's points:
+        x = (0, recall...), y = (precision[0], precision...), drawn with
+        ``drawstyle="steps-pre"``.
+    unachievable : list of PolyCollection
+        One shaded region per distinct prevalence, under p_min(r).
+    baselines : list of Line2D
+        One horizontal line per distinct prevalence, at the prevalence.
+    iso_f : list of Line2D
+        The iso-F contours.
+    best_points : dict of str to Line2D
+        Each curve's best-F marker.
+    """
+
+    figure: Figure
+    ax: Axes
+    curves: dict[str, Line2D] = field(default_factory=dict)
+    unachievable: list[PolyCollection] = field(default_factory=list)
+    baselines: list[Line2D] = field(default_factory=list)
+    iso_f: list[Line2D] = field(default_factory=list)
+    best_points: dict[str, Line2D] = field(default_factory=dict)
+
+
+@dataclass
+class ThresholdPlot:
+    """What :func:`plot_thresholds` drew: one line per quantity and the best threshold."""
+
+    figure: Figure
+    ax: Axes
+    precision: Line2D
+    recall: Line2D
+    f_beta: Line2D
+    best: Line2D | None
+
+
+def _pyplot() -> Any:
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+def close(figure: Figure) -> None:
+    """Release a figure that prcurve created (``matplotlib.pyplot.close``)."""
+    _pyplot().close(figure)
+
+
+def _min_precision(recall: F64, prevalence: float) -> F64:
+    """The minimum precision at each recall for this prevalence (seed 004, Theorem 1)."""
+    from prcurve.bounds import min_precision
+
+    return np.asarray(min_precision(recall, prevalence), dtype=np.float64)
+
+
+def _step_xy(curve: PRCurve) -> tuple[F64, F64]:
+    """The points of the step function whose area is the step AP.
+
+    Precision p_i holds on the recall interval (r_{i-1}, r_i]; drawn with
+    ``steps-pre`` from (0, p_0), so the area under the line is
+    sum_i (r_i - r_{i-1}) p_i. Thresholds where only negatives enter add a
+    vertical drop at their recall.
+    """
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UndefinedMetricWarning)
+        recall = curve.recall
+        precision = curve.precision
+    x = np.concatenate(([0.0], recall))
+    y = np.concatenate((precision[:1], precision))
+    return x, y
+
+
+def _iso_f_line(f: float, beta: float) -> tuple[F64, F64]:
+    """Points (r, p) with F-beta(p, r) = f: p = f r / ((1 + β²) r − β² f), p <= 1."""
+    b2 = beta * beta
+    r_start = b2 * f / (1.0 + b2 - f)  # where p = 1
+    r = np.linspace(r_start, 1.0, 200)
+    p = f * r / ((1.0 + b2) * r - b2 * f)
+    return r, p
+
+
+def _format_threshold(value: float) -> str:
+    return f"{value:.3g}"
+
+
+def _setup_pr_axes(ax: Axes) -> None:
+    ax.set_xlim(0.0, 1.0)
+    ax.set_ylim(0.0, 1.0)
+    ax.set_xlabel("Recall")
+    ax.set_ylabel("Precision")
+    ax.set_aspect("equal", adjustable="box")
+    ax.grid(True, color="0.9", linewidth=0.6)
+    ax.set_axisbelow(True)
+
+
+def plot_pr_curves(
+    curves: Mapping[str, PRCurve] | Sequence[PRCurve],
+    ax: Axes | None = None,
+    *,
+    ap_method: APMethod = "step",
+    beta: float = 1.0,
+    show_unachievable: bool = True,
+    show_baseline: bool = True,
+    iso_f: Sequence[float] = _ISO_F,
+    mark_best: bool = True,
+    legend: str | None = "outside",
+    title: str | None = "Precision–recall",
+    colors: Sequence[Any] | None = None,
+) -> PRPlot:
+    """Draw several PR curves on one axes, with the unachievable region and baselines.
+
+    Parameters
+    ----------
+    curves : mapping of name to PRCurve, or sequence of PRCurve
+        The curves; a sequence is named "curve 1", "curve 2", ...
+    ax : matplotlib Axes, optional
+        Where to draw; a new figure of :data:`PR_FIGSIZE` inches if None.
+    ap_method : str, default "step"
+        The AP method named in each legend entry.
+    beta : float, default 1.0
+        The F-beta of the iso-F contours and of the best point.
+    show_unachievable : bool, default True
+        Shade the unachievable region under p_min(r) = rπ / (1 − π + rπ),
+        once per distinct prevalence π (seed 004 recommends always showing it).
+    show_baseline : bool, default True
+        Draw the random classifier's precision, a horizontal line at π.
+    iso_f : sequence of float, default (0.2, 0.4, 0.6, 0.8)
+        Levels of the iso-F-beta contours; empty for none.
+    mark_best : bool, default True
+        Mark each curve's best-F-beta point and its threshold.
+    legend : str or None, default "outside"
+        "outside" puts the legend right of the axes and "below" under it, so
+        that it never covers a curve; any other string is a matplotlib ``loc``
+        inside the axes; None draws no legend.
+    title : str or None
+        The axes title.
+    colors : sequence, optional
+        One matplotlib color per curve; the default cycle otherwise.
+
+    Returns
+    -------
+    PRPlot
+
+    Examples
+    --------
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> from prcurve import pr_curve
+    >>> from prcurve.plot import plot_pr_curves
+    >>> a = pr_curve([1, 0, 1, 0], [0.9, 0.8, 0.7, 0.6])
+    >>> b = pr_curve([1, 0, 1, 0], [0.6, 0.9, 0.8, 0.7])
+    >>> drawn = plot_pr_curves({"a": a, "b": b}, ap_method="interpolated")
+    >>> sorted(drawn.curves), len(drawn.unachievable), len(drawn.iso_f)
+    (['a', 'b'], 1, 4)
+    >>> drawn.curves["a"].get_label()
+    'a: AP (interpolated) = 0.833'
+    """
+    named: dict[str, PRCurve] = (
+        dict(curves) if isinstance(curves, Mapping)
+        else {f"curve {i + 1}": c for i, c in enumerate(curves)}
+    )
+    if ax is None:
+        figure = _pyplot().figure(figsize=PR_FIGSIZE, layout="constrained")
+        ax = figure.add_subplot()
+    else:
+        figure = ax.get_figure()
+    drawn = PRPlot(figure=figure, ax=ax)
+    _setup_pr_axes(ax)
+    if title:
+        ax.set_title(title)
+
+    prevalences: list[float] = []
+    for curve in named.values():
+        pi = curve.prevalence
+        if math.isfinite(pi) and not any(math.isclose(pi, q, rel_tol=1e-12) for q in prevalences):
+            prevalences.append(pi)
+    prevalences.sort(reverse=True)
+
+    r = np.linspace(0.0, 1.0, 401)
+    # Regions nest (p_min grows with π): the smaller ones are drawn darker, on top.
+    shades = ("0.6", "0.35", "0.2")
+    dashes: tuple[Any, ...] = ((0, (5, 3)), (0, (1.5, 1.5)), (0, (8, 2, 2, 2)))
+    for k, pi in enumerate(prevalences):
+        suffix = f" (π = {pi:.3g})"
+        if show_unachievable:
+            region = ax.fill_between(
+                r, 0.0, _min_precision(r, pi), facecolor=shades[k % 3], alpha=0.3,
+                edgecolor="0.35", linewidth=0.8,
+                label=f"unachievable region{suffix}", zorder=1,
+            )
+            region.set_gid(f"unachievable-{k}")
+            drawn.unachievable.append(region)
+        if show_baseline:
+            (line,) = ax.plot([0.0, 1.0], [pi, pi], linestyle=dashes[k % 3], color="0.25",
+                              linewidth=1.0, label=f"random classifier{suffix}", zorder=2)
+            line.set_gid(f"baseline-{k}")
+            drawn.baselines.append(line)
+
+    name_f = f"F{beta:g}"
+    for f in iso_f:
+        rr, pp = _iso_f_line(float(f), beta)
+        (line,) = ax.plot(rr, pp, color="0.75", linewidth=0.8, linestyle=":", zorder=1)
+        line.set_gid(f"iso-f-{f:g}")
+        ax.annotate(f"{name_f}={f:g}", xy=(float(rr[-1]), float(pp[-1])), xytext=(-2, 3),
+                    textcoords="offset points", ha="right", va="bottom", fontsize=7,
+                    color="0.5")
+        drawn.iso_f.append(line)
+
+    cycle = colors or _pyplot().rcParams["axes.prop_cycle"].by_key()["color"]
+    for i, (name, curve) in enumerate(named.items()):
+        color = cycle[i % len(cycle)]
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UndefinedMetricWarning)
+            ap = curve.average_precision(ap_method)
+            best = curve.best_f(beta)
+        x, y = _step_xy(curve)
+        # clip_on=False: every point lies in [0, 1]^2, and a line at precision 1 or
+        # recall 1 would otherwise be half hidden by the frame.
+        (line,) = ax.plot(x, y, drawstyle="steps-pre", color=color, linewidth=1.6,
+                          label=f"{name}: AP ({ap_method}) = {ap:.3f}", zorder=3, clip_on=False)
+        line.set_gid(f"curve-{i}")
+        drawn.curves[name] = line
+        if mark_best and math.isfinite(best.value):
+            (point,) = ax.plot([best.recall], [best.precision], marker="o", markersize=6,
+                               markerfacecolor=color, markeredgecolor="black",
+                               markeredgewidth=0.8, linestyle="none", zorder=4,
+                               label=f"_best {name}", clip_on=False)
+            point.set_gid(f"best-{i}")
+            # Below-left of the point, unless that would leave the axes.
+            low, left = best.precision < 0.15, best.recall < 0.25
+            ax.annotate(
+                f"best {name_f} {best.value:.2f}\nt = {_format_threshold(best.threshold)}",
+                xy=(best.recall, best.precision), xytext=(8 if left else -8, 8 if low else -8),
+                textcoords="offset points", ha="left" if left else "right",
+                va="bottom" if low else "top", fontsize=7, color=color,
+                bbox={"boxstyle": "round,pad=0.15", "facecolor": "white", "alpha": 0.75,
+                      "edgecolor": "none"},
+                zorder=5,
+            )
+            drawn.best_points[name] = point
+
+    if legend == "outside":
+        ax.legend(loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0.0,
+                  fontsize=8, frameon=False)
+    elif legend == "below":
+        ax.set_anchor("N")  # the square axes at the top of its slot, the legend under it
+        ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.1), borderaxespad=0.0,
+                  fontsize=8, frameon=False)
+    elif legend is not None:
+        ax.legend(loc=cast(Any, legend), fontsize=8)
+    return drawn
+
+
+def group_by_prevalence(curves: Mapping[str, PRCurve]) -> list[dict[str, PRCurve]]:
+    """The curves in groups of equal prevalence (to 1e-12), in order of first appearance.
+
+    Curves of different prevalence have different unachievable regions and
+    baselines (seed 004), so the report draws each group on its own axes.
+
+    Examples
+    --------
+    >>> from prcurve import pr_curve
+    >>> from prcurve.plot import group_by_prevalence
+    >>> groups = group_by_prevalence({"a": pr_curve([1, 0], [0.9, 0.1]),
+    ...                               "b": pr_curve([1, 0, 0], [0.9, 0.5, 0.1]),
+    ...                               "c": pr_curve([0, 1], [0.3, 0.2])})
+    >>> [sorted(g) for g in groups]
+    [['a', 'c'], ['b']]
+    """
+    groups: list[tuple[float, dict[str, PRCurve]]] = []
+    for name, curve in curves.items():
+        pi = curve.prevalence
+        for key, members in groups:
+            if math.isclose(pi, key, rel_tol=1e-12) or (math.isnan(pi) and math.isnan(key)):
+                members[name] = curve
+                break
+        else:
+            groups.append((pi, {name: curve}))
+    return [members for _, members in groups]
+
+
+def pr_grid_size(n_panels: int, ncols: int = 2) -> tuple[float, float]:
+    """The size in inches of :func:`plot_pr_curves_grid`'s figure for ``n_panels`` panels."""
+    n = max(n_panels, 1)
+    cols = min(ncols, n)
+    return (6.5 * cols, 7.6 * math.ceil(n / cols))
+
+
+def plot_pr_curves_grid(
+    groups: Sequence[Mapping[str, PRCurve]],
+    *,
+    titles: Sequence[str] | None = None,
+    ncols: int = 2,
+    figure: Figure | None = None,
+    **kwargs: Any,
+) -> list[PRPlot]:
+    """One :func:`plot_pr_curves` panel per group of curves, legends below the panels.
+
+    Use it with :func:`group_by_prevalence`, so that each panel shows one
+    unachievable region and one baseline.
+
+    Examples
+    --------
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> from prcurve import pr_curve
+    >>> from prcurve.plot import group_by_prevalence, plot_pr_curves_grid
+    >>> curves = {"a": pr_curve([1, 0], [0.9, 0.1]), "b": pr_curve([1, 0, 0], [0.9, 0.5, 0.1])}
+    >>> panels = plot_pr_curves_grid(group_by_prevalence(curves))
+    >>> [len(p.unachievable) for p in panels], panels[0].figure is panels[1].figure
+    ([1, 1], True)
+    """
+    n = max(len(groups), 1)
+    cols = min(ncols, n)
+    rows = math.ceil(n / cols)
+    size = pr_grid_size(len(groups), ncols)
+    if figure is None:
+        figure = _pyplot().figure(figsize=size, layout="constrained")
+    else:
+        figure.set_size_inches(size)
+    axes = figure.subplots(rows, cols, squeeze=False)
+    kwargs.setdefault("legend", "below")
+    default_title = kwargs.pop("title", None)
+    drawn = []
+    for k, group in enumerate(groups):
+        title = titles[k] if titles is not None else default_title
+        drawn.append(plot_pr_curves(group, axes[k // cols][k % cols], title=title, **kwargs))
+    for k in range(len(groups), rows * cols):
+        figure.delaxes(axes[k // cols][k % cols])
+    return drawn
+
+
+def plot_pr_curve(
+    curve: PRCurve,
+    ax: Axes | None = None,
+    *,
+    label: str = "model",
+    **kwargs: Any,
+) -> PRPlot:
+    """Draw one PR curve; the keywords are those of :func:`plot_pr_curves`.
+
+    This is what ``PRCurve.plot(ax=None, ...)`` calls.
+
+    Examples
+    --------
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> from prcurve import pr_curve
+    >>> from prcurve.plot import plot_pr_curve
+    >>> drawn = plot_pr_curve(pr_curve([1, 0, 1], [0.9, 0.5, 0.1]), label="m")
+    >>> drawn.curves["m"].get_xdata().tolist(), drawn.curves["m"].get_ydata().tolist()
+    ([0.0, 0.5, 0.5, 1.0], [1.0, 1.0, 0.5, 0.6666666666666666])
+    """
+    return plot_pr_curves({label: curve}, ax, **kwargs)
+
+
+def _step_against_threshold(thresholds: F64, values: F64) -> tuple[F64, F64]:
+    """x ascending; the value at a threshold holds down to the next lower threshold."""
+    return thresholds[::-1], values[::-1]
+
+
+def plot_thresholds(
+    curve: PRCurve,
+    ax: Axes | None = None,
+    *,
+    beta: float = 1.0,
+    title: str | None = None,
+    mark_best: bool = True,
+    legend: str | None = "outside",
+) -> ThresholdPlot:
+    """Draw precision, recall and F-beta against the decision threshold.
+
+    At threshold ``t`` the classifier predicts positive every score ``>= t``;
+    between two adjacent thresholds of the curve nothing changes, so each line
+    is a step function (seed 003: everything depends on the threshold).
+
+    Parameters
+    ----------
+    curve : PRCurve
+    ax : matplotlib Axes, optional
+        Where to draw; a new figure if None.
+    beta : float, default 1.0
+        The F-beta drawn and maximised.
+    title : str, optional
+    mark_best : bool, default True
+        A vertical line at the best F-beta threshold.
+    legend : str or None, default "outside"
+        "outside" puts the legend right of the axes, so that it covers no
+        line; any other string is a matplotlib ``loc``; None draws none.
+
+    Returns
+    -------
+    ThresholdPlot
+
+    Examples
+    --------
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> from prcurve import pr_curve
+    >>> from prcurve.plot import plot_thresholds
+    >>> drawn = plot_thresholds(pr_curve([1, 0, 1], [0.9, 0.5, 0.1]))
+    >>> drawn.recall.get_xdata().tolist(), drawn.recall.get_ydata().tolist()
+    ([0.1, 0.5, 0.9], [1.0, 0.5, 0.5])
+    """
+    if ax is None:
+        figure = _pyplot().figure(figsize=(7.0, 4.5), layout="constrained")
+        ax = figure.add_subplot()
+    else:
+        figure = ax.get_figure()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UndefinedMetricWarning)
+        precision = curve.precision
+        recall = curve.recall
+        f = curve.f_beta(beta)
+        best = curve.best_f(beta)
+    t = curve.thresholds
+    name_f = f"F{beta:g}"
+    lines = []
+    for values, label, color in ((precision, "precision", "tab:blue"),
+                                 (recall, "recall", "tab:orange"),
+                                 (f, name_f, "tab:green")):
+        x, y = _step_against_threshold(t, values)
+        (line,) = ax.plot(x, y, drawstyle="steps-pre", label=label, color=color, linewidth=1.5,
+                          clip_on=False)  # values lie in [0, 1], x in the limits
+        lines.append(line)
+    best_line = None
+    if mark_best and math.isfinite(best.threshold):
+        best_line = ax.axvline(best.threshold, color="0.3", linestyle="--", linewidth=1.0,
+                               label=f"best {name_f} = {best.value:.3f} at t = "
+                               f"{_format_threshold(best.threshold)}")
+    low, high = (float(t.min()), float(t.max())) if t.shape[0] else (0.0, 1.0)
+    if low == high:
+        low, high = low - 0.5, high + 0.5
+    pad = 0.02 * (high - low)
+    ax.set_xlim(low - pad, high + pad)
+    ax.set_ylim(0.0, 1.0)
+    ax.set_xlabel("Threshold (predict positive when score ≥ threshold)")
+    ax.set_ylabel("Value")
+    ax.grid(True, color="0.9", linewidth=0.6)
+    if title:
+        ax.set_title(title)
+    if legend == "outside":
+        ax.legend(loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0.0,
+                  fontsize=8, frameon=False)
+    elif legend is not None:
+        ax.legend(loc=cast(Any, legend), fontsize=8, framealpha=0.85)
+    return ThresholdPlot(figure=figure, ax=ax, precision=lines[0], recall=lines[1],
+                         f_beta=lines[2], best=best_line)
+
+
+def threshold_grid_size(n_curves: int, ncols: int = 2) -> tuple[float, float]:
+    """The size in inches of :func:`plot_thresholds_grid`'s figure for ``n_curves`` panels."""
+    n = max(n_curves, 1)
+    cols = min(ncols, n)
+    return (6.0 * cols, 4.2 * math.ceil(n / cols))
+
+
+def plot_thresholds_grid(
+    curves: Mapping[str, PRCurve], *, beta: float = 1.0, ncols: int = 2,
+    figure: Figure | None = None,
+) -> Figure:
+    """One :func:`plot_thresholds` panel per curve, in a grid (the report's threshold.png).
+
+    Examples
+    --------
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> from prcurve import pr_curve
+    >>> from prcurve.plot import plot_thresholds_grid
+    >>> fig = plot_thresholds_grid({"a": pr_curve([1, 0], [0.9, 0.1]),
+    ...                             "b": pr_curve([1, 0], [0.1, 0.9])})
+    >>> [ax.get_title() for ax in fig.axes]
+    ['a   (best F1 = 1.000 at t = 0.9)', 'b   (best F1 = 0.667 at t = 0.1)']
+    """
+    n = max(len(curves), 1)
+    cols = min(ncols, n)
+    rows = math.ceil(n / cols)
+    size = threshold_grid_size(len(curves), ncols)
+    if figure is None:
+        figure = _pyplot().figure(figsize=size, layout="constrained")
+    else:
+        figure.set_size_inches(size)
+    axes = figure.subplots(rows, cols, squeeze=False)
+    drawn = None
+    for k, (name, curve) in enumerate(curves.items()):
+        drawn = plot_thresholds(curve, axes[k // cols][k % cols], beta=beta, legend=None)
+        title = name
+        if drawn.best is not None:
+            title += f"   ({drawn.best.get_label()})"
+        drawn.ax.set_title(title, fontsize=10)
+    if drawn is not None:  # one legend for all panels: the lines are the same in each
+        handles = [drawn.precision, drawn.recall, drawn.f_beta]
+        if drawn.best is not None:
+            handles.append(drawn.best)
+        figure.legend(handles, ["precision", "recall", f"F{beta:g}", "best threshold"][
+            : len(handles)], loc="outside upper center", ncols=len(handles), fontsize=9,
+            frameon=False)
+    for k in range(len(curves), rows * cols):
+        axes[k // cols][k % cols].set_visible(False)
+        figure.delaxes(axes[k // cols][k % cols])
+    return figure

@@ -1,0 +1,742 @@
+"""The report of ``prcurve report``: every number for every model, with its method.
+
+A :class:`Report` holds, for each model (one score column of one input), its
+:class:`~prcurve.PRCurve` and the numbers read off it: average precision in
+every named method, the Davis–Goadrich area, the minimum AP and AUCNPR of the
+unachievable region (from :mod:`prcurve.bounds` when it is installed; "not
+available" otherwise), the best F-beta threshold, precision at a recall level
+and recall at a precision level, each with its threshold. It computes nothing
+itself: every number comes from a view of the curve, and this module only
+arranges and formats them (plain text, rich tables, JSON, CSV, files).
+
+``report.json`` follows the schema :data:`REPORT_SCHEMA`, documented in
+docs/report.md.
+
+Examples
+--------
+>>> import numpy as np
+>>> from prcurve.report import ReportSettings, evaluate
+>>> rng = np.random.default_rng(0)
+>>> y = np.r_[np.ones(300, bool), np.zeros(500, bool)]
+>>> s = np.r_[rng.normal(0, 1, 300), rng.normal(-2, 1, 500)]
+>>> report = evaluate({"model": (y, s)}, ReportSettings(ap_method="step"))
+>>> model = report.models[0]
+>>> model.values["ap"]["method"], round(model.values["ap"]["value"], 4)
+('step', 0.8885)
+>>> model.values["best_f"]["beta"], model.values["prevalence"]
+(1.0, 0.375)
+"""
+
+from __future__ import annotations
+
+import csv
+import io as _io
+import json
+import math
+import re
+import warnings
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, cast
+
+import numpy as np
+from numpy.typing import NDArray
+
+from prcurve import _validation
+from prcurve.average_precision import AP_METHODS, APMethod
+from prcurve.curve import OperatingPoint, PRCurve, pr_curve
+from prcurve.errors import UndefinedMetricWarning
+
+if TYPE_CHECKING:
+    from rich.console import Console
+    from rich.table import Table as RichTable
+
+    from prcurve.io import LoadedInput, ScoredColumn
+
+__all__ = [
+    "FAIL_UNDER_METRICS",
+    "REPORT_SCHEMA",
+    "InputSummary",
+    "ModelReport",
+    "Report",
+    "ReportSettings",
+    "build_report",
+    "evaluate",
+    "parse_fail_under",
+]
+
+REPORT_SCHEMA = "prcurve.report/1"
+"""The version of report.json's layout (docs/report.md); bumped on any incompatible change."""
+
+F64 = NDArray[np.float64]
+
+_NOT_AVAILABLE = "not available: this prcurve has no prcurve.bounds module"
+_BOUNDS_SOURCE = "Boyd et al. (2012), Unachievable region in precision-recall space"
+
+# --fail-under METRIC names -> (path into a model's values, whether "value" holds it).
+FAIL_UNDER_METRICS: tuple[str, ...] = (
+    "ap",
+    *(f"ap_{m}" for m in AP_METHODS),
+    "aucpr",
+    "normalized_ap",
+    "aucnpr",
+    "best_f",
+    "precision_at_recall",
+    "recall_at_precision",
+)
+"""Metric names accepted by ``--fail-under METRIC=VALUE`` (docs/cli.md)."""
+
+
+@dataclass(frozen=True)
+class ReportSettings:
+    """What the report computes.
+
+    ``ap_method`` names the headline AP (every method is in report.json);
+    ``beta`` the F-beta of the best threshold; ``bins`` None for the exact
+    curve or a number of equal-width bins over the observed scores;
+    ``recall_level`` and ``precision_level`` the levels of "precision at
+    recall" and "recall at precision".
+    """
+
+    ap_method: APMethod = "step"
+    beta: float = 1.0
+    bins: int | None = None
+    recall_level: float = 0.9
+    precision_level: float = 0.9
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "ap_method": self.ap_method,
+            "beta": self.beta,
+            "curve": "exact" if self.bins is None else "binned",
+            "bins": self.bins,
+            "recall_level": self.recall_level,
+            "precision_level": self.precision_level,
+        }
+
+
+@dataclass(frozen=True)
+class InputSummary:
+    """Where a model's data came from (an input file, or arrays)."""
+
+    name: str
+    path: str | None = None
+    format: str | None = None
+    rows: int | None = None
+    label_column: str | None = None
+    label_chosen: str | None = None
+    positive_label: Any = None
+    weight_column: str | None = None
+    scores_chosen: str | None = None
+    skipped_columns: tuple[str, ...] = ()
+
+    @classmethod
+    def from_loaded(cls, loaded: LoadedInput) -> InputSummary:
+        return cls(
+            name=Path(loaded.path).name,
+            path=loaded.path,
+            format=loaded.format,
+            rows=loaded.n_rows,
+            label_column=loaded.label_column,
+            label_chosen=loaded.label_chosen,
+            positive_label=loaded.positive_label,
+            weight_column=loaded.weight_column,
+            scores_chosen=loaded.scores_chosen,
+            skipped_columns=tuple(loaded.skipped_columns),
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        positive = self.positive_label
+        if isinstance(positive, np.generic):
+            positive = positive.item()
+        return {
+            "name": self.name,
+            "path": self.path,
+            "format": self.format,
+            "rows": self.rows,
+            "label_column": self.label_column,
+            "label_column_chosen": self.label_chosen,
+            "positive_label": positive,
+            "weight_column": self.weight_column,
+            "score_columns_chosen": self.scores_chosen,
+            "skipped_columns": list(self.skipped_columns),
+        }
+
+
+@dataclass(frozen=True)
+class ModelReport:
+    """One model: its curve and its numbers (``values``, the JSON-ready layout)."""
+
+    name: str
+    input: InputSummary
+    score_column: str | None
+    curve: PRCurve
+    values: dict[str, Any]
+    curve_file: str = ""
+
+
+def _number(value: float) -> float | None:
+    """A JSON number; None for NaN (undefined)."""
+    return None if math.isnan(value) else float(value)
+
+
+def _point(point: OperatingPoint, **extra: Any) -> dict[str, Any]:
+    return {
+        **extra,
+        "value": _number(point.value),
+        "threshold": _number(point.threshold),
+        "precision": _number(point.precision),
+        "recall": _number(point.recall),
+    }
+
+
+def _bounds_values(
+    curve: PRCurve, ap_method: APMethod, ap: float, aucpr: float
+) -> dict[str, dict[str, Any]]:
+    """The minimum AP, normalized AP, minimum AUCPR and AUCNPR for this curve's classes.
+
+    They come from :mod:`prcurve.bounds` (seed 004), imported here so that a
+    prcurve without it still reports everything else, these as not available.
+    A value the bounds cannot give (the step minimum of non-integer weights)
+    is None with the reason.
+    """
+    out: dict[str, dict[str, Any]] = {
+        "min_ap": {"method": ap_method, "value": None},
+        "normalized_ap": {"method": ap_method, "value": None},
+        "min_aucpr": {"method": "davis_goadrich", "value": None},
+        "aucnpr": {"method": "davis_goadrich", "value": None},
+    }
+    try:
+        from prcurve import bounds
+    except ImportError:
+        for entry in out.values():
+            entry["note"] = _NOT_AVAILABLE
+        return out
+
+    def attempt(key: str, compute: Callable[[], float], source: str) -> None:
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", UndefinedMetricWarning)
+                value = _number(float(compute()))
+        except ValueError as error:  # InvalidInputError included
+            out[key]["note"] = f"not available: {error}"
+            return
+        out[key]["value"] = value
+        out[key]["source"] = source
+        if value is None:
+            out[key]["note"] = "undefined"
+
+    n_pos, n_neg, pi = curve.n_pos, curve.n_neg, curve.prevalence
+    attempt("min_ap", lambda: bounds.min_average_precision(n_pos, n_neg, ap_method),
+            f"prcurve.bounds.min_average_precision; {_BOUNDS_SOURCE}")
+    attempt("normalized_ap",
+            lambda: bounds.normalized_average_precision(ap, n_pos, n_neg, ap_method),
+            f"(AP - min AP) / (1 - min AP), prcurve.bounds.normalized_average_precision; "
+            f"{_BOUNDS_SOURCE}")
+    attempt("min_aucpr", lambda: bounds.min_aucpr(pi),
+            f"prcurve.bounds.min_aucpr, Theorem 2; {_BOUNDS_SOURCE}")
+    attempt("aucnpr", lambda: bounds.aucnpr(aucpr, pi),
+            f"(AUCPR - min AUCPR) / (1 - min AUCPR), prcurve.bounds.aucnpr, Eq. 3; "
+            f"{_BOUNDS_SOURCE}")
+    return out
+
+
+def _model_values(curve: PRCurve, settings: ReportSettings) -> dict[str, Any]:
+    """Every number of one model, read off its curve (undefined -> None with a note)."""
+    with warnings.catch_warnings():
+        # Undefined values become None with a note below, never a silent number.
+        warnings.simplefilter("ignore", UndefinedMetricWarning)
+        ap = {method: _number(curve.average_precision(cast(APMethod, method)))
+              for method in AP_METHODS}
+        best = curve.best_f(settings.beta)
+        at_recall = curve.precision_at_recall(settings.recall_level)
+        at_precision = curve.recall_at_precision(settings.precision_level)
+    aucpr = ap["davis_goadrich"]
+    edges = curve.edges
+    values: dict[str, Any] = {
+        "positives": float(curve.n_pos),
+        "negatives": float(curve.n_neg),
+        "prevalence": _number(curve.prevalence),
+        "curve": {
+            "kind": "binned" if curve.is_binned else "exact",
+            "thresholds": len(curve),
+            **(
+                {"bins": len(edges) - 1, "low": float(edges[0]), "high": float(edges[-1])}
+                if edges is not None else {}
+            ),
+        },
+        "average_precision": ap,
+        "ap": {"method": settings.ap_method, "value": ap[settings.ap_method]},
+        "aucpr": {"method": "davis_goadrich", "value": aucpr},
+        **_bounds_values(curve, settings.ap_method, _nan(ap[settings.ap_method]), _nan(aucpr)),
+        "best_f": _point(best, beta=settings.beta),
+        "precision_at_recall": _point(at_recall, level=settings.recall_level),
+        "recall_at_precision": _point(at_precision, level=settings.precision_level),
+    }
+    if values["precision_at_recall"]["value"] is None:
+        values["precision_at_recall"]["note"] = (
+            f"undefined: no threshold reaches recall {settings.recall_level:g}")
+    if values["recall_at_precision"]["value"] is None:
+        values["recall_at_precision"]["note"] = (
+            f"undefined: no threshold reaches precision {settings.precision_level:g}")
+    return values
+
+
+def _nan(value: float | None) -> float:
+    return math.nan if value is None else value
+
+
+def _safe_file_name(name: str) -> str:
+    return re.sub(r"[^A-Za-z0-9._-]+", "_", name).strip("._") or "model"
+
+
+@dataclass(frozen=True)
+class Report:
+    """The numbers of every model, and their formats (text, rich, JSON, CSV, files)."""
+
+    settings: ReportSettings
+    inputs: list[InputSummary]
+    models: list[ModelReport]
+    notes: list[str] = field(default_factory=list)
+
+    # -- JSON -------------------------------------------------------------------------------
+
+    def to_dict(self, files: Sequence[str] = ()) -> dict[str, Any]:
+        """The report as report.json's layout (schema :data:`REPORT_SCHEMA`)."""
+        from prcurve import __version__
+
+        return {
+            "schema": REPORT_SCHEMA,
+            "prcurve_version": __version__,
+            "settings": self.settings.to_dict(),
+            "conventions": {
+                "predicted_positive": "score >= threshold",
+                "ties": "tied scores are one operating point",
+                "undefined": "null, with a note saying why",
+                "definitions": "docs/definitions.md",
+            },
+            "inputs": [i.to_dict() for i in self.inputs],
+            "models": [
+                {
+                    "name": m.name,
+                    "input": m.input.name,
+                    "score_column": m.score_column,
+                    **m.values,
+                    "curve_file": m.curve_file or None,
+                }
+                for m in self.models
+            ],
+            "files": list(files),
+            "notes": list(self.notes),
+        }
+
+    def to_json(self, files: Sequence[str] = ()) -> str:
+        """report.json's text: indented, NaN never written (undefined is null)."""
+        return json.dumps(self.to_dict(files), indent=2, allow_nan=False) + "\n"
+
+    # -- tables -------------------------------------------------------------------------
+
+    def rows(self, model: ModelReport) -> list[tuple[str, str, str, str]]:
+        """The table of one model: (metric, value, threshold, operating point)."""
+        v = model.values
+        method = self.settings.ap_method
+        beta = self.settings.beta
+        rows = [
+            ("rows", f"{v['rows']}", "", _dropped_text(v)),
+            ("positives", _count(v["positives"]), "", f"negatives {_count(v['negatives'])}"),
+            ("prevalence", _fmt(v["prevalence"]), "", ""),
+            (f"AP ({method})", _fmt(v["ap"]["value"]), "", _curve_text(v["curve"])),
+            ("AUCPR (davis_goadrich)", _fmt(v["aucpr"]["value"]), "", ""),
+            (f"min AP ({method}) for these counts", _fmt_entry(v["min_ap"]), "",
+             _note(v["min_ap"])),
+            (f"normalized AP ({method})", _fmt_entry(v["normalized_ap"]), "",
+             _note(v["normalized_ap"])),
+            ("min AUCPR (davis_goadrich)", _fmt_entry(v["min_aucpr"]), "", _note(v["min_aucpr"])),
+            ("AUCNPR (davis_goadrich)", _fmt_entry(v["aucnpr"]), "", _note(v["aucnpr"])),
+        ]
+        best = v["best_f"]
+        rows.append((f"best F{beta:g}", _fmt(best["value"]), _fmt_threshold(best["threshold"]),
+                     _pr_text(best)))
+        par = v["precision_at_recall"]
+        rows.append((f"precision at recall >= {par['level']:g}", _fmt_entry(par),
+                     _fmt_threshold(par["threshold"]), _pr_text(par)))
+        rap = v["recall_at_precision"]
+        rows.append((f"recall at precision >= {rap['level']:g}", _fmt_entry(rap),
+                     _fmt_threshold(rap["threshold"]), _pr_text(rap)))
+        return rows
+
+    def _title(self, model: ModelReport) -> str:
+        column = f", column {model.score_column!r}" if model.score_column else ""
+        return f"model {model.name} ({model.input.name}{column})"
+
+    def header_lines(self) -> list[str]:
+        from prcurve import __version__
+
+        s = self.settings
+        curve = "exact" if s.bins is None else f"binned, {s.bins} equal-width bins"
+        lines = [
+            f"prcurve {__version__} report (schema {REPORT_SCHEMA})",
+            f"predicted positive: score >= threshold; ties: one operating point; curve: {curve}",
+        ]
+        for summary in self.inputs:
+            if summary.path is None:
+                continue
+            label_how = ("found automatically" if summary.label_chosen == "auto"
+                         else "chosen with --label")
+            weight = f"; weights {summary.weight_column!r}" if summary.weight_column else ""
+            lines.append(
+                f"input {summary.name}: {summary.format}, {summary.rows} rows; label "
+                f"{summary.label_column!r} ({label_how}), positive = "
+                f"{_plain(summary.positive_label)!r}{weight}"
+            )
+        lines.extend(f"note: {note}" for note in self.notes)
+        return lines
+
+    def to_text(self) -> str:
+        """Plain, stable text: one aligned table per model (for files, pipes and tests)."""
+        out = list(self.header_lines())
+        for model in self.models:
+            rows = [(metric, value, f"at threshold {t}" if t else "", detail)
+                    for metric, value, t, detail in self.rows(model)]
+            widths = [max(len(r[i]) for r in rows) for i in range(3)]
+            out.append("")
+            out.append(self._title(model))
+            for metric, value, at, detail in rows:
+                line = (f"  {metric.ljust(widths[0])}  {value.rjust(widths[1])}  "
+                        f"{at.ljust(widths[2])}  {detail}")
+                out.append(line.rstrip())
+        return "\n".join(out) + "\n"
+
+    def rich_tables(self) -> list[RichTable]:
+        """One rich table per model (for a terminal)."""
+        from rich.table import Table as RichTable
+
+        tables = []
+        for model in self.models:
+            table = RichTable(title=self._title(model), title_justify="left")
+            table.add_column("metric")
+            table.add_column("value", justify="right")
+            table.add_column("at threshold", justify="right")
+            table.add_column("operating point / note")
+            for row in self.rows(model):
+                table.add_row(*row)
+            tables.append(table)
+        return tables
+
+    def print_rich(self, console: Console) -> None:
+        """Print the header and the rich tables to ``console``."""
+        for line in self.header_lines():
+            console.print(line, highlight=False, markup=False)
+        for table in self.rich_tables():
+            console.print()
+            console.print(table)
+
+    # -- CSV -----------------------------------------------------------------------------
+
+    def csv_rows(self) -> list[dict[str, Any]]:
+        """One flat row per model; an empty cell is undefined or not available."""
+        out = []
+        for m in self.models:
+            v = m.values
+            row: dict[str, Any] = {
+                "input": m.input.name,
+                "model": m.name,
+                "score_column": m.score_column,
+                "rows": v["rows"],
+                "rows_dropped": v["rows_dropped"],
+                "positives": v["positives"],
+                "negatives": v["negatives"],
+                "prevalence": v["prevalence"],
+                "curve": v["curve"]["kind"],
+                "ap_method": v["ap"]["method"],
+                "ap": v["ap"]["value"],
+                **{f"ap_{k}": value for k, value in v["average_precision"].items()},
+                "min_ap": v["min_ap"]["value"],
+                "normalized_ap": v["normalized_ap"]["value"],
+                "min_aucpr_davis_goadrich": v["min_aucpr"]["value"],
+                "aucnpr_davis_goadrich": v["aucnpr"]["value"],
+                "best_f_beta": v["best_f"]["beta"],
+            }
+            for key in ("best_f", "precision_at_recall", "recall_at_precision"):
+                entry = v[key]
+                if "level" in entry:
+                    row[f"{key}_level"] = entry["level"]
+                for part in ("value", "threshold", "precision", "recall"):
+                    row[key if part == "value" else f"{key}_{part}"] = entry[part]
+            out.append(row)
+        return out
+
+    def to_csv(self) -> str:
+        rows = self.csv_rows()
+        buffer = _io.StringIO()
+        writer = csv.DictWriter(buffer, fieldnames=list(rows[0]), lineterminator="\n")
+        writer.writeheader()
+        for row in rows:
+            writer.writerow({k: "" if v is None else (repr(v) if isinstance(v, float) else v)
+                             for k, v in row.items()})
+        return buffer.getvalue()
+
+    # -- fail-under ------------------------------------------------------------------------
+
+    def metric(self, model: ModelReport, name: str) -> tuple[float | None, str]:
+        """The value of a ``--fail-under`` metric for one model and its full name."""
+        v = model.values
+        method = self.settings.ap_method
+        if name == "ap":
+            return v["ap"]["value"], f"AP ({method})"
+        if name.startswith("ap_"):
+            return v["average_precision"][name[3:]], f"AP ({name[3:]})"
+        if name == "aucpr":
+            return v["aucpr"]["value"], "AUCPR (davis_goadrich)"
+        if name in ("aucnpr", "normalized_ap"):
+            entry = v[name]
+            if entry["value"] is None and entry.get("note", "").startswith("not available"):
+                raise _validation.metric_not_available("--fail-under", name, entry["note"])
+            label = ("AUCNPR (davis_goadrich)" if name == "aucnpr"
+                     else f"normalized AP ({method})")
+            return entry["value"], label
+        if name == "best_f":
+            return v["best_f"]["value"], f"best F{self.settings.beta:g}"
+        if name == "precision_at_recall":
+            entry = v[name]
+            return entry["value"], f"precision at recall >= {entry['level']:g}"
+        entry = v["recall_at_precision"]
+        return entry["value"], f"recall at precision >= {entry['level']:g}"
+
+    def failures(self, gates: Sequence[tuple[str, float]]) -> list[str]:
+        """One line per (model, gate) that fails: value below the bound, or undefined."""
+        lines = []
+        for name, bound in gates:
+            for model in self.models:
+                value, label = self.metric(model, name)
+                if value is None:
+                    lines.append(f"model {model.name}: {label} is undefined, below {bound:g} "
+                                 f"(--fail-under {name}={bound:g})")
+                elif value < bound:
+                    lines.append(f"model {model.name}: {label} = {value:.6g} < {bound:g} "
+                                 f"(--fail-under {name}={bound:g})")
+        return lines
+
+    # -- files -----------------------------------------------------------------------------
+
+    def write(self, out_dir: str | Path, *, plots: bool = True) -> list[Path]:
+        """Write report.json, curve_<model>.csv, pr_curve.png/.svg and threshold.png.
+
+        Returns the paths written, report.json last.
+        """
+        folder = Path(out_dir)
+        written: list[Path] = []
+        names: set[str] = set()
+        models = []
+        for model in self.models:
+            stem = _safe_file_name(model.name)
+            candidate, k = stem, 2
+            while candidate in names:
+                candidate, k = f"{stem}_{k}", k + 1
+            names.add(candidate)
+            path = folder / f"curve_{candidate}.csv"
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", UndefinedMetricWarning)
+                table = model.curve.to_table(("threshold", "precision", "recall", "tp", "fp",
+                                              "f1"))
+            path.write_text(table.to_csv())
+            written.append(path)
+            models.append(ModelReport(model.name, model.input, model.score_column, model.curve,
+                                      model.values, curve_file=path.name))
+        if plots:
+            written.extend(self._write_plots(folder))
+        final = Report(self.settings, self.inputs, models, self.notes)
+        report_path = folder / "report.json"
+        names_written = [p.name for p in written] + [report_path.name]
+        report_path.write_text(final.to_json(files=names_written))
+        written.append(report_path)
+        return written
+
+    def _write_plots(self, folder: Path) -> list[Path]:
+        # Figures built without pyplot: no GUI backend, no global state, nothing to close.
+        from matplotlib.figure import Figure
+
+        from prcurve import plot
+
+        curves = {m.name: m.curve for m in self.models}
+        written = []
+        groups = plot.group_by_prevalence(curves)
+        style = {"ap_method": self.settings.ap_method, "beta": self.settings.beta}
+        if len(groups) == 1:
+            figure = Figure(figsize=plot.PR_FIGSIZE, layout="constrained")
+            plot.plot_pr_curves(curves, figure.add_subplot(), **style)  # type: ignore[arg-type]
+        else:  # one panel per prevalence: each has its own unachievable region (seed 004)
+            inputs = {m.name: m.input.name for m in self.models}
+            titles = []
+            for group in groups:
+                names = ", ".join(dict.fromkeys(inputs[name] for name in group))
+                titles.append(f"{names} (π = {next(iter(group.values())).prevalence:.3g})")
+            figure = Figure(layout="constrained")
+            plot.plot_pr_curves_grid(groups, titles=titles, figure=figure,
+                                     **style)  # type: ignore[arg-type]
+        for suffix in ("png", "svg"):
+            path = folder / f"pr_curve.{suffix}"
+            figure.savefig(path, dpi=plot.DPI)
+            written.append(path)
+        grid = plot.plot_thresholds_grid(curves, beta=self.settings.beta,
+                                         figure=Figure(layout="constrained"))
+        path = folder / "threshold.png"
+        grid.savefig(path, dpi=plot.DPI)
+        written.append(path)
+        return written
+
+
+# -- formatting helpers -----------------------------------------------------------------
+
+
+def _plain(value: Any) -> Any:
+    return value.item() if isinstance(value, np.generic) else value
+
+
+def _fmt(value: float | None) -> str:
+    return "undefined" if value is None else f"{value:.4f}"
+
+
+def _fmt_entry(entry: Mapping[str, Any]) -> str:
+    if entry["value"] is None:
+        note = str(entry.get("note", "undefined"))
+        return "not available" if note.startswith("not available") else "undefined"
+    return f"{entry['value']:.4f}"
+
+
+def _fmt_threshold(value: float | None) -> str:
+    return "" if value is None else f"{value:.6g}"
+
+
+def _count(value: float) -> str:
+    return f"{int(value)}" if float(value).is_integer() else f"{value:.6g}"
+
+
+def _note(entry: Mapping[str, Any]) -> str:
+    return str(entry.get("note", "")) if entry["value"] is None else ""
+
+
+def _pr_text(entry: Mapping[str, Any]) -> str:
+    if entry["value"] is None:
+        return str(entry.get("note", "undefined"))
+    return f"precision {entry['precision']:.4f}, recall {entry['recall']:.4f}"
+
+
+def _curve_text(curve: Mapping[str, Any]) -> str:
+    if curve["kind"] == "binned":
+        return f"binned curve: {curve['bins']} bins, {curve['thresholds']} thresholds"
+    return f"exact curve: {curve['thresholds']} thresholds"
+
+
+def _dropped_text(values: Mapping[str, Any]) -> str:
+    if not values["rows_dropped"]:
+        return ""
+    reasons = ", ".join(f"{k.replace('_', ' ')} {n}" for k, n in values["dropped"].items())
+    return f"{values['rows_dropped']} dropped by --drop-invalid ({reasons})"
+
+
+# -- building ----------------------------------------------------------------------------
+
+
+def model_names(inputs: Sequence[LoadedInput]) -> list[list[str]]:
+    """A unique name per model: the score column, prefixed by the file when needed.
+
+    Examples
+    --------
+    >>> from types import SimpleNamespace as NS
+    >>> a = NS(path="runs/a.csv", models=[NS(column="score"), NS(column="other")])
+    >>> b = NS(path="runs/b.csv", models=[NS(column="score")])
+    >>> model_names([a, b])
+    [['a:score', 'other'], ['b:score']]
+    """
+    columns = [m.column for loaded in inputs for m in loaded.models]
+    names = []
+    for loaded in inputs:
+        row = []
+        for scored in loaded.models:
+            if columns.count(scored.column) == 1:
+                row.append(scored.column)
+            else:
+                row.append(f"{Path(loaded.path).stem}:{scored.column}")
+        names.append(row)
+    flat = [n for row in names for n in row]
+    if len(set(flat)) != len(flat):  # same file stem in two folders: use the paths
+        names = [
+            [n if flat.count(n) == 1 else f"{loaded.path}:{s.column}"
+             for n, s in zip(row, loaded.models, strict=True)]
+            for row, loaded in zip(names, inputs, strict=True)
+        ]
+    return names
+
+
+def _evaluate_one(
+    name: str, summary: InputSummary, column: str | None, scored: ScoredColumn | None,
+    y_true: Any, y_score: Any, weights: Any, settings: ReportSettings,
+) -> ModelReport:
+    curve = pr_curve(y_true, y_score, sample_weight=weights, bins=settings.bins)
+    values = {
+        "rows": int(np.asarray(y_score).shape[0]),
+        "rows_dropped": 0 if scored is None else scored.rows_dropped,
+        "dropped": {} if scored is None else dict(scored.dropped),
+        **_model_values(curve, settings),
+    }
+    return ModelReport(name=name, input=summary, score_column=column, curve=curve, values=values)
+
+
+def build_report(
+    inputs: Sequence[LoadedInput], settings: ReportSettings, notes: Sequence[str] = ()
+) -> Report:
+    """The report of every model of every loaded input (see :func:`prcurve.io.load_scores`)."""
+    summaries = [InputSummary.from_loaded(loaded) for loaded in inputs]
+    models = []
+    for loaded, summary, names in zip(inputs, summaries, model_names(inputs), strict=True):
+        for scored, name in zip(loaded.models, names, strict=True):
+            models.append(_evaluate_one(name, summary, scored.column, scored, scored.positive,
+                                        scored.scores, scored.weights, settings))
+    return Report(settings=settings, inputs=summaries, models=models, notes=list(notes))
+
+
+def evaluate(
+    models: Mapping[str, tuple[Any, Any] | tuple[Any, Any, Any]],
+    settings: ReportSettings | None = None,
+) -> Report:
+    """The report of models given as arrays: ``{name: (y_true, y_score[, sample_weight])}``.
+
+    Labels and scores are checked as by :func:`prcurve.pr_curve`.
+
+    Examples
+    --------
+    >>> from prcurve.report import evaluate
+    >>> report = evaluate({"a": ([1, 0, 1, 0], [0.9, 0.8, 0.7, 0.6])})
+    >>> print(report.to_text().splitlines()[3])
+    model a (arrays)
+    """
+    chosen = settings or ReportSettings()
+    summary = InputSummary(name="arrays")
+    out = []
+    for name, data in models.items():
+        y_true, y_score = data[0], data[1]
+        weights = data[2] if len(data) > 2 else None
+        out.append(_evaluate_one(name, summary, None, None, y_true, y_score, weights, chosen))
+    return Report(settings=chosen, inputs=[summary], models=out)
+
+
+def parse_fail_under(text: str) -> tuple[str, float]:
+    """``METRIC=VALUE`` as (metric, value); the metric one of :data:`FAIL_UNDER_METRICS`.
+
+    Examples
+    --------
+    >>> from prcurve.report import parse_fail_under
+    >>> parse_fail_under("ap=0.8"), parse_fail_under("ap_davis_goadrich = 0.75")
+    (('ap', 0.8), ('ap_davis_goadrich', 0.75))
+    """
+    metric, sep, number = text.partition("=")
+    metric = metric.strip()
+    try:
+        value = float(number)
+    except ValueError:
+        raise _validation.bad_fail_under(text, FAIL_UNDER_METRICS) from None
+    if not sep or metric not in FAIL_UNDER_METRICS or not math.isfinite(value):
+        raise _validation.bad_fail_under(text, FAIL_UNDER_METRICS)
+    return metric, value
