@@ -21,7 +21,8 @@ RNG = np.random.default_rng(11)
 Y = np.r_[np.ones(30, dtype=int), np.zeros(70, dtype=int)]
 A = np.round(np.r_[RNG.normal(0, 1, 30), RNG.normal(-2, 1, 70)], 3)
 B = np.round(np.r_[RNG.normal(0, 1, 30), RNG.normal(-0.5, 1, 70)], 3)
-MODULE = [sys.executable, "-m", "prcurve._cli_report"]
+# The installed console script `prcurve`, beside this interpreter.
+MODULE = [str(Path(sys.executable).parent / "prcurve")]
 
 
 def write_csv(path: Path, header: str = "label,a,b", rows: list[str] | None = None) -> Path:

@@ -43,7 +43,23 @@ from prcurve.intervals import (
     bootstrap_threshold,
     compare_average_precision,
 )
+from prcurve.ranking import (
+    JudgedRun,
+    Measure,
+    Qrels,
+    RankingEvaluation,
+    Run,
+    average_precision_at_k,
+    judge,
+    precision_at_k,
+    r_precision,
+    ranking_counts,
+    recall_at_k,
+    reciprocal_rank,
+)
+from prcurve.ranking import evaluate as evaluate_ranking
 from prcurve.table import Table
+from prcurve.trec import read_qrels, read_run
 
 __version__ = "0.1.0"
 
@@ -56,11 +72,16 @@ __all__ = [
     "CurveInterval",
     "Interval",
     "InvalidInputError",
+    "JudgedRun",
+    "Measure",
     "MinimumPRCurve",
     "OneVsRest",
     "OperatingPoint",
     "PRCurve",
     "PairedComparison",
+    "Qrels",
+    "RankingEvaluation",
+    "Run",
     "Table",
     "ThresholdCounts",
     "ThresholdIntervals",
@@ -71,14 +92,17 @@ __all__ = [
     "aucnpr",
     "aucpr_interval",
     "average_precision",
+    "average_precision_at_k",
     "bootstrap_average_precision",
     "bootstrap_curve",
     "bootstrap_threshold",
     "compare_average_precision",
     "confusion_matrix",
+    "evaluate_ranking",
     "f1",
     "f_beta",
     "is_achievable",
+    "judge",
     "min_aucpr",
     "min_average_precision",
     "min_pr_curve",
@@ -89,6 +113,13 @@ __all__ = [
     "one_vs_rest",
     "pr_curve",
     "precision",
+    "precision_at_k",
+    "r_precision",
+    "ranking_counts",
+    "read_qrels",
+    "read_run",
     "recall",
+    "recall_at_k",
+    "reciprocal_rank",
     "worst_ranking_counts",
 ]

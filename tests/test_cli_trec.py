@@ -1,0 +1,105 @@
+"""``prcurve trec``: trec_eval's command line, output and exit codes (prcurve.cli)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from prcurve.cli import main
+
+V10 = Path(__file__).parent / "fixtures" / "trec_eval_v10"
+V9 = Path(__file__).parent / "fixtures" / "trec_eval_v9"
+
+
+def restricted(expected: str, got: str) -> str:
+    names = {line.split("\t", 1)[0] for line in got.splitlines()}
+    return "".join(line for line in expected.splitlines(keepends=True)
+                   if line.split("\t", 1)[0] in names)
+
+
+@pytest.mark.parametrize(
+    ("argv", "expected"),
+    [
+        (["qrels.test", "results.test"], V10 / "out.test"),
+        (["-m", "all_trec", "-q", "-c", "-M100", "qrels.test", "results.trunc"],
+         V10 / "out.test.aqcM"),
+        (["-mall_trec", "-q", "-l2", "qrels.rel_level", "results.test"], V10 / "out.test.aql"),
+        (["--trec-eval-version", "9", "-m", "all_trec", "-q", "-c", "qrels.test",
+          "results.trunc"], V9 / "out.test.aqc"),
+        (["qrels.comment.test", "results.comment.test"], V10 / "out.comment.test"),
+    ],
+)
+def test_output_is_trec_eval_s(
+    argv: list[str], expected: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    files = [str(V10 / a) if a.startswith(("qrels", "results")) else a for a in argv]
+    assert main(["trec", *files]) == 0
+    captured = capsys.readouterr()
+    assert captured.err == ""
+    assert captured.out == restricted(expected.read_text(), captured.out)
+    assert captured.out.count("\n") >= 30
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["trec", "missing-qrels", "missing-run"], "cannot read 'missing-run'"),
+        (["trec", "-m", "ndcg", str(V10 / "qrels.test"), str(V10 / "results.test")],
+         "'ndcg' is not computed by prcurve"),
+        (["trec", "-l", "x", "q", "r"], "invalid int value: 'x'"),
+        (["trec", "-M", "0", str(V10 / "qrels.test"), str(V10 / "results.test")],
+         "depth: expected a rank cutoff >= 1"),
+        (["trec", str(V10 / "results.test"), str(V10 / "results.test")],
+         "line 1: expected 4 fields"),
+        (["trec", "only-one"], "the following arguments are required: RUN"),
+        (["frobnicate"], "invalid choice: 'frobnicate'"),
+        ([], "no command given"),
+    ],
+)
+def test_errors_are_one_line_and_exit_2(
+    argv: list[str], message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(argv) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert captured.err.count("\n") == 1
+    assert captured.err.startswith("prcurve: error: ")
+    assert message in captured.err
+    assert "Traceback" not in captured.err
+
+
+def test_help_exits_0(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["trec", "--help"]) == 0
+    assert "iprec_at_recall" in capsys.readouterr().out
+
+
+def test_python_m_prcurve_and_stdin(tmp_path: Path) -> None:
+    run = (V10 / "results.test").read_bytes()
+    done = subprocess.run(
+        [sys.executable, "-m", "prcurve", "trec", "-m", "map", "-m", "P.5",
+         str(V10 / "qrels.test"), "-"],
+        input=run, capture_output=True, check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    expected = b"map                   \tall\t0.1785\nP_5                   \tall\t0.2667\n"
+    assert done.stdout == expected
+    bad = subprocess.run(
+        [sys.executable, "-m", "prcurve", "trec", str(tmp_path / "none"), str(tmp_path / "no")],
+        capture_output=True, check=False,
+    )
+    assert bad.returncode == 2
+    assert bad.stderr.count(b"\n") == 1
+    assert bad.stdout == b""
+
+
+def test_report_and_demo_share_the_command_line(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["--help"]) == 0
+    listing = capsys.readouterr().out
+    assert all(command in listing for command in ("trec", "report", "demo"))
+    assert main(["report", "--help"]) == 0
+    assert "usage: prcurve report" in capsys.readouterr().out
+    assert main(["report", "no-such-file.csv"]) == 2
+    assert capsys.readouterr().err.count("\n") == 1
