@@ -33,7 +33,7 @@ import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, TypeVar
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -200,8 +200,63 @@ def _ids(name: str, values: ArrayLike, n: int | None = None) -> NDArray[Any]:
     return _validation.check_id_column(name, values, n)
 
 
+class _LongTable:
+    """What :class:`Qrels` and :class:`Run` share: building from a dict, a table,
+    three arrays or a TREC file. Subclasses name their value column and reader."""
+
+    _KIND: ClassVar[str]  # "qrels" or "run": the argument named in errors
+    _VALUE: ClassVar[str]  # the value column: "relevance" or "score"
+    _DICT_FORM: ClassVar[str]  # how the dict form reads, for errors
+
+    @classmethod
+    def from_arrays(cls: type[_T], query_id: ArrayLike, doc_id: ArrayLike,
+                    values: ArrayLike) -> _T:  # pragma: no cover - every subclass defines it
+        raise NotImplementedError
+
+    @classmethod
+    def _read(cls: type[_T], path: str | os.PathLike[str]) -> _T:  # pragma: no cover
+        raise NotImplementedError
+
+    @classmethod
+    def from_dict(cls: type[_T], values: Mapping[Any, Mapping[Any, Any]]) -> _T:
+        """From ``{query: {document: value}}`` (pytrec_eval's and ranx's format)."""
+        queries, docs, flat = _flatten(values, cls._KIND)
+        return cls.from_arrays(queries, docs, flat)
+
+    @classmethod
+    def from_frame(cls: type[_T], frame: Any) -> _T:
+        """From a pandas DataFrame or pyarrow Table with columns query_id (or qid),
+        doc_id (or docno) and the value column (relevance or score)."""
+        columns = _frame_columns(
+            frame, cls._KIND,
+            {"query": ("query_id", "qid"), "doc": ("doc_id", "docno"), "value": (cls._VALUE,)},
+        )
+        return cls.from_arrays(columns["query"], columns["doc"], columns["value"])
+
+    @classmethod
+    def coerce(cls: type[_T], value: Any) -> _T:
+        """Any accepted form: an instance, dict, DataFrame, pyarrow Table,
+        (query_id, doc_id, value) arrays, or the path of a TREC file."""
+        if isinstance(value, cls):
+            return value
+        if isinstance(value, (str, os.PathLike)):
+            return cls._read(value)
+        if isinstance(value, Mapping):
+            return cls.from_dict(value)
+        if hasattr(value, "column_names") or hasattr(value, "columns"):
+            return cls.from_frame(value)
+        if isinstance(value, (tuple, list)) and len(value) == 3:
+            return cls.from_arrays(*value)
+        raise _validation.wrong_table_type(
+            cls._KIND, value, f"a dict {cls._DICT_FORM}, a DataFrame, arrays or a {cls._KIND} path"
+        )
+
+
+_T = TypeVar("_T", bound=_LongTable)
+
+
 @dataclass(frozen=True, eq=False)
-class Qrels:
+class Qrels(_LongTable):
     """Relevance judgments as a long table: one row per (query, document, grade).
 
     A document counts as relevant when its grade is at least the relevance
@@ -216,6 +271,10 @@ class Qrels:
     >>> q.query_id.tolist(), q.doc_id.tolist(), q.relevance.tolist()
     (['q1', 'q1'], ['d1', 'd2'], [1, 0])
     """
+
+    _KIND: ClassVar[str] = "qrels"
+    _VALUE: ClassVar[str] = "relevance"
+    _DICT_FORM: ClassVar[str] = "{query: {doc: grade}}"
 
     query_id: NDArray[Any]
     doc_id: NDArray[Any]
@@ -238,44 +297,14 @@ class Qrels:
         )
 
     @classmethod
-    def from_dict(cls, judgments: Mapping[Any, Mapping[Any, int]]) -> Qrels:
-        """From ``{query: {document: grade}}`` (pytrec_eval's format)."""
-        queries, docs, grades = _flatten(judgments, "qrels")
-        return cls.from_arrays(queries, docs, grades)
+    def _read(cls, path: str | os.PathLike[str]) -> Qrels:
+        from prcurve.trec import read_qrels
 
-    @classmethod
-    def from_frame(cls, frame: Any) -> Qrels:
-        """From a pandas DataFrame or pyarrow Table with columns query_id (or qid),
-        doc_id (or docno) and relevance."""
-        columns = _frame_columns(
-            frame, "qrels",
-            {"query": ("query_id", "qid"), "doc": ("doc_id", "docno"), "value": ("relevance",)},
-        )
-        return cls.from_arrays(columns["query"], columns["doc"], columns["value"])
-
-    @classmethod
-    def coerce(cls, value: Any) -> Qrels:
-        """Any accepted form: a Qrels, dict, DataFrame, pyarrow Table,
-        (query_id, doc_id, relevance) arrays, or a path to a TREC qrels file."""
-        if isinstance(value, Qrels):
-            return value
-        if isinstance(value, (str, os.PathLike)):
-            from prcurve.trec import read_qrels
-
-            return read_qrels(value)
-        if isinstance(value, Mapping):
-            return cls.from_dict(value)
-        if hasattr(value, "column_names") or hasattr(value, "columns"):
-            return cls.from_frame(value)
-        if isinstance(value, (tuple, list)) and len(value) == 3:
-            return cls.from_arrays(*value)
-        raise _validation.wrong_table_type(
-            "qrels", value, "a dict {query: {doc: grade}}, a DataFrame, arrays or a qrels path"
-        )
+        return read_qrels(path)
 
 
 @dataclass(frozen=True, eq=False)
-class Run:
+class Run(_LongTable):
     """Retrieved documents as a long table: one row per (query, document, score).
 
     Row order does not matter: each query is ranked by score descending, ties
@@ -290,6 +319,10 @@ class Run:
     >>> r.doc_id.tolist(), r.score.tolist()
     (['d1', 'd2'], [0.5, 1.5])
     """
+
+    _KIND: ClassVar[str] = "run"
+    _VALUE: ClassVar[str] = "score"
+    _DICT_FORM: ClassVar[str] = "{query: {doc: score}}"
 
     query_id: NDArray[Any]
     doc_id: NDArray[Any]
@@ -314,40 +347,10 @@ class Run:
         )
 
     @classmethod
-    def from_dict(cls, scores: Mapping[Any, Mapping[Any, float]]) -> Run:
-        """From ``{query: {document: score}}`` (pytrec_eval's and ranx's format)."""
-        queries, docs, values = _flatten(scores, "run")
-        return cls.from_arrays(queries, docs, np.asarray(values, dtype=np.float64))
+    def _read(cls, path: str | os.PathLike[str]) -> Run:
+        from prcurve.trec import read_run
 
-    @classmethod
-    def from_frame(cls, frame: Any) -> Run:
-        """From a pandas DataFrame or pyarrow Table with columns query_id (or qid),
-        doc_id (or docno) and score."""
-        columns = _frame_columns(
-            frame, "run",
-            {"query": ("query_id", "qid"), "doc": ("doc_id", "docno"), "value": ("score",)},
-        )
-        return cls.from_arrays(columns["query"], columns["doc"], columns["value"])
-
-    @classmethod
-    def coerce(cls, value: Any) -> Run:
-        """Any accepted form: a Run, dict, DataFrame, pyarrow Table,
-        (query_id, doc_id, score) arrays, or a path to a TREC run file."""
-        if isinstance(value, Run):
-            return value
-        if isinstance(value, (str, os.PathLike)):
-            from prcurve.trec import read_run
-
-            return read_run(value)
-        if isinstance(value, Mapping):
-            return cls.from_dict(value)
-        if hasattr(value, "column_names") or hasattr(value, "columns"):
-            return cls.from_frame(value)
-        if isinstance(value, (tuple, list)) and len(value) == 3:
-            return cls.from_arrays(*value)
-        raise _validation.wrong_table_type(
-            "run", value, "a dict {query: {doc: score}}, a DataFrame, arrays or a run path"
-        )
+        return read_run(path)
 
 
 def _checked_length(array: NDArray[Any], n: int) -> NDArray[Any]:
