@@ -25,3 +25,16 @@ def test_merge_keeps_weight_below_every_threshold() -> None:
     assert merged.thresholds.tolist() == [2.0, 1.5, 1.0, 0.5]
     np.testing.assert_array_equal(merged.tp, [1, 2, 3, 3])
     np.testing.assert_array_equal(merged.fp, [0, 0, 1, 2])
+
+
+def test_average_precision_never_leaves_the_unit_interval() -> None:
+    # Davis-Goadrich with only positives sums d^2/D = d per segment; the float sum of
+    # many tiny recall steps can round above 1 unless clamped.
+    from prcurve import AP_METHODS, average_precision
+
+    weights = np.full(1000, 0.1)
+    for method in AP_METHODS:
+        value = average_precision(np.ones(1000), np.arange(1000.0), method=method,
+                                  sample_weight=weights)
+        assert 0.0 <= value <= 1.0
+        assert value == 1.0 or abs(value - 1.0) < 1e-12

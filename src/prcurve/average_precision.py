@@ -127,7 +127,9 @@ def ap_from_steps(steps: RecallSteps, method: str) -> float:
         return undefined(f"average_precision[{method}] (no positives)")
     if steps.tp.shape[0] == 0:  # positives exist, none above any threshold
         return 0.0
-    return _METHODS[method](steps)
+    # Every method is an area under a precision curve over recall in [0, 1], so it
+    # lies in [0, 1]; the float sums can step outside by an ulp (1.0000000000000002).
+    return min(max(_METHODS[method](steps), 0.0), 1.0)
 
 
 def ap_from_counts(counts: ThresholdCounts, method: str) -> float:
@@ -306,7 +308,9 @@ def segment_areas(
         total_above = tp_above + fp_above
         # At the top of the curve (nothing above) the curve starts at (0, p_first).
         p_above = np.divide(tp_above, total_above, out=precision.copy(), where=total_above > 0)
-        slope = (precision - p_above) / (end - start)
+        # A segment whose recall width rounds to 0 (a tiny soft weight) has no area.
+        run = end - start
+        slope = np.divide(precision - p_above, run, out=np.zeros_like(run), where=run > 0)
         v0 = p_above + slope * (u0 - start)
         v1 = p_above + slope * (u1 - start)
         trapezoids: F64 = width * (v0 + v1) / 2.0
