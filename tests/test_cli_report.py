@@ -14,7 +14,8 @@ import numpy as np
 import pytest
 
 from prcurve import pr_curve
-from prcurve._cli_report import main, register
+from prcurve._cli_report import register
+from prcurve.cli import main
 from prcurve.report import evaluate
 
 RNG = np.random.default_rng(11)

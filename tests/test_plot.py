@@ -17,7 +17,7 @@ from matplotlib.figure import Figure
 from PIL import Image
 
 from prcurve import bounds, pr_curve
-from prcurve._cli_report import main
+from prcurve.cli import main
 from prcurve.plot import (
     DPI,
     PR_FIGSIZE,

@@ -18,7 +18,7 @@ import pytest
 
 import prcurve
 from prcurve import AP_METHODS, bounds, pr_curve
-from prcurve._cli_report import main
+from prcurve.cli import main
 from prcurve.report import (
     FAIL_UNDER_METRICS,
     REPORT_SCHEMA,

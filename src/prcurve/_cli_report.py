@@ -3,12 +3,11 @@
 ``register(subparsers)`` adds both to the ``prcurve`` command line; each sets
 ``handler``, a function of the parsed arguments that returns the exit status:
 0 done, 1 a ``--fail-under`` gate failed, 2 bad input (one line on standard
-error, never a traceback). :func:`main` runs the two commands on their own
-(``python -m prcurve._cli_report report scores.csv``). Usage: docs/cli.md.
+error, never a traceback). :func:`prcurve.cli.main` runs them. Usage: docs/cli.md.
 
 Examples
 --------
->>> from prcurve._cli_report import main
+>>> from prcurve.cli import main
 >>> main(["report", "no-such-file.csv"])  # the error goes to stderr
 2
 """
@@ -23,25 +22,20 @@ import tempfile
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import IO, Any, NoReturn
+from typing import IO, Any
 
 from prcurve import _validation
 from prcurve.average_precision import AP_METHODS
+from prcurve.cli import _UsageError
 from prcurve.errors import InvalidInputError
 
-__all__ = ["main", "register"]
+__all__ = ["register", "run_demo", "run_report"]
 
 DEMO_FOLDER = "prcurve-demo"
 """Where ``prcurve demo`` writes, relative to the current folder."""
 
-
-class _UsageError(Exception):
-    """A command-line error, reported in one line."""
-
-
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> NoReturn:
-        raise _UsageError(f"{message} (see '{self.prog} --help')")
+STREAM_ABOVE_BYTES = 512 << 20
+"""``prcurve report`` streams a file larger than this (and any folder) without --stream."""
 
 
 # -- arguments ----------------------------------------------------------------------------
@@ -104,6 +98,23 @@ def register(subparsers: Any) -> None:
     report.add_argument("--out", metavar="DIR",
                         help="write report.json, curve_<model>.csv, pr_curve.png/.svg and "
                         "threshold.png to DIR")
+    scale = report.add_argument_group("large inputs (docs/scale.md)")
+    scale.add_argument("--stream", action="store_true",
+                       help="read the inputs in batches, memory bounded by the count state "
+                       "(automatic for a folder and for files over "
+                       f"{STREAM_ABOVE_BYTES >> 20} MiB)")
+    scale.add_argument("--max-distinct", default=None, metavar="N",
+                       help="when streaming, keep a model exact up to N distinct scores, then "
+                       "switch to bins (default 4194304 = 2^22; 'none' for no limit)")
+    scale.add_argument("--switch-bins", default=None, metavar="N",
+                       help="the equal-width bins after such a switch, over the full score "
+                       "range (default 1048576 = 2^20)")
+    scale.add_argument("--dask", default=None, metavar="ADDRESS",
+                       help="compute the counts of Parquet inputs on the Dask scheduler at "
+                       "ADDRESS (e.g. tcp://10.0.0.5:8786)")
+    scale.add_argument("--workers", default=None, metavar="N",
+                       help="compute the counts of Parquet inputs on a local Dask cluster of "
+                       "N worker processes")
     _add_output_options(report)
     report.set_defaults(handler=run_report)
 
@@ -120,13 +131,6 @@ def register(subparsers: Any) -> None:
                       help=f"where to write (default ./{DEMO_FOLDER})")
     _add_output_options(demo)
     demo.set_defaults(handler=run_demo)
-
-
-def _parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog="prcurve", description="prcurve report and demo")
-    commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
-    register(commands)
-    return parser
 
 
 # -- option checks -------------------------------------------------------------------------
@@ -263,6 +267,159 @@ def _load(args: argparse.Namespace) -> tuple[list[Any], list[str]]:
     return loaded, notes
 
 
+def _integer_option(option: str, text: str | None, default: int | None,
+                    allow_none: bool = False) -> int | None:
+    if text is None:
+        return default
+    if allow_none and text.strip().lower() == "none":
+        return None
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        expected = "an integer >= 1" + (" or 'none'" if allow_none else "")
+        raise _validation.bad_option(option, text, expected)
+    return value
+
+
+def _wants_streaming(args: argparse.Namespace) -> bool:
+    """Stream when asked, for Dask, for a folder, or for a file over STREAM_ABOVE_BYTES."""
+    if args.stream or args.dask is not None or args.workers is not None:
+        return True
+    for path in args.inputs:
+        file = Path(path)
+        if file.is_dir():
+            return True
+        if file.is_file() and file.stat().st_size > STREAM_ABOVE_BYTES:
+            return True
+    return False
+
+
+def _load_streamed(args: argparse.Namespace, bins: int | None) -> tuple[list[Any], list[str]]:
+    from prcurve.stream import DEFAULT_MAX_DISTINCT, DEFAULT_SWITCH_BINS, stream_scores
+
+    max_distinct = _integer_option("--max-distinct", args.max_distinct, DEFAULT_MAX_DISTINCT,
+                                   allow_none=True)
+    switch_bins = int(_integer_option("--switch-bins", args.switch_bins, DEFAULT_SWITCH_BINS)
+                      or DEFAULT_SWITCH_BINS)
+    streamed, notes = [], []
+    for path in args.inputs:
+        with _progress(path, sys.stderr) as on_rows:
+            one = stream_scores(path, label=args.label, scores=args.score, weight=args.weight,
+                                positive=args.positive, max_distinct=max_distinct,
+                                switch_bins=switch_bins, bins=bins,
+                                drop_invalid=args.drop_invalid,
+                                input_format=args.input_format, on_rows=on_rows)
+        notes.extend(_streamed_notes(one))
+        streamed.append(one)
+    return streamed, notes
+
+
+def _streamed_notes(one: Any) -> list[str]:
+    name = Path(one.path).name
+    if one.label_chosen == "auto":
+        _say(f"{name}: label column {one.label_column!r} (found automatically; "
+             "--label to choose another)")
+    if one.scores_chosen == "auto":
+        columns = ", ".join(repr(m.column) for m in one.models)
+        skipped = (f"; not numeric, skipped: {', '.join(map(repr, one.skipped_columns))}"
+                   if one.skipped_columns else "")
+        _say(f"{name}: scoring columns {columns} (every other numeric column; --score to "
+             f"choose){skipped}")
+    notes = []
+    for model in one.models:
+        if model.rows_dropped:
+            note = (f"{name}: --drop-invalid skipped {model.rows_dropped} of {one.n_rows} "
+                    f"rows for column {model.column!r}")
+            _say(note)
+            notes.append(note)
+        if model.mode == "binned" and model.switched_at_row is not None:
+            bounds = model.ap_bounds
+            note = (f"{name}: column {model.column!r} has more than {model.max_distinct} "
+                    f"distinct scores; its numbers come from {model.counts.n_bins} bins "
+                    f"(exact step AP within [{bounds.lower:.6f}, {bounds.upper:.6f}])")
+            _say(note)
+            notes.append(note)
+    return notes
+
+
+@contextmanager
+def _dask_client(args: argparse.Namespace) -> Iterator[Any]:
+    """A distributed Client: to --dask ADDRESS, or to a local cluster of --workers N."""
+    import importlib
+
+    try:
+        distributed: Any = importlib.import_module("distributed")
+    except ImportError as error:
+        raise ImportError("--dask and --workers need dask and distributed, which are not "
+                          "installed: pip install 'prcurve[dask]'") from error
+    if args.workers is None:
+        with distributed.Client(args.dask) as client:
+            yield client
+        return
+    # dashboard_address=None would mean the default port 8787, taken by any other cluster.
+    workers = _validation.check_workers(args.workers)
+    with distributed.LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
+                                  dashboard_address=":0") as cluster, \
+            distributed.Client(cluster) as client:
+        yield client
+
+
+def _load_dask(args: argparse.Namespace, bins: int | None) -> tuple[list[Any], list[str]]:
+    import numpy as np
+
+    from prcurve.binned import BinnedCounts
+    from prcurve.dask import pr_counts_columns
+    from prcurve.io import _positive_value
+    from prcurve.stream import StreamedCounts, StreamedInput, _choose_columns, _dataset, _files
+    from prcurve.stream import ap_bounds as bounds_of
+
+    if args.dask is not None and args.workers is not None:
+        raise _validation.dask_options_conflict()
+    if args.workers is not None:
+        _validation.check_workers(args.workers)
+    if args.drop_invalid:
+        raise _validation.unsupported_with_dask("--drop-invalid")
+    plans = []  # every input checked before a scheduler is contacted
+    for path in args.inputs:
+        files, fmt, name = _files(path, args.input_format)
+        if fmt != "parquet":
+            raise _validation.dask_needs_parquet(name, fmt)
+        schema = _dataset(files, fmt).schema
+        columns = _choose_columns(schema, name, args.label, args.score, args.weight)
+        label_type = schema.field(columns.label).type.to_pandas_dtype()
+        if args.positive is not None:
+            pos_label = _positive_value(args.positive, np.empty(0, dtype=label_type),
+                                        columns.label)
+            positive: Any = pos_label
+        else:
+            pos_label, positive = None, True if np.dtype(label_type).kind == "b" else 1
+        plans.append((files, fmt, name, columns, pos_label, positive))
+    streamed, notes = [], []
+    with _dask_client(args):
+        for files, fmt, name, columns, pos_label, positive in plans:
+            rows, states = pr_counts_columns(files, label=columns.label, scores=columns.scores,
+                                             weight=columns.weight, bins=bins,
+                                             pos_label=pos_label)
+            models = [
+                StreamedCounts(column, state,
+                               "binned" if isinstance(state, BinnedCounts) else "exact", rows,
+                               None, None,
+                               bounds_of(state) if isinstance(state, BinnedCounts) else None)
+                for column, state in zip(columns.scores, states, strict=True)
+            ]
+            one = StreamedInput(path=name, format=fmt, files=len(files), n_rows=rows,
+                                batches=0, label_column=columns.label,
+                                label_chosen=columns.label_chosen, positive_label=positive,
+                                weight_column=columns.weight,
+                                scores_chosen=columns.scores_chosen, models=models,
+                                skipped_columns=columns.skipped, engine="dask")
+            notes.extend(_streamed_notes(one))
+            streamed.append(one)
+    return streamed, notes
+
+
 def _emit(report: Any, args: argparse.Namespace, files: Sequence[str]) -> None:
     if args.format == "json":
         sys.stdout.write(report.to_json(files))
@@ -279,16 +436,22 @@ def _emit(report: Any, args: argparse.Namespace, files: Sequence[str]) -> None:
 
 def _execute(args: argparse.Namespace, loaded_inputs: list[Any] | None = None,
              listing: bool = False) -> int:
-    from prcurve.report import build_report, parse_fail_under
+    from prcurve.report import build_report, build_streamed_report, parse_fail_under
 
     settings = _settings(args)
     gates = [parse_fail_under(text) for text in args.fail_under]
     out = _prepare_out(args.out) if args.out is not None else None
-    if loaded_inputs is None:
-        loaded_inputs, notes = _load(args)
+    if loaded_inputs is None and _wants_streaming(args):
+        load = _load_dask if (args.dask is not None or args.workers is not None) else (
+            _load_streamed)
+        streamed, notes = load(args, settings.bins)
+        report = build_streamed_report(streamed, settings, notes)
     else:
-        notes = []
-    report = build_report(loaded_inputs, settings, notes)
+        if loaded_inputs is None:
+            loaded_inputs, notes = _load(args)
+        else:
+            notes = []
+        report = build_report(loaded_inputs, settings, notes)
     failures = report.failures(gates)  # an unavailable metric is an error before any output
     written: list[Path] = []
     if out is not None:
@@ -349,31 +512,3 @@ def run_demo(args: argparse.Namespace) -> int:
         return _execute(args, loaded, listing=True)
 
     return _guard(demo)
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    """Run ``report`` or ``demo``; returns the exit status (0 ok, 1 gate failed, 2 error).
-
-    Examples
-    --------
-    >>> from prcurve._cli_report import main
-    >>> main(["report", "--help"]) # doctest: +ELLIPSIS
-    usage: prcurve report ...
-    0
-    """
-    parser = _parser()
-    try:
-        args = parser.parse_args(list(sys.argv[1:] if argv is None else argv))
-        if args.command is None:
-            raise _UsageError("no command given (see 'prcurve --help')")
-    except SystemExit as exit_request:  # --help
-        return int(exit_request.code or 0)
-    except _UsageError as error:
-        print(f"prcurve: error: {error}", file=sys.stderr)
-        return 2
-    handler: Callable[[argparse.Namespace], int] = args.handler
-    return handler(args)
-
-
-if __name__ == "__main__":
-    sys.exit(main())

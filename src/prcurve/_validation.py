@@ -1130,3 +1130,102 @@ def check_hard_labels(name: str, labels: BinaryLabels, purpose: str) -> NDArray[
             "pass hard labels (0/1, booleans, or pos_label=...)",
         )
     return labels.positive
+
+
+# -- streaming and Dask (prcurve.stream, prcurve.dask) ------------------------------------
+
+
+def check_max_distinct(name: str, value: Any) -> int | None:
+    """The exact-state budget: an integer >= 1, or None for no limit."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
+        raise InvalidInputError(
+            name, f"expected an integer >= 1 or None, found {value!r}",
+            "pass the largest number of distinct scores to keep exactly, e.g. 16777216",
+        )
+    return int(value)
+
+
+def check_batch_rows(name: str, value: Any) -> int:
+    """Rows per streamed batch: an integer >= 1."""
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
+        raise InvalidInputError(name, f"expected an integer >= 1, found {value!r}",
+                                "pass the number of rows to read at a time, e.g. 1048576")
+    return int(value)
+
+
+def no_input_files(path: str, known: Sequence[str]) -> InvalidInputError:
+    return InvalidInputError(
+        "INPUT", f"{path!r} is a folder, not a file, and holds no file ending in "
+        f"{', '.join(known)}",
+        "pass a folder of CSV, TSV, Parquet or JSON Lines files, or the files themselves",
+    )
+
+
+def mixed_formats(formats: Sequence[str]) -> InvalidInputError:
+    return InvalidInputError(
+        "INPUT", f"the files have different formats ({', '.join(sorted(set(formats)))})",
+        "stream files of one format at a time",
+    )
+
+
+def cannot_stream(path: str, file_format: str) -> InvalidInputError:
+    return InvalidInputError(
+        "INPUT", f"{path!r} is {file_format}, which cannot be read in batches",
+        "stream CSV, TSV, Parquet or JSON Lines files (an .npz file is read whole)",
+    )
+
+
+def inconsistent_labels(column: str, path: str) -> InvalidInputError:
+    return InvalidInputError(
+        "--label",
+        f"column {column!r} of {path!r} holds 1 with both 0 and -1 across its batches, "
+        "so it is not one binary labelling",
+        "pass --positive VALUE naming the positive class; every other value is negative",
+    )
+
+
+def not_a_dask_input(value: Any) -> InvalidInputError:
+    return InvalidInputError(
+        "data", f"expected a Dask DataFrame or the path of Parquet data, found "
+        f"{type(value).__name__}",
+        "pass dask.dataframe.read_parquet(...) or a path to Parquet files",
+    )
+
+
+def dask_missing_columns(missing: Sequence[str], found: Sequence[str]) -> InvalidInputError:
+    return InvalidInputError(
+        "data", f"no column(s) {list(missing)} (found {list(found)})",
+        "pass label=, score= and weight= naming columns of the data",
+    )
+
+
+def dask_options_conflict() -> InvalidInputError:
+    return InvalidInputError("--dask", "given together with --workers",
+                             "pass --dask ADDRESS for an existing cluster or --workers N "
+                             "for a local one, not both")
+
+
+def check_workers(value: Any) -> int:
+    """Local Dask workers for ``--workers``: an integer >= 1."""
+    try:
+        number = int(value)
+    except (TypeError, ValueError):
+        number = 0
+    if number < 1 or str(number) != str(value).strip():
+        raise InvalidInputError("--workers", f"expected an integer >= 1, found {value!r}",
+                                "pass the number of local worker processes, e.g. 2")
+    return number
+
+
+def unsupported_with_dask(option: str) -> InvalidInputError:
+    return InvalidInputError(option, "is not supported with --dask or --workers",
+                             f"clean the data first, or run without --dask/--workers to use "
+                             f"{option} (streaming on one machine supports it)")
+
+
+def dask_needs_parquet(path: str, file_format: str) -> InvalidInputError:
+    return InvalidInputError("INPUT", f"{path!r} is {file_format}; --dask and --workers read "
+                             "Parquet", "convert the data to Parquet, or run without --dask "
+                             "to stream it on this machine")

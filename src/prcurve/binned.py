@@ -56,13 +56,23 @@ class BinnedCounts:
     ([0.0, 1.0, 0.0, 1.0], [0.0, 1.0, 0.0, 1.0])
     """
 
-    __slots__ = ("_edges", "_inner_edges", "_neg", "_pos")
+    __slots__ = ("_edges", "_inner_edges", "_lower", "_neg", "_pos", "_uniform", "_upper")
 
     def __init__(self, edges: ArrayLike) -> None:
         self._edges = _validation.check_edges("edges", edges)
         self._edges.setflags(write=False)
         self._inner_edges = self._edges[1:-1]
         n_bins = self._edges.shape[0] - 1
+        # Equal-width edges (np.linspace's) get an arithmetic bin index; see bin_index.
+        self._uniform: tuple[float, float] | None = None
+        self._lower = self._upper = self._edges
+        low, high = float(self._edges[0]), float(self._edges[-1])
+        if n_bins >= 2 and np.array_equal(self._edges, np.linspace(low, high, n_bins + 1)):
+            self._uniform = (low, n_bins / (high - low))
+            # Bin j holds lower[j] <= s < upper[j]; the end bins are open-ended: a NaN
+            # bound compares False either way (so does a NaN score), even for s = ±inf.
+            self._lower = np.concatenate(([np.nan], self._edges[1:-1]))
+            self._upper = np.concatenate((self._edges[1:-1], [np.nan]))
         self._pos = np.zeros(n_bins, dtype=np.float64)
         self._neg = np.zeros(n_bins, dtype=np.float64)
 
@@ -156,8 +166,35 @@ class BinnedCounts:
         >>> BinnedCounts([0.0, 0.5, 1.0]).bin_index([-3.0, 0.0, 0.5, 1.0, 9.0]).tolist()
         [0, 0, 1, 1, 1]
         """
-        # The number of inner edges <= s is the bin, already clipped to [0, K-1].
-        return np.searchsorted(self._inner_edges, np.asarray(scores), side="right")
+        values = np.asarray(scores)
+        if self._uniform is None or values.ndim != 1 or values.dtype.kind != "f":
+            # The number of inner edges <= s is the bin, already clipped to [0, K-1].
+            return np.searchsorted(self._inner_edges, values, side="right")
+        return self._uniform_index(values.astype(np.float64, copy=False))
+
+    def _uniform_index(self, values: F64) -> NDArray[np.intp]:
+        """``bin_index`` for equal-width edges: floor((s - low) / width), then corrected.
+
+        The estimate can be one bin off where rounding puts ``s`` next to an
+        edge (np.linspace's edges are not exactly ``low + j * width``); the
+        correction compares with the edges themselves, so the result is the
+        same bin as the search for every score (NaN, never validated through, goes last as there).
+        """
+        low, scale = self._uniform  # type: ignore[misc]
+        last = self.n_bins - 1
+        estimate = np.subtract(values, low)
+        estimate *= scale
+        np.clip(estimate, 0.0, float(last), out=estimate)
+        estimate[np.isnan(estimate)] = float(last)  # the search puts NaN last
+        index = estimate.astype(np.intp)  # truncation = floor on [0, last]
+        del estimate
+        while True:  # one round in practice; each round moves a score at most one bin
+            down = values < self._lower[index]
+            up = values >= self._upper[index]
+            if not (down.any() or up.any()):
+                return index
+            index -= down
+            index += up
 
     def merge(self, other: BinnedCounts) -> BinnedCounts:
         """A new state holding both: bin-wise addition (same edges required)."""

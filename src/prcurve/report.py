@@ -53,6 +53,7 @@ if TYPE_CHECKING:
     from rich.table import Table as RichTable
 
     from prcurve.io import LoadedInput, ScoredColumn
+    from prcurve.stream import StreamedCounts, StreamedInput
 
 __all__ = [
     "FAIL_UNDER_METRICS",
@@ -62,6 +63,7 @@ __all__ = [
     "Report",
     "ReportSettings",
     "build_report",
+    "build_streamed_report",
     "evaluate",
     "parse_fail_under",
 ]
@@ -130,6 +132,9 @@ class InputSummary:
     weight_column: str | None = None
     scores_chosen: str | None = None
     skipped_columns: tuple[str, ...] = ()
+    engine: str = "memory"
+    files: int | None = None
+    batches: int | None = None
 
     @classmethod
     def from_loaded(cls, loaded: LoadedInput) -> InputSummary:
@@ -144,6 +149,24 @@ class InputSummary:
             weight_column=loaded.weight_column,
             scores_chosen=loaded.scores_chosen,
             skipped_columns=tuple(loaded.skipped_columns),
+        )
+
+    @classmethod
+    def from_streamed(cls, streamed: StreamedInput) -> InputSummary:
+        return cls(
+            name=Path(streamed.path).name if streamed.files == 1 else streamed.path,
+            path=streamed.path,
+            format=streamed.format,
+            rows=streamed.n_rows,
+            label_column=streamed.label_column,
+            label_chosen=streamed.label_chosen,
+            positive_label=streamed.positive_label,
+            weight_column=streamed.weight_column,
+            scores_chosen=streamed.scores_chosen,
+            skipped_columns=tuple(streamed.skipped_columns),
+            engine=streamed.engine,
+            files=streamed.files,
+            batches=streamed.batches,
         )
 
     def to_dict(self) -> dict[str, Any]:
@@ -161,6 +184,9 @@ class InputSummary:
             "weight_column": self.weight_column,
             "score_columns_chosen": self.scores_chosen,
             "skipped_columns": list(self.skipped_columns),
+            # Added in prcurve.report/1 for streamed and Dask inputs only (docs/report.md).
+            **({"engine": self.engine, "files": self.files, "batches": self.batches}
+               if self.engine != "memory" else {}),
         }
 
 
@@ -355,6 +381,14 @@ class Report:
             ("min AUCPR (davis_goadrich)", _fmt_entry(v["min_aucpr"]), "", _note(v["min_aucpr"])),
             ("AUCNPR (davis_goadrich)", _fmt_entry(v["aucnpr"]), "", _note(v["aucnpr"])),
         ]
+        if "state" in v:
+            state = v["state"]
+            rows.append(("state", state["mode"], "", _state_text(state)))
+            bounds = state["ap_bounds"]
+            if bounds is not None:
+                rows.append((f"exact AP ({bounds['method']}) bounds", _bounds_text(bounds), "",
+                             f"binned AP ({bounds['method']}) {_fmt(bounds['binned'])}, "
+                             f"largest possible error {_fmt(bounds['max_error'])}"))
         best = v["best_f"]
         rows.append((f"best F{beta:g}", _fmt(best["value"]), _fmt_threshold(best["threshold"]),
                      _pr_text(best)))
@@ -375,6 +409,8 @@ class Report:
 
         s = self.settings
         curve = "exact" if s.bins is None else f"binned, {s.bins} equal-width bins"
+        if s.bins is None and any("state" in m.values for m in self.models):
+            curve = "exact, or binned past the distinct-score budget (each model's state)"
         lines = [
             f"prcurve {__version__} report (schema {REPORT_SCHEMA})",
             f"predicted positive: score >= threshold; ties: one operating point; curve: {curve}",
@@ -385,8 +421,13 @@ class Report:
             label_how = ("found automatically" if summary.label_chosen == "auto"
                          else "chosen with --label")
             weight = f"; weights {summary.weight_column!r}" if summary.weight_column else ""
+            how = ""
+            if summary.engine == "stream":
+                how = f" streamed from {summary.files} file(s) in {summary.batches} batches"
+            elif summary.engine == "dask":
+                how = f" read by Dask from {summary.files} file(s)"
             lines.append(
-                f"input {summary.name}: {summary.format}, {summary.rows} rows; label "
+                f"input {summary.name}: {summary.format}, {summary.rows} rows{how}; label "
                 f"{summary.label_column!r} ({label_how}), positive = "
                 f"{_plain(summary.positive_label)!r}{weight}"
             )
@@ -629,6 +670,22 @@ def _curve_text(curve: Mapping[str, Any]) -> str:
     return f"exact curve: {curve['thresholds']} thresholds"
 
 
+def _state_text(state: Mapping[str, Any]) -> str:
+    engine = "Dask" if state["engine"] == "dask" else "streamed"
+    if state["mode"] == "exact":
+        return f"{engine}, exact: every distinct score kept"
+    if state["switched_at_row"] is not None:
+        return (f"{engine}, binned: more than {state['max_distinct']} distinct scores "
+                f"after {state['switched_at_row']} rows")
+    return f"{engine}, binned as asked (--bins)"
+
+
+def _bounds_text(bounds: Mapping[str, Any]) -> str:
+    if bounds["lower"] is None:
+        return "undefined"
+    return f"[{bounds['lower']:.4f}, {bounds['upper']:.4f}]"
+
+
 def _dropped_text(values: Mapping[str, Any]) -> str:
     if not values["rows_dropped"]:
         return ""
@@ -682,6 +739,44 @@ def _evaluate_one(
         **_model_values(curve, settings),
     }
     return ModelReport(name=name, input=summary, score_column=column, curve=curve, values=values)
+
+
+def _evaluate_streamed(name: str, summary: InputSummary, streamed: StreamedCounts,
+                       settings: ReportSettings) -> ModelReport:
+    curve = streamed.curve()
+    values = {
+        "rows": streamed.rows,
+        "rows_dropped": streamed.rows_dropped,
+        "dropped": dict(streamed.dropped),
+        **_model_values(curve, settings),
+        "state": {
+            "engine": summary.engine,
+            "mode": streamed.mode,
+            "max_distinct": streamed.max_distinct,
+            "switched_at_row": streamed.switched_at_row,
+            "ap_bounds": None if streamed.ap_bounds is None else streamed.ap_bounds.to_dict(),
+        },
+    }
+    return ModelReport(name=name, input=summary, score_column=streamed.column, curve=curve,
+                       values=values)
+
+
+def build_streamed_report(
+    inputs: Sequence[StreamedInput], settings: ReportSettings, notes: Sequence[str] = ()
+) -> Report:
+    """The report of streamed (or Dask) inputs (see :func:`prcurve.stream.stream_scores`).
+
+    Every number is read off each model's state, as for :func:`build_report`;
+    each model also says which state produced its numbers (``state``: exact or
+    binned, with the bounds on the exact AP of a binned state).
+    """
+    summaries = [InputSummary.from_streamed(streamed) for streamed in inputs]
+    names = model_names(inputs)  # type: ignore[arg-type]  # same path/models[].column shape
+    models = []
+    for streamed, summary, row in zip(inputs, summaries, names, strict=True):
+        for model, name in zip(streamed.models, row, strict=True):
+            models.append(_evaluate_streamed(name, summary, model, settings))
+    return Report(settings=settings, inputs=summaries, models=models, notes=list(notes))
 
 
 def build_report(

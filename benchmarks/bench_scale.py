@@ -1,0 +1,209 @@
+"""Scale benchmark: streaming and Dask on a generated Parquet data set (issue 6).
+
+Generates ``--rows`` rows (default 10^8; 5% positives; float32 scores, the
+probabilities of a logistic model, so many ties) as Parquet files in a
+temporary folder, deleted afterwards, and measures, each in a fresh process
+(so that its peak RSS is its own):
+
+1. ``binned report``: ``prcurve report FOLDER --bins 1048576`` end to end
+   (edges from the Parquet statistics, then one streamed pass), rows/s and
+   peak RSS;
+2. ``default report``: ``prcurve report FOLDER`` with the default budget
+   (exact while at most 2^24 distinct scores, then 2^20 bins);
+3. ``exact stream``: ``stream_counts(..., max_distinct=None)``, the exact
+   state of the float32 scores and its step AP; checks that the binned AP of
+   (1) is within its bounds of this exact AP;
+4. ``dask``: ``prcurve.dask.pr_counts(folder, bins=2^20)`` on a LocalCluster
+   with 2 worker processes against ``stream_counts(..., bins=2^20)`` in one process.
+
+Run: ``.venv/bin/python benchmarks/bench_scale.py [--rows 100000000]``.
+Results are printed as a table and as JSON (``--json PATH``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import resource
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+BINS = 1 << 20
+
+
+def peak_rss_bytes() -> int:
+    """This process's peak resident set since it started (VmHWM).
+
+    Not ``getrusage(...).ru_maxrss``: on Linux that keeps the high-water mark
+    of the parent at fork time across exec, so a child of a large parent
+    seems large.
+    """
+    try:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+
+
+def generate(folder: Path, rows: int, files: int, seed: int = 0) -> float:
+    """Write ``rows`` rows in ``files`` Parquet files; returns the bytes written."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    rng = np.random.default_rng(seed)
+    per_file = -(-rows // files)
+    written = 0
+    for i in range(files):
+        n = min(per_file, rows - i * per_file)
+        if n <= 0:
+            break
+        y = rng.random(n, dtype=np.float32) < 0.05
+        logit = rng.standard_normal(n, dtype=np.float32) * 1.5 - 3.5 + 2.5 * y
+        score = (1.0 / (1.0 + np.exp(-logit))).astype(np.float32)
+        path = folder / f"part{i:04d}.parquet"
+        pq.write_table(pa.table({"label": y, "score": score}), path, row_group_size=1 << 20)
+        written += path.stat().st_size
+    return float(written)
+
+
+# -- the measured steps, each run in a child process ------------------------------------
+
+
+def _child_report(folder: str, extra: list[str]) -> dict[str, Any]:
+    import contextlib
+    import io
+
+    from prcurve._cli_report import main
+
+    out = io.StringIO()
+    start = time.perf_counter()
+    with contextlib.redirect_stdout(out):
+        code = main(["report", folder, "--label", "label", "--score", "score", "--format",
+                     "json", *extra])
+    seconds = time.perf_counter() - start
+    report = json.loads(out.getvalue())
+    model = report["models"][0]
+    return {"exit": code, "seconds": seconds, "rows": model["rows"],
+            "ap_step": model["average_precision"]["step"], "state": model["state"],
+            "curve": model["curve"]}
+
+
+def _child_exact(folder: str) -> dict[str, Any]:
+    from prcurve.stream import stream_counts
+
+    start = time.perf_counter()
+    streamed = stream_counts(folder, label="label", score="score", max_distinct=None)
+    ap = streamed.curve().average_precision("step")
+    return {"seconds": time.perf_counter() - start, "rows": streamed.rows,
+            "distinct": len(streamed.counts), "ap_step": ap}
+
+
+def _child_single(folder: str) -> dict[str, Any]:
+    from prcurve.stream import stream_counts
+
+    start = time.perf_counter()
+    streamed = stream_counts(folder, label="label", score="score", bins=BINS)
+    return {"seconds": time.perf_counter() - start, "rows": streamed.rows,
+            "ap_step": streamed.curve().average_precision("step")}
+
+
+def _child_dask(folder: str) -> dict[str, Any]:
+    import distributed
+
+    from prcurve import PRCurve
+    from prcurve.dask import pr_counts
+
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                  dashboard_address=":0") as cluster, \
+            distributed.Client(cluster):
+        start = time.perf_counter()
+        counts = pr_counts(folder, label="label", score="score", bins=BINS)
+        seconds = time.perf_counter() - start
+    return {"seconds": seconds, "rows": int(counts.n_pos + counts.n_neg),
+            "ap_step": PRCurve.from_counts(counts).average_precision("step"),
+            "note": "peak RSS of the client process only (workers are separate processes)"}
+
+
+CHILDREN = {"report": _child_report, "exact": _child_exact, "single": _child_single,
+            "dask": _child_dask}
+
+
+def _run_child(name: str, folder: Path, *extra: str) -> dict[str, Any]:
+    command = [sys.executable, __file__, "--child", name, str(folder), *extra]
+    done = subprocess.run(command, check=True, capture_output=True, text=True)
+    result: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
+    return result
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rows", type=int, default=100_000_000)
+    parser.add_argument("--files", type=int, default=16)
+    parser.add_argument("--skip", action="append", default=[],
+                        choices=["default", "exact", "dask"], help="skip a step")
+    parser.add_argument("--json", help="also write the results to this file")
+    if sys.argv[1:2] == ["--child"]:  # one measured step, in this fresh process
+        name, folder, *extra = sys.argv[2:]
+        result = CHILDREN[name](folder, extra) if name == "report" else CHILDREN[name](folder)
+        result["peak_rss_mb"] = peak_rss_bytes() / 2**20
+        print(json.dumps(result))
+        return 0
+    args = parser.parse_args()
+
+    folder = Path(tempfile.mkdtemp(prefix="prcurve-bench-scale-"))
+    results: dict[str, Any] = {"rows": args.rows, "files": args.files}
+    try:
+        start = time.perf_counter()
+        results["bytes_on_disk"] = generate(folder, args.rows, args.files)
+        results["generate_seconds"] = time.perf_counter() - start
+        print(f"generated {args.rows:,} rows, {results['bytes_on_disk'] / 2**20:,.0f} MiB "
+              f"in {results['generate_seconds']:.1f} s", flush=True)
+        steps: list[tuple[str, str, list[str]]] = [
+            ("binned report", "report", ["--bins", str(BINS)])]
+        if "default" not in args.skip:
+            steps.append(("default report", "report", []))
+        if "exact" not in args.skip:
+            steps.append(("exact stream", "exact", []))
+        if "dask" not in args.skip:
+            steps.extend([("single process binned", "single", []),
+                          ("dask 2 workers binned", "dask", [])])
+        for label, child, extra in steps:
+            result = _run_child(child, folder, *extra)
+            result["rows_per_second"] = result["rows"] / result["seconds"]
+            results[label] = result
+            print(f"{label:24s} {result['seconds']:8.2f} s  "
+                  f"{result['rows_per_second'] / 1e6:8.1f} M rows/s  "
+                  f"peak RSS {result['peak_rss_mb']:7.0f} MB  AP(step) {result['ap_step']:.6f}",
+                  flush=True)
+        binned = results["binned report"]
+        bounds = binned["state"]["ap_bounds"]
+        print(f"binned AP bounds [{bounds['lower']:.6f}, {bounds['upper']:.6f}], "
+              f"largest possible error {bounds['max_error']:.2e}")
+        if "exact stream" in results:
+            exact = results["exact stream"]["ap_step"]
+            inside = bounds["lower"] <= exact <= bounds["upper"]
+            results["binned_within_bounds_of_exact"] = inside
+            print(f"exact AP (step) {exact:.6f}: binned AP error "
+                  f"{abs(binned['ap_step'] - exact):.2e}, within bounds: {inside}")
+        rate = binned["rows_per_second"]
+        print(f"targets: binned report >= 20 M rows/s: {rate >= 20e6} ({rate / 1e6:.1f}); "
+              f"peak RSS < 1 GB: {binned['peak_rss_mb'] < 1024} "
+              f"({binned['peak_rss_mb']:.0f} MB)")
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+    if args.json:
+        Path(args.json).write_text(json.dumps(results, indent=2) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,471 @@
+"""prcurve.stream: streamed states equal the in-memory ones; AP bounds; memory."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.csv as pacsv
+import pyarrow.parquet as pq
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from prcurve import BinnedCounts, PRCurve, ThresholdCounts
+from prcurve.binned import resolve_edges
+from prcurve.errors import InvalidInputError
+from prcurve.stream import DEFAULT_MAX_DISTINCT, ap_bounds, stream_counts, stream_scores
+
+
+def _data(n: int, seed: int = 0, *, distinct: int | None = None, float32: bool = False):
+    rng = np.random.default_rng(seed)
+    y = rng.random(n) < 0.2
+    s = rng.normal(size=n) + y
+    if distinct is not None:
+        s = np.round(s * distinct) / distinct
+    if float32:
+        s = s.astype(np.float32)
+    w = rng.integers(0, 4, size=n).astype(np.float64)
+    return y, s, w
+
+
+def _write_parts(folder: Path, y, s, w, parts: int, fmt: str = "parquet") -> list[Path]:
+    folder.mkdir(parents=True, exist_ok=True)
+    paths = []
+    for i, idx in enumerate(np.array_split(np.arange(len(y)), parts)):
+        table = pa.table({"label": y[idx].astype(np.int64), "score": s[idx], "w": w[idx]})
+        path = folder / f"part{i:03d}.{fmt}"
+        if fmt == "parquet":
+            pq.write_table(table, path, row_group_size=500)
+        elif fmt == "csv":
+            pacsv.write_csv(table, path)
+        else:
+            with open(path, "w") as f:
+                for row in table.to_pylist():
+                    f.write(json.dumps(row) + "\n")
+        paths.append(path)
+    return paths
+
+
+def _same_exact(a: ThresholdCounts, b: ThresholdCounts, rtol: float = 0.0) -> None:
+    np.testing.assert_array_equal(a.thresholds, b.thresholds)
+    np.testing.assert_allclose(a.tp, b.tp, rtol=rtol, atol=0)
+    np.testing.assert_allclose(a.fp, b.fp, rtol=rtol, atol=0)
+    assert a.n_pos == pytest.approx(b.n_pos, rel=rtol, abs=0)
+    assert a.n_neg == pytest.approx(b.n_neg, rel=rtol, abs=0)
+
+
+# -- exact streaming equals in memory --------------------------------------------------
+
+
+@pytest.mark.parametrize("fmt", ["parquet", "csv", "jsonl"])
+@pytest.mark.parametrize("batch_rows", [1, 97, 1 << 20])
+def test_exact_stream_equals_in_memory(tmp_path: Path, fmt: str, batch_rows: int) -> None:
+    n = 600 if batch_rows == 1 else 5000
+    y, s, w = _data(n, distinct=50)
+    _write_parts(tmp_path / "d", y, s, w, parts=3, fmt=fmt)
+    streamed = stream_counts(tmp_path / "d", label="label", score="score", batch_rows=batch_rows)
+    assert streamed.mode == "exact"
+    assert streamed.rows == n
+    assert streamed.ap_bounds is None
+    _same_exact(streamed.counts, ThresholdCounts.from_scores(y, s))
+
+
+def test_exact_stream_with_weights_file_list_and_float32(tmp_path: Path) -> None:
+    y, s, w = _data(20000, seed=3, float32=True)
+    paths = _write_parts(tmp_path, y, s, w, parts=4)
+    streamed = stream_counts(paths, label="label", score="score", weight="w", batch_rows=1000)
+    assert streamed.counts.thresholds.dtype == np.float64
+    _same_exact(streamed.counts, ThresholdCounts.from_scores(y, s, sample_weight=w), 1e-12)
+
+
+def test_stream_scores_several_columns_and_choices(tmp_path: Path) -> None:
+    y, s, _ = _data(3000, seed=5)
+    table = pa.table({"y": y, "a": s, "b": -s, "note": ["x"] * 3000})
+    pq.write_table(table, tmp_path / "t.parquet")
+    streamed = stream_scores(tmp_path / "t.parquet", batch_rows=512)
+    assert streamed.label_column == "y"
+    assert streamed.label_chosen == "auto"
+    assert [m.column for m in streamed.models] == ["a", "b"]
+    assert streamed.skipped_columns == ["note"]
+    assert streamed.positive_label is True
+    assert streamed.batches == 6
+    assert streamed.n_rows == 3000
+    _same_exact(streamed.models[1].counts, ThresholdCounts.from_scores(y, -s))
+
+
+# -- binned: the switch, bins from the start -------------------------------------------
+
+
+def test_switch_to_binned_equals_binning_all_rows(tmp_path: Path) -> None:
+    y, s, w = _data(30000, seed=1)
+    _write_parts(tmp_path, y, s, w, parts=3)
+    streamed = stream_counts(tmp_path, label="label", score="score", max_distinct=5000,
+                             switch_bins=300, batch_rows=1024)
+    assert streamed.mode == "binned"
+    assert streamed.switched_at_row is not None
+    assert streamed.switched_at_row < 30000
+    expected = ThresholdCounts.from_scores(y, s).to_binned(resolve_edges(300, s))
+    binned = streamed.counts
+    assert isinstance(binned, BinnedCounts)
+    np.testing.assert_array_equal(binned.edges, expected.edges)
+    np.testing.assert_array_equal(binned.pos, expected.pos)
+    np.testing.assert_array_equal(binned.neg, expected.neg)
+    exact_ap = PRCurve.from_counts(ThresholdCounts.from_scores(y, s)).average_precision()
+    bounds = streamed.ap_bounds
+    assert bounds is not None
+    assert bounds.lower <= exact_ap <= bounds.upper
+    assert bounds.binned == pytest.approx(streamed.curve().average_precision(), abs=1e-12)
+
+
+@pytest.mark.parametrize("bins", [64, [-10.0, -1.0, 0.0, 0.5, 1.0, 10.0]])
+def test_bins_from_the_start_equal_in_memory(tmp_path: Path, bins) -> None:
+    y, s, w = _data(8000, seed=2)
+    _write_parts(tmp_path, y, s, w, parts=2, fmt="csv")
+    streamed = stream_counts(tmp_path, label="label", score="score", weight="w", bins=bins,
+                             batch_rows=999)
+    expected = BinnedCounts.from_scores(y, s, resolve_edges(bins, s), sample_weight=w)
+    assert streamed.mode == "binned"
+    assert streamed.switched_at_row is None
+    np.testing.assert_array_equal(streamed.counts.edges, expected.edges)
+    np.testing.assert_allclose(streamed.counts.pos, expected.pos, rtol=1e-12)
+    np.testing.assert_allclose(streamed.counts.neg, expected.neg, rtol=1e-12)
+
+
+def test_no_budget_keeps_exact(tmp_path: Path) -> None:
+    y, s, w = _data(4000, seed=4)
+    _write_parts(tmp_path, y, s, w, parts=1)
+    streamed = stream_counts(tmp_path, label="label", score="score", max_distinct=None,
+                             batch_rows=100)
+    assert streamed.mode == "exact"
+    assert len(streamed.counts) == len(np.unique(s))
+
+
+# -- AP bounds -----------------------------------------------------------------------------
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    n=st.integers(1, 300), n_bins=st.integers(1, 40), seed=st.integers(0, 10**6),
+    weighted=st.booleans(), ties=st.booleans(),
+)
+def test_ap_bounds_contain_exact_ap(n: int, n_bins: int, seed: int, weighted: bool,
+                                    ties: bool) -> None:
+    rng = np.random.default_rng(seed)
+    y = rng.random(n) < rng.uniform(0.05, 0.9)
+    y[0] = True
+    s = rng.random(n)
+    if ties:
+        s = np.round(s, 1)
+    w = rng.uniform(0, 3, n) if weighted else None
+    exact = PRCurve.from_counts(ThresholdCounts.from_scores(y, s, sample_weight=w))
+    edges = np.linspace(0.0, 1.0, n_bins + 1)
+    binned = BinnedCounts.from_scores(y, s, edges, sample_weight=w)
+    bounds = ap_bounds(binned)
+    ap = exact.average_precision("step")
+    assert bounds.lower - 1e-12 <= ap <= bounds.upper + 1e-12
+    assert bounds.lower <= bounds.binned <= bounds.upper
+    assert bounds.binned == pytest.approx(PRCurve.from_counts(binned).average_precision(),
+                                          abs=1e-12)
+    assert bounds.max_error >= 0
+
+
+def test_ap_bounds_upper_reached_and_tighten_with_bins() -> None:
+    # Positives first in every bin: the exact AP is the upper bound.
+    y = np.array([1, 1, 0, 1, 0, 0], dtype=bool)
+    s = np.array([0.95, 0.9, 0.8, 0.45, 0.4, 0.3])
+    binned = BinnedCounts.from_scores(y, s, [0.0, 0.5, 1.0])
+    exact = PRCurve.from_counts(ThresholdCounts.from_scores(y, s)).average_precision()
+    assert ap_bounds(binned).upper == pytest.approx(exact, abs=1e-15)
+    yy, ss, _ = _data(200000, seed=9)
+    widths = [ap_bounds(BinnedCounts.from_scores(yy, ss, resolve_edges(k, ss)))
+              for k in (100, 10000)]
+    assert widths[1].upper - widths[1].lower < (widths[0].upper - widths[0].lower) / 10
+
+
+def test_ap_bounds_without_positives_are_nan() -> None:
+    bounds = ap_bounds(BinnedCounts.from_scores([0, 0], [0.1, 0.2], [0, 1]))
+    assert np.isnan(bounds.lower)
+    assert bounds.to_dict()["lower"] is None
+
+
+# -- bin_index: the arithmetic index equals the search -------------------------------------
+
+
+@pytest.mark.parametrize(("n_bins", "low", "high"), [
+    (2, 0.0, 1.0), (10, 0.0, 1.0), (7, -3.3, 2.9), (1000, 1e-9, 1e-9 + 1e-6),
+    (1 << 16, -1.0, 1.0), (3, 0.1, 0.7),
+])
+def test_uniform_bin_index_equals_searchsorted(n_bins: int, low: float, high: float) -> None:
+    b = BinnedCounts.uniform(n_bins, low, high)
+    e = b.edges
+    rng = np.random.default_rng(n_bins)
+    s = np.concatenate([e, np.nextafter(e, np.inf), np.nextafter(e, -np.inf),
+                        rng.uniform(low - 1, high + 1, 20000), [-3e38, 3e38]])
+    for scores in (s, s.astype(np.float32)):
+        expected = np.searchsorted(e[1:-1], scores, side="right")
+        np.testing.assert_array_equal(b.bin_index(scores), expected)
+    irregular = BinnedCounts([0.0, 0.1, 0.5, 1.0])  # not uniform: the search itself
+    np.testing.assert_array_equal(irregular.bin_index(s),
+                                  np.searchsorted([0.1, 0.5], s, side="right"))
+
+
+# -- errors ---------------------------------------------------------------------------------
+
+
+def test_bad_inputs_raise_invalid_input(tmp_path: Path) -> None:
+    y, s, w = _data(100)
+    _write_parts(tmp_path / "ok", y, s, w, parts=1)
+    with pytest.raises(InvalidInputError, match="no column 'nope'"):
+        stream_counts(tmp_path / "ok", label="label", score="nope")
+    with pytest.raises(InvalidInputError, match="max_distinct"):
+        stream_counts(tmp_path / "ok", label="label", score="score", max_distinct=0)
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(InvalidInputError, match="is a folder, not a file, and holds no file"):
+        stream_counts(tmp_path / "empty", label="label", score="score")
+    np.savez(tmp_path / "x.npz", label=y, score=s)
+    with pytest.raises(InvalidInputError, match="cannot be read in batches"):
+        stream_counts(tmp_path / "x.npz", label="label", score="score")
+    with pytest.raises(InvalidInputError, match="no such file"):
+        stream_counts(tmp_path / "missing.parquet", label="label", score="score")
+    mixed = [*_write_parts(tmp_path / "m1", y, s, w, 1), *_write_parts(tmp_path / "m2", y, s,
+                                                                      w, 1, "csv")]
+    with pytest.raises(InvalidInputError, match="different formats"):
+        stream_counts(mixed, label="label", score="score")
+
+
+def test_invalid_rows_error_or_dropped(tmp_path: Path) -> None:
+    path = tmp_path / "bad.csv"
+    path.write_text("label,score\n1,0.9\n0,\n1,0.2\n0,nan\n1,0.3\n0,0.1\n")
+    with pytest.raises(InvalidInputError, match=r"1 NaN or missing score\(s\) \(row 2\)"):
+        stream_counts(path, label="label", score="score", batch_rows=2)
+    streamed = stream_counts(path, label="label", score="score", batch_rows=2,
+                             drop_invalid=True)
+    assert streamed.rows == 4
+    assert streamed.rows_dropped == 2
+    assert streamed.dropped == {"score_missing_or_nan": 2}
+    _same_exact(streamed.counts, ThresholdCounts.from_scores([1, 1, 1, 0], [0.9, 0.2, 0.3, 0.1]))
+
+
+def test_labels_checked_across_batches(tmp_path: Path) -> None:
+    path = tmp_path / "labels.csv"
+    path.write_text("label,score\n1,0.9\n0,0.5\n-1,0.2\n1,0.3\n")
+    with pytest.raises(InvalidInputError, match="not one binary labelling"):
+        stream_counts(path, label="label", score="score", batch_rows=2)
+    words = tmp_path / "words.csv"
+    words.write_text("label,score\ncat,0.9\ndog,0.5\ncat,0.2\n")
+    with pytest.raises(InvalidInputError, match="not a 0/1 or boolean label"):
+        stream_counts(words, label="label", score="score")
+    streamed = stream_counts(words, label="label", score="score", positive="cat", batch_rows=1)
+    assert streamed.counts.n_pos == 2
+    assert streamed.counts.n_neg == 1
+    none = tmp_path / "none.csv"
+    none.write_text("label,score\n0,0.9\n0,0.5\n")
+    with pytest.raises(InvalidInputError, match="no positive"):
+        stream_counts(none, label="label", score="score")
+
+
+# -- memory does not grow with the number of rows ----------------------------------------
+
+
+_MEMORY_SCRIPT = textwrap.dedent("""
+    import json, sys, tracemalloc
+    from prcurve.stream import stream_counts
+    tracemalloc.start()
+    streamed = stream_counts(sys.argv[1], label="label", score="score",
+                             batch_rows=1 << 16, max_distinct=1 << 12, switch_bins=1024)
+    _, peak = tracemalloc.get_traced_memory()
+    # VmHWM, not ru_maxrss: Linux keeps the parent's high-water mark across fork + exec.
+    with open("/proc/self/status") as status:
+        rss = next(int(line.split()[1]) * 1024 for line in status if line.startswith("VmHWM:"))
+    print(json.dumps({"mode": streamed.mode, "rows": streamed.rows,
+                      "traced_peak": peak, "rss_peak": rss}))
+""")
+
+
+def _peak(path: Path) -> dict[str, float]:
+    out = subprocess.run([sys.executable, "-c", _MEMORY_SCRIPT, str(path)], check=True,
+                         capture_output=True, text=True, timeout=120)
+    result: dict[str, float] = json.loads(out.stdout)
+    return result
+
+
+@pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="needs Linux /proc")
+def test_streaming_memory_does_not_grow_with_rows(tmp_path: Path) -> None:
+    # Both past the allocators' warm-up (RSS levels off by 4 million rows).
+    sizes = (2_000_000, 8_000_000)
+    peaks = []
+    rng = np.random.default_rng(0)
+    for n in sizes:
+        folder = tmp_path / f"n{n}"
+        folder.mkdir()
+        for part in range(n // 500_000):
+            y = rng.random(500_000) < 0.05
+            table = pa.table({"label": y.astype(np.int64), "score": rng.random(500_000)})
+            pq.write_table(table, folder / f"p{part}.parquet", row_group_size=1 << 16)
+        peaks.append(_peak(folder))
+    small, large = peaks
+    assert small["mode"] == large["mode"] == "binned"
+    assert large["rows"] == 4 * small["rows"]
+    # Holding the scores and labels of 6 million more rows takes 96 MB (float64 +
+    # int64); the streamed peaks must stay within a small fraction of that.
+    assert large["traced_peak"] < small["traced_peak"] + 8e6
+    assert large["rss_peak"] < small["rss_peak"] + 24e6
+
+
+# -- prcurve report on streamed inputs ------------------------------------------------------
+
+
+def _report_json(capsys: pytest.CaptureFixture[str], argv: list[str]) -> dict:  # type: ignore[type-arg]
+    from prcurve.cli import main
+
+    assert main(argv) == 0
+    out: dict = json.loads(capsys.readouterr().out)  # type: ignore[type-arg]
+    return out
+
+
+def test_report_streams_a_folder_with_the_in_memory_numbers(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    y, s, w = _data(6000, seed=11, distinct=100)
+    _write_parts(tmp_path / "d", y, s, w, parts=3)
+    pq.write_table(pa.table({"label": y.astype(np.int64), "score": s, "w": w}),
+                   tmp_path / "all.parquet")
+    common = ["--score", "score", "--weight", "w", "--format", "json"]
+    streamed = _report_json(capsys, ["report", str(tmp_path / "d"), *common])
+    memory = _report_json(capsys, ["report", str(tmp_path / "all.parquet"), *common])
+    a, b = streamed["models"][0], memory["models"][0]
+    assert a["state"] == {"engine": "stream", "mode": "exact", "max_distinct": DEFAULT_MAX_DISTINCT,
+                          "switched_at_row": None, "ap_bounds": None}
+    assert "state" not in b
+    assert "engine" not in memory["inputs"][0]
+    assert streamed["inputs"][0]["engine"] == "stream"
+    assert streamed["inputs"][0]["files"] == 3
+    for method, value in b["average_precision"].items():
+        assert a["average_precision"][method] == pytest.approx(value, abs=1e-12)
+    assert a["best_f"] == pytest.approx(b["best_f"])
+    assert a["rows"] == b["rows"] == 6000
+
+
+def test_report_switches_to_bins_and_reports_bounds(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from prcurve.cli import main
+
+    y, s, w = _data(20000, seed=12)
+    _write_parts(tmp_path, y, s, w, parts=2)
+    report = _report_json(capsys, ["report", str(tmp_path), "--score", "score",
+                                   "--max-distinct", "1000", "--switch-bins", "512",
+                                   "--format", "json"])
+    model = report["models"][0]
+    state = model["state"]
+    assert state["mode"] == "binned"
+    assert model["curve"]["kind"] == "binned"
+    assert model["curve"]["bins"] == 512
+    exact = PRCurve.from_counts(ThresholdCounts.from_scores(y, s)).average_precision()
+    bounds = state["ap_bounds"]
+    assert bounds["lower"] <= exact <= bounds["upper"]
+    assert bounds["binned"] == pytest.approx(model["average_precision"]["step"], abs=1e-12)
+    assert any("distinct scores" in note for note in report["notes"])
+    assert main(["report", str(tmp_path), "--score", "score", "--max-distinct", "1000"]) == 0
+    text = capsys.readouterr().out
+    assert "exact AP (step) bounds" in text
+    assert "binned" in text
+
+
+@pytest.mark.parametrize(("argv_tail", "message"), [
+    (["--max-distinct", "0"], "--max-distinct: expected an integer >= 1 or 'none'"),
+    (["--switch-bins", "many"], "--switch-bins: expected an integer >= 1"),
+    (["--workers", "2", "--dask", "tcp://x:1"], "--dask: given together with --workers"),
+])
+def test_report_streaming_bad_options(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                      argv_tail: list[str], message: str) -> None:
+    from prcurve.cli import main
+
+    y, s, w = _data(100)
+    _write_parts(tmp_path, y, s, w, parts=1)
+    assert main(["report", str(tmp_path), *argv_tail]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    lines = captured.err.strip().splitlines()
+    assert len(lines) == 1
+    assert message in lines[0]
+
+
+def test_report_stream_refuses_npz(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from prcurve.cli import main
+
+    np.savez(tmp_path / "x.npz", label=np.array([1, 0]), score=np.array([0.5, 0.2]))
+    assert main(["report", str(tmp_path / "x.npz"), "--stream"]) == 2
+    assert "cannot be read in batches" in capsys.readouterr().err
+
+
+def test_range_from_parquet_statistics_equals_a_pass(tmp_path: Path) -> None:
+    from prcurve.stream import _choose_columns, _dataset, _Labels, _parquet_range, _Reader
+
+    y, s, w = _data(5000, seed=21, float32=True)
+    s[0] = 0.0
+    paths = _write_parts(tmp_path, y, s, w, parts=3)
+    files = [str(p) for p in paths]
+    columns = _choose_columns(_dataset(files, "parquet").schema, "x", "label", ["score"], None)
+    reader = _Reader(files, "parquet", "x", columns, _Labels("label", "x", None), False, 1000)
+    assert _parquet_range(reader, "score") == (float(s.min()), float(s.max()))
+    streamed = stream_counts(paths, label="label", score="score", bins=1000)
+    np.testing.assert_array_equal(streamed.counts.edges, resolve_edges(1000, s))
+
+
+@pytest.mark.parametrize("fmt", ["csv", "jsonl"])
+def test_text_integers_then_fractions_in_a_later_batch(tmp_path: Path, fmt: str) -> None:
+    n = 200_000  # more than pyarrow's first block
+    y = np.arange(n) % 7 == 0
+    s = (np.arange(n) % 1000).astype(np.float64)
+    s[-1] = 0.5  # the only fraction, in the last block
+    path = tmp_path / f"late.{fmt}"
+    if fmt == "csv":
+        text = "label,score\n" + "\n".join(
+            f"{int(a)},{int(b) if b.is_integer() else b}" for a, b in zip(y, s, strict=True))
+    else:
+        text = "\n".join(
+            json.dumps({"label": int(a), "score": int(b) if b.is_integer() else b})
+            for a, b in zip(y, s, strict=True))
+    path.write_text(text + "\n")
+    streamed = stream_counts(path, label="label", score="score", batch_rows=4096)
+    _same_exact(streamed.counts, ThresholdCounts.from_scores(y, s))
+
+
+def test_drop_invalid_labels_weights_and_a_batch_left_empty(tmp_path: Path) -> None:
+    path = tmp_path / "holes.csv"
+    path.write_text("label,score,w\n,0.9,1\n1,0.8,\n1,0.7,2\n0,0.6,1\n1,0.5,3\n0,0.4,0.5\n")
+    streamed = stream_counts(path, label="label", score="score", weight="w", batch_rows=2,
+                             drop_invalid=True)
+    assert streamed.rows == 4
+    assert streamed.rows_dropped == 2
+    assert streamed.dropped == {"label_missing": 1, "weight_missing_or_nan": 1}
+    _same_exact(streamed.counts, ThresholdCounts.from_scores(
+        [1, 0, 1, 0], [0.7, 0.6, 0.5, 0.4], sample_weight=[2, 1, 3, 0.5]))
+
+
+def test_positive_value_for_numeric_labels(tmp_path: Path) -> None:
+    path = tmp_path / "classes.csv"
+    path.write_text("label,score\n2,0.9\n1,0.8\n3,0.7\n2,0.2\n")
+    streamed = stream_counts(path, label="label", score="score", positive="2", batch_rows=1)
+    _same_exact(streamed.counts, ThresholdCounts.from_scores([1, 0, 0, 1], [0.9, 0.8, 0.7, 0.2]))
+
+
+def test_report_positive_label_keeps_the_column_type(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "d").mkdir()
+    (tmp_path / "d" / "a.csv").write_text("label,score\n2,0.9\n1,0.8\n3,0.7\n2,0.2\n")
+    (tmp_path / "b.csv").write_text("label,score\n2,0.9\n1,0.8\n3,0.7\n2,0.2\n")
+    streamed = _report_json(capsys, ["report", str(tmp_path / "d"), "--positive", "2",
+                                     "--format", "json"])
+    memory = _report_json(capsys, ["report", str(tmp_path / "b.csv"), "--positive", "2",
+                                   "--format", "json"])
+    assert streamed["inputs"][0]["positive_label"] == memory["inputs"][0]["positive_label"] == 2
+    assert streamed["models"][0]["ap"] == memory["models"][0]["ap"]
