@@ -183,3 +183,44 @@ def test_report_dask_needs_parquet(tmp_path: Path, capsys: pytest.CaptureFixture
     path.write_text("label,score\n1,0.5\n0,0.2\n")
     assert main(["report", str(path), "--dask", "tcp://127.0.0.1:1"]) == 2
     assert "read Parquet" in capsys.readouterr().err
+
+
+def _ranking_data(seed: int) -> tuple[pd.DataFrame, dict[str, dict[str, int]]]:
+    """A run of 60 queries (ragged, tied scores) and judgments that cover some of
+    them, judge documents the run never retrieved, and include unretrieved queries."""
+    rng = np.random.default_rng(seed)
+    rows = []
+    qrels: dict[str, dict[str, int]] = {}
+    for q in range(60):
+        docs = rng.choice(200, size=int(rng.integers(1, 40)), replace=False)
+        for d in docs:
+            rows.append((f"q{q}", f"d{d}", float(rng.integers(0, 8))))  # many ties
+        if q % 5 != 0:  # every fifth query unjudged: trec_eval ignores it
+            judged = rng.choice(200, size=30, replace=False)
+            qrels[f"q{q}"] = {f"d{d}": int(rng.integers(-1, 3)) for d in judged}
+    for q in range(60, 66):  # judged, never retrieved: they count only with -c
+        qrels[f"q{q}"] = {"d1": 1, "d2": 0}
+    return pd.DataFrame(rows, columns=["query_id", "doc_id", "score"]), qrels
+
+
+@pytest.mark.parametrize("missing", ["skip", "zero"])
+def test_ranking_on_cluster_equals_in_memory(client: object, missing: str) -> None:
+    from prcurve.dask import evaluate_ranking
+    from prcurve.ranking import evaluate
+
+    run, qrels = _ranking_data(3)
+    measures = ["AP", "P@5", "AP@10", "R-prec", "RR", "iprec@0.5", "11pt", "bpref",
+                "gm_AP", "num_rel", "num_ret"]
+    # Rows of one query start out split across partitions; the shuffle joins them.
+    shuffled = run.sample(frac=1.0, random_state=0)
+    ddf = dd.from_pandas(shuffled, npartitions=7)
+    expected = evaluate(qrels, (run.query_id.to_numpy(), run.doc_id.to_numpy(),
+                                run.score.to_numpy()), measures,
+                        queries_without_results=missing)
+    got = evaluate_ranking(qrels, ddf, measures, queries_without_results=missing)
+    assert got.n_queries == expected.n_queries
+    assert got.query_ids.tolist() == expected.query_ids.tolist()
+    np.testing.assert_array_equal(got.has_results, expected.has_results)
+    for name in expected.per_query:
+        np.testing.assert_array_equal(got.per_query[name], expected.per_query[name])
+        assert got.summary[name] == expected.summary[name]
