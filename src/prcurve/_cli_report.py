@@ -247,22 +247,7 @@ def _load(args: argparse.Namespace) -> tuple[list[Any], list[str]]:
             one = load_scores(path, label=args.label, scores=args.score, weight=args.weight,
                               positive=args.positive, drop_invalid=args.drop_invalid,
                               input_format=args.input_format, on_rows=on_rows)
-        name = Path(one.path).name
-        if one.label_chosen == "auto":
-            _say(f"{name}: label column {one.label_column!r} (found automatically; "
-                 "--label to choose another)")
-        if one.scores_chosen == "auto":
-            columns = ", ".join(repr(m.column) for m in one.models)
-            skipped = (f"; not numeric, skipped: {', '.join(map(repr, one.skipped_columns))}"
-                       if one.skipped_columns else "")
-            _say(f"{name}: scoring columns {columns} (every other numeric column; --score to "
-                 f"choose){skipped}")
-        for model in one.models:
-            if model.rows_dropped:
-                note = (f"{name}: --drop-invalid skipped {model.rows_dropped} of {one.n_rows} "
-                        f"rows for column {model.column!r}")
-                _say(note)
-                notes.append(note)
+        notes.extend(_input_notes(one))
         loaded.append(one)
     return loaded, notes
 
@@ -311,12 +296,14 @@ def _load_streamed(args: argparse.Namespace, bins: int | None) -> tuple[list[Any
                                 switch_bins=switch_bins, bins=bins,
                                 drop_invalid=args.drop_invalid,
                                 input_format=args.input_format, on_rows=on_rows)
-        notes.extend(_streamed_notes(one))
+        notes.extend(_input_notes(one))
         streamed.append(one)
     return streamed, notes
 
 
-def _streamed_notes(one: Any) -> list[str]:
+def _input_notes(one: Any) -> list[str]:
+    """Say which columns were chosen and what was dropped or binned; the notes for
+    the report. ``one`` is a loaded or streamed input (the same fields)."""
     name = Path(one.path).name
     if one.label_chosen == "auto":
         _say(f"{name}: label column {one.label_column!r} (found automatically; "
@@ -334,7 +321,7 @@ def _streamed_notes(one: Any) -> list[str]:
                     f"rows for column {model.column!r}")
             _say(note)
             notes.append(note)
-        if model.mode == "binned" and model.switched_at_row is not None:
+        if getattr(model, "mode", "exact") == "binned" and model.switched_at_row is not None:
             bounds = model.ap_bounds
             note = (f"{name}: column {model.column!r} has more than {model.max_distinct} "
                     f"distinct scores; its numbers come from {model.counts.n_bins} bins "
@@ -415,7 +402,7 @@ def _load_dask(args: argparse.Namespace, bins: int | None) -> tuple[list[Any], l
                                 weight_column=columns.weight,
                                 scores_chosen=columns.scores_chosen, models=models,
                                 skipped_columns=columns.skipped, engine="dask")
-            notes.extend(_streamed_notes(one))
+            notes.extend(_input_notes(one))
             streamed.append(one)
     return streamed, notes
 
