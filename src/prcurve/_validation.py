@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -288,12 +288,23 @@ def check_range(name: str, low: float, high: float) -> tuple[float, float]:
     return lo, hi
 
 
-def check_choice(name: str, value: Any, choices: Sequence[str]) -> str:
-    if not isinstance(value, str) or value not in choices:
+_Choice = TypeVar("_Choice")
+
+
+def check_choice(name: str, value: Any, choices: Sequence[_Choice]) -> _Choice:
+    """``value`` is one of ``choices`` (strings, numbers or None; compared with ==).
+
+    ``True``/``False`` never match (they would equal 1/0)."""
+    try:
+        found = not isinstance(value, bool) and value in choices
+    except (TypeError, ValueError):  # e.g. an array: its == is element-wise
+        found = False
+    if not found:
         raise InvalidInputError(
             name, f"unknown value {value!r}", f"use one of {', '.join(map(repr, choices))}"
         )
-    return value
+    chosen: _Choice = value
+    return chosen
 
 
 def check_positive_number(name: str, value: Any) -> float:
@@ -517,15 +528,6 @@ def unknown_measure(text: Any, known: Sequence[str]) -> InvalidInputError:
 
 def bad_measure_parameter(text: str, found: str, fix: str) -> InvalidInputError:
     return InvalidInputError("measures", f"{text!r}: {found}", fix)
-
-
-def check_choice_of(name: str, value: Any, choices: Sequence[Any]) -> Any:
-    """``value`` is one of ``choices`` (any hashable values, compared with ==)."""
-    if value not in choices or isinstance(value, bool):
-        raise InvalidInputError(
-            name, f"unknown value {value!r}", f"use one of {', '.join(map(repr, choices))}"
-        )
-    return value
 
 
 def check_id_column(name: str, values: ArrayLike, n: int | None = None) -> NDArray[Any]:

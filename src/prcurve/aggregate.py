@@ -106,7 +106,7 @@ class OneVsRest:
         (``zero_division``); scikit-learn gives it 0, as ``zero_division=0`` does.
         """
         name = check_method(method)
-        avg = _validation.check_choice_of("average", average, AVERAGES)
+        avg = _validation.check_choice("average", average, AVERAGES)
         with undefined_scope(zero_division):
             return self._average_precision(name, avg)
 

@@ -239,7 +239,7 @@ def average_precision(
     0.7917
     """
     name = check_method(method)
-    avg = _validation.check_choice_of("average", average, AVERAGES)
+    avg = _validation.check_choice("average", average, AVERAGES)
     if np.ndim(y_score) == 2:
         from prcurve.aggregate import one_vs_rest
 

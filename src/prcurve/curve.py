@@ -590,7 +590,7 @@ def pr_curve(
     >>> pr_curve([0, 1, 2, 1], scores).n_pos, len(pr_curve([0, 1, 2, 1], scores, average=None))
     (4.0, 3)
     """
-    avg = _validation.check_choice_of("average", average, ("micro", None))
+    avg = _validation.check_choice("average", average, ("micro", None))
     if np.ndim(y_score) == 2:
         from prcurve.aggregate import one_vs_rest
 

@@ -419,7 +419,7 @@ def _trec_evaluate(
     qrels: Any, run: Any, options: TrecEvalOptions
 ) -> tuple[RankingEvaluation, list[_Line], Run, Qrels]:
     """Evaluate as trec_eval would with ``options``, and the plan of lines to print."""
-    version = _validation.check_choice_of("version", options.version, (9, 10))
+    version = _validation.check_choice("version", options.version, (9, 10))
     plan = _plan(options)
     measures = dict.fromkeys(m for line in plan for m in line.measures)
     if not measures:
