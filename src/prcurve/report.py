@@ -137,36 +137,24 @@ class InputSummary:
     batches: int | None = None
 
     @classmethod
-    def from_loaded(cls, loaded: LoadedInput) -> InputSummary:
+    def of(cls, source: LoadedInput | StreamedInput) -> InputSummary:
+        """The summary of a loaded (in-memory) or streamed input."""
+        streamed = getattr(source, "batches", None) is not None
+        several_files = streamed and getattr(source, "files", 1) != 1
         return cls(
-            name=Path(loaded.path).name,
-            path=loaded.path,
-            format=loaded.format,
-            rows=loaded.n_rows,
-            label_column=loaded.label_column,
-            label_chosen=loaded.label_chosen,
-            positive_label=loaded.positive_label,
-            weight_column=loaded.weight_column,
-            scores_chosen=loaded.scores_chosen,
-            skipped_columns=tuple(loaded.skipped_columns),
-        )
-
-    @classmethod
-    def from_streamed(cls, streamed: StreamedInput) -> InputSummary:
-        return cls(
-            name=Path(streamed.path).name if streamed.files == 1 else streamed.path,
-            path=streamed.path,
-            format=streamed.format,
-            rows=streamed.n_rows,
-            label_column=streamed.label_column,
-            label_chosen=streamed.label_chosen,
-            positive_label=streamed.positive_label,
-            weight_column=streamed.weight_column,
-            scores_chosen=streamed.scores_chosen,
-            skipped_columns=tuple(streamed.skipped_columns),
-            engine=streamed.engine,
-            files=streamed.files,
-            batches=streamed.batches,
+            name=source.path if several_files else Path(source.path).name,
+            path=source.path,
+            format=source.format,
+            rows=source.n_rows,
+            label_column=source.label_column,
+            label_chosen=source.label_chosen,
+            positive_label=source.positive_label,
+            weight_column=source.weight_column,
+            scores_chosen=source.scores_chosen,
+            skipped_columns=tuple(source.skipped_columns),
+            engine=getattr(source, "engine", "memory"),
+            files=getattr(source, "files", None),
+            batches=getattr(source, "batches", None),
         )
 
     def to_dict(self) -> dict[str, Any]:
@@ -770,7 +758,7 @@ def build_streamed_report(
     each model also says which state produced its numbers (``state``: exact or
     binned, with the bounds on the exact AP of a binned state).
     """
-    summaries = [InputSummary.from_streamed(streamed) for streamed in inputs]
+    summaries = [InputSummary.of(streamed) for streamed in inputs]
     names = model_names(inputs)  # type: ignore[arg-type]  # same path/models[].column shape
     models = []
     for streamed, summary, row in zip(inputs, summaries, names, strict=True):
@@ -783,7 +771,7 @@ def build_report(
     inputs: Sequence[LoadedInput], settings: ReportSettings, notes: Sequence[str] = ()
 ) -> Report:
     """The report of every model of every loaded input (see :func:`prcurve.io.load_scores`)."""
-    summaries = [InputSummary.from_loaded(loaded) for loaded in inputs]
+    summaries = [InputSummary.of(loaded) for loaded in inputs]
     models = []
     for loaded, summary, names in zip(inputs, summaries, model_names(inputs), strict=True):
         for scored, name in zip(loaded.models, names, strict=True):
