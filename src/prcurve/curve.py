@@ -20,7 +20,7 @@ from prcurve._undefined import ZeroDivision, ratio, undefined, undefined_scope
 from prcurve.average_precision import (
     AREA_METHODS,
     APMethod,
-    ap_from_counts,
+    ap_from_steps,
     ap_over_recall_range,
     check_method,
 )
@@ -173,6 +173,11 @@ class PRCurve:
         )
 
     # -- arrays ----------------------------------------------------------------------
+
+    @cached_property
+    def _steps(self) -> RecallSteps:
+        """The recall steps of the state, derived once for every AP method and area."""
+        return RecallSteps.from_counts(self._counts)
 
     @cached_property
     def precision(self) -> F64:
@@ -355,7 +360,7 @@ class PRCurve:
         """
         name = check_method(method)
         with undefined_scope(self.zero_division):
-            return ap_from_counts(self._counts, name)
+            return ap_from_steps(self._steps, name)
 
     # -- PR space (seed 004: prcurve.bounds) ------------------------------------------------
 
@@ -411,7 +416,7 @@ class PRCurve:
         if (lo, hi) != (0.0, 1.0) and name not in AREA_METHODS:
             raise _validation.method_without_recall_range(name)
         with undefined_scope(self.zero_division):
-            return ap_over_recall_range(RecallSteps.from_counts(self._counts), name, (lo, hi))
+            return ap_over_recall_range(self._steps, name, (lo, hi))
 
     def aucnpr(
         self,
@@ -451,7 +456,7 @@ class PRCurve:
                 return undefined(f"aucnpr[{name}] (no samples)")
             if p == 0 or n == 0:
                 return bounds._degenerate_value(p == 0, f"aucnpr[{name}]", degenerate)
-            area = ap_over_recall_range(RecallSteps.from_counts(self._counts), name, (lo, hi))
+            area = ap_over_recall_range(self._steps, name, (lo, hi))
             return bounds.normalized_average_precision(
                 area, p, n, method, recall_range=(lo, hi), degenerate=degenerate,
                 zero_division=self.zero_division,
