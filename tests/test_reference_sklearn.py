@@ -85,10 +85,25 @@ def _check_curve(data: Scored) -> None:
         assert_array_equal(ones, sk_recall[:-1][::-1])
         assert_array_equal(ones, np.ones(len(curve)))
 
-    sk_counts = skm.confusion_matrix_at_thresholds(y, s, sample_weight=w)
-    _, sk_fp, _, sk_tp, _ = sk_counts
+    sk_fp, sk_tp = _sklearn_counts(y, s, w)
     assert_allclose(curve.tp, sk_tp, **TOL)
     assert_allclose(curve.fp, sk_fp, **TOL)
+
+
+def _sklearn_counts(y: Any, s: Any, w: Any) -> tuple[Any, Any]:
+    """scikit-learn's cumulative FP and TP per distinct threshold (decreasing).
+
+    Public as confusion_matrix_at_thresholds since scikit-learn 1.8; before that
+    (the newest release for Python 3.10 is 1.7) the same function was the
+    private _ranking._binary_clf_curve.
+    """
+    if hasattr(skm, "confusion_matrix_at_thresholds"):
+        _, fp, _, tp, _ = skm.confusion_matrix_at_thresholds(y, s, sample_weight=w)
+        return fp, tp
+    from sklearn.metrics._ranking import _binary_clf_curve
+
+    fp, tp, _ = _binary_clf_curve(y, s, sample_weight=w)
+    return fp, tp
 
 
 def _check_step_ap(data: Scored) -> None:
