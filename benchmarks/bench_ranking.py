@@ -12,8 +12,12 @@ files are) or shuffled (``--shuffled``). About 10% of retrieved documents are
 judged, a third of those relevant with grades 1-2, plus unretrieved relevant
 documents. Ids are strings for every library.
 
-Timings (best of ``--repeat``): prcurve from arrays end to end (rank + join +
-measures), prcurve's measures on an already judged run, prcurve from the same
+Timings (best of ``--repeat``): prcurve from arrays end to end (encode the ids
++ rank + join + measures); the construction of its Qrels and Run (the ids
+dictionary-encoded and checked for duplicates) and ``evaluate`` on those
+built tables (rank + join + measures), the counterpart of ranx's warm
+evaluate on its built Qrels and Run and of pytrec_eval's evaluate on its
+dicts; prcurve's measures on an already judged run; prcurve from the same
 dicts the peers get; pytrec_eval's evaluate (its evaluator built outside the
 timing); ranx's evaluate cold (first call, JIT) and warm (second call), its
 Qrels/Run construction reported apart. The values are checked against each
@@ -35,7 +39,7 @@ from typing import Any
 
 import numpy as np
 
-from prcurve.ranking import evaluate, judge
+from prcurve.ranking import Qrels, Run, evaluate, judge
 
 MEASURES = ["AP", "P@10", "AP@100"]
 
@@ -116,7 +120,14 @@ def main() -> None:
 
     t, ours = best(lambda: evaluate(data["qrels"], data["run"], MEASURES), args.repeat)
     rows.append(("prcurve evaluate, arrays, end to end", t))
-    judged = judge(data["qrels"], data["run"])
+    t, (qrels, run) = best(
+        lambda: (Qrels.from_arrays(*data["qrels"]), Run.from_arrays(*data["run"])), args.repeat
+    )
+    rows.append(("prcurve Qrels + Run construction (ids encoded)", t))
+    t, built = best(lambda: evaluate(qrels, run, MEASURES), args.repeat)
+    rows.append(("prcurve evaluate, built Qrels + Run", t))
+    assert built.summary == ours.summary
+    judged = judge(qrels, run)
     t, _ = best(lambda: judged.evaluate(MEASURES), args.repeat)
     rows.append(("prcurve measures on a judged run", t))
     qrels_dict, run_dict = to_dicts(data)

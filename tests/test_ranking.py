@@ -578,21 +578,51 @@ def test_single_ranking_errors(call: Any, argument: str, match: str) -> None:
 @settings(max_examples=40, deadline=None)
 @given(data=collections())
 def test_hash_collisions_fall_back_to_exact_codes(data: tuple[Judgments, Scores]) -> None:
-    # With every document hashing alike, the result must not change.
-    import prcurve.ranking as ranking
+    # With every id hashing alike, the result must not change.
+    from prcurve import _keys
 
     qrels, run = data
     expected = evaluate(qrels, run, ORACLE_MEASURES)
-    original = ranking._hash_strings
-    ranking._hash_strings = lambda values: np.zeros(values.shape[0], dtype=np.uint64)
+    original = _keys.id_keys
+    _keys.id_keys = lambda ids: np.zeros(ids.shape[0], dtype=np.uint64)
     try:
         collided = evaluate(qrels, run, ORACLE_MEASURES)
         with pytest.raises(InvalidInputError, match="appears twice"):
             evaluate(qrels, (["1", "1"], ["a", "a"], [1.0, 2.0]), "AP")
     finally:
-        ranking._hash_strings = original
+        _keys.id_keys = original
+    np.testing.assert_array_equal(collided.query_ids, expected.query_ids)
     for name in ORACLE_MEASURES:
         np.testing.assert_array_equal(collided.per_query[name], expected.per_query[name])
+
+
+@settings(max_examples=80, deadline=None)
+@given(data=collections(), seed=st.integers(0, 2**16), dense=st.booleans(),
+       depth=st.one_of(st.none(), st.integers(1, 8)), complete=st.booleans())
+def test_row_orders_and_join_paths_match_oracle(
+    data: tuple[Judgments, Scores], seed: int, dense: bool, depth: int | None, complete: bool,
+) -> None:
+    # Rows shuffled, reversed or grouped with queries out of id order; the
+    # dense join table or the sorted search of judged cells: one answer.
+    import prcurve.ranking as ranking
+
+    qrels, run = data
+    expected = oracle(qrels, run, depth=depth, complete=complete)
+    if not expected:
+        return
+    rows = [(q, d, score) for q, docs in run.items() for d, score in docs.items()]
+    order = np.random.default_rng(seed).permutation(len(rows))
+    if seed % 3 == 1:
+        order = np.arange(len(rows))[::-1]
+    columns = [np.array([rows[i][c] for i in order]) for c in range(3)]
+    original = ranking._dense_cells_limit
+    ranking._dense_cells_limit = (lambda n: original(n)) if dense else (lambda n: 0)
+    try:
+        result = evaluate(qrels, tuple(columns), ORACLE_MEASURES, depth=depth,
+                          queries_without_results="zero" if complete else "skip")
+    finally:
+        ranking._dense_cells_limit = original
+    assert_matches_oracle(result, expected)
 
 
 def test_large_and_negative_integer_ids() -> None:

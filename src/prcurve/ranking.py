@@ -38,7 +38,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal, TypeVar
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from prcurve import _validation
+from prcurve import _keys, _validation
 from prcurve._undefined import ZeroDivision, ratio, undefined_scope
 
 if TYPE_CHECKING:
@@ -76,10 +76,6 @@ _SCORE_PRECISIONS: tuple[str, ...] = ("float64", "float32")
 MissingQueries = Literal["skip", "zero"]
 _MISSING: tuple[str, ...] = ("skip", "zero")
 
-# trec_eval's relevance codes for retrieved documents without a usable grade
-# (trec_eval.h): not in the judgments at all, or judged with a negative grade.
-_NONPOOL = -1
-_UNJUDGED = -2
 _MIN_GEO_MEAN = 0.00001  # trec_eval.h MIN_GEO_MEAN: gm_map's floor on AP
 
 
@@ -202,11 +198,43 @@ def _ids(name: str, values: ArrayLike, n: int | None = None) -> NDArray[Any]:
 
 class _LongTable:
     """What :class:`Qrels` and :class:`Run` share: building from a dict, a table,
-    three arrays or a TREC file. Subclasses name their value column and reader."""
+    three arrays or a TREC file, and the dictionary encoding of their ids.
+    Subclasses name their value column and reader."""
 
     _KIND: ClassVar[str]  # "qrels" or "run": the argument named in errors
     _VALUE: ClassVar[str]  # the value column: "relevance" or "score"
     _DICT_FORM: ClassVar[str]  # how the dict form reads, for errors
+
+    query_id: NDArray[Any]
+    doc_id: NDArray[Any]
+    source: str | None
+    line: I64 | None
+    # Set once when built: the ids as distinct labels and per-row codes
+    # (queries in id order), so that evaluation handles integers only.
+    _queries: _keys.Encoded
+    _docs: _keys.Encoded
+
+    def __post_init__(self) -> None:
+        queries = _keys.encode(self.query_id, grouped=True, sort_labels=True)
+        docs = _keys.encode(self.doc_id)
+        object.__setattr__(self, "_queries", queries)
+        object.__setattr__(self, "_docs", docs)
+        # One row per (query, document): codes make each pair one exact integer.
+        pair = queries.codes * max(docs.labels.shape[0], 1) + docs.codes
+        ordered = np.sort(pair)
+        if (ordered[1:] == ordered[:-1]).any():
+            self._raise_duplicate(pair)
+
+    def _raise_duplicate(self, pair: I64) -> None:
+        """Name the first row that repeats an earlier (query, document) pair."""
+        _, first = np.unique(pair, return_index=True)
+        repeats = np.ones(pair.shape[0], dtype=bool)
+        repeats[first] = False
+        row = int(np.flatnonzero(repeats)[0])
+        line = None if self.line is None else int(self.line[row])
+        raise _validation.duplicate_document(
+            self._KIND, self.query_id[row], self.doc_id[row], self.source, line
+        )
 
     @classmethod
     def from_arrays(cls: type[_T], query_id: ArrayLike, doc_id: ArrayLike,
@@ -407,9 +435,14 @@ class _Rankings:
         judged_nonrelevant: NDArray[np.bool_],
         n_relevant: I64,
         n_judged_nonrelevant: I64,
+        starts: I64 | None = None,
     ) -> None:
         self.lengths = lengths.astype(np.int64, copy=False)
-        self.starts = np.concatenate(([0], np.cumsum(self.lengths)[:-1])).astype(np.int64)
+        self.in_order = starts is None  # segments back to back, in query order
+        self.starts = (
+            np.concatenate(([0], np.cumsum(self.lengths)[:-1])).astype(np.int64)
+            if starts is None else starts
+        )
         self.relevant = relevant
         self.judged_nonrelevant = judged_nonrelevant
         self.n_relevant = n_relevant
@@ -420,30 +453,43 @@ class _Rankings:
         return int(self.lengths.shape[0])
 
     @cached_property
-    def _relevant_before(self) -> I64:
-        """Element i: relevant rows among rows 0 .. i-1 (length n + 1), exact integers."""
-        return np.concatenate(([0], np.cumsum(self.relevant, dtype=np.int64)))
+    def _relevant_rows(self) -> NDArray[np.intp]:
+        """Every relevant row, in row order (segments or not)."""
+        return np.flatnonzero(self.relevant)
+
+    @cached_property
+    def _first_relevant(self) -> NDArray[np.intp]:
+        return np.searchsorted(self._relevant_rows, self.starts)
 
     def relevant_in_top(self, k: I64 | int) -> I64:
-        """Relevant documents among each query's top min(k, retrieved)."""
-        depth = np.minimum(self.lengths, k)
-        before = self._relevant_before
-        return before[self.starts + depth] - before[self.starts]
+        """Relevant documents among each query's top min(k, retrieved).
+
+        Counted among the relevant rows, one binary search per query: no pass
+        over all rows.
+        """
+        end = self.starts + np.minimum(self.lengths, k)
+        return np.searchsorted(self._relevant_rows, end) - self._first_relevant
 
     @cached_property
     def n_relevant_retrieved(self) -> I64:
         return self.relevant_in_top(self.lengths)
 
-    # The relevant retrieved documents, all queries, in rank order: "hits".
-    # Query q's hits are hits[first_hit[q] : first_hit[q] + n_relevant_retrieved[q]].
+    # The relevant retrieved documents, all queries, in query order then rank
+    # order: "hits". Query q's hits are
+    # hits[first_hit[q] : first_hit[q] + n_relevant_retrieved[q]].
 
     @cached_property
     def first_hit(self) -> I64:
-        return self._relevant_before[self.starts]
+        return np.cumsum(self.n_relevant_retrieved) - self.n_relevant_retrieved
 
     @cached_property
     def _hit_rows(self) -> NDArray[np.intp]:
-        return np.flatnonzero(self.relevant)
+        if self.in_order:
+            return self._relevant_rows
+        count = self.n_relevant_retrieved
+        where = np.repeat(self._first_relevant - self.first_hit, count)
+        hits: NDArray[np.intp] = self._relevant_rows[where + np.arange(where.shape[0])]
+        return hits
 
     @cached_property
     def hit_query(self) -> NDArray[np.intp]:
@@ -520,15 +566,6 @@ def _segmented_suffix_max(values: F64, segment: NDArray[np.intp]) -> F64:
     return out
 
 
-def _exact_codes(*arrays: NDArray[Any]) -> list[NDArray[np.int64]]:
-    """Integer codes whose order is the ids' order (byte order for strings)."""
-    sizes = [a.shape[0] for a in arrays]
-    _, inverse = np.unique(np.concatenate(arrays), return_inverse=True)
-    bounds = np.cumsum([0, *sizes])
-    codes = inverse.astype(np.int64)
-    return [codes[bounds[i]:bounds[i + 1]] for i in range(len(arrays))]
-
-
 def _common_id_dtype(arrays: Sequence[NDArray[Any]]) -> list[NDArray[Any]]:
     kinds = {a.dtype.kind for a in arrays if a.shape[0]}
     if kinds <= {"i", "u"}:
@@ -546,99 +583,16 @@ def _common_id_dtype(arrays: Sequence[NDArray[Any]]) -> list[NDArray[Any]]:
     return out
 
 
-def _row_labels(ids: NDArray[Any]) -> tuple[NDArray[Any], NDArray[np.intp]]:
-    """Labels (possibly repeated) and each row's index into them, cheaply.
-
-    Rows usually come in blocks of one query: then the labels are the blocks'
-    ids, found in O(n). Interleaved rows are grouped by a hash of the ids.
-    """
-    n = ids.shape[0]
-    if n == 0:
-        return ids[:0], np.zeros(0, np.intp)
-    starts = np.concatenate(([0], np.flatnonzero(ids[1:] != ids[:-1]) + 1))
-    if 4 * starts.shape[0] <= n:
-        lengths = np.diff(np.append(starts, n))
-        return ids[starts], np.repeat(np.arange(starts.shape[0]), lengths)
-    if ids.dtype.kind in "iu":
-        labels, inverse = np.unique(ids, return_inverse=True)
-        return labels, inverse
-    _, inverse = np.unique(_hash_strings(ids), return_inverse=True)
-    some_row = np.empty(int(inverse.max()) + 1, dtype=np.intp)
-    some_row[inverse] = np.arange(n)  # a row of each distinct hash
-    labels = ids[some_row]
-    if not (labels[inverse] == ids).all():  # a collision: exact, slower
-        labels, inverse = np.unique(ids, return_inverse=True)
-    return labels, inverse
-
-
-def _query_codes(
-    run_ids: NDArray[Any], qrels_ids: NDArray[Any]
-) -> tuple[NDArray[Any], NDArray[np.int64], NDArray[np.int64]]:
-    """Distinct query ids in order and each row's code (index into them)."""
-    run_labels, run_rows = _row_labels(run_ids)
-    qrels_labels, qrels_rows = _row_labels(qrels_ids)
-    distinct = np.unique(np.concatenate((run_labels, qrels_labels)))
-    run_codes = np.searchsorted(distinct, run_labels)[run_rows]
-    qrels_codes = np.searchsorted(distinct, qrels_labels)[qrels_rows]
-    return distinct, run_codes.astype(np.int64), qrels_codes.astype(np.int64)
-
-
-_HASH_MULTIPLIER = np.uint64(0x100000001B3)
-
-
-def _hash_strings(values: NDArray[Any]) -> NDArray[np.uint64]:
-    """A 64-bit polynomial hash of each string, one character (code unit) at a time.
-
-    Characters are taken from the last to the first, so the padding NULs of a
-    wider array add nothing: "d1" hashes alike as U2 and U3. Equal strings
-    hash equal; every use of a hash below checks the strings of equal hashes.
-    """
-    unit = 4 if values.dtype.kind == "U" else 1
-    width = values.dtype.itemsize // unit
-    columns = values.view(np.uint32 if unit == 4 else np.uint8).reshape(-1, max(width, 1))
-    while width > 1 and not columns[:, width - 1].any():  # padding every id leaves alone
-        width -= 1
-    out = np.zeros(values.shape[0], dtype=np.uint64)
-    for column in range(width - 1, -1, -1):
-        out *= _HASH_MULTIPLIER
-        out += columns[:, column]
-    out ^= out >> np.uint64(33)  # spread the low characters' bits upward
-    out *= np.uint64(0xFF51AFD7ED558CCD)
-    out ^= out >> np.uint64(29)
-    return out
-
-
-class _HashCollisionError(Exception):
-    """Two different ids hashed equal: redo the work with exact codes."""
-
-
-def _pair_keys(
-    query: NDArray[np.int64],
-    doc: NDArray[Any],
-    n_queries: int,
-    exact_docs: bool,
-    low: int,
-    span: int,
-) -> tuple[NDArray[np.int64], bool]:
-    """One int64 per (query, document) row, query-major, and whether equal keys
-    mean equal pairs. Query-major keys keep the searches below cache-friendly."""
-    if exact_docs and low >= 0 and n_queries * span < 2**62:
-        return query * span + (doc - low), True
-    query_bits = max(int(n_queries - 1).bit_length(), 1)
-    doc_bits = np.uint64(63 - query_bits)
-    hashed = doc.astype(np.uint64) if exact_docs else doc
-    if exact_docs:  # large or negative integer ids: mix them first
-        hashed = hashed * np.uint64(0x9E3779B97F4A7C15)
-        hashed ^= hashed >> np.uint64(31)
-    key = (query.astype(np.uint64) << doc_bits) | (hashed >> np.uint64(64 - int(doc_bits)))
-    return key.view(np.int64), False
-
-
 @dataclass(frozen=True)
 class _Prepared:
     rankings: _Rankings
     query_ids: NDArray[Any]
     has_results: NDArray[np.bool_]
+
+
+# What a retrieved document is, after the join: trec_eval's nonpool and
+# unjudged (negative grade) documents are neither relevant nor judged non-relevant.
+_NOT_JUDGED, _NONRELEVANT, _RELEVANT = 0, 1, 2
 
 
 def _prepare(
@@ -650,203 +604,233 @@ def _prepare(
     queries_without_results: str,
     score_precision: str,
 ) -> _Prepared:
-    """Rank every query's documents and attach the judgments (trec_eval's form_res_rels)."""
-    run_qid, qrels_qid = _common_id_dtype([run.query_id, qrels.query_id])
-    run_doc, qrels_doc = _common_id_dtype([run.doc_id, qrels.doc_id])
-    query_ids, run_q, qrels_q = _query_codes(run_qid, qrels_qid)
+    """Rank every query's documents and attach the judgments (trec_eval's form_res_rels).
+
+    Both tables arrive dictionary-encoded (:class:`Qrels` and :class:`Run` encode
+    their ids once, when built); here only their distinct ids are compared, then
+    every row is handled as integers.
+    """
+    run_queries, qrels_queries = _common_id_dtype([run._queries.labels, qrels._queries.labels])
+    query_ids = np.unique(np.concatenate((run_queries, qrels_queries)))
+    run_common = np.searchsorted(query_ids, run_queries)
+    qrels_common = np.searchsorted(query_ids, qrels_queries)
+    qrels_class = np.where(
+        qrels.relevance >= relevance_level, _RELEVANT,
+        np.where(qrels.relevance >= 0, _NONRELEVANT, _NOT_JUDGED),
+    ).astype(np.int8)
+    starts, lengths = _blocks(run._queries.codes)
+    blocks = (starts, lengths) if starts.shape[0] == run._queries.labels.shape[0] else None
+    row_class = _join(run, qrels, run_common, qrels_common, qrels_class, blocks)
     scores = run.score
     if score_precision == "float32":  # trec_eval 9 and pytrec_eval keep scores as float
         scores = scores.astype(np.float32).astype(np.float64)
-    tables = _Tables(qrels, run, run_q, qrels_q, run_doc, qrels_doc, query_ids.shape[0])
-    if run_doc.dtype.kind in "iu":
-        keys = (run_doc, qrels_doc, True)
-    else:
-        keys = (_hash_strings(run_doc), _hash_strings(qrels_doc), False)
-    try:
-        joined = _join(tables, scores, *keys)
-    except _HashCollisionError:  # astronomically rare: exact codes, one sort of every id
-        run_codes, qrels_codes = _exact_codes(run_doc, qrels_doc)
-        joined = _join(tables, scores, run_codes, qrels_codes, True)
-    order, grade = joined
-    return _rank_and_count(
-        tables, order, grade, relevance_level=relevance_level, depth=depth,
-        queries_without_results=queries_without_results, query_ids=query_ids,
+    row_class, block_start, block_length, block_code = _ranking_order(
+        run._queries.codes, scores, run._docs, run_common, blocks, row_class
     )
 
-
-@dataclass(frozen=True)
-class _Tables:
-    qrels: Qrels
-    run: Run
-    run_q: NDArray[np.int64]
-    qrels_q: NDArray[np.int64]
-    run_doc: NDArray[Any]
-    qrels_doc: NDArray[Any]
-    n_queries: int
-
-
-def _join(
-    t: _Tables, scores: F64, run_key_doc: NDArray[Any], qrels_key_doc: NDArray[Any],
-    exact_docs: bool,
-) -> tuple[NDArray[np.intp], NDArray[np.int64]]:
-    """The ranking order of the run rows and each ranked row's grade (or a code)."""
-    low = int(min(run_key_doc.min(initial=0), qrels_key_doc.min(initial=0))) if exact_docs else 0
-    span = (
-        int(max(run_key_doc.max(initial=0), qrels_key_doc.max(initial=0))) - low + 1
-        if exact_docs else 0
-    )
-    qrels_pair, exact = _pair_keys(t.qrels_q, qrels_key_doc, t.n_queries, exact_docs, low, span)
-    qrels_order = np.argsort(qrels_pair, kind="stable")
-    qrels_pair = qrels_pair[qrels_order]
-    same = np.flatnonzero(qrels_pair[1:] == qrels_pair[:-1])
-    if same.shape[0]:
-        a, b = qrels_order[same[0]], qrels_order[same[0] + 1]
-        if not exact and t.qrels_doc[a] != t.qrels_doc[b]:
-            raise _HashCollisionError
-        line = None if t.qrels.line is None else int(t.qrels.line[b])
-        raise _validation.duplicate_document(
-            "qrels", t.qrels.query_id[b], t.qrels.doc_id[b], t.qrels.source, line
-        )
-    run_pair, exact = _pair_keys(t.run_q, run_key_doc, t.n_queries, exact_docs, low, span)
-    _check_unique_run(run_pair, exact, t)
-
-    order = _ranking_order(t.run_q, scores, t.run_doc, t.n_queries)
-    run_pair = run_pair[order]
-    grades = t.qrels.relevance[qrels_order]
-    position = np.searchsorted(qrels_pair, run_pair)
-    if qrels_pair.shape[0] == 0:
-        return order, np.full(run_pair.shape[0], _NONPOOL, dtype=np.int64)
-    position[position == qrels_pair.shape[0]] = 0
-    judged = qrels_pair[position] == run_pair
-    if not exact:  # equal hashes: keep the rows whose ids are equal too
-        rows = np.flatnonzero(judged)
-        q_rows = qrels_order[position[rows]]
-        judged[rows] = t.run_doc[order[rows]] == t.qrels_doc[q_rows]
-    grade = np.where(judged, grades[position], _NONPOOL)
-    grade[judged & (grade < 0)] = _UNJUDGED
-    return order, grade
-
-
-def _check_unique_run(pair: NDArray[np.int64], exact: bool, t: _Tables) -> None:
-    sorted_pair = np.sort(pair)
-    same = np.flatnonzero(sorted_pair[1:] == sorted_pair[:-1])
-    for index in same[:1].tolist():
-        rows = np.flatnonzero(pair == sorted_pair[index])
-        if not exact:
-            docs = t.run_doc[rows]
-            if np.unique(docs).shape[0] == docs.shape[0]:
-                raise _HashCollisionError
-        row = int(rows[1])  # the second occurrence, in input order
-        run = t.run
-        line = None if run.line is None else int(run.line[row])
-        raise _validation.duplicate_document(
-            "run", run.query_id[row], run.doc_id[row], run.source, line
-        )
-
-
-def _ranking_order(
-    query: NDArray[np.int64], score: F64, doc: NDArray[Any], n_queries: int
-) -> NDArray[np.intp]:
-    """Row order by query ascending, score descending, document id descending.
-
-    Rows usually arrive grouped by query and often already in rank order, so
-    each step is skipped when an O(n) check shows it is not needed; ties in
-    score (usually few) are the only rows whose document ids are compared.
-    """
-    n = query.shape[0]
-    order = np.arange(n)
-    if n < 2:
-        return order
-    if (np.diff(query) < 0).any():
-        # Stable sort by query; 16-bit codes let numpy use a radix sort, O(n).
-        codes = query.astype(np.uint16) if n_queries <= 2**16 else query
-        order = np.argsort(codes, kind="stable")
-    q, s = query[order], score[order]
-    same_q = q[1:] == q[:-1]
-    if (same_q & (s[1:] > s[:-1])).any():
-        order = order[_sort_within_queries(q, s, n_queries)]
-        q, s = query[order], score[order]
-    tie = same_q & (s[1:] == s[:-1])
-    pairs = np.flatnonzero(tie)
-    if pairs.shape[0] and not (doc[order[pairs]] > doc[order[pairs + 1]]).all():
-        group = np.concatenate(([0], np.cumsum(~tie)))
-        member = np.zeros(n, dtype=bool)
-        member[1:] |= tie
-        member[:-1] |= tie
-        rows = np.flatnonzero(member)
-        tied = order[rows]
-        codes = _exact_codes(doc[tied])[0]
-        order[rows] = tied[np.lexsort((-codes, group[rows]))]
-    return order
-
-
-def _sort_within_queries(q: NDArray[np.int64], s: F64, n_queries: int) -> NDArray[np.intp]:
-    """Permutation sorting each query's block (q non-decreasing) by score descending.
-
-    The blocks become the rows of a matrix padded with +inf, sorted row by row
-    (much faster than one global sort of (query, score) pairs).
-    """
-    n = q.shape[0]
-    lengths = np.bincount(q, minlength=n_queries)
-    present = lengths[lengths > 0]
-    widest = int(present.max())
-    if present.shape[0] * widest > 4 * n + 4096:  # very ragged: one global sort instead
-        return np.lexsort((-s, q))
-    starts = np.cumsum(present) - present
-    if (present == widest).all():  # equal depths: a reshape, no padding
-        within = np.argsort(-s.reshape(-1, widest), axis=1)
-        within += starts[:, None]
-        return within.ravel()
-    row = np.repeat(np.arange(present.shape[0]), present)
-    flat = row * widest + (np.arange(n) - starts[row])
-    padded = np.full(present.shape[0] * widest, np.inf)
-    padded[flat] = -s
-    within = np.argsort(padded.reshape(-1, widest), axis=1).ravel()
-    result: NDArray[np.intp] = within[flat] + starts[row]
-    return result
-
-
-def _rank_and_count(
-    t: _Tables,
-    order: NDArray[np.intp],
-    grade: NDArray[np.int64],
-    *,
-    relevance_level: int,
-    depth: int | None,
-    queries_without_results: str,
-    query_ids: NDArray[Any],
-) -> _Prepared:
-    n_q = t.n_queries
-    run_q = t.run_q[order]
-    has_qrels = np.bincount(t.qrels_q, minlength=n_q) > 0
-    retrieved = np.bincount(run_q, minlength=n_q)
+    # Each query's segment, where its block of rows lies (blocks stay where they are).
+    n_q = query_ids.shape[0]
+    start = np.zeros(n_q, dtype=np.int64)
+    retrieved = np.zeros(n_q, dtype=np.int64)
+    start[run_common[block_code]] = block_start
+    retrieved[run_common[block_code]] = block_length
     has_run = retrieved > 0
+    has_qrels = np.zeros(n_q, dtype=bool)
+    has_qrels[qrels_common] = True
     evaluated = has_qrels & (has_run | (queries_without_results == "zero"))
     if not evaluated.any():
         raise _validation.no_queries_to_evaluate(
             int(np.count_nonzero(has_run)), int(np.count_nonzero(has_qrels))
         )
-    keep = evaluated[run_q]
     if depth is not None:
-        rank = np.arange(run_q.shape[0]) - (np.cumsum(retrieved) - retrieved)[run_q]
-        keep &= rank < depth
         retrieved = np.minimum(retrieved, depth)
-    if not keep.all():
-        grade = grade[keep]
 
-    relevance = t.qrels.relevance
-    relevant_judged = relevance >= relevance_level
-    nonrelevant_judged = (relevance >= 0) & ~relevant_judged
-    n_relevant = np.bincount(t.qrels_q, weights=relevant_judged, minlength=n_q)
-    n_nonrel = np.bincount(t.qrels_q, weights=nonrelevant_judged, minlength=n_q)
+    def per_query(wanted: int) -> I64:
+        counts = np.bincount(qrels._queries.codes[qrels_class == wanted],
+                             minlength=qrels_common.shape[0])
+        out = np.zeros(n_q, dtype=np.int64)
+        out[qrels_common] = counts
+        return out[evaluated]
+
     rankings = _Rankings(
         lengths=retrieved[evaluated].astype(np.intp),
-        relevant=grade >= relevance_level,
-        judged_nonrelevant=(grade >= 0) & (grade < relevance_level),
-        n_relevant=n_relevant[evaluated].astype(np.int64),
-        n_judged_nonrelevant=n_nonrel[evaluated].astype(np.int64),
+        relevant=row_class == _RELEVANT,
+        judged_nonrelevant=row_class == _NONRELEVANT,
+        n_relevant=per_query(_RELEVANT),
+        n_judged_nonrelevant=per_query(_NONRELEVANT),
+        starts=start[evaluated],
     )
     return _Prepared(rankings, query_ids[evaluated], has_run[evaluated])
+
+
+def _dense_cells_limit(n_rows: int) -> int:
+    """The largest join table (one byte per query x document cell) worth allocating:
+    16 bytes per run row, less than the run's own columns take."""
+    return max(2**26, 16 * n_rows)
+
+
+def _join(
+    run: Run, qrels: Qrels, run_common: I64, qrels_common: I64, qrels_class: NDArray[np.int8],
+    blocks: tuple[I64, I64] | None,
+) -> NDArray[np.int8]:
+    """Each run row's judgment class (input row order).
+
+    The judged (query, document) pairs are cells of a table with one row per
+    query and one column per document of the run. When the table is small
+    enough it is a dense byte array and each run row is one lookup (a run
+    lists a query's documents together, so the lookups of a query stay in one
+    row of the table); otherwise only the run rows whose document was judged
+    somewhere are searched among the sorted judged cells. ``blocks`` (start,
+    length) are the run's query blocks when its rows are grouped by query.
+    """
+    run_docs, qrels_docs = _common_id_dtype([run._docs.labels, qrels._docs.labels])
+    target = _keys.match(run_docs, qrels_docs)  # each run document's qrels document, or -1
+    width = max(run_docs.shape[0], 1)
+    run_doc_of = np.full(qrels_docs.shape[0], -1, dtype=np.int64)
+    run_doc_of[target[target >= 0]] = np.flatnonzero(target >= 0)
+
+    judged_doc = run_doc_of[qrels._docs.codes]
+    judged = np.flatnonzero(judged_doc >= 0)  # judged documents the run retrieved somewhere
+    cell = qrels_common[qrels._queries.codes[judged]] * width + judged_doc[judged]
+    judged_class = qrels_class[judged]
+    n_queries = int(max(run_common.max(initial=-1), qrels_common.max(initial=-1))) + 1
+    row_start = run_common * width  # per run query code
+    n_run = run.query_id.shape[0]
+    if n_queries * width <= _dense_cells_limit(n_run):
+        table = np.zeros(n_queries * width, dtype=np.int8)
+        table[cell] = judged_class
+        if blocks is None:
+            index = row_start[run._queries.codes]
+        else:
+            start, length = blocks
+            index = np.repeat(row_start[run._queries.codes[start]], length)
+        index += run._docs.codes
+        found: NDArray[np.int8] = table[index]
+        return found
+    out = np.zeros(n_run, dtype=np.int8)
+    shared = np.zeros(width, dtype=bool)
+    shared[run_doc_of[run_doc_of >= 0]] = True
+    rows = np.flatnonzero(shared[run._docs.codes])
+    if rows.shape[0]:
+        by_cell = np.argsort(cell)
+        sorted_cells = cell[by_cell]
+        wanted = row_start[run._queries.codes[rows]] + run._docs.codes[rows]
+        position = np.minimum(np.searchsorted(sorted_cells, wanted), sorted_cells.shape[0] - 1)
+        hit = sorted_cells[position] == wanted
+        out[rows[hit]] = judged_class[by_cell[position[hit]]]
+    return out
+
+
+def _blocks(query: I64) -> tuple[I64, I64]:
+    """Start and length of each run of equal codes."""
+    n = query.shape[0]
+    if n == 0:
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+    start = np.concatenate(([0], np.flatnonzero(query[1:] != query[:-1]) + 1))
+    return start, np.diff(np.append(start, n))
+
+
+def _ranking_order(
+    query: I64, score: F64, docs: _keys.Encoded, code_order: I64,
+    blocks: tuple[I64, I64] | None, payload: NDArray[np.int8],
+) -> tuple[NDArray[np.int8], I64, I64, I64]:
+    """Put ``payload`` (one value per row) in trec_eval's order: rows grouped by
+    query, each query's rows by score descending, then document id descending.
+
+    ``query`` holds codes; ``code_order[c]`` is code c's place among all
+    queries; ``blocks`` is :func:`_blocks` of ``query`` when the rows are
+    grouped by query, else None. Returns the payload in that order and each
+    block of one query's rows: its start, length and code. Blocks keep their
+    place (queries need not come in id order).
+
+    Rows usually arrive grouped by query and often already ranked, so each
+    step is skipped when an O(n) check shows it is not needed; ties in score
+    (usually few) are the only rows whose document ids are compared.
+    """
+    n = query.shape[0]
+    order: NDArray[np.intp] | None = None
+    q, s = query, score
+    if blocks is None:  # not grouped: a stable sort by query (radix for 16-bit keys)
+        monotone = bool((np.diff(code_order) > 0).all())
+        sort_key = q if monotone else code_order[q]
+        if code_order.shape[0] <= 2**16:
+            sort_key = sort_key.astype(np.uint16)
+        order = np.argsort(sort_key, kind="stable")
+        q, s = query[order], score[order]
+        blocks = _blocks(q)
+    starts, lengths = blocks
+    same_q = np.ones(max(n - 1, 0), dtype=bool)
+    same_q[starts[1:] - 1] = False
+    if (same_q & (s[1:] > s[:-1])).any():
+        within = _sort_within_blocks(s, starts, lengths)
+        order = within if order is None else order[within]
+        s = score[order]
+    tie = same_q
+    tie &= s[1:] == s[:-1]
+    pairs = np.flatnonzero(tie)
+    if pairs.shape[0]:
+        first = pairs if order is None else order[pairs]
+        second = pairs + 1 if order is None else order[pairs + 1]
+        if not (docs.labels[docs.codes[first]] > docs.labels[docs.codes[second]]).all():
+            rows, source = _tie_order(tie, pairs, order, docs)
+            if order is None:
+                payload = payload.copy()
+                payload[rows] = payload[source]
+            else:
+                order[rows] = order[source]
+    if order is not None:
+        payload = payload[order]
+    return payload, starts, lengths, q[starts]
+
+
+def _tie_order(
+    tie: NDArray[np.bool_], pairs: NDArray[np.intp], order: NDArray[np.intp] | None,
+    docs: _keys.Encoded,
+) -> tuple[NDArray[np.intp], NDArray[np.intp]]:
+    """Order each run of tied rows by document id descending (byte order).
+
+    ``tie[i]``: positions i and i + 1 tie; ``pairs`` lists them; ``order``
+    maps positions to input rows (None: the same). Returns the tied positions
+    and, for each, the position whose row moves there: only the tied rows
+    are touched.
+    """
+    rows = _keys.distinct(np.concatenate((pairs, pairs + 1)))
+    source_row = rows if order is None else order[rows]  # the input row at each position
+    starts_group = np.ones(rows.shape[0], dtype=bool)
+    starts_group[1:] = ~tie[rows[1:] - 1]
+    group = np.cumsum(starts_group) - 1
+    codes = docs.codes[source_row]
+    present = _keys.distinct(codes)  # the documents involved, ranked by id below
+    rank = np.empty(docs.labels.shape[0], dtype=np.int64)
+    rank[present[np.argsort(docs.labels[present], kind="stable")]] = np.arange(present.shape[0])
+    # One integer per tied row: its group, then its document's rank reversed.
+    # A query lists a document once, so the keys within a group are distinct.
+    key = group * present.shape[0] + (present.shape[0] - 1 - rank[codes])
+    return rows, rows[np.argsort(key)]
+
+
+def _sort_within_blocks(s: F64, starts: I64, lengths: I64) -> NDArray[np.intp]:
+    """Permutation sorting each block of rows by score descending (ties in any order).
+
+    The blocks become the rows of a matrix padded with +inf, sorted row by row
+    (much faster than one global sort of (query, score) pairs).
+    """
+    n = s.shape[0]
+    widest = int(lengths.max())
+    if lengths.shape[0] * widest > 4 * n + 4096:  # very ragged: one global sort instead
+        block = np.repeat(np.arange(lengths.shape[0]), lengths)
+        return np.lexsort((-s, block))
+    if (lengths == widest).all():  # equal depths: a reshape, no padding
+        within = np.argsort(-s.reshape(-1, widest), axis=1)
+        within += starts[:, None]
+        return within.ravel()
+    block = np.repeat(np.arange(lengths.shape[0]), lengths)
+    flat = block * widest + (np.arange(n) - starts[block])
+    padded = np.full(lengths.shape[0] * widest, np.inf)
+    padded[flat] = -s
+    within = np.argsort(padded.reshape(-1, widest), axis=1).ravel()
+    result: NDArray[np.intp] = within[flat] + starts[block]
+    return result
 
 
 # -- the measures: per-query values from the state --------------------------------------

@@ -1,0 +1,83 @@
+"""The id encoding behind ranking evaluation, against numpy's exact ``unique``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from prcurve import _keys
+
+TEXT = st.text(alphabet=st.sampled_from("ab#-Z9\u00e9\u4e2d"), max_size=6)
+
+
+@st.composite
+def id_columns(draw: Any) -> np.ndarray:
+    kind = draw(st.sampled_from(["U", "S", "int"]))
+    if kind == "int":
+        values = draw(st.lists(st.integers(-(2**63), 2**63 - 1), max_size=40))
+        pool = draw(st.lists(st.sampled_from(values), max_size=60)) if values else []
+        return np.array(values + pool, dtype=np.int64)
+    words = draw(st.lists(TEXT, min_size=1, max_size=12))
+    column = draw(st.lists(st.sampled_from(words), max_size=60))
+    array = np.array(column, dtype=str) if column else np.zeros(0, dtype="U1")
+    return np.char.encode(array, "utf-8") if kind == "S" else array
+
+
+@settings(max_examples=200, deadline=None)
+@given(ids=id_columns(), grouped=st.booleans(), sort_labels=st.booleans())
+def test_encode_is_an_exact_dictionary(ids: np.ndarray, grouped: bool, sort_labels: bool) -> None:
+    if grouped:
+        ids = np.sort(ids)  # blocks of equal ids, the query-column case
+    encoded = _keys.encode(ids, grouped=grouped, sort_labels=sort_labels)
+    assert np.array_equal(encoded.labels[encoded.codes], ids)
+    assert sorted(encoded.labels.tolist()) == sorted(set(ids.tolist()))  # distinct, all there
+    if sort_labels:
+        assert np.array_equal(encoded.labels, np.unique(ids))
+
+
+@settings(max_examples=200, deadline=None)
+@given(ids=id_columns(), targets=id_columns())
+def test_match_finds_each_id_among_the_targets(ids: np.ndarray, targets: np.ndarray) -> None:
+    if ids.dtype.kind != targets.dtype.kind:
+        return  # callers bring both to one kind first
+    targets = np.unique(targets)
+    rng = np.random.default_rng(0)
+    targets = targets[rng.permutation(targets.shape[0])]
+    where = {t: i for i, t in enumerate(targets.tolist())}
+    expected = [where.get(i, -1) for i in ids.tolist()]
+    assert _keys.match(ids, targets).tolist() == expected
+
+
+def test_colliding_keys_stay_exact(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Every string hashing alike: the exact fallbacks give the same answers.
+    monkeypatch.setattr(_keys, "id_keys", lambda ids: np.zeros(ids.shape[0], dtype=np.uint64))
+    ids = np.array(["b", "a", "b", "c", "a"])
+    encoded = _keys.encode(ids)
+    assert np.array_equal(encoded.labels[encoded.codes], ids)
+    assert encoded.labels.shape[0] == 3
+    assert _keys.match(np.array(["c", "x", "a"]), np.array(["a", "b", "c"])).tolist() == [2, -1, 0]
+
+
+def test_ids_padding_and_kinds_share_keys() -> None:
+    # The same ASCII id hashes alike as U2, U5 and bytes.
+    narrow = _keys.id_keys(np.array(["d1", "ab"]))
+    wide = _keys.id_keys(np.array(["d1", "ab", "xxxxx"]))[:2]
+    raw = _keys.id_keys(np.array([b"d1", b"ab"]))
+    assert narrow.tolist() == wide.tolist() == raw.tolist()
+    assert len(set(_keys.id_keys(np.arange(-5, 5)).tolist())) == 10
+
+
+@settings(max_examples=100, deadline=None)
+@given(values=st.lists(st.integers(0, 2**64 - 1), max_size=200))
+def test_key_table_and_distinct(values: list[int]) -> None:
+    keys = np.array(values, dtype=np.uint64)
+    table_keys = _keys.distinct(keys)
+    assert table_keys.tolist() == sorted(set(values))
+    found = _keys.KeyTable(table_keys).find(keys)
+    assert np.array_equal(table_keys[found], keys)
+    absent = np.array([v ^ 1 for v in values if v ^ 1 not in set(values)], dtype=np.uint64)
+    assert (_keys.KeyTable(table_keys).find(absent) == -1).all()
