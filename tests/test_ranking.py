@@ -662,3 +662,13 @@ def test_unsorted_ragged_and_presorted_runs_agree() -> None:
     b = evaluate(qrels, (q[ranked], d[ranked], s[ranked]), measures)
     for name in measures:
         np.testing.assert_array_equal(a.per_query[name], b.per_query[name])
+
+
+def test_argsort_of_distinct_keys_packed_or_not() -> None:
+    from prcurve.ranking import _argsort_distinct
+
+    rng = np.random.default_rng(3)
+    small = rng.permutation(1000).astype(np.int64) * 7
+    large = np.array([2**62, 5, 2**61, 0])  # too wide to pack with a position
+    for key in (small, large, np.zeros(0, dtype=np.int64)):
+        assert _argsort_distinct(key).tolist() == np.argsort(key).tolist()

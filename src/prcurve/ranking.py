@@ -806,7 +806,19 @@ def _tie_order(
     # One integer per tied row: its group, then its document's rank reversed.
     # A query lists a document once, so the keys within a group are distinct.
     key = group * present.shape[0] + (present.shape[0] - 1 - rank[codes])
-    return rows, rows[np.argsort(key)]
+    return rows, rows[_argsort_distinct(key)]
+
+
+def _argsort_distinct(key: I64) -> NDArray[np.intp]:
+    """``np.argsort`` of distinct non-negative integers; when the key and the
+    position fit in 63 bits together, one ``np.sort`` of both packed (several
+    times faster than an argsort)."""
+    position_bits = max(key.shape[0] - 1, 1).bit_length()
+    if key.shape[0] == 0 or int(key.max()) >= 1 << (63 - position_bits):
+        return np.argsort(key)
+    packed = np.sort((key << position_bits) | np.arange(key.shape[0]))
+    order: NDArray[np.intp] = packed & ((1 << position_bits) - 1)
+    return order
 
 
 def _sort_within_blocks(s: F64, starts: I64, lengths: I64) -> NDArray[np.intp]:
