@@ -48,6 +48,7 @@ def best(function: Callable[[], Any], repeat: int) -> tuple[float, Any]:
     times = []
     result = None
     for _ in range(repeat):
+        result = None  # free the last result first: every run starts from the same memory
         gc.collect()
         start = time.perf_counter()
         result = function()

@@ -289,8 +289,10 @@ class Qrels(_LongTable):
 
     A document counts as relevant when its grade is at least the relevance
     level (default 1); a negative grade means judged but unusable (trec_eval's
-    "unjudged in pool"). Build with :meth:`from_dict`, :meth:`from_frame`,
-    :meth:`from_arrays` or :func:`prcurve.trec.read_qrels`.
+    "unjudged in pool"). Like :class:`Run`, it checks for repeated
+    documents and encodes its ids when built. Build with
+    :meth:`from_dict`, :meth:`from_frame`, :meth:`from_arrays` or
+    :func:`prcurve.trec.read_qrels`.
 
     Examples
     --------
@@ -336,7 +338,9 @@ class Run(_LongTable):
     """Retrieved documents as a long table: one row per (query, document, score).
 
     Row order does not matter: each query is ranked by score descending, ties
-    broken by document id descending (trec_eval). Build with
+    broken by document id descending (trec_eval). Building one checks that
+    no document is listed twice for a query and encodes the ids once, so
+    that every evaluation of it handles integers only. Build with
     :meth:`from_dict`, :meth:`from_frame`, :meth:`from_arrays` or
     :func:`prcurve.trec.read_run`.
 
@@ -618,14 +622,10 @@ def _prepare(
         qrels.relevance >= relevance_level, _RELEVANT,
         np.where(qrels.relevance >= 0, _NONRELEVANT, _NOT_JUDGED),
     ).astype(np.int8)
-    starts, lengths = _blocks(run._queries.codes)
-    blocks = (starts, lengths) if starts.shape[0] == run._queries.labels.shape[0] else None
-    row_class = _join(run, qrels, run_common, qrels_common, qrels_class, blocks)
-    scores = run.score
-    if score_precision == "float32":  # trec_eval 9 and pytrec_eval keep scores as float
-        scores = scores.astype(np.float32).astype(np.float64)
+    rows = _RunRows.grouped(run, score_precision)
+    row_class = _join(run, qrels, run_common, qrels_common, qrels_class, rows)
     row_class, block_start, block_length, block_code = _ranking_order(
-        run._queries.codes, scores, run._docs, run_common, blocks, row_class
+        rows, run._docs.labels, row_class
     )
 
     # Each query's segment, where its block of rows lies (blocks stay where they are).
@@ -671,17 +671,16 @@ def _dense_cells_limit(n_rows: int) -> int:
 
 def _join(
     run: Run, qrels: Qrels, run_common: I64, qrels_common: I64, qrels_class: NDArray[np.int8],
-    blocks: tuple[I64, I64] | None,
+    rows: _RunRows,
 ) -> NDArray[np.int8]:
-    """Each run row's judgment class (input row order).
+    """Each run row's judgment class (rows in the order of ``rows``).
 
     The judged (query, document) pairs are cells of a table with one row per
     query and one column per document of the run. When the table is small
     enough it is a dense byte array and each run row is one lookup (a run
     lists a query's documents together, so the lookups of a query stay in one
     row of the table); otherwise only the run rows whose document was judged
-    somewhere are searched among the sorted judged cells. ``blocks`` (start,
-    length) are the run's query blocks when its rows are grouped by query.
+    somewhere are searched among the sorted judged cells.
     """
     run_docs, qrels_docs = _common_id_dtype([run._docs.labels, qrels._docs.labels])
     target = _keys.match(run_docs, qrels_docs)  # each run document's qrels document, or -1
@@ -695,29 +694,25 @@ def _join(
     judged_class = qrels_class[judged]
     n_queries = int(max(run_common.max(initial=-1), qrels_common.max(initial=-1))) + 1
     row_start = run_common * width  # per run query code
-    n_run = run.query_id.shape[0]
+    n_run = rows.query.shape[0]
     if n_queries * width <= _dense_cells_limit(n_run):
         table = np.zeros(n_queries * width, dtype=np.int8)
         table[cell] = judged_class
-        if blocks is None:
-            index = row_start[run._queries.codes]
-        else:
-            start, length = blocks
-            index = np.repeat(row_start[run._queries.codes[start]], length)
-        index += run._docs.codes
+        index = np.repeat(row_start[rows.block_code], rows.block_length)
+        index += rows.doc
         found: NDArray[np.int8] = table[index]
         return found
     out = np.zeros(n_run, dtype=np.int8)
     shared = np.zeros(width, dtype=bool)
     shared[run_doc_of[run_doc_of >= 0]] = True
-    rows = np.flatnonzero(shared[run._docs.codes])
-    if rows.shape[0]:
+    judged_rows = np.flatnonzero(shared[rows.doc])
+    if judged_rows.shape[0]:
         by_cell = np.argsort(cell)
         sorted_cells = cell[by_cell]
-        wanted = row_start[run._queries.codes[rows]] + run._docs.codes[rows]
+        wanted = row_start[rows.query[judged_rows]] + rows.doc[judged_rows]
         position = np.minimum(np.searchsorted(sorted_cells, wanted), sorted_cells.shape[0] - 1)
         hit = sorted_cells[position] == wanted
-        out[rows[hit]] = judged_class[by_cell[position[hit]]]
+        out[judged_rows[hit]] = judged_class[by_cell[position[hit]]]
     return out
 
 
@@ -730,79 +725,93 @@ def _blocks(query: I64) -> tuple[I64, I64]:
     return start, np.diff(np.append(start, n))
 
 
+@dataclass(frozen=True)
+class _RunRows:
+    """A run's rows grouped by query: query and document codes, scores, and
+    each block of one query's rows (start, length, code)."""
+
+    query: I64
+    doc: I64
+    score: F64
+    block_start: I64
+    block_length: I64
+
+    @property
+    def block_code(self) -> I64:
+        return self.query[self.block_start]
+
+    @classmethod
+    def grouped(cls, run: Run, score_precision: str) -> _RunRows:
+        """The run's rows, in place when grouped by query (as runs usually are),
+        else stably sorted by query (a radix sort for up to 2^16 queries): the
+        join and the ranking then work query by query."""
+        query, doc, score = run._queries.codes, run._docs.codes, run.score
+        if score_precision == "float32":  # trec_eval 9 and pytrec_eval keep scores as float
+            score = score.astype(np.float32).astype(np.float64)
+        n_queries = run._queries.labels.shape[0]
+        if query.shape[0] and np.count_nonzero(query[1:] != query[:-1]) + 1 > n_queries:
+            key = query.astype(np.uint16) if n_queries <= 2**16 else query
+            by_query = np.argsort(key, kind="stable")
+            doc, score = doc[by_query], score[by_query]
+            query = np.repeat(np.arange(n_queries), np.bincount(query, minlength=n_queries))
+        start, length = _blocks(query)
+        return cls(query, doc, score, start, length)
+
+
 def _ranking_order(
-    query: I64, score: F64, docs: _keys.Encoded, code_order: I64,
-    blocks: tuple[I64, I64] | None, payload: NDArray[np.int8],
+    rows: _RunRows, doc_labels: NDArray[Any], payload: NDArray[np.int8],
 ) -> tuple[NDArray[np.int8], I64, I64, I64]:
-    """Put ``payload`` (one value per row) in trec_eval's order: rows grouped by
-    query, each query's rows by score descending, then document id descending.
+    """Put ``payload`` (one value per row of ``rows``) in trec_eval's order:
+    each query's rows by score descending, then document id descending.
 
-    ``query`` holds codes; ``code_order[c]`` is code c's place among all
-    queries; ``blocks`` is :func:`_blocks` of ``query`` when the rows are
-    grouped by query, else None. Returns the payload in that order and each
-    block of one query's rows: its start, length and code. Blocks keep their
-    place (queries need not come in id order).
-
-    Rows usually arrive grouped by query and often already ranked, so each
-    step is skipped when an O(n) check shows it is not needed; ties in score
+    Returns the payload in that order and each block of one query's rows:
+    its start, length and code. Blocks keep their place (queries need not
+    come in id order). Rows often arrive already ranked, so sorting is
+    skipped when an O(n) check shows it is not needed; ties in score
     (usually few) are the only rows whose document ids are compared.
     """
-    n = query.shape[0]
+    n = rows.query.shape[0]
     order: NDArray[np.intp] | None = None
-    q, s = query, score
-    if blocks is None:  # not grouped: a stable sort by query (radix for 16-bit keys)
-        monotone = bool((np.diff(code_order) > 0).all())
-        sort_key = q if monotone else code_order[q]
-        if code_order.shape[0] <= 2**16:
-            sort_key = sort_key.astype(np.uint16)
-        order = np.argsort(sort_key, kind="stable")
-        q, s = query[order], score[order]
-        blocks = _blocks(q)
-    starts, lengths = blocks
+    s = rows.score
     same_q = np.ones(max(n - 1, 0), dtype=bool)
-    same_q[starts[1:] - 1] = False
+    same_q[rows.block_start[1:] - 1] = False
     if (same_q & (s[1:] > s[:-1])).any():
-        within = _sort_within_blocks(s, starts, lengths)
-        order = within if order is None else order[within]
-        s = score[order]
+        order = _sort_within_blocks(s, rows.block_start, rows.block_length)
+        s = s[order]
     tie = same_q
     tie &= s[1:] == s[:-1]
     pairs = np.flatnonzero(tie)
     if pairs.shape[0]:
-        first = pairs if order is None else order[pairs]
-        second = pairs + 1 if order is None else order[pairs + 1]
-        if not (docs.labels[docs.codes[first]] > docs.labels[docs.codes[second]]).all():
-            rows, source = _tie_order(tie, pairs, order, docs)
+        doc = rows.doc if order is None else rows.doc[order]
+        if not (doc_labels[doc[pairs]] > doc_labels[doc[pairs + 1]]).all():
+            tied, source = _tie_order(tie, pairs, doc, doc_labels)
             if order is None:
                 payload = payload.copy()
-                payload[rows] = payload[source]
+                payload[tied] = payload[source]
             else:
-                order[rows] = order[source]
+                order[tied] = order[source]
     if order is not None:
         payload = payload[order]
-    return payload, starts, lengths, q[starts]
+    return payload, rows.block_start, rows.block_length, rows.block_code
 
 
 def _tie_order(
-    tie: NDArray[np.bool_], pairs: NDArray[np.intp], order: NDArray[np.intp] | None,
-    docs: _keys.Encoded,
+    tie: NDArray[np.bool_], pairs: NDArray[np.intp], doc: I64, doc_labels: NDArray[Any],
 ) -> tuple[NDArray[np.intp], NDArray[np.intp]]:
     """Order each run of tied rows by document id descending (byte order).
 
-    ``tie[i]``: positions i and i + 1 tie; ``pairs`` lists them; ``order``
-    maps positions to input rows (None: the same). Returns the tied positions
-    and, for each, the position whose row moves there: only the tied rows
-    are touched.
+    ``tie[i]``: positions i and i + 1 tie; ``pairs`` lists them; ``doc`` is
+    the document code at each position. Returns the tied positions and, for
+    each, the position whose row moves there: only the tied rows are touched.
     """
     rows = _keys.distinct(np.concatenate((pairs, pairs + 1)))
-    source_row = rows if order is None else order[rows]  # the input row at each position
     starts_group = np.ones(rows.shape[0], dtype=bool)
     starts_group[1:] = ~tie[rows[1:] - 1]
     group = np.cumsum(starts_group) - 1
-    codes = docs.codes[source_row]
+    codes = doc[rows]
     present = _keys.distinct(codes)  # the documents involved, ranked by id below
-    rank = np.empty(docs.labels.shape[0], dtype=np.int64)
-    rank[present[np.argsort(docs.labels[present], kind="stable")]] = np.arange(present.shape[0])
+    rank = np.empty(doc_labels.shape[0], dtype=np.int64)
+    rank[present[np.argsort(doc_labels[present], kind="stable")]] = np.arange(present.shape[0])
     # One integer per tied row: its group, then its document's rank reversed.
     # A query lists a document once, so the keys within a group are distinct.
     key = group * present.shape[0] + (present.shape[0] - 1 - rank[codes])
