@@ -59,6 +59,15 @@ def id_keys(ids: NDArray[Any]) -> U64:
         return _finalize(out)
 
 
+def blocks(values: NDArray[Any]) -> tuple[I64, I64]:
+    """Start and length of each run of equal neighbouring values."""
+    n = values.shape[0]
+    if n == 0:
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+    start = np.concatenate(([0], np.flatnonzero(values[1:] != values[:-1]) + 1))
+    return start, np.diff(np.append(start, n))
+
+
 def distinct(keys: NDArray[_Int]) -> NDArray[_Int]:
     """The distinct values, sorted: ``np.sort`` and a neighbour test (no argsort,
     and faster than ``np.unique``'s hashing for the integers met here)."""
@@ -135,11 +144,10 @@ def encode(ids: NDArray[Any], *, grouped: bool = False, sort_labels: bool = Fals
     """
     n = ids.shape[0]
     if grouped and n:
-        starts = np.concatenate(([0], np.flatnonzero(ids[1:] != ids[:-1]) + 1))
+        starts, lengths = blocks(ids)
         if 4 * starts.shape[0] <= n:
-            blocks = encode(ids[starts], sort_labels=sort_labels)
-            lengths = np.diff(np.append(starts, n))
-            return Encoded(blocks.labels, np.repeat(blocks.codes, lengths))
+            block_ids = encode(ids[starts], sort_labels=sort_labels)
+            return Encoded(block_ids.labels, np.repeat(block_ids.codes, lengths))
     keys = id_keys(ids)
     table_keys = distinct(keys)
     codes = KeyTable(table_keys).find(keys)

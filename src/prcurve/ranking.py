@@ -214,6 +214,9 @@ class _LongTable:
     _queries: _keys.Encoded
     _docs: _keys.Encoded
 
+    def __len__(self) -> int:
+        return int(self.query_id.shape[0])
+
     def __post_init__(self) -> None:
         queries = _keys.encode(self.query_id, grouped=True, sort_labels=True)
         docs = _keys.encode(self.doc_id)
@@ -312,9 +315,6 @@ class Qrels(_LongTable):
     source: str | None = None
     line: I64 | None = field(default=None, repr=False)
 
-    def __len__(self) -> int:
-        return int(self.query_id.shape[0])
-
     @classmethod
     def from_arrays(
         cls, query_id: ArrayLike, doc_id: ArrayLike, relevance: ArrayLike
@@ -362,9 +362,6 @@ class Run(_LongTable):
     run_id: str | None = None
     source: str | None = None
     line: I64 | None = field(default=None, repr=False)
-
-    def __len__(self) -> int:
-        return int(self.query_id.shape[0])
 
     @classmethod
     def from_arrays(
@@ -716,15 +713,6 @@ def _join(
     return out
 
 
-def _blocks(query: I64) -> tuple[I64, I64]:
-    """Start and length of each run of equal codes."""
-    n = query.shape[0]
-    if n == 0:
-        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
-    start = np.concatenate(([0], np.flatnonzero(query[1:] != query[:-1]) + 1))
-    return start, np.diff(np.append(start, n))
-
-
 @dataclass(frozen=True)
 class _RunRows:
     """A run's rows grouped by query: query and document codes, scores, and
@@ -754,7 +742,7 @@ class _RunRows:
             by_query = np.argsort(key, kind="stable")
             doc, score = doc[by_query], score[by_query]
             query = np.repeat(np.arange(n_queries), np.bincount(query, minlength=n_queries))
-        start, length = _blocks(query)
+        start, length = _keys.blocks(query)
         return cls(query, doc, score, start, length)
 
 
