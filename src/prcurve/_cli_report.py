@@ -24,10 +24,18 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import IO, Any
 
-from prcurve import _validation
 from prcurve.average_precision import AP_METHODS
 from prcurve.cli import _UsageError
 from prcurve.errors import InvalidInputError
+from prcurve.validation.arrays import check_choice
+from prcurve.validation.files import (
+    bad_option,
+    check_workers,
+    dask_needs_parquet,
+    dask_options_conflict,
+    unsupported_with_dask,
+    unwritable_output,
+)
 
 __all__ = ["register", "run_demo", "run_report"]
 
@@ -139,21 +147,21 @@ def register(subparsers: Any) -> None:
 def _settings(args: argparse.Namespace) -> Any:
     from prcurve.report import ReportSettings
 
-    method = _validation.check_choice("--ap-method", args.ap_method, AP_METHODS)
+    method = check_choice("--ap-method", args.ap_method, AP_METHODS)
     beta = _number("--beta", args.beta, "a number > 0", lambda x: x > 0)
     bins = None
     if args.bins is not None:
         try:
             bins = int(args.bins)
         except ValueError:
-            raise _validation.bad_option("--bins", args.bins, "an integer >= 1") from None
+            raise bad_option("--bins", args.bins, "an integer >= 1") from None
         if bins < 1:
-            raise _validation.bad_option("--bins", args.bins, "an integer >= 1")
+            raise bad_option("--bins", args.bins, "an integer >= 1")
     recall = _number("--recall-level", args.recall_level, "a number in [0, 1]",
                      lambda x: 0 <= x <= 1)
     precision = _number("--precision-level", args.precision_level, "a number in [0, 1]",
                         lambda x: 0 <= x <= 1)
-    _validation.check_choice("--format", args.format, ("text", "json", "csv"))
+    check_choice("--format", args.format, ("text", "json", "csv"))
     return ReportSettings(ap_method=method, beta=beta, bins=bins,  # type: ignore[arg-type]
                           recall_level=recall, precision_level=precision)
 
@@ -162,9 +170,9 @@ def _number(option: str, text: str, expected: str, ok: Callable[[float], bool]) 
     try:
         value = float(text)
     except ValueError:
-        raise _validation.bad_option(option, text, expected) from None
+        raise bad_option(option, text, expected) from None
     if not (math.isfinite(value) and ok(value)):
-        raise _validation.bad_option(option, text, expected)
+        raise bad_option(option, text, expected)
     return value
 
 
@@ -176,7 +184,7 @@ def _prepare_out(folder: str) -> Path:
         with tempfile.NamedTemporaryFile(dir=path, prefix=".prcurve-write-test-"):
             pass
     except OSError as error:
-        raise _validation.unwritable_output(folder, error.strerror or type(error).__name__
+        raise unwritable_output(folder, error.strerror or type(error).__name__
                                             ) from None
     return path
 
@@ -264,7 +272,7 @@ def _integer_option(option: str, text: str | None, default: int | None,
         value = 0
     if value < 1:
         expected = "an integer >= 1" + (" or 'none'" if allow_none else "")
-        raise _validation.bad_option(option, text, expected)
+        raise bad_option(option, text, expected)
     return value
 
 
@@ -346,7 +354,7 @@ def _dask_client(args: argparse.Namespace) -> Iterator[Any]:
             yield client
         return
     # dashboard_address=None would mean the default port 8787, taken by any other cluster.
-    workers = _validation.check_workers(args.workers)
+    workers = check_workers(args.workers)
     with distributed.LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
                                   dashboard_address=":0") as cluster, \
             distributed.Client(cluster) as client:
@@ -363,16 +371,16 @@ def _load_dask(args: argparse.Namespace, bins: int | None) -> tuple[list[Any], l
     from prcurve.stream import ap_bounds as bounds_of
 
     if args.dask is not None and args.workers is not None:
-        raise _validation.dask_options_conflict()
+        raise dask_options_conflict()
     if args.workers is not None:
-        _validation.check_workers(args.workers)
+        check_workers(args.workers)
     if args.drop_invalid:
-        raise _validation.unsupported_with_dask("--drop-invalid")
+        raise unsupported_with_dask("--drop-invalid")
     plans = []  # every input checked before a scheduler is contacted
     for path in args.inputs:
         files, fmt, name = _files(path, args.input_format)
         if fmt != "parquet":
-            raise _validation.dask_needs_parquet(name, fmt)
+            raise dask_needs_parquet(name, fmt)
         schema = _dataset(files, fmt).schema
         columns = _choose_columns(schema, name, args.label, args.score, args.weight)
         label_type = schema.field(columns.label).type.to_pandas_dtype()
@@ -445,7 +453,7 @@ def _execute(args: argparse.Namespace, loaded_inputs: list[Any] | None = None,
         try:
             written = report.write(out, plots=not args.no_plots)
         except OSError as error:
-            raise _validation.unwritable_output(str(out), error.strerror or str(error)) from None
+            raise unwritable_output(str(out), error.strerror or str(error)) from None
     _emit(report, args, [p.name for p in written])
     if written:
         if listing and args.format == "text":

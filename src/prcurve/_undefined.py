@@ -24,8 +24,8 @@ from typing import Literal
 import numpy as np
 from numpy.typing import NDArray
 
-from prcurve._validation import check_zero_division
 from prcurve.errors import UndefinedMetricError, UndefinedMetricWarning
+from prcurve.validation.arrays import check_zero_division
 
 ZeroDivision = Literal["nan", "raise"] | float
 """The type of every ``zero_division`` argument: ``"nan"``, ``0``, ``1`` or ``"raise"``."""

@@ -37,14 +37,15 @@ from typing import Any, Literal
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from prcurve import _validation
 from prcurve._undefined import ZeroDivision, undefined, undefined_scope
-from prcurve._validation import BinaryLabels
 from prcurve.average_precision import APMethod, ap_from_counts, check_method
 from prcurve.binned import BinnedCounts
 from prcurve.bounds import Degenerate
 from prcurve.counts import ThresholdCounts
 from prcurve.curve import PRCurve
+from prcurve.validation.arrays import check_choice, wrong_type
+from prcurve.validation.labels import BinaryLabels, check_score_matrix
+from prcurve.validation.space import check_parts, check_recall_grid
 
 __all__ = ["Aggregate", "OneVsRest", "aggregate", "one_vs_rest"]
 
@@ -106,7 +107,7 @@ class OneVsRest:
         (``zero_division``); scikit-learn gives it 0, as ``zero_division=0`` does.
         """
         name = check_method(method)
-        avg = _validation.check_choice("average", average, AVERAGES)
+        avg = check_choice("average", average, AVERAGES)
         with undefined_scope(zero_division):
             return self._average_precision(name, avg)
 
@@ -153,7 +154,7 @@ def one_vs_rest(
     -------
     OneVsRest
     """
-    share, scores, classes, weights = _validation.check_score_matrix(
+    share, scores, classes, weights = check_score_matrix(
         y_true, y_score, sample_weight, labels
     )
     states = []
@@ -213,7 +214,7 @@ def _as_counts(part: Any, index: int) -> ThresholdCounts:
         return part
     if isinstance(part, BinnedCounts):
         return part.to_threshold_counts()
-    raise _validation.wrong_type(f"parts[{index}]", part,
+    raise wrong_type(f"parts[{index}]", part,
                                  "PRCurve, ThresholdCounts or BinnedCounts")
 
 
@@ -265,13 +266,13 @@ def aggregate(
     >>> aggregate([balanced, skewed], "merge").counts.n_pos
     4.0
     """
-    items = _validation.check_parts("parts", parts)
-    rule = _validation.check_choice("how", how, HOWS)
+    items = check_parts("parts", parts)
+    rule = check_choice("how", how, HOWS)
     name = check_method(method)
-    _validation.check_choice("degenerate", degenerate, ("paper", "undefined"))
+    check_choice("degenerate", degenerate, ("paper", "undefined"))
     states = [_as_counts(part, i) for i, part in enumerate(items)]
     grid = (np.linspace(0.0, 1.0, 101) if recall_grid is None
-            else _validation.check_recall_grid("recall_grid", recall_grid))
+            else check_recall_grid("recall_grid", recall_grid))
     with undefined_scope(zero_division):
         totals = np.array([c.n_pos + c.n_neg for c in states])
         positives = np.array([c.n_pos for c in states])

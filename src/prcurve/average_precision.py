@@ -40,9 +40,11 @@ from typing import Any, Literal, overload
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from prcurve import _validation
 from prcurve._undefined import ZeroDivision, undefined, undefined_scope
 from prcurve.counts import RecallSteps, ThresholdCounts
+from prcurve.validation.arrays import check_choice
+from prcurve.validation.labels import check_scored_labels
+from prcurve.validation.space import unsupported_with_score_matrix
 
 __all__ = ["AP_METHODS", "APMethod", "average_precision"]
 
@@ -118,7 +120,7 @@ _METHODS: dict[str, Callable[[RecallSteps], float]] = {
 
 
 def check_method(method: Any) -> str:
-    return _validation.check_choice("method", method, AP_METHODS)
+    return check_choice("method", method, AP_METHODS)
 
 
 def ap_from_steps(steps: RecallSteps, method: str) -> float:
@@ -239,14 +241,14 @@ def average_precision(
     0.7917
     """
     name = check_method(method)
-    avg = _validation.check_choice("average", average, AVERAGES)
+    avg = check_choice("average", average, AVERAGES)
     if np.ndim(y_score) == 2:
         from prcurve.aggregate import one_vs_rest
 
         with undefined_scope(zero_division):
             ovr = one_vs_rest(y_true, y_score, labels=labels, sample_weight=sample_weight)
             if pos_label is not None or bins is not None:
-                raise _validation.unsupported_with_score_matrix(
+                raise unsupported_with_score_matrix(
                     "pos_label" if pos_label is not None else "bins")
             return ovr._average_precision(name, avg)
     if avg is None:
@@ -254,7 +256,7 @@ def average_precision(
                                   pos_label=pos_label, bins=bins, zero_division=zero_division)
         return np.array([value])
     with undefined_scope(zero_division):
-        scores, binary, weights = _validation.check_scored_labels(
+        scores, binary, weights = check_scored_labels(
             y_true, y_score, sample_weight, pos_label
         )
         if bins is not None:

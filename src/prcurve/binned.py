@@ -26,10 +26,10 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from prcurve import _validation
-from prcurve._validation import BinaryLabels
 from prcurve.counts import ThresholdCounts
 from prcurve.errors import InvalidInputError
+from prcurve.validation.arrays import check_edges, check_n_bins, check_range, wrong_type
+from prcurve.validation.labels import BinaryLabels, check_scored_labels
 
 __all__ = ["BinnedCounts"]
 
@@ -59,7 +59,7 @@ class BinnedCounts:
     __slots__ = ("_edges", "_inner_edges", "_lower", "_neg", "_pos", "_uniform", "_upper")
 
     def __init__(self, edges: ArrayLike) -> None:
-        self._edges = _validation.check_edges("edges", edges)
+        self._edges = check_edges("edges", edges)
         self._edges.setflags(write=False)
         self._inner_edges = self._edges[1:-1]
         n_bins = self._edges.shape[0] - 1
@@ -86,8 +86,8 @@ class BinnedCounts:
         >>> BinnedCounts.uniform(2, -1.0, 1.0).edges.tolist()
         [-1.0, 0.0, 1.0]
         """
-        n = _validation.check_n_bins("n_bins", n_bins)
-        lo, hi = _validation.check_range("(low, high)", low, high)
+        n = check_n_bins("n_bins", n_bins)
+        lo, hi = check_range("(low, high)", low, high)
         return cls(np.linspace(lo, hi, n + 1))
 
     @classmethod
@@ -121,7 +121,7 @@ class BinnedCounts:
         pos_label: Any = None,
     ) -> BinnedCounts:
         """Add one batch of scored labels in place; returns ``self``."""
-        scores, labels, weights = _validation.check_scored_labels(
+        scores, labels, weights = check_scored_labels(
             y_true, y_score, sample_weight, pos_label
         )
         self._add_checked(scores, labels, weights)
@@ -199,7 +199,7 @@ class BinnedCounts:
     def merge(self, other: BinnedCounts) -> BinnedCounts:
         """A new state holding both: bin-wise addition (same edges required)."""
         if not isinstance(other, BinnedCounts):
-            raise _validation.wrong_type("other", other, "BinnedCounts")
+            raise wrong_type("other", other, "BinnedCounts")
         if not np.array_equal(self._edges, other._edges):
             raise InvalidInputError(
                 "other",
@@ -261,11 +261,11 @@ def resolve_edges(bins: int | ArrayLike, scores: NDArray[np.floating[Any]]) -> F
     """Edges from a ``bins`` argument: an int (equal bins over the observed
     score range) or explicit edges."""
     if isinstance(bins, (int, np.integer)) and not isinstance(bins, bool):
-        n = _validation.check_n_bins("bins", bins)
+        n = check_n_bins("bins", bins)
         low, high = float(scores.min()), float(scores.max())
         if low == high:  # one distinct score: one bin around it
             low, high = low - 0.5, high + 0.5
         return np.linspace(low, high, n + 1)
     if isinstance(bins, bool):
-        _validation.check_n_bins("bins", bins)
-    return _validation.check_edges("bins", bins)
+        check_n_bins("bins", bins)
+    return check_edges("bins", bins)

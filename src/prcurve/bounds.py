@@ -58,10 +58,23 @@ from typing import Any, Literal, NamedTuple, overload
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from prcurve import _validation
 from prcurve._undefined import ZeroDivision, ratio, undefined, undefined_scope
 from prcurve.average_precision import AREA_METHODS, APMethod, check_method, segment_areas
 from prcurve.counts import ThresholdCounts
+from prcurve.validation.arrays import (
+    check_choice,
+    check_count,
+    check_finite_number,
+    check_positive_number,
+)
+from prcurve.validation.space import (
+    check_class_total,
+    check_fractions,
+    check_min_curve_arguments,
+    check_recall_grid,
+    check_recall_range,
+    method_without_recall_range,
+)
 
 __all__ = [
     "MinimumPRCurve",
@@ -137,8 +150,8 @@ def min_precision(recall: ArrayLike, prevalence: ArrayLike) -> Any:
     >>> min_precision([0.0, 1.0], 0.25).tolist()
     [0.0, 0.25]
     """
-    r = _validation.check_fractions("recall", recall)
-    pi = _validation.check_fractions("prevalence", prevalence)
+    r = check_fractions("recall", recall)
+    pi = check_fractions("prevalence", prevalence)
     scalar = r.ndim == 0 and pi.ndim == 0
     return _as_output(_min_precision_array(r, pi), scalar)
 
@@ -181,10 +194,10 @@ def is_achievable(
     >>> is_achievable(0.5, 0.2, 100 / 300), is_achievable(0.6, 0.2, 100 / 300)
     (True, False)
     """
-    r = _validation.check_fractions("recall", recall)
-    p = _validation.check_fractions("precision", precision)
-    pi = _validation.check_fractions("prevalence", prevalence)
-    tol = _validation.check_count("atol", atol)
+    r = check_fractions("recall", recall)
+    p = check_fractions("precision", precision)
+    pi = check_fractions("prevalence", prevalence)
+    tol = check_count("atol", atol)
     ok = p * (1.0 - pi) >= r * pi * (1.0 - p) - tol
     if r.ndim == 0 and p.ndim == 0 and pi.ndim == 0:
         return bool(ok)
@@ -192,8 +205,8 @@ def is_achievable(
 
 
 def _check_n(n_pos: Any, n_neg: Any, *, integer: bool) -> tuple[float, float]:
-    p = _validation.check_class_total("n_pos", n_pos, integer=integer)
-    n = _validation.check_class_total("n_neg", n_neg, integer=integer)
+    p = check_class_total("n_pos", n_pos, integer=integer)
+    n = check_class_total("n_neg", n_neg, integer=integer)
     return p, n
 
 
@@ -241,11 +254,11 @@ def min_pr_curve(
     >>> min_pr_curve(n_pos=2, n_neg=4).precision.tolist()
     [0.0, 0.2, 0.3333333333333333]
     """
-    _validation.check_min_curve_arguments(prevalence, recall, n_pos, n_neg)
+    check_min_curve_arguments(prevalence, recall, n_pos, n_neg)
     if prevalence is not None:
-        pi = float(_validation.check_fractions("prevalence", prevalence))
+        pi = float(check_fractions("prevalence", prevalence))
         levels = (np.linspace(0.0, 1.0, 101) if recall is None
-                  else _validation.check_recall_grid("recall", recall))
+                  else check_recall_grid("recall", recall))
         return MinimumPRCurve(levels, _min_precision_array(levels, np.float64(pi)))
     p, n = _check_n(n_pos, n_neg, integer=True)
     i = np.arange(int(p) + 1, dtype=np.float64)
@@ -347,8 +360,8 @@ def min_aucpr(prevalence: ArrayLike, recall_range: tuple[float, float] = (0.0, 1
     >>> round(min_aucpr(0.5, recall_range=(0.8, 1.0)), 4)
     0.0946
     """
-    pi = _validation.check_fractions("prevalence", prevalence)
-    a, b = _validation.check_recall_range(recall_range)
+    pi = check_fractions("prevalence", prevalence)
+    a, b = check_recall_range(recall_range)
     flat = _min_aucpr_array(np.atleast_1d(pi).astype(np.float64), a, b)
     return float(flat[0]) if pi.ndim == 0 else flat.reshape(pi.shape)
 
@@ -452,9 +465,9 @@ def min_average_precision(
     0.18907
     """
     name = check_method(method)
-    lo, hi = _validation.check_recall_range(recall_range)
+    lo, hi = check_recall_range(recall_range)
     if (lo, hi) != (0.0, 1.0) and name not in AREA_METHODS:
-        raise _validation.method_without_recall_range(name)
+        raise method_without_recall_range(name)
     integer = name in ("step", "trapezoid") and not allow_ties
     with undefined_scope(zero_division):
         p, n = _check_n(n_pos, n_neg, integer=integer)
@@ -516,10 +529,10 @@ def aucnpr(
     >>> round(aucnpr(0.4, 0.5), 4), aucnpr(1.0, 0.5)
     (0.1344, 1.0)
     """
-    value = _validation.check_finite_number("aucpr", aucpr)
-    pi = float(_validation.check_fractions("prevalence", prevalence))
-    lo, hi = _validation.check_recall_range(recall_range)
-    _validation.check_choice("degenerate", degenerate, _DEGENERATE)
+    value = check_finite_number("aucpr", aucpr)
+    pi = float(check_fractions("prevalence", prevalence))
+    lo, hi = check_recall_range(recall_range)
+    check_choice("degenerate", degenerate, _DEGENERATE)
     with undefined_scope(zero_division):
         if pi in (0.0, 1.0):
             return _degenerate_value(pi == 0.0, "aucnpr", degenerate)
@@ -568,12 +581,12 @@ def normalized_average_precision(
     >>> normalized_average_precision(worst, 3, 7), normalized_average_precision(1.0, 3, 7)
     (0.0, 1.0)
     """
-    value = _validation.check_finite_number("ap", ap)
+    value = check_finite_number("ap", ap)
     name = check_method(method)
-    lo, hi = _validation.check_recall_range(recall_range)
+    lo, hi = check_recall_range(recall_range)
     if (lo, hi) != (0.0, 1.0) and name not in AREA_METHODS:
-        raise _validation.method_without_recall_range(name)
-    _validation.check_choice("degenerate", degenerate, _DEGENERATE)
+        raise method_without_recall_range(name)
+    check_choice("degenerate", degenerate, _DEGENERATE)
     integer = name in ("step", "trapezoid")
     with undefined_scope(zero_division):
         p, n = _check_n(n_pos, n_neg, integer=integer)
@@ -643,10 +656,10 @@ def modified_f_beta(
     >>> modified_f_beta(0.9, 0.15, 0.2)  # precision below random guessing
     0.0
     """
-    r = _validation.check_fractions("recall", recall)
-    p = _validation.check_fractions("precision", precision)
-    pi = _validation.check_fractions("prevalence", prevalence)
-    b = _validation.check_positive_number("beta", beta)
+    r = check_fractions("recall", recall)
+    p = check_fractions("precision", precision)
+    pi = check_fractions("prevalence", prevalence)
+    b = check_positive_number("beta", beta)
     with undefined_scope(zero_division):
         out = _modified_f_beta_array(r, p, pi, b)
     return _as_output(out, r.ndim == 0 and p.ndim == 0 and pi.ndim == 0)

@@ -18,8 +18,15 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from prcurve import _validation
 from prcurve._undefined import Number, ZeroDivision, ratio, undefined_scope
+from prcurve.validation.arrays import (
+    check_count,
+    check_fraction,
+    check_positive_number,
+    check_same_length,
+    check_zero_division,
+)
+from prcurve.validation.labels import check_labels, check_weights
 
 __all__ = ["ConfusionMatrix", "confusion_matrix", "f1", "f_beta", "precision", "recall"]
 
@@ -159,8 +166,8 @@ class ConfusionMatrix:
 
     def __post_init__(self) -> None:
         for name in ("tp", "fp", "fn", "tn"):
-            object.__setattr__(self, name, _validation.check_count(name, getattr(self, name)))
-        _validation.check_zero_division(self.zero_division)
+            object.__setattr__(self, name, check_count(name, getattr(self, name)))
+        check_zero_division(self.zero_division)
 
     # totals
     @property
@@ -253,7 +260,7 @@ class ConfusionMatrix:
 
         Recall counts ``beta`` times as much as precision (seed 000).
         """
-        b = _validation.check_positive_number("beta", beta)
+        b = check_positive_number("beta", beta)
         return self._rate(lambda tp, fp, fn, tn: _f_beta(tp, fp, fn, b))
 
     def e_measure(self, alpha: float = 0.5) -> float:
@@ -261,7 +268,7 @@ class ConfusionMatrix:
 
         ``alpha`` in [0, 1]; E = 1 - F_beta with alpha = 1 / (1 + beta^2) (seed 001).
         """
-        a = _validation.check_fraction("alpha", alpha)
+        a = check_fraction("alpha", alpha)
         return self._rate(lambda tp, fp, fn, tn: 1.0 - _alpha_harmonic(tp, fp, fn, a, "E"))
 
     @property
@@ -347,10 +354,10 @@ def confusion_matrix(
     >>> cm
     ConfusionMatrix(tp=2.0, fp=1.0, fn=2.0, tn=3.0)
     """
-    truth = _validation.check_labels("y_true", y_true, pos_label)
-    predicted = _validation.check_labels("y_pred", y_pred, pos_label, allow_soft=False)
-    weights = _validation.check_weights("sample_weight", sample_weight, truth.n)
-    _validation.check_same_length(y_true=np.zeros(truth.n), y_pred=np.zeros(predicted.n))
+    truth = check_labels("y_true", y_true, pos_label)
+    predicted = check_labels("y_pred", y_pred, pos_label, allow_soft=False)
+    weights = check_weights("sample_weight", sample_weight, truth.n)
+    check_same_length(y_true=np.zeros(truth.n), y_pred=np.zeros(predicted.n))
     fraction = truth.positive_fraction()
     if predicted.positive is None:  # unreachable: allow_soft=False
         raise TypeError("predictions must be hard labels")

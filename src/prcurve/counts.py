@@ -21,7 +21,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from prcurve import _validation
+from prcurve.validation.arrays import wrong_type
+from prcurve.validation.labels import BinaryLabels, check_scored_labels, check_threshold_counts
 
 if TYPE_CHECKING:
     from prcurve.binned import BinnedCounts
@@ -148,7 +149,7 @@ class ThresholdCounts:
         n_pos: float,
         n_neg: float,
     ) -> None:
-        t, p, f, n_p, n_n = _validation.check_threshold_counts(thresholds, tp, fp, n_pos, n_neg)
+        t, p, f, n_p, n_n = check_threshold_counts(thresholds, tp, fp, n_pos, n_neg)
         self._init(t, p, f, n_p, n_n)
 
     def _init(self, thresholds: F64, tp: F64, fp: F64, n_pos: float, n_neg: float) -> None:
@@ -240,7 +241,7 @@ class ThresholdCounts:
         >>> soft.tp.tolist(), soft.fp.tolist()
         ([2.0], [3.0])
         """
-        scores, labels, weights = _validation.check_scored_labels(
+        scores, labels, weights = check_scored_labels(
             y_true, y_score, sample_weight, pos_label
         )
         return cls._from_checked(scores, labels, weights)
@@ -249,7 +250,7 @@ class ThresholdCounts:
     def _from_checked(
         cls,
         scores: NDArray[np.floating[Any]],
-        labels: _validation.BinaryLabels,
+        labels: BinaryLabels,
         weights: F64 | None,
     ) -> ThresholdCounts:
         """:meth:`from_scores` on inputs that passed validation."""
@@ -343,7 +344,7 @@ class ThresholdCounts:
         ([1.0, 2.0, 3.0], [0.0, 1.0, 1.0])
         """
         if not isinstance(other, ThresholdCounts):
-            raise _validation.wrong_type("other", other, "ThresholdCounts")
+            raise wrong_type("other", other, "ThresholdCounts")
         if other._n_pos == 0 and other._n_neg == 0 and len(other) == 0:
             return self
         if self._n_pos == 0 and self._n_neg == 0 and len(self) == 0:

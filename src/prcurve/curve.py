@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, Literal, NamedTuple, overload
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from prcurve import _validation, bounds
+from prcurve import bounds
 from prcurve._undefined import ZeroDivision, ratio, undefined, undefined_scope
 from prcurve.average_precision import (
     AREA_METHODS,
@@ -29,6 +29,23 @@ from prcurve.bounds import MinimumPRCurve
 from prcurve.confusion import ConfusionMatrix, _f_beta, _precision, _prevalence
 from prcurve.counts import RecallSteps, ThresholdCounts
 from prcurve.table import Table
+from prcurve.validation.arrays import (
+    as_1d,
+    check_choice,
+    check_edges,
+    check_finite_number,
+    check_fraction,
+    check_positive_number,
+    check_zero_division,
+    wrong_type,
+)
+from prcurve.validation.labels import check_scored_labels
+from prcurve.validation.space import (
+    check_fractions,
+    check_recall_range,
+    method_without_recall_range,
+    unsupported_with_score_matrix,
+)
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -85,10 +102,10 @@ class PRCurve:
         zero_division: ZeroDivision = "nan",
     ) -> None:
         if not isinstance(counts, ThresholdCounts):
-            raise _validation.wrong_type("counts", counts, "ThresholdCounts")
-        _validation.check_zero_division(zero_division)
+            raise wrong_type("counts", counts, "ThresholdCounts")
+        check_zero_division(zero_division)
         self._counts = counts
-        self._edges = None if edges is None else _validation.check_edges("edges", edges)
+        self._edges = None if edges is None else check_edges("edges", edges)
         self.zero_division: ZeroDivision = zero_division
 
     @classmethod
@@ -193,7 +210,7 @@ class PRCurve:
 
     def f_beta(self, beta: float = 1.0) -> F64:
         """F-beta at each threshold (0 where TP = 0 and a FP or FN exists)."""
-        b = _validation.check_positive_number("beta", beta)
+        b = check_positive_number("beta", beta)
         with undefined_scope(self.zero_division):
             return _f_beta(self.tp, self.fp, self.fn, b)
 
@@ -224,9 +241,9 @@ class PRCurve:
             if len(self) == 0 or self.n_pos == 0:  # one (undefined) recall for all points
                 return np.full(len(self), envelope[0] if len(self) else np.nan)
             return envelope[np.searchsorted(self.recall, self.recall, side="left")]
-        levels = _validation.as_1d("recall", recall).astype(np.float64)
+        levels = as_1d("recall", recall).astype(np.float64)
         for level in levels:
-            _validation.check_fraction("recall", level)
+            check_fraction("recall", level)
         out = np.zeros(levels.shape[0])
         recalls = self.recall
         for k, level in enumerate(levels):
@@ -250,7 +267,7 @@ class PRCurve:
         >>> pr_curve([1, 0, 1, 0], [0.9, 0.8, 0.7, 0.6]).at_threshold(0.75)
         ConfusionMatrix(tp=1.0, fp=1.0, fn=1.0, tn=1.0)
         """
-        t = _validation.check_finite_number("threshold", threshold)
+        t = check_finite_number("threshold", threshold)
         above = int(np.searchsorted(-self.thresholds, -t, side="right"))  # thresholds >= t
         tp = float(self.tp[above - 1]) if above else 0.0
         fp = float(self.fp[above - 1]) if above else 0.0
@@ -301,7 +318,7 @@ class PRCurve:
         >>> round(point.value, 4), point.threshold, point.recall
         (0.6667, 0.7, 1.0)
         """
-        r = _validation.check_fraction("recall", recall)
+        r = check_fraction("recall", recall)
         with undefined_scope(self.zero_division):
             candidates = np.flatnonzero(self.recall >= r)
             return self._select(candidates, self.precision, self.recall,
@@ -319,7 +336,7 @@ class PRCurve:
         >>> pr_curve([1, 0, 1, 0], [0.9, 0.8, 0.7, 0.6]).recall_at_precision(0.6).value
         1.0
         """
-        p = _validation.check_fraction("precision", precision)
+        p = check_fraction("precision", precision)
         with undefined_scope(self.zero_division):
             candidates = np.flatnonzero(self.precision >= p)
             return self._select(candidates, self.recall, self.precision,
@@ -383,7 +400,7 @@ class PRCurve:
             if recall is None:
                 levels = np.asarray(self.recall, dtype=np.float64)
             else:
-                levels = _validation.check_fractions("recall", recall)
+                levels = check_fractions("recall", recall)
             if math.isnan(pi) or np.isnan(levels).any():
                 nan = np.full(levels.shape, np.nan)
                 return MinimumPRCurve(levels, nan)
@@ -412,9 +429,9 @@ class PRCurve:
         (0.3333333333333333, 0.8333333333333333)
         """
         name = check_method(method)
-        lo, hi = _validation.check_recall_range(recall_range)
+        lo, hi = check_recall_range(recall_range)
         if (lo, hi) != (0.0, 1.0) and name not in AREA_METHODS:
-            raise _validation.method_without_recall_range(name)
+            raise method_without_recall_range(name)
         with undefined_scope(self.zero_division):
             return ap_over_recall_range(self._steps, name, (lo, hi))
 
@@ -446,10 +463,10 @@ class PRCurve:
         (0.0, 1.0, 0.0)
         """
         name = check_method(method)
-        lo, hi = _validation.check_recall_range(recall_range)
+        lo, hi = check_recall_range(recall_range)
         if (lo, hi) != (0.0, 1.0) and name not in AREA_METHODS:
-            raise _validation.method_without_recall_range(name)
-        _validation.check_choice("degenerate", degenerate, ("paper", "undefined"))
+            raise method_without_recall_range(name)
+        check_choice("degenerate", degenerate, ("paper", "undefined"))
         with undefined_scope(self.zero_division):
             p, n = self.n_pos, self.n_neg
             if p + n == 0:
@@ -482,7 +499,7 @@ class PRCurve:
         >>> pr_curve([1, 0, 1, 0], [0.9, 0.8, 0.7, 0.6]).modified_f_beta().round(4).tolist()
         [0.6667, 0.0, 0.5, 0.0]
         """
-        b = _validation.check_positive_number("beta", beta)
+        b = check_positive_number("beta", beta)
         with undefined_scope(self.zero_division):
             pi = np.float64(self.prevalence)
             return bounds._modified_f_beta_array(self.recall, self.precision, pi, b)
@@ -503,7 +520,7 @@ class PRCurve:
         |   0.10    |   0.67    |  1.00  |
         """
         for column in columns:
-            _validation.check_choice("columns", column, _TABLE_COLUMNS)
+            check_choice("columns", column, _TABLE_COLUMNS)
         with undefined_scope(self.zero_division):
             source: dict[str, Any] = {
                 "threshold": lambda: self.thresholds,
@@ -595,14 +612,14 @@ def pr_curve(
     >>> pr_curve([0, 1, 2, 1], scores).n_pos, len(pr_curve([0, 1, 2, 1], scores, average=None))
     (4.0, 3)
     """
-    avg = _validation.check_choice("average", average, ("micro", None))
+    avg = check_choice("average", average, ("micro", None))
     if np.ndim(y_score) == 2:
         from prcurve.aggregate import one_vs_rest
 
-        _validation.check_zero_division(zero_division)
+        check_zero_division(zero_division)
         ovr = one_vs_rest(y_true, y_score, labels=labels, sample_weight=sample_weight)
         if pos_label is not None or bins is not None:
-            raise _validation.unsupported_with_score_matrix(
+            raise unsupported_with_score_matrix(
                 "pos_label" if pos_label is not None else "bins")
         if avg is None:
             return ovr.curves(zero_division=zero_division)
@@ -610,8 +627,8 @@ def pr_curve(
     if avg is None:
         return [pr_curve(y_true, y_score, sample_weight=sample_weight, pos_label=pos_label,
                          bins=bins, zero_division=zero_division)]
-    _validation.check_zero_division(zero_division)
-    scores, binary, weights = _validation.check_scored_labels(
+    check_zero_division(zero_division)
+    scores, binary, weights = check_scored_labels(
         y_true, y_score, sample_weight, pos_label
     )
     if bins is None:

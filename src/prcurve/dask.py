@@ -44,10 +44,11 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from prcurve import _validation
 from prcurve.binned import BinnedCounts, resolve_edges
 from prcurve.counts import ThresholdCounts
 from prcurve.errors import InvalidInputError
+from prcurve.validation.arrays import check_choice, check_edges, check_n_bins
+from prcurve.validation.files import bad_option, dask_missing_columns, empty_input, not_a_dask_input
 
 __all__ = ["evaluate_ranking", "pr_counts"]
 
@@ -97,11 +98,11 @@ def _frame(data: Any, columns: list[str]) -> Any:
     elif isinstance(data, dd.DataFrame):
         frame = data
     else:
-        raise _validation.not_a_dask_input(data)
+        raise not_a_dask_input(data)
     found = list(frame.columns)
     missing = [c for c in columns if c not in found]
     if missing:
-        raise _validation.dask_missing_columns(missing, found)
+        raise dask_missing_columns(missing, found)
     return frame[columns]
 
 
@@ -138,7 +139,7 @@ def _edges(bins: int | ArrayLike | None, data: Any, frame: Any, scores: Sequence
     if bins is None:
         return [None] * len(scores)
     if isinstance(bins, (int, np.integer)) and not isinstance(bins, bool):
-        _validation.check_n_bins("bins", bins)
+        check_n_bins("bins", bins)
         # Equal-width bins over the full range of each column: the in-memory edges. From
         # the Parquet statistics of local files when they have them, else one Dask pass.
         from prcurve.stream import parquet_statistics_range
@@ -152,7 +153,7 @@ def _edges(bins: int | ArrayLike | None, data: Any, frame: Any, scores: Sequence
                                   **compute)
         return [resolve_edges(int(bins), np.array([float(lo), float(hi)]))
                 for lo, hi in ranges]
-    return [_validation.check_edges("bins", bins)] * len(scores)
+    return [check_edges("bins", bins)] * len(scores)
 
 
 def pr_counts_columns(
@@ -169,7 +170,7 @@ def pr_counts_columns(
     """:func:`pr_counts` for several score columns in one pass; also returns the rows."""
     dask, _ = _need_dask()
     if isinstance(split_every, bool) or not isinstance(split_every, int) or split_every < 2:
-        raise _validation.bad_option("split_every", split_every, "an integer >= 2")
+        raise bad_option("split_every", split_every, "an integer >= 2")
     frame = _frame(data, [label, *([weight] if weight else []),
                           *[s for s in scores if s not in (label, weight)]])
     edges = _edges(bins, data, frame, scores, dask, compute)
@@ -180,10 +181,10 @@ def pr_counts_columns(
         level = [delayed(_merge)(*level[i:i + split_every])
                  for i in range(0, len(level), split_every)]
     if not level:
-        raise _validation.empty_input("data", "no partitions")
+        raise empty_input("data", "no partitions")
     rows, states = dask.compute(level[0], **compute)[0]
     if rows == 0:
-        raise _validation.empty_input("data", "no rows")
+        raise empty_input("data", "no rows")
     return int(rows), list(states)
 
 
@@ -308,7 +309,7 @@ def evaluate_ranking(
 
     dask, _ = _need_dask()
     parsed = _parse_measures(measures)
-    _validation.check_choice("queries_without_results", queries_without_results,
+    check_choice("queries_without_results", queries_without_results,
                              ("skip", "zero"))
     judgments = Qrels.coerce(qrels)
     columns = (query, doc, score)

@@ -1,7 +1,7 @@
 """The exception and warning classes that prcurve raises.
 
 Every error about a user's input is an :class:`InvalidInputError`, a subclass
-of :class:`ValueError`; it is raised from one place, ``prcurve._validation``.
+of :class:`ValueError`; it is raised from one place, the :mod:`prcurve.validation` package.
 Every undefined value (0/0) is handled by one policy (see
 ``prcurve._undefined``), which warns with :class:`UndefinedMetricWarning` or
 raises :class:`UndefinedMetricError`.

@@ -46,11 +46,19 @@ from typing import Any, Literal, NamedTuple
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from prcurve import _validation
 from prcurve._undefined import ZeroDivision, ratio, undefined, undefined_scope
 from prcurve.average_precision import APMethod, ap_batch, ap_from_counts, check_method
 from prcurve.counts import ThresholdCounts
 from prcurve.curve import PRCurve
+from prcurve.validation.arrays import check_choice, check_finite_number, check_n_threads, wrong_type
+from prcurve.validation.labels import check_hard_labels, check_scored_labels
+from prcurve.validation.space import (
+    check_integer_state,
+    check_level,
+    check_n_resamples,
+    check_recall_grid,
+    check_seed,
+)
 
 __all__ = [
     "CurveInterval",
@@ -175,8 +183,8 @@ class _Cells:
     def from_counts(cls, counts: ThresholdCounts) -> _Cells:
         pos_w = counts.pos_weight()
         neg_w = counts.neg_weight()
-        _validation.check_integer_state("counts", pos_w, neg_w, "the bootstrap")
-        _validation.check_integer_state(
+        check_integer_state("counts", pos_w, neg_w, "the bootstrap")
+        check_integer_state(
             "counts", np.array([counts.n_pos]), np.array([counts.n_neg]), "the bootstrap"
         )
         groups = np.flatnonzero(pos_w > 0)
@@ -289,7 +297,7 @@ def _map_resamples(
         neg = _draw_cells(chunk_rng, state.neg_counts, state.n_neg, size, neg_lookup)
         return statistic(pos, neg)
 
-    workers = _validation.check_n_threads(n_threads)
+    workers = check_n_threads(n_threads)
     if workers == 1 or len(sizes) == 1:
         return np.concatenate([run(i) for i in range(len(sizes))])
     from concurrent.futures import ThreadPoolExecutor
@@ -306,7 +314,7 @@ def _counts_of(source: Any) -> ThresholdCounts:
         return source.counts
     if isinstance(source, ThresholdCounts):
         return source
-    raise _validation.wrong_type("source", source, "PRCurve or ThresholdCounts")
+    raise wrong_type("source", source, "PRCurve or ThresholdCounts")
 
 
 def _policy_of(source: Any, zero_division: ZeroDivision | None) -> ZeroDivision:
@@ -381,9 +389,9 @@ def bootstrap_average_precision(
     """
     name = check_method(method)
     counts = _counts_of(source)
-    b = _validation.check_n_resamples(n_resamples)
-    lvl = _validation.check_level(level)
-    rng = np.random.default_rng(_validation.check_seed(seed))
+    b = check_n_resamples(n_resamples)
+    lvl = check_level(level)
+    rng = np.random.default_rng(check_seed(seed))
     statistic = f"average_precision[{name}]"
     with undefined_scope(_policy_of(source, zero_division)):
         state = _Cells.from_counts(counts)
@@ -428,10 +436,10 @@ def bootstrap_threshold(
     True
     """
     counts = _counts_of(source)
-    t = _validation.check_finite_number("threshold", threshold)
-    b = _validation.check_n_resamples(n_resamples)
-    lvl = _validation.check_level(level)
-    rng = np.random.default_rng(_validation.check_seed(seed))
+    t = check_finite_number("threshold", threshold)
+    b = check_n_resamples(n_resamples)
+    lvl = check_level(level)
+    rng = np.random.default_rng(check_seed(seed))
     state = _Cells.from_counts(counts)  # checks the counts are whole numbers
     above = int(np.searchsorted(-counts.thresholds, -t, side="right"))
     tp = float(counts.tp[above - 1]) if above else 0.0
@@ -482,10 +490,10 @@ def bootstrap_curve(
     """
     counts = _counts_of(source)
     levels = (np.linspace(0.0, 1.0, 101) if recall is None
-              else _validation.check_recall_grid("recall", recall))
-    b = _validation.check_n_resamples(n_resamples)
-    lvl = _validation.check_level(level)
-    rng = np.random.default_rng(_validation.check_seed(seed))
+              else check_recall_grid("recall", recall))
+    b = check_n_resamples(n_resamples)
+    lvl = check_level(level)
+    rng = np.random.default_rng(check_seed(seed))
     policy = _policy_of(source, zero_division)
     statistic = "interpolated precision at recall levels"
     with undefined_scope(policy):
@@ -540,8 +548,8 @@ def aucpr_interval(
     (0.747, 0.6618, 0.8322, 0)
     """
     counts = _counts_of(source)
-    kind = _validation.check_choice("interval", interval, ("logit", "binomial"))
-    lvl = _validation.check_level(level)
+    kind = check_choice("interval", interval, ("logit", "binomial"))
+    lvl = check_level(level)
     name = check_method(method)
     statistic = f"average_precision[{name}]"
     with undefined_scope(_policy_of(source, zero_division)):
@@ -594,14 +602,14 @@ def compare_average_precision(
     (True, True)
     """
     name = check_method(method)
-    b = _validation.check_n_resamples(n_resamples)
-    lvl = _validation.check_level(level)
-    rng = np.random.default_rng(_validation.check_seed(seed))
-    scores_a, binary, _ = _validation.check_scored_labels(
+    b = check_n_resamples(n_resamples)
+    lvl = check_level(level)
+    rng = np.random.default_rng(check_seed(seed))
+    scores_a, binary, _ = check_scored_labels(
         y_true, y_score_a, None, pos_label, score_name="y_score_a")
-    scores_b, binary_b, _ = _validation.check_scored_labels(
+    scores_b, binary_b, _ = check_scored_labels(
         y_true, y_score_b, None, pos_label, score_name="y_score_b")
-    positive = _validation.check_hard_labels("y_true", binary, "the paired bootstrap")
+    positive = check_hard_labels("y_true", binary, "the paired bootstrap")
     states = []
     lookups = []
     for scores in (scores_a, scores_b):

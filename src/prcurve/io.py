@@ -40,8 +40,27 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from prcurve import _validation
 from prcurve.errors import InvalidInputError
+from prcurve.validation.arrays import check_choice
+from prcurve.validation.files import (
+    empty_input,
+    invalid_scores,
+    invalid_weights,
+    labels_not_binary,
+    missing_column,
+    missing_file,
+    missing_labels,
+    no_label_column,
+    no_positives,
+    no_rows_left,
+    no_score_columns,
+    not_a_file,
+    positive_not_found,
+    ragged_npz,
+    unknown_file_format,
+    unreadable_input,
+)
+from prcurve.validation.labels import check_labels
 
 __all__ = [
     "FORMATS",
@@ -149,7 +168,7 @@ def detect_format(path: str | Path, input_format: str | None = None) -> str:
     """
     known = sorted(set(FORMATS.values()))
     if input_format is not None:
-        return _validation.check_choice("--input-format", input_format, known)
+        return check_choice("--input-format", input_format, known)
     suffixes = [s.lower() for s in Path(path).suffixes]
     if suffixes and suffixes[-1] in _COMPRESSION:
         suffixes = suffixes[:-1]
@@ -158,7 +177,7 @@ def detect_format(path: str | Path, input_format: str | None = None) -> str:
             return fmt
     elif suffixes and suffixes[-1] in FORMATS:
         return FORMATS[suffixes[-1]]
-    raise _validation.unknown_file_format(str(path), list(FORMATS))
+    raise unknown_file_format(str(path), list(FORMATS))
 
 
 def _need(module: str, what: str) -> Any:
@@ -217,9 +236,9 @@ def read_table(
     name = str(path)
     file = Path(path)
     if not file.exists():
-        raise _validation.missing_file(name)
+        raise missing_file(name)
     if file.is_dir():
-        raise _validation.not_a_file(name)
+        raise not_a_file(name)
     fmt = detect_format(file, input_format)
     readers: dict[str, Callable[[], dict[str, NDArray[Any]]]] = {
         "csv": lambda: _read_delimited(file, ",", on_rows),
@@ -235,12 +254,12 @@ def read_table(
     except ImportError:
         raise
     except (OSError, ValueError, TypeError, KeyError) as error:  # pyarrow's errors included
-        raise _validation.unreadable_input(name, fmt, str(error) or type(error).__name__) from None
+        raise unreadable_input(name, fmt, str(error) or type(error).__name__) from None
     n_rows = len(next(iter(columns.values()))) if columns else 0
     if not columns:
-        raise _validation.empty_input(name, "no columns")
+        raise empty_input(name, "no columns")
     if n_rows == 0:
-        raise _validation.empty_input(name, "a header but no rows")
+        raise empty_input(name, "a header but no rows")
     return RawTable(path=name, format=fmt, columns=columns, n_rows=n_rows)
 
 
@@ -258,7 +277,7 @@ def _read_delimited(path: Path, delimiter: str, on_rows: RowsCallback | None) ->
         reader = pacsv.open_csv(path, parse_options=parse)
     except pa.ArrowInvalid as error:
         if _is_empty_file_error(error):
-            raise _validation.empty_input(str(path), "an empty file") from None
+            raise empty_input(str(path), "an empty file") from None
         raise
     names = reader.schema.names
     try:
@@ -308,7 +327,7 @@ def _read_jsonl(path: Path, on_rows: RowsCallback | None) -> dict[str, NDArray[A
         return _arrow_columns(pa, table.to_batches(), table.schema)
     except pa.ArrowInvalid as error:
         if _is_empty_file_error(error):
-            raise _validation.empty_input(str(path), "an empty file") from None
+            raise empty_input(str(path), "an empty file") from None
     # pyarrow fixes a column's type from the first rows and stops at a row that
     # differs (a string among numbers) or is malformed: parse line by line, which
     # also gives the line number of a malformed line.
@@ -328,11 +347,11 @@ def _read_jsonl_python(path: Path, on_rows: RowsCallback | None) -> dict[str, ND
         try:
             record = json.loads(line)
         except json.JSONDecodeError as error:
-            raise _validation.unreadable_input(
+            raise unreadable_input(
                 str(path), "jsonl", f"line {number}: {error.msg}"
             ) from None
         if not isinstance(record, dict):
-            raise _validation.unreadable_input(
+            raise unreadable_input(
                 str(path), "jsonl", f"line {number}: expected a JSON object, found "
                 f"{type(record).__name__}"
             )
@@ -340,7 +359,7 @@ def _read_jsonl_python(path: Path, on_rows: RowsCallback | None) -> dict[str, ND
     if on_rows is not None:
         on_rows(len(records))
     if not records:
-        raise _validation.empty_input(str(path), "no JSON objects")
+        raise empty_input(str(path), "no JSON objects")
     names: dict[str, None] = {}
     for record in records:
         names.update(dict.fromkeys(record))
@@ -352,7 +371,7 @@ def _read_npz(path: Path) -> dict[str, NDArray[Any]]:
         arrays = {name: archive[name] for name in archive.files}
     shapes = {name: a.shape for name, a in arrays.items()}
     if any(len(s) != 1 for s in shapes.values()) or len({s[0] for s in shapes.values()}) > 1:
-        raise _validation.ragged_npz(str(path), shapes)
+        raise ragged_npz(str(path), shapes)
     out: dict[str, NDArray[Any]] = {}
     for name, array in arrays.items():
         if array.dtype.kind in "US":
@@ -509,7 +528,7 @@ def _positive_value(text: str, values: NDArray[Any], column: str) -> Any:
         if kind == "f":
             return float(text)
     except ValueError:
-        raise _validation.positive_not_found(text, column, present) from None
+        raise positive_not_found(text, column, present) from None
     return text
 
 
@@ -525,18 +544,18 @@ def _binarize(
         else:
             mask = np.asarray(values == target, dtype=bool)
         if not mask.any():
-            raise _validation.positive_not_found(positive, column, values)
+            raise positive_not_found(positive, column, values)
         return mask, target
     kind = values.dtype.kind
     if kind == "O":  # text labels need --positive, unless they are all booleans
         if all(isinstance(v, bool) for v in values.tolist()):
             values = values.astype(bool)
         else:
-            raise _validation.labels_not_binary(column, path, values.astype(str))
+            raise labels_not_binary(column, path, values.astype(str))
     try:
-        labels = _validation.check_labels("--label", values, None, allow_soft=False)
+        labels = check_labels("--label", values, None, allow_soft=False)
     except InvalidInputError:
-        raise _validation.labels_not_binary(column, path, values) from None
+        raise labels_not_binary(column, path, values) from None
     if labels.positive is None:  # allow_soft=False: hard labels only
         raise TypeError("check_labels returned soft labels with allow_soft=False")
     return labels.positive, True if kind == "b" else 1
@@ -546,7 +565,7 @@ def _choose_label(table: RawTable, label: str | None) -> tuple[str, str]:
     names = list(table.columns)
     if label is not None:
         if label not in table.columns:
-            raise _validation.missing_column("--label", label, table.path, names)
+            raise missing_column("--label", label, table.path, names)
         return label, "option"
     for candidate in LABEL_CANDIDATES:
         if candidate in table.columns:
@@ -555,7 +574,7 @@ def _choose_label(table: RawTable, label: str | None) -> tuple[str, str]:
     for candidate in LABEL_CANDIDATES:
         if candidate in lowered:
             return lowered[candidate], "auto"
-    raise _validation.no_label_column(table.path, LABEL_CANDIDATES, names)
+    raise no_label_column(table.path, LABEL_CANDIDATES, names)
 
 
 def _choose_scores(
@@ -565,14 +584,14 @@ def _choose_scores(
     if scores:
         for column in scores:
             if column not in table.columns:
-                raise _validation.missing_column("--score", column, table.path, names)
+                raise missing_column("--score", column, table.path, names)
         return list(scores), "option", [n for n in names if n not in used and n not in scores]
     chosen = [
         n for n in names
         if n not in used and (_is_numeric(table.columns[n]) or _mostly_numbers(table.columns[n]))
     ]
     if not chosen:
-        raise _validation.no_score_columns(table.path, names)
+        raise no_score_columns(table.path, names)
     return chosen, "auto", [n for n in names if n not in used and n not in chosen]
 
 
@@ -630,14 +649,14 @@ def load_scores(
     names = list(table.columns)
     label_column, label_chosen = _choose_label(table, label)
     if weight is not None and weight not in table.columns:
-        raise _validation.missing_column("--weight", weight, table.path, names)
+        raise missing_column("--weight", weight, table.path, names)
     used = {label_column} | ({weight} if weight is not None else set())
     score_columns, scores_chosen, skipped = _choose_scores(table, scores, used)
 
     label_values = table.columns[label_column]
     label_missing = _missing(label_values)
     if label_missing.any() and not drop_invalid:
-        raise _validation.missing_labels(label_column, table.path, int(label_missing.sum()),
+        raise missing_labels(label_column, table.path, int(label_missing.sum()),
                                          _first_rows(label_missing))
     present_labels = label_values[~label_missing]
     if present_labels.dtype.kind == "O" and all(
@@ -648,7 +667,7 @@ def load_scores(
     mask, positive_label = _binarize(present_labels, label_column, table.path, positive)
     positive_mask[~label_missing] = mask
     if not mask.any():
-        raise _validation.no_positives(label_column, table.path, present_labels)
+        raise no_positives(label_column, table.path, present_labels)
 
     weights: F64 | None = None
     weight_missing = np.zeros(table.n_rows, dtype=bool)
@@ -659,14 +678,14 @@ def load_scores(
                               ("score_infinite", "infinite")):
             wrong = weight_bad[reason]
             if wrong.any():
-                raise _validation.invalid_weights(weight, table.path, found, _first_rows(wrong),
+                raise invalid_weights(weight, table.path, found, _first_rows(wrong),
                                                   int(wrong.sum()))
         negative = weights < 0
         if negative.any():
-            raise _validation.invalid_weights(weight, table.path, "negative",
+            raise invalid_weights(weight, table.path, "negative",
                                               _first_rows(negative), int(negative.sum()))
         if weight_missing.any() and not drop_invalid:
-            raise _validation.invalid_weights(weight, table.path, "missing or NaN",
+            raise invalid_weights(weight, table.path, "missing or NaN",
                                               _first_rows(weight_missing),
                                               int(weight_missing.sum()))
 
@@ -675,7 +694,7 @@ def load_scores(
         floats, bad = _check_scores(table.columns[column])
         invalid = bad["score_missing_or_nan"] | bad["score_non_numeric"] | bad["score_infinite"]
         if invalid.any() and not drop_invalid:
-            raise _validation.invalid_scores(
+            raise invalid_scores(
                 column, table.path, int(bad["score_missing_or_nan"].sum()),
                 int(bad["score_non_numeric"].sum()), int(bad["score_infinite"].sum()),
                 _first_rows(invalid),
@@ -684,9 +703,9 @@ def load_scores(
         drop = invalid | label_missing | weight_missing
         keep = ~drop
         if not keep.any():
-            raise _validation.no_rows_left(column, table.path, table.n_rows)
+            raise no_rows_left(column, table.path, table.n_rows)
         if not positive_mask[keep].any():
-            raise _validation.no_positives(label_column, table.path, present_labels)
+            raise no_positives(label_column, table.path, present_labels)
         models.append(
             ScoredColumn(
                 column=column,

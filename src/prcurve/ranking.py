@@ -38,8 +38,32 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal, TypeVar
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from prcurve import _keys, _validation
+from prcurve import _keys
 from prcurve._undefined import ZeroDivision, ratio, undefined_scope
+from prcurve.validation.arrays import (
+    as_1d,
+    check_choice,
+    check_finite_numbers,
+    check_positive_number,
+    check_same_length,
+    check_zero_division,
+)
+from prcurve.validation.ranking import (
+    bad_measure_parameter,
+    check_columns,
+    check_cutoff,
+    check_grades,
+    check_id_column,
+    check_level_fraction,
+    check_n_relevant,
+    check_optional_cutoff,
+    check_ranking,
+    check_relevance_level,
+    duplicate_document,
+    no_queries_to_evaluate,
+    unknown_measure,
+    wrong_table_type,
+)
 
 if TYPE_CHECKING:
     from prcurve.counts import ThresholdCounts
@@ -147,10 +171,10 @@ class Measure:
         if isinstance(text, Measure):
             return text
         if not isinstance(text, str):
-            raise _validation.unknown_measure(text, _known_forms())
+            raise unknown_measure(text, _known_forms())
         name, at, parameter = text.strip().partition("@")
         if name not in _PARAMETERS:
-            raise _validation.unknown_measure(text, _known_forms())
+            raise unknown_measure(text, _known_forms())
         kind = _PARAMETERS[name]
         if not at:
             if kind in ("k", "r"):
@@ -158,26 +182,26 @@ class Measure:
                     "a rank cutoff, e.g. 'P@10'" if kind == "k"
                     else "a recall level, e.g. 'iprec@0.5'"
                 )
-                raise _validation.bad_measure_parameter(
+                raise bad_measure_parameter(
                     text, "missing its parameter", f"add {what}"
                 )
             return cls(name)
         if kind is None:
-            raise _validation.bad_measure_parameter(
+            raise bad_measure_parameter(
                 text, f"{name} takes no parameter", f"write {name!r}"
             )
         try:
             value: int | float = float(parameter) if kind in ("r", "x?") else int(parameter)
         except ValueError:
-            raise _validation.bad_measure_parameter(
+            raise bad_measure_parameter(
                 text, f"cannot read the parameter {parameter!r}",
                 "write an integer cutoff (P@10)" if kind != "r" else "write a level (iprec@0.5)",
             ) from None
         if kind == "r":
-            return cls(name, _validation.check_level_fraction("measures", value))
+            return cls(name, check_level_fraction("measures", value))
         if kind == "x?":
-            return cls(name, _validation.check_positive_number("measures", value))
-        return cls(name, _validation.check_cutoff("measures", value))
+            return cls(name, check_positive_number("measures", value))
+        return cls(name, check_cutoff("measures", value))
 
 
 def _parse_measures(measures: str | Measure | Iterable[str | Measure]) -> tuple[Measure, ...]:
@@ -185,7 +209,7 @@ def _parse_measures(measures: str | Measure | Iterable[str | Measure]) -> tuple[
         measures = [measures]
     parsed = tuple(dict.fromkeys(Measure.parse(m) for m in measures))
     if not parsed:
-        raise _validation.bad_measure_parameter("", "no measures given", "pass e.g. ['AP', 'P@10']")
+        raise bad_measure_parameter("", "no measures given", "pass e.g. ['AP', 'P@10']")
     return parsed
 
 
@@ -193,7 +217,7 @@ def _parse_measures(measures: str | Measure | Iterable[str | Measure]) -> tuple[
 
 
 def _ids(name: str, values: ArrayLike, n: int | None = None) -> NDArray[Any]:
-    return _validation.check_id_column(name, values, n)
+    return check_id_column(name, values, n)
 
 
 class _LongTable:
@@ -235,7 +259,7 @@ class _LongTable:
         repeats[first] = False
         row = int(np.flatnonzero(repeats)[0])
         line = None if self.line is None else int(self.line[row])
-        raise _validation.duplicate_document(
+        raise duplicate_document(
             self._KIND, self.query_id[row], self.doc_id[row], self.source, line
         )
 
@@ -278,7 +302,7 @@ class _LongTable:
             return cls.from_frame(value)
         if isinstance(value, (tuple, list)) and len(value) == 3:
             return cls.from_arrays(*value)
-        raise _validation.wrong_table_type(
+        raise wrong_table_type(
             cls._KIND, value, f"a dict {cls._DICT_FORM}, a DataFrame, arrays or a {cls._KIND} path"
         )
 
@@ -323,7 +347,7 @@ class Qrels(_LongTable):
         q = _ids("query_id", query_id)
         return cls(
             q, _ids("doc_id", doc_id, q.shape[0]),
-            _checked_length(_validation.check_grades("relevance", relevance), q.shape[0]),
+            _checked_length(check_grades("relevance", relevance), q.shape[0]),
         )
 
     @classmethod
@@ -369,7 +393,7 @@ class Run(_LongTable):
     ) -> Run:
         """From three equal-length columns; scores must be finite."""
         q = _ids("query_id", query_id)
-        scores = _validation.check_finite_numbers("score", _validation.as_1d("score", score))
+        scores = check_finite_numbers("score", as_1d("score", score))
         return cls(
             q, _ids("doc_id", doc_id, q.shape[0]),
             _checked_length(scores.astype(np.float64, copy=False), q.shape[0]), run_id,
@@ -383,7 +407,7 @@ class Run(_LongTable):
 
 
 def _checked_length(array: NDArray[Any], n: int) -> NDArray[Any]:
-    _validation.check_same_length(query_id=np.empty(n), values=array)
+    check_same_length(query_id=np.empty(n), values=array)
     return array
 
 
@@ -395,7 +419,7 @@ def _flatten(
     values: list[Any] = []
     for query, inner in nested.items():
         if not isinstance(inner, Mapping):
-            raise _validation.wrong_table_type(
+            raise wrong_table_type(
                 argument, inner, f"a dict of documents for {query!r}"
             )
         queries.extend([query] * len(inner))
@@ -409,7 +433,7 @@ def _frame_columns(
 ) -> dict[str, NDArray[Any]]:
     found = frame.column_names if hasattr(frame, "column_names") else frame.columns
     names = [str(c) for c in found]
-    chosen = _validation.check_columns(argument, names, wanted)
+    chosen = check_columns(argument, names, wanted)
     out: dict[str, NDArray[Any]] = {}
     for role, name in chosen.items():
         column = frame[name]  # a pandas Series or a pyarrow ChunkedArray
@@ -636,7 +660,7 @@ def _prepare(
     has_qrels[qrels_common] = True
     evaluated = has_qrels & (has_run | (queries_without_results == "zero"))
     if not evaluated.any():
-        raise _validation.no_queries_to_evaluate(
+        raise no_queries_to_evaluate(
             int(np.count_nonzero(has_run)), int(np.count_nonzero(has_qrels))
         )
     if depth is not None:
@@ -1102,8 +1126,8 @@ def evaluate(
     (0.6667, 0.5, 0.75, 2)
     """
     parsed = _parse_measures(measures)
-    _validation.check_choice("convention", convention, CONVENTIONS)
-    _validation.check_zero_division(zero_division)
+    check_choice("convention", convention, CONVENTIONS)
+    check_zero_division(zero_division)
     judged = judge(
         qrels, run, relevance_level=relevance_level, depth=depth,
         queries_without_results=queries_without_results, score_precision=score_precision,
@@ -1148,7 +1172,7 @@ class JudgedRun:
     ) -> RankingEvaluation:
         """The measures for every query and their summaries (see :func:`evaluate`)."""
         parsed = _parse_measures(measures)
-        _validation.check_choice("convention", convention, CONVENTIONS)
+        check_choice("convention", convention, CONVENTIONS)
         prepared = self._prepared
         with undefined_scope(zero_division):
             per_query = {str(m): _compute(m, prepared.rankings, convention) for m in parsed}
@@ -1185,10 +1209,10 @@ def judge(
     -------
     JudgedRun
     """
-    level = _validation.check_relevance_level(relevance_level)
-    cut = _validation.check_optional_cutoff("depth", depth)
-    _validation.check_choice("queries_without_results", queries_without_results, _MISSING)
-    _validation.check_choice("score_precision", score_precision, _SCORE_PRECISIONS)
+    level = check_relevance_level(relevance_level)
+    cut = check_optional_cutoff("depth", depth)
+    check_choice("queries_without_results", queries_without_results, _MISSING)
+    check_choice("score_precision", score_precision, _SCORE_PRECISIONS)
     prepared = _prepare(
         Qrels.coerce(qrels), Run.coerce(run),
         relevance_level=level, depth=cut,
@@ -1207,14 +1231,14 @@ def _one_ranking(
     n_relevant: int | None,
     doc_ids: ArrayLike | None,
 ) -> _Rankings:
-    positive, scores, ids = _validation.check_ranking(y_true, y_score, pos_label, doc_ids)
+    positive, scores, ids = check_ranking(y_true, y_score, pos_label, doc_ids)
     if ids is None:
         order = np.argsort(-scores, kind="stable")  # ties keep their input order
     else:
         _, codes = np.unique(ids, return_inverse=True)
         order = np.lexsort((-codes, -scores))  # ties: document id descending (trec_eval)
     relevant = positive[order]
-    total = _validation.check_n_relevant(n_relevant, int(np.count_nonzero(relevant)))
+    total = check_n_relevant(n_relevant, int(np.count_nonzero(relevant)))
     return _Rankings(
         lengths=np.array([relevant.shape[0]], dtype=np.intp),
         relevant=relevant,
@@ -1275,7 +1299,7 @@ def precision_at_k(
     >>> precision_at_k([1, 1], [0.9, 0.8], 4)  # two retrieved, two missing ranks
     0.5
     """
-    cutoff = _validation.check_cutoff("k", k)
+    cutoff = check_cutoff("k", k)
     return float(_precision(_one_ranking(y_true, y_score, pos_label, None, doc_ids), cutoff)[0])
 
 
@@ -1310,7 +1334,7 @@ def recall_at_k(
     >>> recall_at_k([1, 0, 1, 0], [0.9, 0.8, 0.7, 0.6], 2, n_relevant=4)
     0.25
     """
-    cutoff = _validation.check_cutoff("k", k)
+    cutoff = check_cutoff("k", k)
     with undefined_scope(zero_division):
         r = _one_ranking(y_true, y_score, pos_label, n_relevant, doc_ids)
         return float(_recall(r, cutoff)[0])
@@ -1372,8 +1396,8 @@ def average_precision_at_k(
     >>> average_precision_at_k(truth, score, 3, denominator="relevant")
     0.5
     """
-    cutoff = _validation.check_optional_cutoff("k", k)
-    _validation.check_choice("denominator", denominator, ("min_k_relevant", "relevant"))
+    cutoff = check_optional_cutoff("k", k)
+    check_choice("denominator", denominator, ("min_k_relevant", "relevant"))
     with undefined_scope(zero_division):
         r = _one_ranking(y_true, y_score, pos_label, n_relevant, doc_ids)
         if denominator == "min_k_relevant" and cutoff is None:

@@ -43,10 +43,10 @@ from typing import TYPE_CHECKING, Any, cast
 import numpy as np
 from numpy.typing import NDArray
 
-from prcurve import _validation
 from prcurve.average_precision import AP_METHODS, APMethod
 from prcurve.curve import OperatingPoint, PRCurve, pr_curve
 from prcurve.errors import UndefinedMetricWarning
+from prcurve.validation.files import bad_fail_under, metric_not_available
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -521,7 +521,7 @@ class Report:
         if name in ("aucnpr", "normalized_ap"):
             entry = v[name]
             if entry["value"] is None and entry.get("note", "").startswith("not available"):
-                raise _validation.metric_not_available("--fail-under", name, entry["note"])
+                raise metric_not_available("--fail-under", name, entry["note"])
             label = ("AUCNPR (davis_goadrich)" if name == "aucnpr"
                      else f"normalized AP ({method})")
             return entry["value"], label
@@ -819,7 +819,7 @@ def parse_fail_under(text: str) -> tuple[str, float]:
     try:
         value = float(number)
     except ValueError:
-        raise _validation.bad_fail_under(text, FAIL_UNDER_METRICS) from None
+        raise bad_fail_under(text, FAIL_UNDER_METRICS) from None
     if not sep or metric not in FAIL_UNDER_METRICS or not math.isfinite(value):
-        raise _validation.bad_fail_under(text, FAIL_UNDER_METRICS)
+        raise bad_fail_under(text, FAIL_UNDER_METRICS)
     return metric, value

@@ -60,11 +60,32 @@ from typing import Any, Literal
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from prcurve import _validation
-from prcurve._validation import BinaryLabels
 from prcurve.binned import BinnedCounts, resolve_edges
 from prcurve.counts import ThresholdCounts
 from prcurve.curve import PRCurve
+from prcurve.validation.arrays import check_edges, check_n_bins, wrong_type
+from prcurve.validation.files import (
+    cannot_stream,
+    check_batch_rows,
+    check_max_distinct,
+    empty_input,
+    inconsistent_labels,
+    invalid_scores,
+    invalid_weights,
+    labels_not_binary,
+    missing_column,
+    missing_file,
+    missing_labels,
+    mixed_formats,
+    no_input_files,
+    no_label_column,
+    no_positives,
+    no_rows_left,
+    no_score_columns,
+    positive_not_found,
+    unreadable_input,
+)
+from prcurve.validation.labels import BinaryLabels
 
 __all__ = [
     "DEFAULT_BATCH_ROWS",
@@ -160,7 +181,7 @@ def ap_bounds(binned: BinnedCounts) -> APBounds:
     (it allows positives of any weight); it tightens as bins fill.
     """
     if not isinstance(binned, BinnedCounts):
-        raise _validation.wrong_type("binned", binned, "BinnedCounts")
+        raise wrong_type("binned", binned, "BinnedCounts")
     pos = binned.pos[::-1]  # highest bin first
     neg = binned.neg[::-1]
     n_pos = float(pos.sum())
@@ -247,12 +268,12 @@ def _files(source: str | Path | Sequence[str | Path], input_format: str | None
         sources = list(source)
         name = ", ".join(map(str, sources[:3])) + (", ..." if len(sources) > 3 else "")
         if not sources:
-            raise _validation.missing_file("")
+            raise missing_file("")
     files: list[str] = []
     for one in sources:
         path = Path(one)
         if not path.exists():
-            raise _validation.missing_file(str(one))
+            raise missing_file(str(one))
         if path.is_dir():
             found = sorted(
                 str(p) for p in path.rglob("*")
@@ -260,16 +281,16 @@ def _files(source: str | Path | Sequence[str | Path], input_format: str | None
                 and (input_format is not None or _known(p, FORMATS))
             )
             if not found:
-                raise _validation.no_input_files(str(one), list(FORMATS))
+                raise no_input_files(str(one), list(FORMATS))
             files.extend(found)
         else:
             files.append(str(path))
     formats = [detect_format(f, input_format) for f in files]
     if len(set(formats)) > 1:
-        raise _validation.mixed_formats(formats)
+        raise mixed_formats(formats)
     fmt = formats[0]
     if fmt not in STREAM_FORMATS:
-        raise _validation.cannot_stream(files[0], fmt)
+        raise cannot_stream(files[0], fmt)
     return files, fmt, name
 
 
@@ -325,22 +346,22 @@ def _choose_columns(schema: Any, name: str, label: str | None, scores: Sequence[
     names = list(schema.names)
     if label is not None:
         if label not in names:
-            raise _validation.missing_column("--label", label, name, names)
+            raise missing_column("--label", label, name, names)
         label_chosen = "option"
     else:
         lowered = {n.lower(): n for n in names}
         found = [c for c in LABEL_CANDIDATES if c in names] or [
             lowered[c] for c in LABEL_CANDIDATES if c in lowered]
         if not found:
-            raise _validation.no_label_column(name, LABEL_CANDIDATES, names)
+            raise no_label_column(name, LABEL_CANDIDATES, names)
         label, label_chosen = found[0], "auto"
     if weight is not None and weight not in names:
-        raise _validation.missing_column("--weight", weight, name, names)
+        raise missing_column("--weight", weight, name, names)
     used = {label} | ({weight} if weight is not None else set())
     if scores:
         for column in scores:
             if column not in names:
-                raise _validation.missing_column("--score", column, name, names)
+                raise missing_column("--score", column, name, names)
         chosen, how = list(scores), "option"
     else:
         def numeric(t: Any) -> bool:
@@ -350,7 +371,7 @@ def _choose_columns(schema: Any, name: str, label: str | None, scores: Sequence[
         chosen = [n for n in names if n not in used and numeric(schema.field(n).type)]
         how = "auto"
         if not chosen:
-            raise _validation.no_score_columns(name, names)
+            raise no_score_columns(name, names)
     skipped = [n for n in names if n not in used and n not in chosen]
     return _Columns(label, label_chosen, chosen, how, weight, skipped)
 
@@ -384,7 +405,7 @@ class _Labels:
             self.value = True if self.value is None else self.value
             return np.asarray(values, dtype=bool)
         if kind not in "iuf":
-            raise _validation.labels_not_binary(self.column, self.name, values.astype(str))
+            raise labels_not_binary(self.column, self.name, values.astype(str))
         one = values == 1
         zero = values == 0
         if (zero | one).all():
@@ -392,9 +413,9 @@ class _Labels:
         elif ((values == -1) | one).all():
             self.seen_minus_one = True
         else:
-            raise _validation.labels_not_binary(self.column, self.name, values)
+            raise labels_not_binary(self.column, self.name, values)
         if self.seen_zero and self.seen_minus_one:
-            raise _validation.inconsistent_labels(self.column, self.name)
+            raise inconsistent_labels(self.column, self.name)
         self.value = 1
         return np.asarray(one, dtype=bool)
 
@@ -456,7 +477,7 @@ class _Reader:
                         on_rows(n)
                     yield rows, batch
             except (pa.ArrowInvalid, pa.ArrowTypeError, OSError) as error:
-                raise _validation.unreadable_input(str(fragment.path or path), self.fmt,
+                raise unreadable_input(str(fragment.path or path), self.fmt,
                                                    str(error) or type(error).__name__
                                                    ) from None
 
@@ -474,7 +495,7 @@ class _Reader:
         label_missing = _missing(label_values)
         if label_missing.any():
             if not self.drop_invalid:
-                raise _validation.missing_labels(c.label, path, int(label_missing.sum()),
+                raise missing_labels(c.label, path, int(label_missing.sum()),
                                                  rows_of(label_missing))
             positive = np.zeros(n, dtype=bool)
             positive[~label_missing] = self.labels.mask(label_values[~label_missing])
@@ -487,16 +508,16 @@ class _Reader:
             for reason, found in (("score_non_numeric", "non-numeric"),
                                   ("score_infinite", "infinite")):
                 if bad[reason].any():
-                    raise _validation.invalid_weights(c.weight, path, found,
+                    raise invalid_weights(c.weight, path, found,
                                                       rows_of(bad[reason]),
                                                       int(bad[reason].sum()))
             negative = weights < 0
             if negative.any():
-                raise _validation.invalid_weights(c.weight, path, "negative",
+                raise invalid_weights(c.weight, path, "negative",
                                                   rows_of(negative), int(negative.sum()))
             weight_missing = bad["score_missing_or_nan"]
             if weight_missing.any() and not self.drop_invalid:
-                raise _validation.invalid_weights(c.weight, path, "missing or NaN",
+                raise invalid_weights(c.weight, path, "missing or NaN",
                                                   rows_of(weight_missing),
                                                   int(weight_missing.sum()))
         out = _Batch(positive, weights, {}, {}, {})
@@ -516,7 +537,7 @@ class _Reader:
                 invalid = (bad["score_missing_or_nan"] | bad["score_non_numeric"]
                            | bad["score_infinite"])
                 if not self.drop_invalid:
-                    raise _validation.invalid_scores(
+                    raise invalid_scores(
                         column, path, int(bad["score_missing_or_nan"].sum()),
                         int(bad["score_non_numeric"].sum()), int(bad["score_infinite"].sum()),
                         rows_of(invalid))
@@ -658,13 +679,13 @@ def _score_range(reader: _Reader, column: str) -> tuple[float, float]:
 
 def _edges_for(bins: int | ArrayLike, reader: _Reader, column: str, name: str) -> F64:
     if isinstance(bins, (int, np.integer)) and not isinstance(bins, bool):
-        _validation.check_n_bins(name, bins)
+        check_n_bins(name, bins)
         low, high = _score_range(reader, column)
         if not math.isfinite(low):  # no rows: any edges do
             low, high = 0.0, 1.0
         # The same edges as the in-memory path over all the scores (resolve_edges).
         return resolve_edges(int(bins), np.array([low, high]))
-    return _validation.check_edges(name, bins)
+    return check_edges(name, bins)
 
 
 # -- the public functions ------------------------------------------------------------------
@@ -726,8 +747,8 @@ def stream_scores(
     InvalidInputError
         As :func:`prcurve.io.load_scores`, with the file and its row numbers.
     """
-    max_distinct = _validation.check_max_distinct("max_distinct", max_distinct)
-    batch_rows = _validation.check_batch_rows("batch_rows", batch_rows)
+    max_distinct = check_max_distinct("max_distinct", max_distinct)
+    batch_rows = check_batch_rows("batch_rows", batch_rows)
     files, fmt, name = _files(source, input_format)
     dataset = _dataset(files, fmt)
     columns = _choose_columns(dataset.schema, name, label, scores, weight)
@@ -747,15 +768,15 @@ def stream_scores(
             state.add(batch, rows, partial(_edges_for, switch_bins, reader, column,
                                            "switch_bins"))
     if rows == 0:
-        raise _validation.empty_input(name, "no rows")
+        raise empty_input(name, "no rows")
     if not any_positive:
         if positive is not None:
-            raise _validation.positive_not_found(positive, columns.label, np.array([]))
-        raise _validation.no_positives(columns.label, name, np.array([0]))
+            raise positive_not_found(positive, columns.label, np.array([]))
+        raise no_positives(columns.label, name, np.array([0]))
     models = [state.result() for state in states.values()]
     for model in models:
         if model.rows == 0:
-            raise _validation.no_rows_left(model.column, name, rows)
+            raise no_rows_left(model.column, name, rows)
     return StreamedInput(
         path=name, format=fmt, files=len(files), n_rows=rows, batches=batches,
         label_column=columns.label, label_chosen=columns.label_chosen,

@@ -31,8 +31,17 @@ from typing import Any, Literal
 import numpy as np
 from numpy.typing import NDArray
 
-from prcurve import _validation
 from prcurve.ranking import Measure, Qrels, RankingEvaluation, Run, evaluate, mean_over_levels
+from prcurve.validation.arrays import check_choice, check_positive_number
+from prcurve.validation.ranking import (
+    bad_measure_parameter,
+    check_cutoff,
+    check_level_fraction,
+    malformed_line,
+    unknown_trec_measure,
+    unreadable_file,
+    unsupported_trec_measure,
+)
 
 __all__ = [
     "TREC_MEASURES",
@@ -103,7 +112,7 @@ def _fields(
     bad = count != n_fields if exact else count < n_fields
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
-        raise _validation.malformed_line(
+        raise malformed_line(
             argument, source, int(line[i]),
             f"expected {'' if exact else 'at least '}{n_fields} fields ({layout}), "
             f"found {int(count[i])}",
@@ -128,7 +137,7 @@ def _numbers(
         except ValueError:
             value = None
         if value is None or (dtype is np.float64 and not np.isfinite(value)):
-            raise _validation.malformed_line(
+            raise malformed_line(
                 argument, source, int(fields.line[i]),
                 f"{what} {item.decode('utf-8', 'replace')!r} is not "
                 f"{'a finite number' if dtype is np.float64 else 'an integer'}",
@@ -144,7 +153,7 @@ def _read_bytes(path: str | os.PathLike[str], argument: str) -> tuple[bytes, str
         with open(source, "rb") as handle:
             return handle.read(), source
     except OSError as error:
-        raise _validation.unreadable_file(argument, source, error.strerror or str(error)) from None
+        raise unreadable_file(argument, source, error.strerror or str(error)) from None
 
 
 def parse_qrels(data: bytes, source: str = "<qrels>") -> Qrels:
@@ -321,29 +330,29 @@ def _parse_params(name: str, kind: str, text: str) -> tuple[float, ...]:
         else:
             values = [float(item) for item in items]
     except ValueError:
-        raise _validation.bad_measure_parameter(
+        raise bad_measure_parameter(
             argument, "cannot read the parameters",
             "write comma-separated numbers, e.g. P.5,10 or iprec_at_recall.0.2,0.5",
         ) from None
     if kind == "cut_k":
         for value in values:
-            _validation.check_cutoff("measures", value)
+            check_cutoff("measures", value)
     if kind in ("cut_r", "mean_r"):
         for value in values:
-            _validation.check_level_fraction("measures", value)
+            check_level_fraction("measures", value)
     if kind == "param_x":
         if len(values) != 1:
-            raise _validation.bad_measure_parameter(argument, "expected one number",
+            raise bad_measure_parameter(argument, "expected one number",
                                                     "write e.g. set_F.0.5")
-        _validation.check_positive_number("measures", values[0])
+        check_positive_number("measures", values[0])
         return (values[0],)
     if kind in ("cut_k", "cut_r", "mean_r"):
         ordered = sorted(values)
         if len(set(ordered)) != len(ordered):
-            raise _validation.bad_measure_parameter(argument, "duplicate cutoffs",
+            raise bad_measure_parameter(argument, "duplicate cutoffs",
                                                     "list each cutoff once")
         return tuple(ordered)
-    raise _validation.bad_measure_parameter(
+    raise bad_measure_parameter(
         argument, f"{name} takes no parameters", f"write -m {name}"
     )
 
@@ -359,12 +368,12 @@ def _selected(measure_args: Sequence[str]) -> dict[str, tuple[tuple[float, ...],
         elif name in _BY_NAME:
             marked.add(name)
         elif name in _UNSUPPORTED:
-            raise _validation.unsupported_trec_measure(arg, [m.name for m in TREC_MEASURES])
+            raise unsupported_trec_measure(arg, [m.name for m in TREC_MEASURES])
         else:
-            raise _validation.unknown_trec_measure(arg, [m.name for m in TREC_MEASURES])
+            raise unknown_trec_measure(arg, [m.name for m in TREC_MEASURES])
         if dot:
             if name not in _BY_NAME:
-                raise _validation.bad_measure_parameter(arg, f"{name} takes no parameters",
+                raise bad_measure_parameter(arg, f"{name} takes no parameters",
                                                         f"write -m {name}")
             if name not in params:  # trec_eval uses the first -m that gives parameters
                 params[name] = (_parse_params(name, _BY_NAME[name].kind, text), text)
@@ -419,7 +428,7 @@ def _trec_evaluate(
     qrels: Any, run: Any, options: TrecEvalOptions
 ) -> tuple[RankingEvaluation, list[_Line], Run, Qrels]:
     """Evaluate as trec_eval would with ``options``, and the plan of lines to print."""
-    version = _validation.check_choice("version", options.version, (9, 10))
+    version = check_choice("version", options.version, (9, 10))
     plan = _plan(options)
     measures = dict.fromkeys(m for line in plan for m in line.measures)
     if not measures:

@@ -1,0 +1,252 @@
+"""Checks of arrays, numbers and options shared by every domain.
+
+The validation package is the only place in prcurve that raises
+:class:`~prcurve.errors.InvalidInputError`; each message names the argument, says
+what was found and how to fix it. Nothing here modifies its input: arrays are
+converted with ``np.asarray`` (no copy when the dtype already fits) and only read.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any, TypeVar
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from prcurve.errors import InvalidInputError
+
+MAX_LISTED = 10
+
+
+def first_indices(mask: NDArray[np.bool_], limit: int = 5) -> str:
+    where = np.flatnonzero(mask)[:limit]
+    return ", ".join(str(int(i)) for i in where)
+
+
+def describe_values(values: NDArray[Any]) -> str:
+    """The distinct values of an array, at most ``MAX_LISTED`` of them."""
+    try:
+        distinct = np.unique(values)
+    except TypeError:  # mixed, unorderable objects
+        distinct = np.array(list(dict.fromkeys(values.tolist())), dtype=object)
+    shown = ", ".join(repr(v.item() if hasattr(v, "item") else v) for v in distinct[:MAX_LISTED])
+    more = f" and {len(distinct) - MAX_LISTED} more" if len(distinct) > MAX_LISTED else ""
+    return f"{{{shown}{more}}} ({len(distinct)} distinct)"
+
+
+def as_1d(name: str, values: ArrayLike) -> NDArray[Any]:
+    """``values`` as a 1-D array, or an error naming ``name``."""
+    array = np.asarray(values)
+    if array.ndim != 1:
+        hint = (
+            "pass a flat sequence of one value per sample"
+            if array.ndim == 0
+            else "pass one value per sample as a 1-D array (for a column vector use .ravel())"
+        )
+        raise InvalidInputError(name, f"expected a 1-D array, found shape {array.shape}", hint)
+    return array
+
+
+def check_not_empty(name: str, array: NDArray[Any]) -> None:
+    if array.shape[0] == 0:
+        raise InvalidInputError(
+            name, "is empty (0 samples)", "pass at least one sample; metrics need data"
+        )
+
+
+def check_same_length(**arrays: NDArray[Any] | None) -> None:
+    """All given arrays have the same first dimension."""
+    present = {name: a for name, a in arrays.items() if a is not None}
+    lengths = {name: a.shape[0] for name, a in present.items()}
+    if len(set(lengths.values())) > 1:
+        found = ", ".join(f"{name} has {n}" for name, n in lengths.items())
+        names = list(lengths)
+        raise InvalidInputError(
+            names[-1],
+            f"length mismatch: {found} samples",
+            "pass arrays with one entry per sample, all of the same length",
+        )
+
+
+def check_finite_numbers(name: str, values: NDArray[Any]) -> NDArray[np.floating[Any]]:
+    """``values`` as a floating array with no NaN or infinity.
+
+    float32 and float64 are kept as they are (every float32 is exactly a
+    float64, so no threshold changes); integers and booleans become float64.
+    """
+    if values.dtype.kind not in "biuf":
+        raise InvalidInputError(
+            name,
+            f"expected numbers, found dtype {values.dtype} (e.g. {values[:3].tolist()!r})",
+            "convert the scores to a numeric array (float) first",
+        )
+    floats: NDArray[np.floating[Any]]
+    if values.dtype.kind == "f" and values.dtype.itemsize >= 4:
+        floats = values
+    else:
+        floats = values.astype(np.float64)
+    finite = np.isfinite(floats)
+    if not finite.all():
+        bad = ~finite
+        n_nan = int(np.isnan(floats).sum())
+        n_inf = int(bad.sum()) - n_nan
+        parts = [f"{n_nan} NaN" if n_nan else "", f"{n_inf} infinite" if n_inf else ""]
+        found = " and ".join(p for p in parts if p)
+        raise InvalidInputError(
+            name,
+            f"found {found} value(s) (first at index {first_indices(bad)})",
+            "remove those samples or replace them with finite numbers",
+        )
+    return floats
+
+
+def check_scores(name: str, values: ArrayLike) -> NDArray[np.floating[Any]]:
+    """A non-empty 1-D array of finite scores (float32 or float64)."""
+    array = as_1d(name, values)
+    check_not_empty(name, array)
+    return check_finite_numbers(name, array)
+
+
+def check_edges(name: str, edges: ArrayLike) -> NDArray[np.float64]:
+    """At least two finite, strictly increasing bin edges as float64."""
+    array = as_1d(name, edges)
+    if array.dtype.kind not in "biuf":
+        raise InvalidInputError(
+            name, f"expected numbers, found dtype {array.dtype}", "pass numeric bin edges"
+        )
+    floats = array.astype(np.float64)
+    if floats.shape[0] < 2:
+        raise InvalidInputError(
+            name,
+            f"found {floats.shape[0]} edge(s)",
+            "pass at least two edges (n bins need n + 1 edges)",
+        )
+    if not np.isfinite(floats).all():
+        raise InvalidInputError(name, "found NaN or infinite edges", "pass finite edges")
+    steps = np.diff(floats)
+    if (steps <= 0).any():
+        i = int(np.flatnonzero(steps <= 0)[0])
+        raise InvalidInputError(
+            name,
+            f"edges are not strictly increasing (edge {i} = {float(floats[i])!r}, "
+            f"edge {i + 1} = {float(floats[i + 1])!r})",
+            "pass sorted, distinct edges (e.g. np.linspace(low, high, n + 1))",
+        )
+    return floats
+
+
+def check_n_bins(name: str, n_bins: Any) -> int:
+    if isinstance(n_bins, bool) or not isinstance(n_bins, (int, np.integer)) or n_bins < 1:
+        raise InvalidInputError(
+            name, f"expected a positive integer number of bins, found {n_bins!r}",
+            "pass an int >= 1 or an array of edges",
+        )
+    return int(n_bins)
+
+
+def check_range(name: str, low: float, high: float) -> tuple[float, float]:
+    lo, hi = float(low), float(high)
+    if not (math.isfinite(lo) and math.isfinite(hi)) or not lo < hi:
+        raise InvalidInputError(
+            name, f"expected finite low < high, found ({low!r}, {high!r})", "pass (low, high)"
+        )
+    return lo, hi
+
+
+_Choice = TypeVar("_Choice")
+
+
+def check_choice(name: str, value: Any, choices: Sequence[_Choice]) -> _Choice:
+    """``value`` is one of ``choices`` (strings, numbers or None; compared with ==).
+
+    ``True``/``False`` never match (they would equal 1/0)."""
+    try:
+        found = not isinstance(value, bool) and value in choices
+    except (TypeError, ValueError):  # e.g. an array: its == is element-wise
+        found = False
+    if not found:
+        raise InvalidInputError(
+            name, f"unknown value {value!r}", f"use one of {', '.join(map(repr, choices))}"
+        )
+    chosen: _Choice = value
+    return chosen
+
+
+def check_positive_number(name: str, value: Any) -> float:
+    """A finite number > 0 (e.g. F-beta's beta)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
+        raise InvalidInputError(name, f"expected a number, found {value!r}", "pass a float > 0")
+    number = float(value)
+    if not (math.isfinite(number) and number > 0):
+        raise InvalidInputError(name, f"expected a finite number > 0, found {value!r}",
+                                "pass a float > 0")
+    return number
+
+
+def check_fraction(name: str, value: Any) -> float:
+    """A number in [0, 1] (a recall, a precision, van Rijsbergen's alpha)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
+        raise InvalidInputError(name, f"expected a number in [0, 1], found {value!r}",
+                                "pass a float in [0, 1]")
+    number = float(value)
+    if not 0.0 <= number <= 1.0:
+        raise InvalidInputError(name, f"expected a number in [0, 1], found {value!r}",
+                                "pass a float in [0, 1]")
+    return number
+
+
+def check_finite_number(name: str, value: Any) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
+        raise InvalidInputError(name, f"expected a number, found {value!r}", "pass a float")
+    number = float(value)
+    if math.isnan(number):
+        raise InvalidInputError(name, "found NaN", "pass a number")
+    return number
+
+
+def check_zero_division(value: Any) -> None:
+    """``zero_division`` is "nan", NaN, 0, 1 or "raise"."""
+    if isinstance(value, str):
+        if value in ("nan", "raise"):
+            return
+    elif (
+        isinstance(value, (int, float, np.integer, np.floating))
+        and not isinstance(value, bool)
+        and (math.isnan(float(value)) or float(value) in (0.0, 1.0))
+    ):
+        return
+    raise InvalidInputError(
+        "zero_division",
+        f"unknown policy {value!r}",
+        'use "nan" (default), 0, 1 or "raise"',
+    )
+
+
+def check_count(name: str, value: Any) -> float:
+    """A finite, non-negative (weighted) count."""
+    number = check_finite_number(name, value)
+    if not math.isfinite(number) or number < 0:
+        raise InvalidInputError(
+            name, f"expected a finite count >= 0, found {value!r}", "pass a non-negative number"
+        )
+    return number
+
+
+def wrong_type(name: str, value: Any, expected: str) -> InvalidInputError:
+    return InvalidInputError(
+        name, f"expected {expected}, found {type(value).__name__}", f"pass a {expected}"
+    )
+
+
+def check_n_threads(value: Any) -> int:
+    """Worker threads: None (every CPU) or an integer >= 1."""
+    if value is None:
+        import os
+
+        return max(1, os.cpu_count() or 1)
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
+        raise InvalidInputError("n_threads", f"expected an integer >= 1 or None, found {value!r}",
+                                "pass the number of threads, e.g. 2, or None for every CPU")
+    return int(value)
