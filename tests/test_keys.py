@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from prcurve import _keys
+from prcurve.ranking import keys as _keys
 
 TEXT = st.text(alphabet=st.sampled_from("ab#-Z9\u00e9\u4e2d"), max_size=6)
 

@@ -483,7 +483,7 @@ def test_measure_round_trip(text: str, measure: Measure) -> None:
 
 def test_every_measure_name_evaluates() -> None:
     forms = {"k": "@3", "r": "@0.5"}
-    from prcurve.ranking import _PARAMETERS
+    from prcurve.ranking.measures import _PARAMETERS
 
     names = [n + forms.get(_PARAMETERS[n] or "", "") for n in MEASURE_NAMES]
     result = evaluate({"q": {"a": 1, "b": 0}}, {"q": {"a": 0.2, "b": 0.4}}, names)
@@ -579,7 +579,7 @@ def test_single_ranking_errors(call: Any, argument: str, match: str) -> None:
 @given(data=collections())
 def test_hash_collisions_fall_back_to_exact_codes(data: tuple[Judgments, Scores]) -> None:
     # With every id hashing alike, the result must not change.
-    from prcurve import _keys
+    from prcurve.ranking import keys as _keys
 
     qrels, run = data
     expected = evaluate(qrels, run, ORACLE_MEASURES)
@@ -604,7 +604,7 @@ def test_row_orders_and_join_paths_match_oracle(
 ) -> None:
     # Rows shuffled, reversed or grouped with queries out of id order; the
     # dense join table or the sorted search of judged cells: one answer.
-    import prcurve.ranking as ranking
+    import prcurve.ranking.join as ranking
 
     qrels, run = data
     expected = oracle(qrels, run, depth=depth, complete=complete)
@@ -665,7 +665,7 @@ def test_unsorted_ragged_and_presorted_runs_agree() -> None:
 
 
 def test_argsort_of_distinct_keys_packed_or_not() -> None:
-    from prcurve.ranking import _argsort_distinct
+    from prcurve.ranking.join import _argsort_distinct
 
     rng = np.random.default_rng(3)
     small = rng.permutation(1000).astype(np.int64) * 7

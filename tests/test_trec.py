@@ -17,14 +17,11 @@ import pytrec_eval
 
 from prcurve import InvalidInputError
 from prcurve.ranking import evaluate
-from prcurve.trec import (
+from prcurve.ranking.tables import parse_qrels, parse_run, read_qrels, read_run
+from prcurve.ranking.trec_eval import (
     TREC_MEASURES,
     TrecEvalOptions,
     format_trec_eval,
-    parse_qrels,
-    parse_run,
-    read_qrels,
-    read_run,
 )
 
 FIXTURES = Path(__file__).parent / "fixtures"

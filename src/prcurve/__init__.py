@@ -54,12 +54,13 @@ from prcurve.ranking import (
     precision_at_k,
     r_precision,
     ranking_counts,
+    read_qrels,
+    read_run,
     recall_at_k,
     reciprocal_rank,
 )
 from prcurve.ranking import evaluate as evaluate_ranking
 from prcurve.table import Table
-from prcurve.trec import read_qrels, read_run
 
 __version__ = "0.1.0"
 

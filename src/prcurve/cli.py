@@ -30,7 +30,7 @@ class _Parser(argparse.ArgumentParser):
 
 
 def _parser() -> argparse.ArgumentParser:
-    from prcurve.trec import measures_help
+    from prcurve.ranking.trec_eval import measures_help
 
     parser = _Parser(
         prog="prcurve",
@@ -82,7 +82,8 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _run_trec(args: argparse.Namespace) -> str:
-    from prcurve.trec import TrecEvalOptions, format_trec_eval, parse_run, read_run
+    from prcurve.ranking.tables import parse_run, read_run
+    from prcurve.ranking.trec_eval import TrecEvalOptions, format_trec_eval
 
     run = parse_run(sys.stdin.buffer.read(), "<stdin>") if args.run == "-" else read_run(args.run)
     options = TrecEvalOptions(

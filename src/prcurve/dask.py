@@ -305,10 +305,12 @@ def evaluate_ranking(
     >>> result.per_query["AP"].tolist(), result.n_queries
     ([1.0, 0.5], 2)
     """
-    from prcurve.ranking import Qrels, RankingEvaluation, _parse_measures, _summary, evaluate
+    from prcurve.ranking import Qrels, RankingEvaluation, evaluate
+    from prcurve.ranking.kernels import summarize
+    from prcurve.ranking.measures import parse_measures
 
     dask, _ = _need_dask()
-    parsed = _parse_measures(measures)
+    parsed = parse_measures(measures)
     check_choice("queries_without_results", queries_without_results,
                              ("skip", "zero"))
     judgments = Qrels.coerce(qrels)
@@ -342,7 +344,7 @@ def evaluate_ranking(
     values = {name: np.concatenate(v)[order] if v else np.zeros(0)
               for name, v in per_query.items()}
     results = np.concatenate(has_results)[order] if has_results else np.zeros(0, dtype=bool)
-    summary = {str(m): _summary(m, values[str(m)], results, convention) for m in parsed}
+    summary = {str(m): summarize(m, values[str(m)], results, convention) for m in parsed}
     return RankingEvaluation(
         measures=parsed, query_ids=ids[order], per_query=values, summary=summary,
         n_queries=int(ids.shape[0]), has_results=results, convention=convention,

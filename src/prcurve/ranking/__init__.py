@@ -1,0 +1,72 @@
+"""Ranked retrieval: P@k, R@k, AP, AP@k, MAP, R-precision, RR, interpolated precision, bpref.
+
+A ranked list for one query is the core count state with rank as the
+threshold (:func:`ranking_counts`). Many queries are one long
+table sorted by (query, score descending, document id descending) and cut into
+segments, one per query; every measure is a handful of segment operations on
+that table (prefix counts, ``reduceat`` sums, a segmented running maximum), so
+evaluating 10,000 queries costs a few passes over arrays, not 10,000 Python
+loops. Definitions follow trec_eval (docs/ranking.md gives each formula and
+the trec_eval source file it was checked against):
+
+- documents are ranked by score descending, ties broken by document id
+  descending (byte order; trec_eval's ``form_res_rels.c``);
+- P@k divides by k even when fewer than k documents were retrieved (the
+  missing ranks count as non-relevant, seed 000);
+- AP and AP@k (trec_eval's ``map`` and ``map_cut``) divide by R, the number of
+  relevant documents judged for the query, retrieved or not;
+  ``AP_min_k_relevant@k`` (seed 000's AP@k) divides by min(k, R);
+- R-precision looks at the top min(retrieved, R) documents and divides by R;
+- interpolated precision at recall level r is the largest precision at any
+  rank at or below the rank where the c-th relevant document is retrieved,
+  where the cutoff c is ``lround(r * R)`` in trec_eval 10 and
+  ``(long)(r * R + 0.9)`` in trec_eval 9 (and pytrec_eval, ranx); levels whose
+  cutoff exceeds the relevant documents retrieved score 0;
+- queries without relevant documents score 0 in every measure (as in
+  trec_eval; ``zero_division`` chooses otherwise) and count in the mean.
+
+The subpackage, bottom up: :mod:`~prcurve.ranking.measures` (the measure
+grammar), :mod:`~prcurve.ranking.keys` (id encoding),
+:mod:`~prcurve.ranking.trec_format` and :mod:`~prcurve.ranking.tables` (qrels
+and runs, from any form or a TREC file), :mod:`~prcurve.ranking.state` (the
+segmented rankings), :mod:`~prcurve.ranking.join` (ranking order and
+judgments), :mod:`~prcurve.ranking.kernels` (the measures),
+:mod:`~prcurve.ranking.evaluation` (:func:`evaluate`, :func:`judge`),
+:mod:`~prcurve.ranking.single` (one ranking from arrays) and
+:mod:`~prcurve.ranking.trec_eval` (trec_eval's names and output).
+"""
+
+from prcurve.ranking.evaluation import JudgedRun, RankingEvaluation, evaluate, judge
+from prcurve.ranking.measures import CONVENTIONS, MEASURE_NAMES, Convention, Measure
+from prcurve.ranking.single import (
+    average_precision_at_k,
+    precision_at_k,
+    r_precision,
+    ranking_counts,
+    recall_at_k,
+    reciprocal_rank,
+)
+from prcurve.ranking.tables import Qrels, Run, parse_qrels, parse_run, read_qrels, read_run
+
+__all__ = [
+    "CONVENTIONS",
+    "MEASURE_NAMES",
+    "Convention",
+    "JudgedRun",
+    "Measure",
+    "Qrels",
+    "RankingEvaluation",
+    "Run",
+    "average_precision_at_k",
+    "evaluate",
+    "judge",
+    "parse_qrels",
+    "parse_run",
+    "precision_at_k",
+    "r_precision",
+    "ranking_counts",
+    "read_qrels",
+    "read_run",
+    "recall_at_k",
+    "reciprocal_rank",
+]

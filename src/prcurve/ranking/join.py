@@ -1,0 +1,305 @@
+"""From a run and judgments to the ranking state: the join and trec_eval's order.
+
+Documents are ranked by score descending, ties broken by document id
+descending (byte order; trec_eval's ``form_res_rels.c``); each retrieved
+document is matched with its judgment. Both tables arrive dictionary-encoded,
+so only their distinct ids are compared; every row is then an integer.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from prcurve.ranking import keys as _keys
+from prcurve.ranking.state import Rankings
+from prcurve.ranking.tables import Qrels, Run
+from prcurve.validation.ranking import no_queries_to_evaluate
+
+__all__ = [
+    "Prepared",
+    "prepare",
+]
+
+F64 = NDArray[np.float64]
+I64 = NDArray[np.int64]
+
+
+def _common_id_dtype(arrays: Sequence[NDArray[Any]]) -> list[NDArray[Any]]:
+    kinds = {a.dtype.kind for a in arrays if a.shape[0]}
+    if kinds <= {"i", "u"}:
+        return [a.astype(np.int64, copy=False) for a in arrays]
+    if len(kinds) <= 1:
+        kind = kinds.pop() if kinds else "U"
+        return [a if a.shape[0] else a.astype("S" if kind == "S" else "U") for a in arrays]
+    # Mixed kinds: compare as text (bytes decoded as UTF-8; integers printed).
+    out = []
+    for a in arrays:
+        if a.dtype.kind == "S":
+            out.append(np.char.decode(a, "utf-8"))
+        else:
+            out.append(a.astype(str))
+    return out
+
+
+@dataclass(frozen=True)
+class Prepared:
+    rankings: Rankings
+    query_ids: NDArray[Any]
+    has_results: NDArray[np.bool_]
+
+
+# What a retrieved document is, after the join: trec_eval's nonpool and
+# unjudged (negative grade) documents are neither relevant nor judged non-relevant.
+_NOT_JUDGED, _NONRELEVANT, _RELEVANT = 0, 1, 2
+
+
+def prepare(
+    qrels: Qrels,
+    run: Run,
+    *,
+    relevance_level: int,
+    depth: int | None,
+    queries_without_results: str,
+    score_precision: str,
+) -> Prepared:
+    """Rank every query's documents and attach the judgments (trec_eval's form_res_rels).
+
+    Both tables arrive dictionary-encoded (:class:`Qrels` and :class:`Run` encode
+    their ids once, when built); here only their distinct ids are compared, then
+    every row is handled as integers.
+    """
+    run_queries, qrels_queries = _common_id_dtype([run._queries.labels, qrels._queries.labels])
+    query_ids = np.unique(np.concatenate((run_queries, qrels_queries)))
+    run_common = np.searchsorted(query_ids, run_queries)
+    qrels_common = np.searchsorted(query_ids, qrels_queries)
+    qrels_class = np.where(
+        qrels.relevance >= relevance_level, _RELEVANT,
+        np.where(qrels.relevance >= 0, _NONRELEVANT, _NOT_JUDGED),
+    ).astype(np.int8)
+    rows = _RunRows.grouped(run, score_precision)
+    row_class = _join(run, qrels, run_common, qrels_common, qrels_class, rows)
+    row_class, block_start, block_length, block_code = _ranking_order(
+        rows, run._docs.labels, row_class
+    )
+
+    # Each query's segment, where its block of rows lies (blocks stay where they are).
+    n_q = query_ids.shape[0]
+    start = np.zeros(n_q, dtype=np.int64)
+    retrieved = np.zeros(n_q, dtype=np.int64)
+    start[run_common[block_code]] = block_start
+    retrieved[run_common[block_code]] = block_length
+    has_run = retrieved > 0
+    has_qrels = np.zeros(n_q, dtype=bool)
+    has_qrels[qrels_common] = True
+    evaluated = has_qrels & (has_run | (queries_without_results == "zero"))
+    if not evaluated.any():
+        raise no_queries_to_evaluate(
+            int(np.count_nonzero(has_run)), int(np.count_nonzero(has_qrels))
+        )
+    if depth is not None:
+        retrieved = np.minimum(retrieved, depth)
+
+    def per_query(wanted: int) -> I64:
+        counts = np.bincount(qrels._queries.codes[qrels_class == wanted],
+                             minlength=qrels_common.shape[0])
+        out = np.zeros(n_q, dtype=np.int64)
+        out[qrels_common] = counts
+        return out[evaluated]
+
+    rankings = Rankings(
+        lengths=retrieved[evaluated].astype(np.intp),
+        relevant=row_class == _RELEVANT,
+        judged_nonrelevant=row_class == _NONRELEVANT,
+        n_relevant=per_query(_RELEVANT),
+        n_judged_nonrelevant=per_query(_NONRELEVANT),
+        starts=start[evaluated],
+    )
+    return Prepared(rankings, query_ids[evaluated], has_run[evaluated])
+
+
+def _dense_cells_limit(n_rows: int) -> int:
+    """The largest join table (one byte per query x document cell) worth allocating:
+    16 bytes per run row, less than the run's own columns take."""
+    return max(2**26, 16 * n_rows)
+
+
+def _join(
+    run: Run, qrels: Qrels, run_common: I64, qrels_common: I64, qrels_class: NDArray[np.int8],
+    rows: _RunRows,
+) -> NDArray[np.int8]:
+    """Each run row's judgment class (rows in the order of ``rows``).
+
+    The judged (query, document) pairs are cells of a table with one row per
+    query and one column per document of the run. When the table is small
+    enough it is a dense byte array and each run row is one lookup (a run
+    lists a query's documents together, so the lookups of a query stay in one
+    row of the table); otherwise only the run rows whose document was judged
+    somewhere are searched among the sorted judged cells.
+    """
+    run_docs, qrels_docs = _common_id_dtype([run._docs.labels, qrels._docs.labels])
+    target = _keys.match(run_docs, qrels_docs)  # each run document's qrels document, or -1
+    width = max(run_docs.shape[0], 1)
+    run_doc_of = np.full(qrels_docs.shape[0], -1, dtype=np.int64)
+    run_doc_of[target[target >= 0]] = np.flatnonzero(target >= 0)
+
+    judged_doc = run_doc_of[qrels._docs.codes]
+    judged = np.flatnonzero(judged_doc >= 0)  # judged documents the run retrieved somewhere
+    cell = qrels_common[qrels._queries.codes[judged]] * width + judged_doc[judged]
+    judged_class = qrels_class[judged]
+    n_queries = int(max(run_common.max(initial=-1), qrels_common.max(initial=-1))) + 1
+    row_start = run_common * width  # per run query code
+    n_run = rows.query.shape[0]
+    if n_queries * width <= _dense_cells_limit(n_run):
+        table = np.zeros(n_queries * width, dtype=np.int8)
+        table[cell] = judged_class
+        index = np.repeat(row_start[rows.block_code], rows.block_length)
+        index += rows.doc
+        found: NDArray[np.int8] = table[index]
+        return found
+    out = np.zeros(n_run, dtype=np.int8)
+    shared = np.zeros(width, dtype=bool)
+    shared[run_doc_of[run_doc_of >= 0]] = True
+    judged_rows = np.flatnonzero(shared[rows.doc])
+    if judged_rows.shape[0]:
+        by_cell = np.argsort(cell)
+        sorted_cells = cell[by_cell]
+        wanted = row_start[rows.query[judged_rows]] + rows.doc[judged_rows]
+        position = np.minimum(np.searchsorted(sorted_cells, wanted), sorted_cells.shape[0] - 1)
+        hit = sorted_cells[position] == wanted
+        out[judged_rows[hit]] = judged_class[by_cell[position[hit]]]
+    return out
+
+
+@dataclass(frozen=True)
+class _RunRows:
+    """A run's rows grouped by query: query and document codes, scores, and
+    each block of one query's rows (start, length, code)."""
+
+    query: I64
+    doc: I64
+    score: F64
+    block_start: I64
+    block_length: I64
+
+    @property
+    def block_code(self) -> I64:
+        return self.query[self.block_start]
+
+    @classmethod
+    def grouped(cls, run: Run, score_precision: str) -> _RunRows:
+        """The run's rows, in place when grouped by query (as runs usually are),
+        else stably sorted by query (a radix sort for up to 2^16 queries): the
+        join and the ranking then work query by query."""
+        query, doc, score = run._queries.codes, run._docs.codes, run.score
+        if score_precision == "float32":  # trec_eval 9 and pytrec_eval keep scores as float
+            score = score.astype(np.float32).astype(np.float64)
+        n_queries = run._queries.labels.shape[0]
+        if query.shape[0] and np.count_nonzero(query[1:] != query[:-1]) + 1 > n_queries:
+            key = query.astype(np.uint16) if n_queries <= 2**16 else query
+            by_query = np.argsort(key, kind="stable")
+            doc, score = doc[by_query], score[by_query]
+            query = np.repeat(np.arange(n_queries), np.bincount(query, minlength=n_queries))
+        start, length = _keys.blocks(query)
+        return cls(query, doc, score, start, length)
+
+
+def _ranking_order(
+    rows: _RunRows, doc_labels: NDArray[Any], payload: NDArray[np.int8],
+) -> tuple[NDArray[np.int8], I64, I64, I64]:
+    """Put ``payload`` (one value per row of ``rows``) in trec_eval's order:
+    each query's rows by score descending, then document id descending.
+
+    Returns the payload in that order and each block of one query's rows:
+    its start, length and code. Blocks keep their place (queries need not
+    come in id order). Rows often arrive already ranked, so sorting is
+    skipped when an O(n) check shows it is not needed; ties in score
+    (usually few) are the only rows whose document ids are compared.
+    """
+    n = rows.query.shape[0]
+    order: NDArray[np.intp] | None = None
+    s = rows.score
+    same_q = np.ones(max(n - 1, 0), dtype=bool)
+    same_q[rows.block_start[1:] - 1] = False
+    if (same_q & (s[1:] > s[:-1])).any():
+        order = _sort_within_blocks(s, rows.block_start, rows.block_length)
+        s = s[order]
+    tie = same_q
+    tie &= s[1:] == s[:-1]
+    pairs = np.flatnonzero(tie)
+    if pairs.shape[0]:
+        doc = rows.doc if order is None else rows.doc[order]
+        if not (doc_labels[doc[pairs]] > doc_labels[doc[pairs + 1]]).all():
+            tied, source = _tie_order(tie, pairs, doc, doc_labels)
+            if order is None:
+                payload = payload.copy()
+                payload[tied] = payload[source]
+            else:
+                order[tied] = order[source]
+    if order is not None:
+        payload = payload[order]
+    return payload, rows.block_start, rows.block_length, rows.block_code
+
+
+def _tie_order(
+    tie: NDArray[np.bool_], pairs: NDArray[np.intp], doc: I64, doc_labels: NDArray[Any],
+) -> tuple[NDArray[np.intp], NDArray[np.intp]]:
+
+    """Order each run of tied rows by document id descending (byte order).
+
+    ``tie[i]``: positions i and i + 1 tie; ``pairs`` lists them; ``doc`` is
+    the document code at each position. Returns the tied positions and, for
+    each, the position whose row moves there: only the tied rows are touched.
+    """
+    rows = _keys.distinct(np.concatenate((pairs, pairs + 1)))
+    starts_group = np.ones(rows.shape[0], dtype=bool)
+    starts_group[1:] = ~tie[rows[1:] - 1]
+    group = np.cumsum(starts_group) - 1
+    codes = doc[rows]
+    present = _keys.distinct(codes)  # the documents involved, ranked by id below
+    rank = np.empty(doc_labels.shape[0], dtype=np.int64)
+    rank[present[np.argsort(doc_labels[present], kind="stable")]] = np.arange(present.shape[0])
+    # One integer per tied row: its group, then its document's rank reversed.
+    # A query lists a document once, so the keys within a group are distinct.
+    key = group * present.shape[0] + (present.shape[0] - 1 - rank[codes])
+    return rows, rows[_argsort_distinct(key)]
+
+
+def _argsort_distinct(key: I64) -> NDArray[np.intp]:
+    """``np.argsort`` of distinct non-negative integers; when the key and the
+    position fit in 63 bits together, one ``np.sort`` of both packed (several
+    times faster than an argsort)."""
+    position_bits = max(key.shape[0] - 1, 1).bit_length()
+    if key.shape[0] == 0 or int(key.max()) >= 1 << (63 - position_bits):
+        return np.argsort(key)
+    packed = np.sort((key << position_bits) | np.arange(key.shape[0]))
+    order: NDArray[np.intp] = packed & ((1 << position_bits) - 1)
+    return order
+
+
+def _sort_within_blocks(s: F64, starts: I64, lengths: I64) -> NDArray[np.intp]:
+    """Permutation sorting each block of rows by score descending (ties in any order).
+
+    The blocks become the rows of a matrix padded with +inf, sorted row by row
+    (much faster than one global sort of (query, score) pairs).
+    """
+    n = s.shape[0]
+    widest = int(lengths.max())
+    if lengths.shape[0] * widest > 4 * n + 4096:  # very ragged: one global sort instead
+        block = np.repeat(np.arange(lengths.shape[0]), lengths)
+        return np.lexsort((-s, block))
+    if (lengths == widest).all():  # equal depths: a reshape, no padding
+        within = np.argsort(-s.reshape(-1, widest), axis=1)
+        within += starts[:, None]
+        return within.ravel()
+    block = np.repeat(np.arange(lengths.shape[0]), lengths)
+    flat = block * widest + (np.arange(n) - starts[block])
+    padded = np.full(lengths.shape[0] * widest, np.inf)
+    padded[flat] = -s
+    within = np.argsort(padded.reshape(-1, widest), axis=1).ravel()
+    result: NDArray[np.intp] = within[flat] + starts[block]
+    return result
