@@ -9,8 +9,8 @@ import pytest
 
 import prcurve
 from prcurve import InvalidInputError, ThresholdCounts
-from prcurve.aggregate import aggregate
-from prcurve.bounds import aucnpr
+from prcurve.space.aggregate import aggregate
+from prcurve.space.bounds import aucnpr
 
 
 def folds(seed: int = 0) -> tuple[list[prcurve.PRCurve], np.ndarray, np.ndarray]:

@@ -17,7 +17,7 @@ from tests.strategies import FAST, SLOW, scored
 
 import prcurve
 from prcurve import InvalidInputError, UndefinedMetricError, UndefinedMetricWarning
-from prcurve.bounds import (
+from prcurve.space.bounds import (
     aucnpr,
     is_achievable,
     min_aucpr,
@@ -420,8 +420,8 @@ def test_restricted_areas_add_up(data, cut: float) -> None:  # type: ignore[no-u
                              zero_division=0)
     if curve.n_pos == 0:
         return
-    from prcurve.average_precision import ap_over_recall_range, segment_areas
-    from prcurve.counts import RecallSteps
+    from prcurve.core.average_precision import ap_over_recall_range, segment_areas
+    from prcurve.core.counts import RecallSteps
 
     steps = RecallSteps.from_counts(curve.counts)
     for method in AREA_METHODS:

@@ -14,9 +14,9 @@ import numpy as np
 import pytest
 
 from prcurve import pr_curve
-from prcurve._cli_report import register
 from prcurve.cli import main
-from prcurve.report import evaluate
+from prcurve.cli.main import register
+from prcurve.present.report_build import evaluate
 
 RNG = np.random.default_rng(11)
 Y = np.r_[np.ones(30, dtype=int), np.zeros(70, dtype=int)]

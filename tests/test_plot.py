@@ -16,9 +16,9 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from PIL import Image
 
-from prcurve import bounds, pr_curve
+from prcurve import pr_curve
 from prcurve.cli import main
-from prcurve.plot import (
+from prcurve.present.plot import (
     DPI,
     PR_FIGSIZE,
     group_by_prevalence,
@@ -30,6 +30,7 @@ from prcurve.plot import (
     pr_grid_size,
     threshold_grid_size,
 )
+from prcurve.space import bounds
 
 RNG = np.random.default_rng(7)
 Y = np.r_[np.ones(40, dtype=int), np.zeros(90, dtype=int)]

@@ -17,15 +17,16 @@ import pyarrow.parquet as pq
 import pytest
 
 import prcurve
-from prcurve import AP_METHODS, bounds, pr_curve
+from prcurve import AP_METHODS, pr_curve
 from prcurve.cli import main
-from prcurve.report import (
+from prcurve.present.report import (
     FAIL_UNDER_METRICS,
     REPORT_SCHEMA,
     ReportSettings,
-    evaluate,
     parse_fail_under,
 )
+from prcurve.present.report_build import evaluate
+from prcurve.space import bounds
 
 RNG = np.random.default_rng(4)
 N_POS, N_NEG = 60, 140

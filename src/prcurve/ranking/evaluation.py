@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from prcurve._undefined import ZeroDivision, undefined_scope
+from prcurve.core.undefined import ZeroDivision, undefined_scope
 from prcurve.ranking.join import Prepared, prepare
 from prcurve.ranking.kernels import compute, summarize
 from prcurve.ranking.measures import (

@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 from numpy.typing import NDArray
 
-from prcurve._undefined import ratio
+from prcurve.core.undefined import ratio
 from prcurve.ranking.measures import SUMMED_MEASURES, Measure
 from prcurve.ranking.state import Rankings
 

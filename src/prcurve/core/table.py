@@ -21,7 +21,7 @@ class Table:
     Examples
     --------
     >>> import numpy as np
-    >>> from prcurve.table import Table
+    >>> from prcurve.core.table import Table
     >>> t = Table({"threshold": np.array([0.9, 0.5]), "precision": np.array([1.0, 2 / 3])})
     >>> print(t.to_markdown(digits=2))
     | threshold | precision |

@@ -46,10 +46,10 @@ from typing import Any, Literal, NamedTuple
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from prcurve._undefined import ZeroDivision, ratio, undefined, undefined_scope
-from prcurve.average_precision import APMethod, ap_batch, ap_from_counts, check_method
-from prcurve.counts import ThresholdCounts
-from prcurve.curve import PRCurve
+from prcurve.core.average_precision import APMethod, ap_batch, ap_from_counts, check_method
+from prcurve.core.counts import ThresholdCounts
+from prcurve.core.curve import PRCurve
+from prcurve.core.undefined import ZeroDivision, ratio, undefined, undefined_scope
 from prcurve.validation.arrays import check_choice, check_finite_number, check_n_threads, wrong_type
 from prcurve.validation.labels import check_hard_labels, check_scored_labels
 from prcurve.validation.space import (
@@ -377,7 +377,7 @@ def bootstrap_average_precision(
     --------
     >>> import numpy as np
     >>> from prcurve import pr_curve
-    >>> from prcurve.intervals import bootstrap_average_precision
+    >>> from prcurve.space.intervals import bootstrap_average_precision
     >>> rng = np.random.default_rng(0)
     >>> y = rng.random(2000) < 0.2
     >>> curve = pr_curve(y, rng.normal(size=2000) + 1.5 * y)
@@ -427,7 +427,7 @@ def bootstrap_threshold(
     Examples
     --------
     >>> from prcurve import pr_curve
-    >>> from prcurve.intervals import bootstrap_threshold
+    >>> from prcurve.space.intervals import bootstrap_threshold
     >>> curve = pr_curve([1, 0, 1, 1, 0, 0, 1, 0] * 50, [8, 7, 6, 5, 4, 3, 2, 1] * 50)
     >>> ci = bootstrap_threshold(curve, 5, n_resamples=500, seed=0)
     >>> ci.precision.estimate, ci.recall.estimate
@@ -480,7 +480,7 @@ def bootstrap_curve(
     Examples
     --------
     >>> from prcurve import pr_curve
-    >>> from prcurve.intervals import bootstrap_curve
+    >>> from prcurve.space.intervals import bootstrap_curve
     >>> curve = pr_curve([1, 0, 1, 1, 0, 0, 1, 0] * 50, [8, 7, 6, 5, 4, 3, 2, 1] * 50)
     >>> band = bootstrap_curve(curve, [0.25, 0.5, 1.0], n_resamples=300, seed=0)
     >>> band.estimate.tolist()
@@ -541,7 +541,7 @@ def aucpr_interval(
     Examples
     --------
     >>> from prcurve import pr_curve
-    >>> from prcurve.intervals import aucpr_interval
+    >>> from prcurve.space.intervals import aucpr_interval
     >>> curve = pr_curve([1, 0, 1, 1, 0, 0, 1, 0] * 25, [8, 7, 6, 5, 4, 3, 2, 1] * 25)
     >>> ci = aucpr_interval(curve, interval="binomial", method="step")
     >>> round(ci.estimate, 4), round(ci.lower, 4), round(ci.upper, 4), ci.n_resamples
@@ -593,7 +593,7 @@ def compare_average_precision(
     Examples
     --------
     >>> import numpy as np
-    >>> from prcurve.intervals import compare_average_precision
+    >>> from prcurve.space.intervals import compare_average_precision
     >>> rng = np.random.default_rng(0)
     >>> y = rng.random(1000) < 0.3
     >>> good, weak = rng.normal(size=1000) + 2 * y, rng.normal(size=1000) + 0.5 * y

@@ -1,7 +1,7 @@
 """Average precision in every named convention.
 
 Each method is a function of the recall steps of the count state
-(:class:`prcurve.counts.RecallSteps`): the operating points where positive
+(:class:`prcurve.core.counts.RecallSteps`): the operating points where positive
 weight enters, with the counts there and just above. Formulas, endpoint
 conventions and the tools each method reproduces are in docs/definitions.md.
 
@@ -35,18 +35,17 @@ With ``r_i = tp_i / P`` and ``p_i = tp_i / (tp_i + fp_i)`` at the i-th step
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, Literal, overload
+from typing import Any, Literal
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from prcurve._undefined import ZeroDivision, undefined, undefined_scope
-from prcurve.counts import RecallSteps, ThresholdCounts
+from prcurve.core.counts import RecallSteps, ThresholdCounts
+from prcurve.core.undefined import ZeroDivision, undefined, undefined_scope
 from prcurve.validation.arrays import check_choice
 from prcurve.validation.labels import check_scored_labels
-from prcurve.validation.space import unsupported_with_score_matrix
 
-__all__ = ["AP_METHODS", "APMethod", "average_precision"]
+__all__ = ["AP_METHODS", "APMethod", "binary_average_precision"]
 
 F64 = NDArray[np.float64]
 
@@ -138,37 +137,7 @@ def ap_from_counts(counts: ThresholdCounts, method: str) -> float:
     return ap_from_steps(RecallSteps.from_counts(counts), method)
 
 
-Average = Literal["macro", "micro", "weighted"]
-AVERAGES: tuple[Any, ...] = ("macro", "micro", "weighted", None)
-
-
-@overload
-def average_precision(
-    y_true: ArrayLike,
-    y_score: ArrayLike,
-    *,
-    method: APMethod = ...,
-    sample_weight: ArrayLike | None = ...,
-    pos_label: Any = ...,
-    bins: int | ArrayLike | None = ...,
-    average: Average = ...,
-    labels: ArrayLike | None = ...,
-    zero_division: ZeroDivision = ...,
-) -> float: ...
-@overload
-def average_precision(
-    y_true: ArrayLike,
-    y_score: ArrayLike,
-    *,
-    method: APMethod = ...,
-    sample_weight: ArrayLike | None = ...,
-    pos_label: Any = ...,
-    bins: int | ArrayLike | None = ...,
-    average: None,
-    labels: ArrayLike | None = ...,
-    zero_division: ZeroDivision = ...,
-) -> F64: ...
-def average_precision(
+def binary_average_precision(
     y_true: ArrayLike,
     y_score: ArrayLike,
     *,
@@ -176,91 +145,26 @@ def average_precision(
     sample_weight: ArrayLike | None = None,
     pos_label: Any = None,
     bins: int | ArrayLike | None = None,
-    average: Average | None = "macro",
-    labels: ArrayLike | None = None,
     zero_division: ZeroDivision = "nan",
-) -> Any:
-    """Average precision of scores against binary (or soft) labels, by a named method.
+) -> float:
+    """Average precision of 1-D scores against binary (or soft) labels, by a named method.
 
-    Parameters
-    ----------
-    y_true : array_like, shape (n,) or (n, k)
-        Binary labels, or soft labels in [0, 1]. With a score matrix: class
-        labels, or a multi-label indicator matrix.
-    y_score : array_like, shape (n,) or (n, k)
-        Finite scores, higher for more likely positive. An (n, k) matrix is
-        scored one-vs-rest, column ``j`` for class ``labels[j]`` (default: the
-        sorted distinct labels of ``y_true``), see :mod:`prcurve.aggregate`.
-    method : {"step", "trapezoid", "interpolated", "11point", "101point", "davis_goadrich"}
-        The convention (module docstring, docs/definitions.md). Default
-        ``"step"`` equals scikit-learn's ``average_precision_score``.
-    sample_weight : array_like, shape (n,), optional
-        Non-negative weights.
-    pos_label : scalar, optional
-        The value of ``y_true`` that marks a positive.
-    bins : int or array_like, optional
-        Compute from binned counts: an int gives that many equal bins over
-        the observed score range, an array gives the edges. Exact if None.
-    average : {"macro", "micro", "weighted"} or None, default "macro"
-        For a score matrix (ignored for 1-D scores, as in scikit-learn):
-        the mean over classes, the AP of all (sample, class) cells pooled, the
-        mean weighted by each class's positive weight, or (None) one value per
-        class. With ``method="step"`` these equal scikit-learn's
-        ``average_precision_score(..., average=...)``; a class without
-        positives is undefined here (``zero_division``; scikit-learn uses 0).
-        For 1-D scores ``None`` gives a one-element array.
-    labels : array_like, shape (k,), optional
-        The class of each score column (classes absent from ``y_true`` allowed).
-    zero_division : {"nan", 0, 1, "raise"}, default "nan"
-        The value when AP is undefined (no positive weight).
-
-    Returns
-    -------
-    float or ndarray
-        AP in [0, 1]; an array of one AP per class when ``average=None``.
+    The binary core of :func:`prcurve.average_precision`, which adds score
+    matrices (one-vs-rest) and class averages on top; the parameters are the same.
 
     Examples
     --------
-    Seed 000's models A and B: (1 + 1 + 0.6 + 0.67) / 4 and (0.33 + 0.5 + 0.43 + 0.5) / 4.
-
-    >>> from prcurve import average_precision
-    >>> truth = [1, 1, 0, 0, 1, 1, 0, 0]
-    >>> round(average_precision(truth, [0.95, 0.85, 0.73, 0.62, 0.48, 0.39, 0.12, 0.04]), 2)
-    0.82
-    >>> round(average_precision(truth, [0.55, 0.59, 0.88, 0.97, 0.20, 0.09, 0.43, 0.32]), 2)
-    0.44
-    >>> round(average_precision([1, 0, 1], [0.9, 0.8, 0.3], method="11point"), 4)
+    >>> from prcurve.core.average_precision import binary_average_precision
+    >>> round(binary_average_precision([1, 0, 1], [0.9, 0.8, 0.3], method="11point"), 4)
     0.8485
-
-    Three classes, one score column each (one-vs-rest):
-
-    >>> scores = [[0.5, 0.3, 0.2], [0.3, 0.4, 0.3], [0.2, 0.2, 0.6], [0.6, 0.3, 0.1]]
-    >>> average_precision([0, 1, 2, 1], scores, average=None).round(4).tolist()
-    [0.5, 0.8333, 1.0]
-    >>> round(average_precision([0, 1, 2, 1], scores, average="weighted"), 4)
-    0.7917
     """
     name = check_method(method)
-    avg = check_choice("average", average, AVERAGES)
-    if np.ndim(y_score) == 2:
-        from prcurve.aggregate import one_vs_rest
-
-        with undefined_scope(zero_division):
-            ovr = one_vs_rest(y_true, y_score, labels=labels, sample_weight=sample_weight)
-            if pos_label is not None or bins is not None:
-                raise unsupported_with_score_matrix(
-                    "pos_label" if pos_label is not None else "bins")
-            return ovr._average_precision(name, avg)
-    if avg is None:
-        value = average_precision(y_true, y_score, method=method, sample_weight=sample_weight,
-                                  pos_label=pos_label, bins=bins, zero_division=zero_division)
-        return np.array([value])
     with undefined_scope(zero_division):
         scores, binary, weights = check_scored_labels(
             y_true, y_score, sample_weight, pos_label
         )
         if bins is not None:
-            from prcurve.binned import BinnedCounts, resolve_edges
+            from prcurve.core.binned import BinnedCounts, resolve_edges
 
             binned = BinnedCounts(resolve_edges(bins, scores))
             binned._add_checked(scores, binary, weights)
@@ -360,7 +264,7 @@ def ap_over_recall_range(
     return float(areas.sum())
 
 
-# -- every method on a batch of resampled states (prcurve.intervals) -----------------------
+# -- every method on a batch of resampled states (prcurve.space.intervals) -----------------------
 #
 # Row b of each (B, G) array is one state over the same G candidate steps: gained[b, i]
 # is the positive weight entering at step i (it may be 0 in a resample: no recall, no

@@ -10,25 +10,23 @@ from __future__ import annotations
 
 import math
 from functools import cached_property
-from typing import TYPE_CHECKING, Any, Literal, NamedTuple, overload
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from prcurve import bounds
-from prcurve._undefined import ZeroDivision, ratio, undefined, undefined_scope
-from prcurve.average_precision import (
+from prcurve.core.average_precision import (
     AREA_METHODS,
     APMethod,
     ap_from_steps,
     ap_over_recall_range,
     check_method,
 )
-from prcurve.binned import BinnedCounts, resolve_edges
-from prcurve.bounds import MinimumPRCurve
-from prcurve.confusion import ConfusionMatrix, _f_beta, _precision, _prevalence
-from prcurve.counts import RecallSteps, ThresholdCounts
-from prcurve.table import Table
+from prcurve.core.binned import BinnedCounts, resolve_edges
+from prcurve.core.confusion import ConfusionMatrix, _f_beta, _precision, _prevalence
+from prcurve.core.counts import RecallSteps, ThresholdCounts
+from prcurve.core.table import Table
+from prcurve.core.undefined import ZeroDivision, ratio, undefined, undefined_scope
 from prcurve.validation.arrays import (
     as_1d,
     check_choice,
@@ -44,15 +42,15 @@ from prcurve.validation.space import (
     check_fractions,
     check_recall_range,
     method_without_recall_range,
-    unsupported_with_score_matrix,
 )
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
 
-    from prcurve.plot import PRPlot
+    from prcurve.present.plot import PRPlot
+    from prcurve.space.bounds import Degenerate, MinimumPRCurve
 
-__all__ = ["OperatingPoint", "PRCurve", "pr_curve"]
+__all__ = ["OperatingPoint", "PRCurve", "binary_pr_curve"]
 
 F64 = NDArray[np.float64]
 
@@ -354,13 +352,13 @@ class PRCurve:
         return self._point(index, float(primary[index]))
 
     def plot(self, ax: Axes | None = None, **kwargs: Any) -> PRPlot:
-        """Draw the curve with :func:`prcurve.plot.plot_pr_curve` (matplotlib loads then).
+        """Draw the curve with :func:`prcurve.present.plot.plot_pr_curve` (matplotlib loads then).
 
         The step function its step AP measures, the unachievable region of
         seed 004 shaded, the random baseline at the prevalence, iso-F1
         contours and the best-F point; returns the matplotlib objects drawn.
         """
-        from prcurve.plot import plot_pr_curve
+        from prcurve.present.plot import plot_pr_curve
 
         return plot_pr_curve(self, ax, **kwargs)
 
@@ -379,7 +377,7 @@ class PRCurve:
         with undefined_scope(self.zero_division):
             return ap_from_steps(self._steps, name)
 
-    # -- PR space (seed 004: prcurve.bounds) ------------------------------------------------
+    # -- PR space (seed 004: prcurve.space.bounds) ------------------------------------------------
 
     def min_curve(self, recall: ArrayLike | None = None) -> MinimumPRCurve:
         """The minimum PR curve (Theorem 1 of seed 004) at this curve's prevalence.
@@ -395,6 +393,10 @@ class PRCurve:
         >>> c.min_curve([0.5, 1.0]).precision.round(4).tolist()
         [0.2, 0.3333]
         """
+        # A convenience view from the PR-space layer above: the one kind of upward
+        # import allowed, made lazily (docs/architecture.md).
+        from prcurve.space import bounds
+
         with undefined_scope(self.zero_division):
             pi = self.prevalence
             if recall is None:
@@ -403,8 +405,9 @@ class PRCurve:
                 levels = check_fractions("recall", recall)
             if math.isnan(pi) or np.isnan(levels).any():
                 nan = np.full(levels.shape, np.nan)
-                return MinimumPRCurve(levels, nan)
-            return MinimumPRCurve(levels, bounds._min_precision_array(levels, np.float64(pi)))
+                return bounds.MinimumPRCurve(levels, nan)
+            minimum = bounds._min_precision_array(levels, np.float64(pi))
+            return bounds.MinimumPRCurve(levels, minimum)
 
     def aucpr(
         self, method: APMethod = "davis_goadrich", recall_range: tuple[float, float] = (0.0, 1.0)
@@ -440,13 +443,13 @@ class PRCurve:
         method: APMethod = "davis_goadrich",
         recall_range: tuple[float, float] = (0.0, 1.0),
         *,
-        degenerate: bounds.Degenerate = "paper",
+        degenerate: Degenerate = "paper",
     ) -> float:
         """Normalized area (AUCNPR, Eq. 3 of seed 004) by a named method over a recall range.
 
         ``(area − min) / ((b − a) − min)``, where the area is
         :meth:`aucpr` and ``min`` is the minimum of the same method over the
-        same range (:func:`prcurve.bounds.min_average_precision`: Theorem 2 /
+        same range (:func:`prcurve.space.bounds.min_average_precision`: Theorem 2 /
         Corollary 4 for ``davis_goadrich``, Theorem 3 for ``step``, ...). The
         worst ranking scores 0 and a perfect one 1 at any skew. ``step`` and
         ``trapezoid`` need whole-number class totals (their minimum depends on
@@ -467,6 +470,10 @@ class PRCurve:
         if (lo, hi) != (0.0, 1.0) and name not in AREA_METHODS:
             raise method_without_recall_range(name)
         check_choice("degenerate", degenerate, ("paper", "undefined"))
+        # A convenience view from the PR-space layer above: the one kind of upward
+        # import allowed, made lazily (docs/architecture.md).
+        from prcurve.space import bounds
+
         with undefined_scope(self.zero_division):
             p, n = self.n_pos, self.n_neg
             if p + n == 0:
@@ -491,7 +498,8 @@ class PRCurve:
         return self.aucnpr(method, (0.0, 1.0))
 
     def modified_f_beta(self, beta: float = 1.0) -> F64:
-        """Seed 004's modified F-beta at each threshold (:func:`prcurve.bounds.modified_f_beta`).
+        """Seed 004's modified F-beta at each threshold
+        (:func:`prcurve.space.bounds.modified_f_beta`).
 
         Examples
         --------
@@ -500,6 +508,10 @@ class PRCurve:
         [0.6667, 0.0, 0.5, 0.0]
         """
         b = check_positive_number("beta", beta)
+        # A convenience view from the PR-space layer above: the one kind of upward
+        # import allowed, made lazily (docs/architecture.md).
+        from prcurve.space import bounds
+
         with undefined_scope(self.zero_division):
             pi = np.float64(self.prevalence)
             return bounds._modified_f_beta_array(self.recall, self.precision, pi, b)
@@ -535,98 +547,26 @@ class PRCurve:
             return Table({column: source[column]() for column in columns})
 
 
-@overload
-def pr_curve(
-    y_true: ArrayLike,
-    y_score: ArrayLike,
-    *,
-    sample_weight: ArrayLike | None = ...,
-    pos_label: Any = ...,
-    bins: int | ArrayLike | None = ...,
-    average: Literal["micro"] = ...,
-    labels: ArrayLike | None = ...,
-    zero_division: ZeroDivision = ...,
-) -> PRCurve: ...
-@overload
-def pr_curve(
-    y_true: ArrayLike,
-    y_score: ArrayLike,
-    *,
-    sample_weight: ArrayLike | None = ...,
-    pos_label: Any = ...,
-    bins: int | ArrayLike | None = ...,
-    average: None,
-    labels: ArrayLike | None = ...,
-    zero_division: ZeroDivision = ...,
-) -> list[PRCurve]: ...
-def pr_curve(
+def binary_pr_curve(
     y_true: ArrayLike,
     y_score: ArrayLike,
     *,
     sample_weight: ArrayLike | None = None,
     pos_label: Any = None,
     bins: int | ArrayLike | None = None,
-    average: Literal["micro"] | None = "micro",
-    labels: ArrayLike | None = None,
     zero_division: ZeroDivision = "nan",
-) -> PRCurve | list[PRCurve]:
-    """The precision–recall curve of scores against binary (or soft) labels.
+) -> PRCurve:
+    """The PR curve of 1-D scores against binary (or soft) labels.
 
-    Parameters
-    ----------
-    y_true : array_like, shape (n,) or (n, k)
-        Binary labels, or soft labels in [0, 1]. With a score matrix: class
-        labels or a multi-label indicator matrix.
-    y_score : array_like, shape (n,) or (n, k)
-        Finite scores, higher for more likely positive; never rescaled. An
-        (n, k) matrix is scored one-vs-rest (:func:`prcurve.aggregate.one_vs_rest`).
-    sample_weight : array_like, shape (n,), optional
-        Non-negative weights.
-    pos_label : scalar, optional
-        The value of ``y_true`` that marks a positive.
-    bins : int or array_like, optional
-        None for the exact curve; an int for that many equal bins over the
-        observed score range; an array for explicit edges.
-    average : {"micro"} or None, default "micro"
-        For a score matrix: ``"micro"`` gives the curve of every (sample,
-        class) cell pooled (scikit-learn's micro-averaged curve), None one
-        curve per class (a list). A macro curve is a vertical average:
-        ``prcurve.aggregate.aggregate(curves, "vertical")``. For 1-D scores
-        None gives a one-element list.
-    labels : array_like, shape (k,), optional
-        The class of each score column.
-    zero_division : {"nan", 0, 1, "raise"}, default "nan"
-        Policy for undefined values, kept by the curve.
-
-    Returns
-    -------
-    PRCurve, or list of PRCurve when ``average=None``
+    The binary core of :func:`prcurve.pr_curve`, which adds score matrices
+    (one-vs-rest) on top; the parameters are the same.
 
     Examples
     --------
-    >>> from prcurve import pr_curve
-    >>> c = pr_curve([1, 0, 1, 0], [0.9, 0.8, 0.7, 0.6], bins=[0.0, 0.75, 1.0])
-    >>> c.thresholds.tolist(), c.tp.tolist(), c.fp.tolist()
-    ([0.75, 0.0], [1.0, 2.0], [1.0, 2.0])
-    >>> scores = [[0.5, 0.3, 0.2], [0.3, 0.4, 0.3], [0.2, 0.2, 0.6], [0.6, 0.3, 0.1]]
-    >>> pr_curve([0, 1, 2, 1], scores).n_pos, len(pr_curve([0, 1, 2, 1], scores, average=None))
-    (4.0, 3)
+    >>> from prcurve.core.curve import binary_pr_curve
+    >>> binary_pr_curve([1, 0, 1], [0.9, 0.5, 0.1]).tp.tolist()
+    [1.0, 1.0, 2.0]
     """
-    avg = check_choice("average", average, ("micro", None))
-    if np.ndim(y_score) == 2:
-        from prcurve.aggregate import one_vs_rest
-
-        check_zero_division(zero_division)
-        ovr = one_vs_rest(y_true, y_score, labels=labels, sample_weight=sample_weight)
-        if pos_label is not None or bins is not None:
-            raise unsupported_with_score_matrix(
-                "pos_label" if pos_label is not None else "bins")
-        if avg is None:
-            return ovr.curves(zero_division=zero_division)
-        return PRCurve(ovr.micro_counts(), zero_division=zero_division)
-    if avg is None:
-        return [pr_curve(y_true, y_score, sample_weight=sample_weight, pos_label=pos_label,
-                         bins=bins, zero_division=zero_division)]
     check_zero_division(zero_division)
     scores, binary, weights = check_scored_labels(
         y_true, y_score, sample_weight, pos_label

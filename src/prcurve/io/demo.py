@@ -19,7 +19,7 @@ same numbers on every machine from :data:`DEMO_SEED` (NumPy's PCG64 stream).
 
 Examples
 --------
->>> from prcurve.demo import demo_columns
+>>> from prcurve.io.demo import demo_columns
 >>> data = demo_columns()
 >>> sorted(data), sorted(data["seed000"])
 (['seed000', 'skewed'], ['label', 'strong', 'weak'])
@@ -71,7 +71,7 @@ def write_demo_data(folder: str | Path, seed: int = DEMO_SEED) -> list[Path]:
     Examples
     --------
     >>> import tempfile
-    >>> from prcurve.demo import write_demo_data
+    >>> from prcurve.io.demo import write_demo_data
     >>> [p.name for p in write_demo_data(tempfile.mkdtemp())]
     ['seed000.csv', 'skewed.csv']
     """

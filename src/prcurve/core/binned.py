@@ -21,12 +21,14 @@ samples; :meth:`BinnedCounts.update` folds in streaming batches and
 
 from __future__ import annotations
 
+import math
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from prcurve.counts import ThresholdCounts
+from prcurve.core.counts import ThresholdCounts
 from prcurve.errors import InvalidInputError
 from prcurve.validation.arrays import check_edges, check_n_bins, check_range, wrong_type
 from prcurve.validation.labels import BinaryLabels, check_scored_labels
@@ -111,6 +113,30 @@ class BinnedCounts:
         """
         binned = cls(edges)
         return binned.update(y_true, y_score, sample_weight, pos_label=pos_label)
+
+    @classmethod
+    def from_threshold_counts(cls, counts: ThresholdCounts, edges: ArrayLike) -> BinnedCounts:
+        """The exact state ``counts`` binned over ``edges``, equal to binning the raw data.
+
+        Each threshold's weight goes to the bin that holds its score; weight
+        below every threshold (``n_pos - tp[-1]``) goes to the lowest bin.
+        :meth:`prcurve.ThresholdCounts.to_binned` is the same.
+
+        Examples
+        --------
+        >>> from prcurve import BinnedCounts, ThresholdCounts
+        >>> c = ThresholdCounts.from_scores([1, 0, 1], [0.9, 0.4, 0.2])
+        >>> BinnedCounts.from_threshold_counts(c, [0.0, 0.5, 1.0]).pos.tolist()
+        [1.0, 1.0]
+        """
+        if not isinstance(counts, ThresholdCounts):
+            raise wrong_type("counts", counts, "ThresholdCounts")
+        binned = cls(edges)
+        binned._add(counts.thresholds, counts.pos_weight(), counts.neg_weight())
+        below_pos = counts.n_pos - (float(counts.tp[-1]) if len(counts) else 0.0)
+        below_neg = counts.n_neg - (float(counts.fp[-1]) if len(counts) else 0.0)
+        binned._add_to_lowest(below_pos, below_neg)
+        return binned
 
     def update(
         self,
@@ -269,3 +295,90 @@ def resolve_edges(bins: int | ArrayLike, scores: NDArray[np.floating[Any]]) -> F
     if isinstance(bins, bool):
         check_n_bins("bins", bins)
     return check_edges("bins", bins)
+
+
+# -- AP bounds of a binned state ------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class APBounds:
+    """Where the exact AP of binned data can lie.
+
+    ``binned`` is the AP of the binned curve (each bin one tie group);
+    ``lower`` and ``upper`` bound the AP of the exact, unbinned data whatever
+    the order of the samples inside each bin. ``max_error`` is the largest
+    possible ``|binned - exact|``.
+    """
+
+    method: str
+    binned: float
+    lower: float
+    upper: float
+
+    @property
+    def max_error(self) -> float:
+        return max(self.binned - self.lower, self.upper - self.binned)
+
+    def to_dict(self) -> dict[str, Any]:
+        def number(x: float) -> float | None:
+            return None if math.isnan(x) else float(x)
+
+        return {"method": self.method, "binned": number(self.binned),
+                "lower": number(self.lower), "upper": number(self.upper),
+                "max_error": number(self.max_error)}
+
+
+def ap_bounds(binned: BinnedCounts) -> APBounds:
+    """Lower and upper bounds on the exact step AP of the data behind ``binned``.
+
+    Inside a bin the order of positives and negatives is unknown; the bins
+    themselves are ordered (a score above the edges goes to the top bin, so
+    clipping keeps the order). With ``T`` (``B``) the positive (all) weight in
+    the bins above and ``p``, ``n`` the bin's weights, a positive group
+    entering after positive weight ``x`` of its bin has precision
+
+    - at most ``(T + x) / (B + x) <= (T + p) / (B + p)``: the bin's positives
+      all ranked above its negatives, as one group. Summed, this is the step
+      AP of that ordering: ``upper``.
+    - at least ``f(x) = (T + x) / (B + n + x)``: all of the bin's negatives
+      ranked above. ``f`` increases, so the step sum is at least
+      ``∫_0^p f(x) dx = p - (B + n - T) ln((B + n + p) / (B + n))``, the
+      Davis–Goadrich area of the "negatives first" ordering: ``lower``.
+
+    Both hold for any weights, ties and soft labels; ``lower <= binned <= upper``.
+
+    Examples
+    --------
+    >>> from prcurve import BinnedCounts
+    >>> from prcurve.core.binned import ap_bounds
+    >>> b = BinnedCounts.from_scores([1, 0, 1, 0], [0.9, 0.8, 0.3, 0.2], [0, 0.5, 1])
+    >>> bounds = ap_bounds(b)
+    >>> round(bounds.lower, 4), round(bounds.binned, 4), round(bounds.upper, 4)
+    (0.3657, 0.5, 0.8333)
+
+    The exact step AP of these four samples is 0.8333: they are in the best
+    order inside each bin. With few samples per bin the lower bound is loose
+    (it allows positives of any weight); it tightens as bins fill.
+    """
+    if not isinstance(binned, BinnedCounts):
+        raise wrong_type("binned", binned, "BinnedCounts")
+    pos = binned.pos[::-1]  # highest bin first
+    neg = binned.neg[::-1]
+    n_pos = float(pos.sum())
+    if n_pos == 0:
+        return APBounds("step", math.nan, math.nan, math.nan)
+    T = np.cumsum(pos) - pos  # positive weight above each bin
+    B = np.cumsum(pos + neg) - (pos + neg)  # all weight above each bin
+    has = pos > 0
+    T, B, p, n = T[has], B[has], pos[has], neg[has]
+    upper = float(np.sum(p * (T + p) / (B + p)) / n_pos)
+    binned_ap = float(np.sum(p * (T + p) / (B + n + p)) / n_pos)
+    D = B + n
+    with np.errstate(divide="ignore", invalid="ignore"):
+        # D = 0 only for the first weighted bin without negatives (T = 0): f = 1.
+        area = np.where(D > 0, p - (D - T) * np.log1p(p / np.where(D > 0, D, 1.0)), p)
+    lower = float(np.sum(area) / n_pos)
+    # Rounding can cross a bound by an ulp; the bound is the mathematical one.
+    lower = min(lower, binned_ap)
+    upper = max(upper, binned_ap)
+    return APBounds("step", binned_ap, lower, upper)

@@ -25,7 +25,7 @@ from prcurve.validation.arrays import wrong_type
 from prcurve.validation.labels import BinaryLabels, check_scored_labels, check_threshold_counts
 
 if TYPE_CHECKING:
-    from prcurve.binned import BinnedCounts
+    from prcurve.core.binned import BinnedCounts
 
 __all__ = ["ThresholdCounts"]
 
@@ -378,14 +378,12 @@ class ThresholdCounts:
         >>> b.pos.tolist(), b.neg.tolist()
         ([1.0, 1.0], [1.0, 0.0])
         """
-        from prcurve.binned import BinnedCounts
+        # A convenience method: the binned module imports this one, so its class is
+        # imported lazily here (docs/architecture.md); the work is
+        # BinnedCounts.from_threshold_counts.
+        from prcurve.core.binned import BinnedCounts
 
-        binned = BinnedCounts(edges)
-        binned._add(self._thresholds, self.pos_weight(), self.neg_weight())
-        below_pos = self._n_pos - (float(self._tp[-1]) if len(self) else 0.0)
-        below_neg = self._n_neg - (float(self._fp[-1]) if len(self) else 0.0)
-        binned._add_to_lowest(below_pos, below_neg)
-        return binned
+        return BinnedCounts.from_threshold_counts(self, edges)
 
 
 @dataclass(frozen=True)

@@ -1,6 +1,6 @@
-"""The ``prcurve report`` and ``prcurve demo`` commands.
+"""The ``prcurve report`` command: files of labels and scores to a report.
 
-``register(subparsers)`` adds both to the ``prcurve`` command line; each sets
+``register(subparsers)`` adds it to the ``prcurve`` command line; it sets
 ``handler``, a function of the parsed arguments that returns the exit status:
 0 done, 1 a ``--fail-under`` gate failed, 2 bad input (one line on standard
 error, never a traceback). :func:`prcurve.cli.main` runs them. Usage: docs/cli.md.
@@ -24,9 +24,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import IO, Any
 
-from prcurve.average_precision import AP_METHODS
-from prcurve.cli import _UsageError
-from prcurve.errors import InvalidInputError
+from prcurve.cli.common import guard, is_terminal, say
+from prcurve.core.average_precision import AP_METHODS
 from prcurve.validation.arrays import check_choice
 from prcurve.validation.files import (
     bad_option,
@@ -37,10 +36,14 @@ from prcurve.validation.files import (
     unwritable_output,
 )
 
-__all__ = ["register", "run_demo", "run_report"]
-
-DEMO_FOLDER = "prcurve-demo"
-"""Where ``prcurve demo`` writes, relative to the current folder."""
+__all__ = [
+    "STREAM_ABOVE_BYTES",
+    "add_output_options",
+    "execute",
+    "prepare_out",
+    "register",
+    "run_report",
+]
 
 STREAM_ABOVE_BYTES = 512 << 20
 """``prcurve report`` streams a file larger than this (and any folder) without --stream."""
@@ -49,7 +52,7 @@ STREAM_ABOVE_BYTES = 512 << 20
 # -- arguments ----------------------------------------------------------------------------
 
 
-def _add_output_options(parser: argparse.ArgumentParser) -> None:
+def add_output_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--ap-method", default="step", metavar="METHOD",
         help=f"the headline AP method: {', '.join(AP_METHODS)} (default step; every method "
@@ -76,7 +79,7 @@ def _add_output_options(parser: argparse.ArgumentParser) -> None:
 
 
 def register(subparsers: Any) -> None:
-    """Add the ``report`` and ``demo`` subcommands to an argparse subparsers object."""
+    """Add the ``report`` subcommand to an argparse subparsers object."""
     report = subparsers.add_parser(
         "report",
         help="from files of labels and scores to a report with plots",
@@ -123,29 +126,15 @@ def register(subparsers: Any) -> None:
     scale.add_argument("--workers", default=None, metavar="N",
                        help="compute the counts of Parquet inputs on a local Dask cluster of "
                        "N worker processes")
-    _add_output_options(report)
+    add_output_options(report)
     report.set_defaults(handler=run_report)
-
-    demo = subparsers.add_parser(
-        "demo",
-        help="run the whole report on simulated data shipped with prcurve",
-        description=(
-            "Write two simulated test sets scored by a strong and a weak model (seed 000's "
-            "simulation and a much more skewed variant) and the full report on them to "
-            f"./{DEMO_FOLDER}/, then print what was written."
-        ),
-    )
-    demo.add_argument("--out", default=DEMO_FOLDER, metavar="DIR",
-                      help=f"where to write (default ./{DEMO_FOLDER})")
-    _add_output_options(demo)
-    demo.set_defaults(handler=run_demo)
 
 
 # -- option checks -------------------------------------------------------------------------
 
 
 def _settings(args: argparse.Namespace) -> Any:
-    from prcurve.report import ReportSettings
+    from prcurve.present.report import ReportSettings
 
     method = check_choice("--ap-method", args.ap_method, AP_METHODS)
     beta = _number("--beta", args.beta, "a number > 0", lambda x: x > 0)
@@ -176,7 +165,7 @@ def _number(option: str, text: str, expected: str, ok: Callable[[float], bool]) 
     return value
 
 
-def _prepare_out(folder: str) -> Path:
+def prepare_out(folder: str) -> Path:
     """Create the output folder and check that a file can be written in it."""
     path = Path(folder)
     try:
@@ -192,17 +181,10 @@ def _prepare_out(folder: str) -> Path:
 # -- progress ---------------------------------------------------------------------------
 
 
-def _is_terminal(stream: IO[str]) -> bool:
-    try:
-        return stream.isatty()
-    except (AttributeError, ValueError):
-        return False
-
-
 @contextmanager
 def _progress(path: str, stream: IO[str]) -> Iterator[Callable[[int], None] | None]:
     """A rows-read progress bar on ``stream`` when it is a terminal; None otherwise."""
-    if not _is_terminal(stream):
+    if not is_terminal(stream):
         yield None
         return
     from rich.console import Console
@@ -239,10 +221,6 @@ def _progress(path: str, stream: IO[str]) -> Iterator[Callable[[int], None] | No
 
 
 # -- running -----------------------------------------------------------------------------
-
-
-def _say(message: str) -> None:
-    print(f"prcurve: {message}", file=sys.stderr)
 
 
 def _load(args: argparse.Namespace) -> tuple[list[Any], list[str]]:
@@ -290,7 +268,7 @@ def _wants_streaming(args: argparse.Namespace) -> bool:
 
 
 def _load_streamed(args: argparse.Namespace, bins: int | None) -> tuple[list[Any], list[str]]:
-    from prcurve.stream import DEFAULT_MAX_DISTINCT, DEFAULT_SWITCH_BINS, stream_scores
+    from prcurve.io.stream import DEFAULT_MAX_DISTINCT, DEFAULT_SWITCH_BINS, stream_scores
 
     max_distinct = _integer_option("--max-distinct", args.max_distinct, DEFAULT_MAX_DISTINCT,
                                    allow_none=True)
@@ -314,27 +292,27 @@ def _input_notes(one: Any) -> list[str]:
     the report. ``one`` is a loaded or streamed input (the same fields)."""
     name = Path(one.path).name
     if one.label_chosen == "auto":
-        _say(f"{name}: label column {one.label_column!r} (found automatically; "
+        say(f"{name}: label column {one.label_column!r} (found automatically; "
              "--label to choose another)")
     if one.scores_chosen == "auto":
         columns = ", ".join(repr(m.column) for m in one.models)
         skipped = (f"; not numeric, skipped: {', '.join(map(repr, one.skipped_columns))}"
                    if one.skipped_columns else "")
-        _say(f"{name}: scoring columns {columns} (every other numeric column; --score to "
+        say(f"{name}: scoring columns {columns} (every other numeric column; --score to "
              f"choose){skipped}")
     notes = []
     for model in one.models:
         if model.rows_dropped:
             note = (f"{name}: --drop-invalid skipped {model.rows_dropped} of {one.n_rows} "
                     f"rows for column {model.column!r}")
-            _say(note)
+            say(note)
             notes.append(note)
         if getattr(model, "mode", "exact") == "binned" and model.switched_at_row is not None:
             bounds = model.ap_bounds
             note = (f"{name}: column {model.column!r} has more than {model.max_distinct} "
                     f"distinct scores; its numbers come from {model.counts.n_bins} bins "
                     f"(exact step AP within [{bounds.lower:.6f}, {bounds.upper:.6f}])")
-            _say(note)
+            say(note)
             notes.append(note)
     return notes
 
@@ -364,11 +342,12 @@ def _dask_client(args: argparse.Namespace) -> Iterator[Any]:
 def _load_dask(args: argparse.Namespace, bins: int | None) -> tuple[list[Any], list[str]]:
     import numpy as np
 
-    from prcurve.binned import BinnedCounts
-    from prcurve.dask import pr_counts_columns
-    from prcurve.io import _positive_value
-    from prcurve.stream import StreamedCounts, StreamedInput, _choose_columns, _dataset, _files
-    from prcurve.stream import ap_bounds as bounds_of
+    from prcurve.core.binned import BinnedCounts
+    from prcurve.core.binned import ap_bounds as bounds_of
+    from prcurve.io.batches import choose_columns, input_files, open_dataset
+    from prcurve.io.columns import positive_value
+    from prcurve.io.dask import pr_counts_columns
+    from prcurve.io.stream import StreamedCounts, StreamedInput
 
     if args.dask is not None and args.workers is not None:
         raise dask_options_conflict()
@@ -378,14 +357,14 @@ def _load_dask(args: argparse.Namespace, bins: int | None) -> tuple[list[Any], l
         raise unsupported_with_dask("--drop-invalid")
     plans = []  # every input checked before a scheduler is contacted
     for path in args.inputs:
-        files, fmt, name = _files(path, args.input_format)
+        files, fmt, name = input_files(path, args.input_format)
         if fmt != "parquet":
             raise dask_needs_parquet(name, fmt)
-        schema = _dataset(files, fmt).schema
-        columns = _choose_columns(schema, name, args.label, args.score, args.weight)
+        schema = open_dataset(files, fmt).schema
+        columns = choose_columns(schema, name, args.label, args.score, args.weight)
         label_type = schema.field(columns.label).type.to_pandas_dtype()
         if args.positive is not None:
-            pos_label = _positive_value(args.positive, np.empty(0, dtype=label_type),
+            pos_label = positive_value(args.positive, np.empty(0, dtype=label_type),
                                         columns.label)
             positive: Any = pos_label
         else:
@@ -420,7 +399,7 @@ def _emit(report: Any, args: argparse.Namespace, files: Sequence[str]) -> None:
         sys.stdout.write(report.to_json(files))
     elif args.format == "csv":
         sys.stdout.write(report.to_csv())
-    elif _is_terminal(sys.stdout):
+    elif is_terminal(sys.stdout):
         from rich.console import Console
 
         report.print_rich(Console(file=sys.stdout))
@@ -429,13 +408,14 @@ def _emit(report: Any, args: argparse.Namespace, files: Sequence[str]) -> None:
     sys.stdout.flush()
 
 
-def _execute(args: argparse.Namespace, loaded_inputs: list[Any] | None = None,
+def execute(args: argparse.Namespace, loaded_inputs: list[Any] | None = None,
              listing: bool = False) -> int:
-    from prcurve.report import build_report, build_streamed_report, parse_fail_under
+    from prcurve.present.report import parse_fail_under
+    from prcurve.present.report_build import build_report, build_streamed_report
 
     settings = _settings(args)
     gates = [parse_fail_under(text) for text in args.fail_under]
-    out = _prepare_out(args.out) if args.out is not None else None
+    out = prepare_out(args.out) if args.out is not None else None
     if loaded_inputs is None and _wants_streaming(args):
         load = _load_dask if (args.dask is not None or args.workers is not None) else (
             _load_streamed)
@@ -462,48 +442,12 @@ def _execute(args: argparse.Namespace, loaded_inputs: list[Any] | None = None,
                 print(f"  {path}")
         else:
             for path in written:
-                _say(f"wrote {path}")
+                say(f"wrote {path}")
     for line in failures:
-        _say(f"fail-under: {line}")
+        say(f"fail-under: {line}")
     return 1 if failures else 0
-
-
-def _guard(run: Callable[[], int]) -> int:
-    """Run a command: bad input is one line on stderr and exit 2, never a traceback."""
-    try:
-        return run()
-    except (_UsageError, InvalidInputError) as error:
-        print(f"prcurve: error: {error}", file=sys.stderr)
-        return 2
-    except ImportError as error:  # an optional dependency is missing
-        print(f"prcurve: error: {error}", file=sys.stderr)
-        return 2
-    except BrokenPipeError:  # e.g. piped into `head`
-        return 0
-    except Exception as error:  # a bug; still one line, never a traceback
-        print(f"prcurve: internal error: {type(error).__name__}: {error}", file=sys.stderr)
-        return 2
 
 
 def run_report(args: argparse.Namespace) -> int:
     """The ``report`` handler: returns the exit status."""
-    return _guard(lambda: _execute(args))
-
-
-def run_demo(args: argparse.Namespace) -> int:
-    """The ``demo`` handler: simulated data to ./prcurve-demo/ and the full report on it."""
-
-    def demo() -> int:
-        from prcurve.demo import write_demo_data
-        from prcurve.io import load_scores
-
-        out = _prepare_out(args.out)
-        paths = write_demo_data(out / "data")
-        if args.format == "text":
-            print(f"prcurve demo: simulated data written to {out / 'data'}{os.sep} "
-                  "(seed 000's simulation and a more skewed variant); the report follows.\n")
-        args.inputs = [str(p) for p in paths]
-        loaded = [load_scores(p, label="label", scores=("strong", "weak")) for p in paths]
-        return _execute(args, loaded, listing=True)
-
-    return _guard(demo)
+    return guard(lambda: execute(args))

@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from prcurve._undefined import Number, ZeroDivision, ratio, undefined_scope
+from prcurve.core.undefined import Number, ZeroDivision, ratio, undefined_scope
 from prcurve.validation.arrays import (
     check_count,
     check_fraction,

@@ -19,7 +19,7 @@ Examples
 >>> import matplotlib
 >>> matplotlib.use("Agg")
 >>> from prcurve import pr_curve
->>> from prcurve.plot import plot_pr_curve
+>>> from prcurve.present.plot import plot_pr_curve
 >>> curve = pr_curve([1, 0, 1, 1, 0], [0.9, 0.8, 0.7, 0.4, 0.2])
 >>> drawn = plot_pr_curve(curve, label="model")
 >>> drawn.curves["model"].get_label()
@@ -39,8 +39,8 @@ from typing import TYPE_CHECKING, Any, cast
 import numpy as np
 from numpy.typing import NDArray
 
-from prcurve.average_precision import APMethod
-from prcurve.curve import PRCurve
+from prcurve.core.average_precision import APMethod
+from prcurve.core.curve import PRCurve
 from prcurve.errors import UndefinedMetricWarning
 
 if TYPE_CHECKING:
@@ -133,7 +133,7 @@ def close(figure: Figure) -> None:
 
 def _min_precision(recall: F64, prevalence: float) -> F64:
     """The minimum precision at each recall for this prevalence (seed 004, Theorem 1)."""
-    from prcurve.bounds import min_precision
+    from prcurve.space.bounds import min_precision
 
     return np.asarray(min_precision(recall, prevalence), dtype=np.float64)
 
@@ -231,7 +231,7 @@ def plot_pr_curves(
     >>> import matplotlib
     >>> matplotlib.use("Agg")
     >>> from prcurve import pr_curve
-    >>> from prcurve.plot import plot_pr_curves
+    >>> from prcurve.present.plot import plot_pr_curves
     >>> a = pr_curve([1, 0, 1, 0], [0.9, 0.8, 0.7, 0.6])
     >>> b = pr_curve([1, 0, 1, 0], [0.6, 0.9, 0.8, 0.7])
     >>> drawn = plot_pr_curves({"a": a, "b": b}, ap_method="interpolated")
@@ -345,7 +345,7 @@ def group_by_prevalence(curves: Mapping[str, PRCurve]) -> list[dict[str, PRCurve
     Examples
     --------
     >>> from prcurve import pr_curve
-    >>> from prcurve.plot import group_by_prevalence
+    >>> from prcurve.present.plot import group_by_prevalence
     >>> groups = group_by_prevalence({"a": pr_curve([1, 0], [0.9, 0.1]),
     ...                               "b": pr_curve([1, 0, 0], [0.9, 0.5, 0.1]),
     ...                               "c": pr_curve([0, 1], [0.3, 0.2])})
@@ -389,7 +389,7 @@ def plot_pr_curves_grid(
     >>> import matplotlib
     >>> matplotlib.use("Agg")
     >>> from prcurve import pr_curve
-    >>> from prcurve.plot import group_by_prevalence, plot_pr_curves_grid
+    >>> from prcurve.present.plot import group_by_prevalence, plot_pr_curves_grid
     >>> curves = {"a": pr_curve([1, 0], [0.9, 0.1]), "b": pr_curve([1, 0, 0], [0.9, 0.5, 0.1])}
     >>> panels = plot_pr_curves_grid(group_by_prevalence(curves))
     >>> [len(p.unachievable) for p in panels], panels[0].figure is panels[1].figure
@@ -431,7 +431,7 @@ def plot_pr_curve(
     >>> import matplotlib
     >>> matplotlib.use("Agg")
     >>> from prcurve import pr_curve
-    >>> from prcurve.plot import plot_pr_curve
+    >>> from prcurve.present.plot import plot_pr_curve
     >>> drawn = plot_pr_curve(pr_curve([1, 0, 1], [0.9, 0.5, 0.1]), label="m")
     >>> drawn.curves["m"].get_xdata().tolist(), drawn.curves["m"].get_ydata().tolist()
     ([0.0, 0.5, 0.5, 1.0], [1.0, 1.0, 0.5, 0.6666666666666666])
@@ -482,7 +482,7 @@ def plot_thresholds(
     >>> import matplotlib
     >>> matplotlib.use("Agg")
     >>> from prcurve import pr_curve
-    >>> from prcurve.plot import plot_thresholds
+    >>> from prcurve.present.plot import plot_thresholds
     >>> drawn = plot_thresholds(pr_curve([1, 0, 1], [0.9, 0.5, 0.1]))
     >>> drawn.recall.get_xdata().tolist(), drawn.recall.get_ydata().tolist()
     ([0.1, 0.5, 0.9], [1.0, 0.5, 0.5])
@@ -551,7 +551,7 @@ def plot_thresholds_grid(
     >>> import matplotlib
     >>> matplotlib.use("Agg")
     >>> from prcurve import pr_curve
-    >>> from prcurve.plot import plot_thresholds_grid
+    >>> from prcurve.present.plot import plot_thresholds_grid
     >>> fig = plot_thresholds_grid({"a": pr_curve([1, 0], [0.9, 0.1]),
     ...                             "b": pr_curve([1, 0], [0.1, 0.9])})
     >>> [ax.get_title() for ax in fig.axes]

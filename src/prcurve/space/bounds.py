@@ -58,9 +58,9 @@ from typing import Any, Literal, NamedTuple, overload
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from prcurve._undefined import ZeroDivision, ratio, undefined, undefined_scope
-from prcurve.average_precision import AREA_METHODS, APMethod, check_method, segment_areas
-from prcurve.counts import ThresholdCounts
+from prcurve.core.average_precision import AREA_METHODS, APMethod, check_method, segment_areas
+from prcurve.core.counts import ThresholdCounts
+from prcurve.core.undefined import ZeroDivision, ratio, undefined, undefined_scope
 from prcurve.validation.arrays import (
     check_choice,
     check_count,
@@ -144,7 +144,7 @@ def min_precision(recall: ArrayLike, prevalence: ArrayLike) -> Any:
     Table 1 of the paper (100 positives, 200 negatives): at recall 0.5 the
     precision cannot fall below 0.2.
 
-    >>> from prcurve.bounds import min_precision
+    >>> from prcurve.space.bounds import min_precision
     >>> round(min_precision(0.5, 1 / 3), 12)
     0.2
     >>> min_precision([0.0, 1.0], 0.25).tolist()
@@ -190,7 +190,7 @@ def is_achievable(
     Table 1 of seed 004 (pos = 100, neg = 200): r = 0.5, p = 0.2 is valid (fp =
     200 = neg); r = 0.6, p = 0.2 would need fp = 240 > neg.
 
-    >>> from prcurve.bounds import is_achievable
+    >>> from prcurve.space.bounds import is_achievable
     >>> is_achievable(0.5, 0.2, 100 / 300), is_achievable(0.6, 0.2, 100 / 300)
     (True, False)
     """
@@ -247,7 +247,7 @@ def min_pr_curve(
     --------
     Figure 1 of seed 004: 1 positive for every 2 negatives.
 
-    >>> from prcurve.bounds import min_pr_curve
+    >>> from prcurve.space.bounds import min_pr_curve
     >>> curve = min_pr_curve(1 / 3, recall=[0.0, 0.5, 1.0])
     >>> curve.precision.round(4).tolist()
     [0.0, 0.2, 0.3333]
@@ -275,7 +275,7 @@ def worst_ranking_counts(n_pos: int, n_neg: int) -> ThresholdCounts:
 
     Examples
     --------
-    >>> from prcurve.bounds import worst_ranking_counts
+    >>> from prcurve.space.bounds import worst_ranking_counts
     >>> c = worst_ranking_counts(2, 3)
     >>> c.tp.tolist(), c.fp.tolist()
     ([0.0, 0.0, 0.0, 1.0, 2.0], [1.0, 2.0, 3.0, 3.0, 3.0])
@@ -354,7 +354,7 @@ def min_aucpr(prevalence: ArrayLike, recall_range: tuple[float, float] = (0.0, 1
     --------
     §4 of seed 004: about 0.05 at π = 0.1; 0.31 for the gender predicate (π = 0.5).
 
-    >>> from prcurve.bounds import min_aucpr
+    >>> from prcurve.space.bounds import min_aucpr
     >>> round(min_aucpr(0.1), 4), round(min_aucpr(0.5), 4)
     (0.0518, 0.3069)
     >>> round(min_aucpr(0.5, recall_range=(0.8, 1.0)), 4)
@@ -456,7 +456,7 @@ def min_average_precision(
 
     Examples
     --------
-    >>> from prcurve.bounds import min_average_precision
+    >>> from prcurve.space.bounds import min_average_precision
     >>> round(min_average_precision(2, 4), 6)  # (1/5 + 2/6) / 2
     0.266667
     >>> round(min_average_precision(2, 4, "interpolated"), 6)
@@ -525,7 +525,7 @@ def aucnpr(
     The gender predicate of §4.2 (π = 0.5): an AUCPR of 0.4 is barely above the
     minimum 0.31.
 
-    >>> from prcurve.bounds import aucnpr
+    >>> from prcurve.space.bounds import aucnpr
     >>> round(aucnpr(0.4, 0.5), 4), aucnpr(1.0, 0.5)
     (0.1344, 1.0)
     """
@@ -576,7 +576,7 @@ def normalized_average_precision(
 
     Examples
     --------
-    >>> from prcurve.bounds import min_average_precision, normalized_average_precision
+    >>> from prcurve.space.bounds import min_average_precision, normalized_average_precision
     >>> worst = min_average_precision(3, 7)
     >>> normalized_average_precision(worst, 3, 7), normalized_average_precision(1.0, 3, 7)
     (0.0, 1.0)
@@ -650,7 +650,7 @@ def modified_f_beta(
 
     Examples
     --------
-    >>> from prcurve.bounds import modified_f_beta
+    >>> from prcurve.space.bounds import modified_f_beta
     >>> round(modified_f_beta(0.5, 0.6, 0.2), 4)  # p' = 0.5: harmonic mean of 0.5 and 0.5
     0.5
     >>> modified_f_beta(0.9, 0.15, 0.2)  # precision below random guessing
@@ -673,7 +673,7 @@ def modified_f1(
 
     Examples
     --------
-    >>> from prcurve.bounds import modified_f1
+    >>> from prcurve.space.bounds import modified_f1
     >>> round(modified_f1(0.5, 0.6, 0.2), 4)
     0.5
     """
