@@ -46,8 +46,14 @@ from typing import Any, Literal, NamedTuple
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from prcurve.core.average_precision import APMethod, ap_batch, ap_from_counts, check_method
-from prcurve.core.counts import ThresholdCounts
+from prcurve.core.average_precision import (
+    APMethod,
+    ap_batch,
+    ap_from_counts,
+    check_method,
+    recall_levels,
+)
+from prcurve.core.counts import SUM_TOLERANCE, ThresholdCounts, first_reaching
 from prcurve.core.curve import PRCurve
 from prcurve.core.undefined import ZeroDivision, ratio, undefined, undefined_scope
 from prcurve.validation.arrays import check_choice, check_finite_number, check_n_threads, wrong_type
@@ -489,8 +495,7 @@ def bootstrap_curve(
     True
     """
     counts = _counts_of(source)
-    levels = (np.linspace(0.0, 1.0, 101) if recall is None
-              else check_recall_grid("recall", recall))
+    levels = recall_levels(100) if recall is None else check_recall_grid("recall", recall)
     b = check_n_resamples(n_resamples)
     lvl = check_level(level)
     rng = np.random.default_rng(check_seed(seed))
@@ -512,7 +517,7 @@ def bootstrap_curve(
             recall_star = tp / state.n_pos
             out = np.empty((tp.shape[0], levels.shape[0]))
             for row in range(tp.shape[0]):
-                out[row] = envelope[row, np.searchsorted(recall_star[row], levels, side="left")]
+                out[row] = envelope[row, first_reaching(recall_star[row], levels)]
             return out
 
         values = _map_resamples(state, b, rng, band, n_threads)
@@ -562,7 +567,9 @@ def aucpr_interval(
         if kind == "binomial":
             half = z * math.sqrt(theta * (1.0 - theta) / n)
             return Interval(statistic, theta, theta - half, theta + half, kind, lvl, 0)
-        if theta <= 0.0 or theta >= 1.0:
+        # θ within rounding of 0 or 1 (a perfect ranking's AP summed in another order is
+        # 0.9999999999999998): the logit is undefined there too, not a huge number.
+        if theta <= SUM_TOLERANCE or theta >= 1.0 - SUM_TOLERANCE:
             value = undefined(f"logit interval (estimate {theta:g})")
             return Interval(statistic, theta, value, value, kind, lvl, 0)
         eta = math.log(theta / (1.0 - theta))

@@ -135,8 +135,17 @@ def one_vs_rest(
     -------
     OneVsRest
     """
+    return _one_vs_rest(y_true, y_score, labels, sample_weight, scale_free=False)
+
+
+def _one_vs_rest(
+    y_true: ArrayLike, y_score: ArrayLike, labels: ArrayLike | None,
+    sample_weight: ArrayLike | None, *, scale_free: bool,
+) -> OneVsRest:
+    """:func:`one_vs_rest`; ``scale_free`` for callers that return AP only (weights whose
+    total overflows may then be rescaled, see ``prcurve.validation.labels.check_weights``)."""
     share, scores, classes, weights = check_score_matrix(
-        y_true, y_score, sample_weight, labels
+        y_true, y_score, sample_weight, labels, scale_free=scale_free
     )
     states = []
     for j in range(scores.shape[1]):
@@ -251,7 +260,7 @@ def average_precision(
     avg = check_choice("average", average, AVERAGES)
     if np.ndim(y_score) == 2:
         with undefined_scope(zero_division):
-            ovr = one_vs_rest(y_true, y_score, labels=labels, sample_weight=sample_weight)
+            ovr = _one_vs_rest(y_true, y_score, labels, sample_weight, scale_free=True)
             if pos_label is not None or bins is not None:
                 raise unsupported_with_score_matrix(
                     "pos_label" if pos_label is not None else "bins")
