@@ -75,7 +75,8 @@ def add_output_options(parser: argparse.ArgumentParser) -> None:
         "recall_at_precision",
     )
     parser.add_argument("--no-plots", action="store_true",
-                        help="with --out, write report.json and the curves but no plots")
+                        help="with --out, write report.json and the curves but no plots and "
+                        "no report.html")
 
 
 def register(subparsers: Any) -> None:
@@ -107,8 +108,8 @@ def register(subparsers: Any) -> None:
     report.add_argument("--input-format", metavar="FORMAT",
                         help="csv, tsv, parquet, jsonl or npz, when the file name does not say")
     report.add_argument("--out", metavar="DIR",
-                        help="write report.json, curve_<model>.csv, pr_curve.png/.svg and "
-                        "threshold.png to DIR")
+                        help="write report.json, curve_<model>.csv, pr_curve.png/.svg, "
+                        "threshold.png and the interactive report.html to DIR")
     scale = report.add_argument_group("large inputs (docs/scale.md)")
     scale.add_argument("--stream", action="store_true",
                        help="read the inputs in batches, memory bounded by the count state "

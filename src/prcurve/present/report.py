@@ -429,8 +429,16 @@ class Report:
 
     # -- files -----------------------------------------------------------------------------
 
+    def to_html(self, *, title: str = "prcurve report") -> str:
+        """The report as one self-contained, interactive HTML page
+        (:func:`prcurve.present.html.render_html`; needs bokeh, in the ``report`` extra)."""
+        from prcurve.present.html import render_html
+
+        return render_html(self, title=title)
+
     def write(self, out_dir: str | Path, *, plots: bool = True) -> list[Path]:
-        """Write report.json, curve_<model>.csv, pr_curve.png/.svg and threshold.png.
+        """Write report.json, curve_<model>.csv and, with ``plots``, pr_curve.png/.svg,
+        threshold.png and the interactive report.html.
 
         Returns the paths written, report.json last.
         """
@@ -453,9 +461,12 @@ class Report:
             written.append(path)
             models.append(ModelReport(model.name, model.input, model.score_column, model.curve,
                                       model.values, curve_file=path.name))
+        final = Report(self.settings, self.inputs, models, self.notes)
         if plots:
             written.extend(self._write_plots(folder))
-        final = Report(self.settings, self.inputs, models, self.notes)
+            page = folder / "report.html"
+            page.write_text(final.to_html(), encoding="utf-8")
+            written.append(page)
         report_path = folder / "report.json"
         names_written = [p.name for p in written] + [report_path.name]
         report_path.write_text(final.to_json(files=names_written))
