@@ -32,6 +32,7 @@ from prcurve.core.counts import (
     reaching,
     scale_exponent,
 )
+from prcurve.core.roc import ROCCurve
 from prcurve.core.table import Table
 from prcurve.core.undefined import ZeroDivision, ratio, undefined, undefined_scope
 from prcurve.validation.arrays import (
@@ -375,6 +376,18 @@ class PRCurve:
         from prcurve.present.plot import plot_pr_curve
 
         return plot_pr_curve(self, ax, **kwargs)
+
+    def roc(self, *, drop_intermediate: bool = False) -> ROCCurve:
+        """The ROC curve of the same counts (:class:`prcurve.ROCCurve`), point for point.
+
+        Examples
+        --------
+        >>> from prcurve import pr_curve
+        >>> pr_curve([1, 0, 1, 0], [0.9, 0.8, 0.7, 0.6]).roc().auc()
+        0.75
+        """
+        return ROCCurve(self._counts, drop_intermediate=drop_intermediate,
+                        zero_division=self.zero_division)
 
     def average_precision(self, method: APMethod = "step") -> float:
         """Average precision of this curve by a named method (see
