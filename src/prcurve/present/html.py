@@ -9,7 +9,8 @@ inline; no request to any network), so it can be shared as a file:
   intervals when the report has them, prevalence and counts);
 - per input, an interactive PR curve: hover shows each operating point's
   threshold, precision, recall, F1 and TP/FP/FN/TN; the unachievable region
-  (Boyd et al.'s minimum PR curve), the random baseline and iso-F lines;
+  (Boyd et al.'s minimum PR curve), the random baseline and iso-F lines; and
+  beside it the ROC curve of the same counts;
 - a threshold control (a slider, or a typed threshold, target precision or
   target recall) that moves an operating point on every model's curve and
   fills each model's confusion matrix and every rate of
@@ -259,8 +260,13 @@ def _pr_figure(bk: Any, models: Sequence[tuple[int, ModelReport]], title: str,
     grid = np.linspace(0.0, 1.0, 401)
     for pi in prevalences:
         low = np.asarray(min_precision(grid, pi), dtype=np.float64)
+        # The minimum AP names the region's size even where it is a sliver (small π).
+        minimum: dict[str, Any] = next(
+            (m.values["min_ap"] for _, m in models if round(m.curve.prevalence, 12) == pi), {})
+        size = ("" if minimum.get("value") is None
+                else f"; min AP ({minimum['method']}) = {minimum['value']:.3g}")
         figure.varea(x=grid, y1=np.zeros_like(grid), y2=low, fill_color="#888888",
-                     fill_alpha=0.25, legend_label=f"unachievable (π = {pi:.3g})")
+                     fill_alpha=0.25, legend_label=f"unachievable (π = {pi:.3g}{size})")
         figure.line([0, 1], [pi, pi], line_dash="dashed", line_color="#555555",
                     legend_label=f"random (precision = π = {pi:.3g})")
     for f in _ISO_F:
@@ -312,6 +318,40 @@ def _pr_figure(bk: Any, models: Sequence[tuple[int, ModelReport]], title: str,
     return figure, markers
 
 
+def _roc_figure(bk: Any, models: Sequence[tuple[int, ModelReport]], title: str) -> tuple[
+        Any, list[Any]]:
+    """One input's ROC plot (the same counts as its PR plot); returns each model's marker."""
+    models_ = bk.models
+    figure = bk.plotting.figure(
+        width=PLOT_WIDTH, height=PLOT_WIDTH + 30 + 22 * len(models), x_range=(0, 1),
+        y_range=(0, 1.02), x_axis_label="False positive rate", y_axis_label="True positive rate",
+        title=title, tools="pan,box_zoom,wheel_zoom,reset,save", toolbar_location="above",
+    )
+    figure.line([0, 1], [0, 1], line_dash="dashed", line_color="#555555",
+                legend_label="random (AUC 0.5)")
+    markers = []
+    for index, model in models:
+        color = _PALETTE[index % len(_PALETTE)]
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UndefinedMetricWarning)
+            roc = model.curve.roc()
+            fpr, tpr, auc = roc.fpr, roc.tpr, roc.auc()
+        if not (np.isnan(fpr).any() or np.isnan(tpr).any()):
+            keep = m4_reduce(fpr, tpr, 2 * PLOT_WIDTH)
+            figure.line(fpr[keep], tpr[keep], line_color=color, line_width=2,
+                        legend_label=f"{model.name}: ROC AUC = {_number(auc, 3)}")
+        marker = models_.ColumnDataSource({"x": [], "y": []})
+        figure.scatter("x", "y", source=marker, size=13, fill_color=color, line_color="black",
+                       line_width=1.5)
+        markers.append(marker)
+    legend = figure.legend[0]
+    figure.legend.click_policy = "hide"
+    figure.legend.label_text_font_size = "8pt"
+    figure.center = [r for r in figure.center if r is not legend]
+    figure.add_layout(legend, "below")
+    return figure, markers
+
+
 def _threshold_figure(bk: Any, model: ModelReport, color: str) -> tuple[Any, Any]:
     """Precision, recall and F1 against the threshold, with the selected threshold's line."""
     curve = model.curve
@@ -345,7 +385,8 @@ def _script() -> str:
 
 
 def _controls(bk: Any, meta: list[dict[str, Any]], sources: list[Any], markers: list[Any],
-              spans: list[Any], tables: list[Any]) -> tuple[Any, Any, Any, Any]:
+              roc_markers: list[Any], spans: list[Any], tables: list[Any]
+              ) -> tuple[Any, Any, Any, Any]:
     models_ = bk.models
     every = [np.asarray(s.data["threshold"]) for s in sources]
     union = np.unique(np.concatenate(every))[::-1] if every else np.zeros(0)
@@ -363,7 +404,8 @@ def _controls(bk: Any, meta: list[dict[str, Any]], sources: list[Any], markers: 
     initial = float(union[start]) if union.shape[0] else 0.0
     box = models_.TextInput(title="value", value=repr(initial), name="value", width=220)
     args = {"meta": meta, "sources": sources, "union": union_source, "markers": markers,
-            "spans": spans, "tables": tables, "slider": slider, "mode": mode, "box": box}
+            "roc_markers": roc_markers, "spans": spans, "tables": tables, "slider": slider,
+            "mode": mode, "box": box}
     from_slider = models_.CustomJS(args=args, code=_script() + """
 // A typed threshold moves the slider and is kept in its tags; a drag shows the slider's.
 const typed = slider.tags.length ? slider.tags[0] : null;
@@ -445,6 +487,7 @@ def render_html(report: Report, *, title: str = "prcurve report") -> str:
     for index, model in enumerate(report.models):
         by_input.setdefault(model.input.name, []).append((index, model))
     markers: list[Any] = [None] * len(report.models)
+    roc_markers: list[Any] = [None] * len(report.models)
     spans: list[Any] = [None] * len(report.models)
     sheet = models_.InlineStyleSheet(css=_DIV_STYLE)
 
@@ -459,12 +502,17 @@ def render_html(report: Report, *, title: str = "prcurve report") -> str:
         for (index, _), marker in zip(group, group_markers, strict=True):
             markers[index] = marker
         pr_figures.append(figure)
+        roc, group_roc_markers = _roc_figure(bk, group, f"ROC curve: {name}")
+        for (index, _), marker in zip(group, group_roc_markers, strict=True):
+            roc_markers[index] = marker
+        pr_figures.append(roc)
     threshold_figures = []
     for index, model in enumerate(report.models):
         figure, span = _threshold_figure(bk, model, meta[index]["color"])
         spans[index] = span
         threshold_figures.append(figure)
-    slider, mode, box, initial = _controls(bk, meta, sources, markers, spans, tables)
+    slider, mode, box, initial = _controls(bk, meta, sources, markers, roc_markers, spans,
+                                           tables)
     header = div(_header_html(report), width=1400)
     table = div("<h2>Models side by side</h2>" + _comparison_table(report), width=1400,
                 name="comparison")
@@ -476,7 +524,9 @@ def render_html(report: Report, *, title: str = "prcurve report") -> str:
         bk.layouts.row(*tables) if tables else div(""),
     )
     layout = bk.layouts.column(
-        header, table, div("<h2>Precision–recall curves</h2>"),
+        header, table,
+        div("<h2>Precision–recall and ROC curves</h2><p class='prc-meta'>Each input's PR "
+            "curve and, beside it, the ROC curve of the same counts.</p>"),
         bk.layouts.gridplot(pr_figures, ncols=2, toolbar_location="right") if pr_figures
         else div(""),
         controls,

@@ -1,6 +1,6 @@
 // The page script of prcurve's HTML report (prcurve/present/html.py): every Bokeh
-// callback runs this, with `meta`, `sources`, `union`, `markers`, `spans` and `tables`
-// as arguments, then calls render(mode, value).
+// callback runs this, with `meta`, `sources`, `union`, `markers`, `roc_markers`, `spans`
+// and `tables` as arguments, then calls render(mode, value).
 //
 // The rates are those of prcurve.core.confusion, on one operating point's exact counts;
 // tests/test_html_report.py checks them in a browser against PRCurve.at_threshold().
@@ -76,6 +76,8 @@ function render(mode, value) {
     const t = i >= 0 ? s.threshold[i] : NaN;
     markers[m].data = unreached || i < 0 ? {recall: [], precision: []}
       : {recall: [ratio(tp, s.n_pos)], precision: [ratio(tp, tp + fp)]};
+    roc_markers[m].data = unreached ? {x: [], y: []}
+      : {x: [ratio(fp, s.n_neg)], y: [ratio(tp, s.n_pos)]};
     spans[m].location = i >= 0 ? t : null;
     let where;
     if (unreached) where = "no operating point reaches " + mode + " >= " + value;
