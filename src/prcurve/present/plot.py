@@ -45,17 +45,22 @@ from prcurve.errors import UndefinedMetricWarning
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
+    from matplotlib.backend_bases import RendererBase
     from matplotlib.collections import PolyCollection
     from matplotlib.figure import Figure
     from matplotlib.lines import Line2D
+    from matplotlib.text import Annotation, Text
+    from matplotlib.transforms import Bbox
 
 __all__ = [
     "DPI",
+    "LOW_PREVALENCE",
     "PR_FIGSIZE",
     "PRPlot",
     "ThresholdPlot",
     "close",
     "group_by_prevalence",
+    "place_labels",
     "plot_pr_curve",
     "plot_pr_curves",
     "plot_pr_curves_grid",
@@ -75,6 +80,9 @@ PR_FIGSIZE = (9.0, 6.0)
 
 _ISO_F = (0.2, 0.4, 0.6, 0.8)
 _GREY = "0.45"
+
+LOW_PREVALENCE = 0.05
+"""Below this prevalence the unachievable region is a sliver: a zoomed inset shows it."""
 
 
 @dataclass
@@ -97,6 +105,14 @@ class PRPlot:
         The iso-F contours.
     best_points : dict of str to Line2D
         Each curve's best-F marker.
+    best_labels : dict of str to Annotation
+        Each best point's label, placed where it overlaps no other label, marker,
+        note or the legend (with a leader line when it had to move away).
+    notes : list of Text
+        The minimum AP written on the plot, one per prevalence.
+    inset : Axes or None
+        At low prevalence, a zoom on the bottom of the plot where the
+        unachievable region and the random baseline lie.
     """
 
     figure: Figure
@@ -106,6 +122,9 @@ class PRPlot:
     baselines: list[Line2D] = field(default_factory=list)
     iso_f: list[Line2D] = field(default_factory=list)
     best_points: dict[str, Line2D] = field(default_factory=dict)
+    best_labels: dict[str, Annotation] = field(default_factory=dict)
+    notes: list[Text] = field(default_factory=list)
+    inset: Axes | None = None
 
 
 @dataclass
@@ -311,19 +330,23 @@ def plot_pr_curves(
                                markeredgewidth=0.8, linestyle="none", zorder=4,
                                label=f"_best {name}", clip_on=False)
             point.set_gid(f"best-{i}")
-            # Below-left of the point, unless that would leave the axes.
-            low, left = best.precision < 0.15, best.recall < 0.25
-            ax.annotate(
+            label = ax.annotate(
                 f"best {name_f} {best.value:.2f}\nt = {_format_threshold(best.threshold)}",
-                xy=(best.recall, best.precision), xytext=(8 if left else -8, 8 if low else -8),
-                textcoords="offset points", ha="left" if left else "right",
-                va="bottom" if low else "top", fontsize=7, color=color,
-                bbox={"boxstyle": "round,pad=0.15", "facecolor": "white", "alpha": 0.75,
+                xy=(best.recall, best.precision), xytext=(-8, -8), textcoords="offset points",
+                ha="right", va="top", fontsize=7, color=color,
+                bbox={"boxstyle": "round,pad=0.15", "facecolor": "white", "alpha": 0.85,
                       "edgecolor": "none"},
-                zorder=5,
+                zorder=5, annotation_clip=False,
             )
+            label.set_in_layout(False)  # placed after the layout, outside of it
+            label.set_gid(f"best-label-{i}")
             drawn.best_points[name] = point
+            drawn.best_labels[name] = label
 
+    if show_unachievable:
+        if prevalences and min(prevalences) < LOW_PREVALENCE:
+            drawn.inset = _low_prevalence_inset(drawn, named, min(prevalences))
+        _write_minimum_ap(drawn, named, prevalences, ap_method)
     if legend == "outside":
         ax.legend(loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0.0,
                   fontsize=8, frameon=False)
@@ -333,7 +356,194 @@ def plot_pr_curves(
                   fontsize=8, frameon=False)
     elif legend is not None:
         ax.legend(loc=cast(Any, legend), fontsize=8)
+    place_labels([drawn])
     return drawn
+
+
+def _write_minimum_ap(drawn: PRPlot, curves: Mapping[str, PRCurve], prevalences: list[float],
+                      ap_method: APMethod) -> None:
+    """Write each prevalence's minimum AP on the plot (Boyd et al.: the region's size).
+
+    In the lower right corner, inside the unachievable region where no curve can
+    pass; for the prevalence of a low-prevalence inset, in the inset's title.
+    """
+    from prcurve.space.bounds import min_average_precision
+
+    lines = []
+    for pi in prevalences:
+        curve = next(c for c in curves.values() if math.isclose(c.prevalence, pi, rel_tol=1e-12))
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", UndefinedMetricWarning)
+                minimum = float(min_average_precision(curve.n_pos, curve.n_neg, ap_method))
+        except ValueError:  # e.g. the step minimum of non-integer weights
+            continue
+        text = f"min AP ({ap_method}) at π = {pi:.3g}: {minimum:.3g}"
+        if drawn.inset is not None and pi == min(prevalences):
+            title = drawn.inset.get_title()
+            drawn.inset.set_title(f"{title}\n{text}", fontsize=7, pad=2)
+            drawn.notes.append(drawn.inset.title)
+        else:
+            lines.append(text)
+    if lines:
+        note = drawn.ax.text(0.985, 0.015, "\n".join(lines), transform=drawn.ax.transAxes,
+                             ha="right", va="bottom", fontsize=7, color="0.3", zorder=6,
+                             bbox={"boxstyle": "round,pad=0.2", "facecolor": "white",
+                                   "alpha": 0.85, "edgecolor": "0.8"})
+        note.set_gid("minimum-ap")
+        drawn.notes.append(note)
+
+
+_INSET_SIZE = 0.36  # of the axes, each side
+_CORNERS = ((0.62, 0.58), (0.04, 0.06), (0.62, 0.2), (0.3, 0.58))  # lower-left (x0, y0)
+
+
+def _low_prevalence_inset(drawn: PRPlot, curves: Mapping[str, PRCurve], pi: float) -> Axes:
+    """A zoom on precision in [0, 6π]: the unachievable region and the baseline, readable.
+
+    Placed where the curves leave the most room (the fewest curve points inside).
+    """
+    ax = drawn.ax
+    top = min(1.0, 6.0 * pi)
+    points = [np.column_stack(_step_xy(c)) for c in curves.values() if len(c)]
+    every = np.concatenate(points) if points else np.zeros((0, 2))
+
+    def crowding(corner: tuple[float, float]) -> int:
+        x0, y0 = corner
+        inside = ((every[:, 0] >= x0) & (every[:, 0] <= x0 + _INSET_SIZE)
+                  & (every[:, 1] >= y0) & (every[:, 1] <= y0 + _INSET_SIZE))
+        return int(np.count_nonzero(inside))
+
+    x0, y0 = min(_CORNERS, key=crowding)
+    inset = ax.inset_axes((x0, y0, _INSET_SIZE, _INSET_SIZE))
+    inset.set_gid("low-prevalence-inset")
+    r = np.linspace(0.0, 1.0, 401)
+    inset.fill_between(r, 0.0, _min_precision(r, pi), facecolor="0.6", alpha=0.3,
+                       edgecolor="0.35", linewidth=0.8)
+    inset.plot([0.0, 1.0], [pi, pi], linestyle=(0, (5, 3)), color="0.25", linewidth=1.0)
+    for line in drawn.curves.values():
+        inset.plot(line.get_xdata(), line.get_ydata(), drawstyle="steps-pre",
+                   color=line.get_color(), linewidth=1.0)
+    inset.set_xlim(0.0, 1.0)
+    inset.set_ylim(0.0, top)
+    inset.tick_params(labelsize=6, length=2, pad=1)
+    inset.set_title(f"zoom: precision ≤ {top:.2g}", fontsize=7, pad=2)
+    inset.set_facecolor("white")
+    inset.set_zorder(5)
+    return inset
+
+
+def _boxes_overlap(a: Bbox, b: Bbox) -> bool:
+    return bool(a.x0 < b.x1 and b.x0 < a.x1 and a.y0 < b.y1 and b.y0 < a.y1)
+
+
+# Where a label may go, around its point: offsets in points, nearest first, with the
+# alignment that keeps the text on the far side of the point.
+_OFFSETS = tuple(
+    (dx * r, dy * r, "left" if dx > 0 else "right" if dx < 0 else "center",
+     "bottom" if dy > 0 else "top" if dy < 0 else "center")
+    for r in (8, 18, 30, 46)
+    for dx, dy in ((-1, -1), (1, -1), (-1, 1), (1, 1), (0, -1.4), (0, 1.4), (-1.4, 0), (1.4, 0))
+)
+
+
+def _marker_box(point: Line2D, renderer: RendererBase) -> Bbox:
+    from matplotlib.transforms import Bbox
+
+    x, y = (float(v) for v in np.asarray(point.get_xydata())[0])
+    cx, cy = point.axes.transData.transform((x, y))  # type: ignore[union-attr]
+    size = float(point.get_markersize())
+    half = (size / 2 + 1) * float(cast(float, renderer.points_to_pixels(1.0)))
+    return Bbox([[cx - half, cy - half], [cx + half, cy + half]])
+
+
+def place_labels(plots: Sequence[PRPlot]) -> None:
+    """Move every best-point label to where it overlaps no other label, best-point marker,
+    note, inset or legend, inside its axes.
+
+    Runs the figure's layout first, so that the boxes are final; the labels
+    themselves stay out of the layout. Each label tries positions around its
+    point, nearest first; if none is free it goes to the nearest free spot of
+    its axes with a leader line to its point. :func:`plot_pr_curves` and
+    :func:`plot_pr_curves_grid` call it; call it again after changing a figure
+    that holds such plots.
+    """
+    if not plots:
+        return
+    figure = plots[0].figure
+    figure.draw_without_rendering()
+    renderer = figure._get_renderer()  # type: ignore[attr-defined]
+    for drawn in plots:
+        ax = drawn.ax
+        area = ax.get_window_extent(renderer)
+        taken: list[Bbox] = [_marker_box(p, renderer) for p in drawn.best_points.values()]
+        taken += [note.get_window_extent(renderer) for note in drawn.notes]
+        if drawn.inset is not None:
+            taken.append(drawn.inset.get_tightbbox(renderer) or drawn.inset.bbox)
+        legend = ax.get_legend()
+        if legend is not None:
+            taken.append(legend.get_window_extent(renderer))
+        for name, label in list(drawn.best_labels.items()):
+            placed = _place_one(label, ax, area, taken, renderer)
+            drawn.best_labels[name] = placed
+            taken.append(_text_box(placed, renderer))
+
+
+def _text_box(label: Annotation, renderer: RendererBase) -> Bbox:
+    """The label's own box, without its leader line (Annotation's extent includes it)."""
+    from matplotlib.text import Text
+
+    return Text.get_window_extent(label, renderer)
+
+
+def _fits(label: Annotation, area: Bbox, taken: list[Bbox], renderer: RendererBase) -> bool:
+    label.update_positions(renderer)
+    box = _text_box(label, renderer)
+    inside = (box.x0 >= area.x0 and box.x1 <= area.x1 and box.y0 >= area.y0
+              and box.y1 <= area.y1)
+    return inside and not any(_boxes_overlap(box, other) for other in taken)
+
+
+_LABEL_STYLE: dict[str, Any] = {
+    "fontsize": 7, "zorder": 5, "annotation_clip": False,
+    "bbox": {"boxstyle": "round,pad=0.15", "facecolor": "white", "alpha": 0.85,
+             "edgecolor": "none"},
+}
+
+
+def _place_one(label: Annotation, ax: Axes, area: Bbox, taken: list[Bbox],
+               renderer: RendererBase) -> Annotation:
+    """The label, redrawn at its first free position (a new Annotation; the old is removed)."""
+    text, xy, color = label.get_text(), label.xy, label.get_color()
+    gid = label.get_gid()
+    label.remove()
+
+    def annotate(position: tuple[float, float], coords: str, ha: str, va: str,
+                 leader: bool) -> Annotation:
+        made = ax.annotate(text, xy=xy, xytext=position, textcoords=coords, color=color,
+                           ha=cast(Any, ha), va=cast(Any, va), **_LABEL_STYLE,
+                           arrowprops={"arrowstyle": "-", "color": color, "linewidth": 0.6,
+                                       "shrinkA": 0, "shrinkB": 3} if leader else None)
+        made.set_in_layout(False)
+        made.set_gid(gid)
+        return made
+
+    for dx, dy, ha, va in _OFFSETS:
+        candidate = annotate((dx, dy), "offset points", ha, va, leader=False)
+        if _fits(candidate, area, taken, renderer):
+            return candidate
+        candidate.remove()
+    # No room next to the point: the nearest free spot of the axes, with a leader line.
+    x, y = float(xy[0]), float(xy[1])
+    spots = sorted(((float(fx), float(fy)) for fx in np.linspace(0.1, 0.9, 9)
+                    for fy in np.linspace(0.06, 0.94, 12)),
+                   key=lambda s: (s[0] - x) ** 2 + (s[1] - y) ** 2)
+    for spot in spots:
+        candidate = annotate(spot, "axes fraction", "center", "center", leader=True)
+        if _fits(candidate, area, taken, renderer):
+            return candidate
+        candidate.remove()
+    return annotate(spots[0], "axes fraction", "center", "center", leader=True)
 
 
 def group_by_prevalence(curves: Mapping[str, PRCurve]) -> list[dict[str, PRCurve]]:
@@ -412,6 +622,7 @@ def plot_pr_curves_grid(
         drawn.append(plot_pr_curves(group, axes[k // cols][k % cols], title=title, **kwargs))
     for k in range(len(groups), rows * cols):
         figure.delaxes(axes[k // cols][k % cols])
+    place_labels(drawn)  # again, now that every panel and legend is laid out
     return drawn
 
 
