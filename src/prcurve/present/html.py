@@ -49,7 +49,6 @@ import numpy as np
 from numpy.typing import NDArray
 
 from prcurve._version import __version__
-from prcurve.core.average_precision import AP_METHODS
 from prcurve.core.curve import PRCurve
 from prcurve.errors import UndefinedMetricWarning
 from prcurve.space.bounds import min_precision
@@ -177,48 +176,9 @@ def _number(value: Any, digits: int = 4) -> str:
     return f"{float(value):.{digits}f}"
 
 
-def _entry(values: dict[str, Any], key: str) -> str:
-    entry = values.get(key) or {}
-    value = entry.get("value")
-    if value is None:
-        note = str(entry.get("note", "undefined"))
-        return "not available" if note.startswith("not available") else "undefined"
-    return f"{value:.4f}"
-
-
-def _interval_text(values: dict[str, Any]) -> str:
-    interval = values.get("ap_interval")
-    if not interval or interval.get("low") is None:
-        return ""
-    return f"[{interval['low']:.4f}, {interval['high']:.4f}]"
-
-
 def _comparison_table(report: Report) -> str:
-    """The models side by side, one row each (static HTML)."""
-    has_ci = any(m.values.get("ap_interval") for m in report.models)
-    head = ["model", "input", "rows", "positives", "prevalence",
-            *(f"AP ({m})" for m in AP_METHODS)]
-    if has_ci:
-        level = next(m.values["ap_interval"]["level"] for m in report.models
-                     if m.values.get("ap_interval"))
-        head.append(f"AP ({report.settings.ap_method}) {level:.0%} CI")
-    head += [f"min AP ({report.settings.ap_method})", "AUCNPR (davis_goadrich)",
-             f"best F{report.settings.beta:g}", "at threshold"]
-    rows = []
-    for model in report.models:
-        v = model.values
-        cells = [model.name, model.input.name, str(v["rows"]), f"{v['positives']:g}",
-                 _number(v["prevalence"])]
-        cells += [_number(v["average_precision"][m]) for m in AP_METHODS]
-        if has_ci:
-            cells.append(_interval_text(v))
-        best = v["best_f"]
-        cells += [_entry(v, "min_ap"), _entry(v, "aucnpr"), _number(best["value"]),
-                  "" if best["threshold"] is None else f"{best['threshold']:.6g}"]
-        rows.append("<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in cells) + "</tr>")
-    header = "<tr>" + "".join(f"<th>{html.escape(h)}</th>" for h in head) + "</tr>"
-    return (f'<table class="prc-table"><thead>{header}</thead>'
-            f"<tbody>{''.join(rows)}</tbody></table>")
+    """The models side by side, one row each, every AP method (static HTML)."""
+    return report.comparison_table(every_method=True).to_html(digits=None)
 
 
 def _model_state(bk: Any, model: ModelReport, index: int) -> tuple[dict[str, Any], Any]:

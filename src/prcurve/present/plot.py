@@ -67,6 +67,7 @@ __all__ = [
     "plot_thresholds",
     "plot_thresholds_grid",
     "pr_grid_size",
+    "svg_text",
     "threshold_grid_size",
 ]
 
@@ -143,6 +144,27 @@ def _pyplot() -> Any:
     import matplotlib.pyplot as plt
 
     return plt
+
+
+def svg_text(figure: Figure) -> str:
+    """The figure as SVG text, the same bytes on every run (no date, fixed ids), for
+    notebooks and files.
+
+    Examples
+    --------
+    >>> from matplotlib.figure import Figure
+    >>> from prcurve.present.plot import svg_text
+    >>> svg_text(Figure()).lstrip().startswith("<?xml")
+    True
+    """
+    import io
+
+    import matplotlib
+
+    buffer = io.StringIO()
+    with matplotlib.rc_context({"svg.hashsalt": "prcurve"}):
+        figure.savefig(buffer, format="svg", metadata={"Date": None})
+    return buffer.getvalue()
 
 
 def close(figure: Figure) -> None:

@@ -47,6 +47,7 @@ from numpy.typing import NDArray
 from prcurve._version import __version__
 from prcurve.core.average_precision import AP_METHODS, APMethod
 from prcurve.core.curve import PRCurve
+from prcurve.core.table import Table
 from prcurve.errors import UndefinedMetricWarning
 from prcurve.validation.files import bad_fail_under, metric_not_available
 
@@ -94,6 +95,12 @@ class ReportSettings:
     curve or a number of equal-width bins over the observed scores;
     ``recall_level`` and ``precision_level`` the levels of "precision at
     recall" and "recall at precision".
+
+    ``ci_level`` is the level of the headline AP's stratified bootstrap
+    interval (None: no interval) from ``resamples`` resamples drawn with
+    ``seed``; ``ci_max_cells`` skips it, with a note, for states with more
+    cells than that (the bootstrap's cost grows with them: about 10^5 cells
+    and 1000 resamples take a few seconds on one core); None computes it always.
     """
 
     ap_method: APMethod = "step"
@@ -101,6 +108,10 @@ class ReportSettings:
     bins: int | None = None
     recall_level: float = 0.9
     precision_level: float = 0.9
+    ci_level: float | None = 0.95
+    resamples: int = 1000
+    seed: int = 0
+    ci_max_cells: int | None = 100_000
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -110,6 +121,10 @@ class ReportSettings:
             "bins": self.bins,
             "recall_level": self.recall_level,
             "precision_level": self.precision_level,
+            # Added within prcurve.report/1 (docs/report.md).
+            "ci_level": self.ci_level,
+            "resamples": self.resamples,
+            "seed": self.seed,
         }
 
 
@@ -243,6 +258,13 @@ class Report:
             ("positives", _count(v["positives"]), "", f"negatives {_count(v['negatives'])}"),
             ("prevalence", _fmt(v["prevalence"]), "", ""),
             (f"AP ({method})", _fmt(v["ap"]["value"]), "", _curve_text(v["curve"])),
+        ]
+        interval = v.get("ap_interval")
+        if interval is not None:
+            level = f"{interval['level']:.0%}" if interval.get("level") else ""
+            rows.append((f"AP ({method}) {level} CI".replace("  ", " "),
+                         _interval_text(interval), "", _interval_note(interval)))
+        rows += [
             ("AUCPR (davis_goadrich)", _fmt(v["aucpr"]["value"]), "", ""),
             (f"min AP ({method}) for these counts", _fmt_entry(v["min_ap"]), "",
              _note(v["min_ap"])),
@@ -251,6 +273,8 @@ class Report:
             ("min AUCPR (davis_goadrich)", _fmt_entry(v["min_aucpr"]), "", _note(v["min_aucpr"])),
             ("AUCNPR (davis_goadrich)", _fmt_entry(v["aucnpr"]), "", _note(v["aucnpr"])),
         ]
+        if "roc_auc" in v:
+            rows.append(("ROC AUC", _fmt(v["roc_auc"]), "", "the same counts, ROC view"))
         if "state" in v:
             state = v["state"]
             rows.append(("state", state["mode"], "", _state_text(state)))
@@ -269,6 +293,55 @@ class Report:
         rows.append((f"recall at precision >= {rap['level']:g}", _fmt_entry(rap),
                      _fmt_threshold(rap["threshold"]), _pr_text(rap)))
         return rows
+
+    def comparison_table(self, *, every_method: bool = False) -> Table:
+        """The models side by side, one row each, numbers as text (4 decimals).
+
+        Compact by default (prevalence π, the headline AP with its interval, the
+        region's minimum AP and AUCNPR, ROC AUC, best F and its threshold) so
+        that the text report fits 100 columns; ``every_method`` shows the AP of
+        all six methods instead of the headline one (the HTML page).
+        """
+        method = self.settings.ap_method
+        columns: dict[str, list[str]] = {"model": [], "rows": [], "π": []}
+        if every_method:
+            for m in AP_METHODS:
+                columns[f"AP ({m})"] = []
+        else:
+            columns[f"AP ({method})"] = []
+        has_ci = any(m.values.get("ap_interval", {}).get("low") is not None for m in self.models)
+        if has_ci:
+            level = next(m.values["ap_interval"]["level"] for m in self.models
+                         if m.values.get("ap_interval", {}).get("low") is not None)
+            columns[f"{level:.0%} CI"] = []
+        if every_method:
+            columns["AUCPR (DG)"] = []
+        columns.update({"min AP": [], "AUCNPR": [], "ROC AUC": [],
+                        f"best F{self.settings.beta:g}": [], "at t": []})
+        for model in self.models:
+            v = model.values
+            columns["model"].append(model.name)
+            columns["rows"].append(str(v["rows"]))
+            columns["π"].append(_fmt(v["prevalence"]))
+            if every_method:
+                for m in AP_METHODS:
+                    columns[f"AP ({m})"].append(_fmt(v["average_precision"][m]))
+            else:
+                columns[f"AP ({method})"].append(_fmt(v["ap"]["value"]))
+            if has_ci:
+                interval = v.get("ap_interval") or {}
+                columns[next(k for k in columns if k.endswith("CI"))].append(
+                    "" if interval.get("low") is None
+                    else f"{interval['low']:.3f}–{interval['high']:.3f}")
+            if every_method:
+                columns["AUCPR (DG)"].append(_fmt(v["aucpr"]["value"]))
+            columns["min AP"].append(_fmt_entry(v["min_ap"]))
+            columns["AUCNPR"].append(_fmt_entry(v["aucnpr"]))
+            columns["ROC AUC"].append(_fmt(v.get("roc_auc")))
+            columns[f"best F{self.settings.beta:g}"].append(_fmt(v["best_f"]["value"]))
+            threshold = v["best_f"]["threshold"]
+            columns["at t"].append("" if threshold is None else f"{threshold:.4g}")
+        return Table({k: np.array(cells, dtype=object) for k, cells in columns.items()})
 
     def _title(self, model: ModelReport) -> str:
         column = f", column {model.score_column!r}" if model.score_column else ""
@@ -305,6 +378,8 @@ class Report:
     def to_text(self) -> str:
         """Plain, stable text: one aligned table per model (for files, pipes and tests)."""
         out = list(self.header_lines())
+        if len(self.models) > 1:
+            out += ["", "models side by side", self.comparison_table().to_text()]
         for model in self.models:
             rows = [(metric, value, f"at threshold {t}" if t else "", detail)
                     for metric, value, t, detail in self.rows(model)]
@@ -337,6 +412,17 @@ class Report:
         """Print the header and the rich tables to ``console``."""
         for line in self.header_lines():
             console.print(line, highlight=False, markup=False)
+        if len(self.models) > 1:
+            from rich.table import Table as RichTable
+
+            side = RichTable(title="models side by side", title_justify="left")
+            comparison = self.comparison_table()
+            for name in comparison.columns:
+                side.add_column(name, justify="left" if name == "model" else "right")
+            for row in zip(*(comparison[c].tolist() for c in comparison.columns), strict=True):
+                side.add_row(*row)
+            console.print()
+            console.print(side)
         for table in self.rich_tables():
             console.print()
             console.print(table)
@@ -520,6 +606,18 @@ def _fmt_entry(entry: Mapping[str, Any]) -> str:
         note = str(entry.get("note", "undefined"))
         return "not available" if note.startswith("not available") else "undefined"
     return f"{entry['value']:.4f}"
+
+
+def _interval_text(interval: Mapping[str, Any] | None) -> str:
+    if not interval or interval.get("low") is None:
+        return "" if not interval else "not computed"
+    return f"[{interval['low']:.4f}, {interval['high']:.4f}]"
+
+
+def _interval_note(interval: Mapping[str, Any]) -> str:
+    if interval.get("low") is None:
+        return str(interval.get("note", ""))
+    return f"{interval['method']}, {interval['resamples']} resamples, seed {interval['seed']}"
 
 
 def _fmt_threshold(value: float | None) -> str:

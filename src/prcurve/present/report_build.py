@@ -34,6 +34,7 @@ from prcurve.core.curve import OperatingPoint, PRCurve
 from prcurve.errors import UndefinedMetricWarning
 from prcurve.present.report import InputSummary, ModelReport, Report, ReportSettings
 from prcurve.space import bounds
+from prcurve.space.intervals import bootstrap_average_precision
 from prcurve.space.multiclass import pr_curve
 
 if TYPE_CHECKING:
@@ -105,6 +106,36 @@ def _bounds_values(
     return out
 
 
+def _interval_values(curve: PRCurve, settings: ReportSettings) -> dict[str, Any] | None:
+    """The headline AP's stratified bootstrap interval, or why there is none."""
+    if settings.ci_level is None:
+        return None
+    method = settings.ap_method
+    entry: dict[str, Any] = {"statistic": f"average_precision[{method}]",
+                             "method": "percentile bootstrap (stratified)",
+                             "level": settings.ci_level, "resamples": settings.resamples,
+                             "seed": settings.seed, "low": None, "high": None}
+    cells = len(curve)
+    if settings.ci_max_cells is not None and cells > settings.ci_max_cells:
+        entry["note"] = (f"not computed by default: {cells} distinct scores make the bootstrap "
+                         f"slow (above {settings.ci_max_cells}); pass --ci {settings.ci_level:g} "
+                         "to compute it")
+        return entry
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UndefinedMetricWarning)
+            interval = bootstrap_average_precision(
+                curve, method=method, n_resamples=settings.resamples, level=settings.ci_level,
+                seed=settings.seed)
+    except ValueError as error:  # e.g. weighted data: resampling needs whole counts
+        entry["note"] = f"not available: {error}"
+        return entry
+    entry["low"], entry["high"] = _number(interval.lower), _number(interval.upper)
+    if entry["low"] is None:
+        entry["note"] = "undefined"
+    return entry
+
+
 def _model_values(curve: PRCurve, settings: ReportSettings) -> dict[str, Any]:
     """Every number of one model, read off its curve (undefined -> None with a note)."""
     with warnings.catch_warnings():
@@ -115,6 +146,7 @@ def _model_values(curve: PRCurve, settings: ReportSettings) -> dict[str, Any]:
         best = curve.best_f(settings.beta)
         at_recall = curve.precision_at_recall(settings.recall_level)
         at_precision = curve.recall_at_precision(settings.precision_level)
+        roc_auc = _number(curve.roc().auc())
     aucpr = ap["davis_goadrich"]
     edges = curve.edges
     values: dict[str, Any] = {
@@ -133,6 +165,8 @@ def _model_values(curve: PRCurve, settings: ReportSettings) -> dict[str, Any]:
         "ap": {"method": settings.ap_method, "value": ap[settings.ap_method]},
         "aucpr": {"method": "davis_goadrich", "value": aucpr},
         **_bounds_values(curve, settings.ap_method, _nan(ap[settings.ap_method]), _nan(aucpr)),
+        "roc_auc": roc_auc,
+        "ap_interval": _interval_values(curve, settings),
         "best_f": _point(best, beta=settings.beta),
         "precision_at_recall": _point(at_recall, level=settings.recall_level),
         "recall_at_precision": _point(at_precision, level=settings.precision_level),
