@@ -451,6 +451,10 @@ class Report:
                 "normalized_ap": v["normalized_ap"]["value"],
                 "min_aucpr_davis_goadrich": v["min_aucpr"]["value"],
                 "aucnpr_davis_goadrich": v["aucnpr"]["value"],
+                "roc_auc": v.get("roc_auc"),
+                "ap_ci_level": (v.get("ap_interval") or {}).get("level"),
+                "ap_ci_low": (v.get("ap_interval") or {}).get("low"),
+                "ap_ci_high": (v.get("ap_interval") or {}).get("high"),
                 "best_f_beta": v["best_f"]["beta"],
             }
             for key in ("best_f", "precision_at_recall", "recall_at_precision"):
