@@ -21,6 +21,7 @@ from prcurve.core.curve import OperatingPoint, PRCurve
 from prcurve.core.roc import ROCCurve, roc_curve
 from prcurve.core.table import Table
 from prcurve.errors import InvalidInputError, UndefinedMetricError, UndefinedMetricWarning
+from prcurve.present.report_build import report
 from prcurve.ranking import (
     JudgedRun,
     Measure,
@@ -130,6 +131,7 @@ __all__ = [
     "recall",
     "recall_at_k",
     "reciprocal_rank",
+    "report",
     "roc_auc",
     "roc_curve",
     "worst_ranking_counts",

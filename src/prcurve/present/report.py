@@ -52,6 +52,7 @@ from prcurve.errors import UndefinedMetricWarning
 from prcurve.validation.files import bad_fail_under, metric_not_available
 
 if TYPE_CHECKING:
+    from matplotlib.figure import Figure
     from rich.console import Console
     from rich.table import Table as RichTable
 
@@ -563,6 +564,47 @@ class Report:
         written.append(report_path)
         return written
 
+    def _repr_html_(self) -> str:
+        """Notebook display: the header, the models side by side and the PR plot (SVG).
+
+        The interactive page is :meth:`to_html`; this needs no script to show."""
+        import html
+
+        parts = [f"<p>{html.escape(line)}</p>" for line in self.header_lines()]
+        parts.append(self.comparison_table().to_html(digits=None, caption="models"))
+        try:
+            from prcurve.present.plot import svg_text
+
+            parts.append(svg_text(self.pr_figure()))
+        except ImportError:  # no matplotlib: the numbers alone
+            parts.append("<p>(install matplotlib to see the plot)</p>")
+        return "\n".join(parts)
+
+    def pr_figure(self) -> Figure:
+        """The report's PR figure (pr_curve.png): one panel per prevalence, each with its
+        unachievable region (matplotlib, imported here)."""
+        # Figures built without pyplot: no GUI backend, no global state, nothing to close.
+        from matplotlib.figure import Figure
+
+        from prcurve.present import plot
+
+        curves = {m.name: m.curve for m in self.models}
+        groups = plot.group_by_prevalence(curves)
+        style = {"ap_method": self.settings.ap_method, "beta": self.settings.beta}
+        if len(groups) == 1:
+            figure = Figure(figsize=plot.PR_FIGSIZE, layout="constrained")
+            plot.plot_pr_curves(curves, figure.add_subplot(), **style)  # type: ignore[arg-type]
+            return figure
+        inputs = {m.name: m.input.name for m in self.models}
+        titles = []
+        for group in groups:
+            names = ", ".join(dict.fromkeys(inputs[name] for name in group))
+            titles.append(f"{names} (π = {next(iter(group.values())).prevalence:.3g})")
+        figure = Figure(layout="constrained")
+        plot.plot_pr_curves_grid(groups, titles=titles, figure=figure,
+                                 **style)  # type: ignore[arg-type]
+        return figure
+
     def _write_plots(self, folder: Path) -> list[Path]:
         # Figures built without pyplot: no GUI backend, no global state, nothing to close.
         from matplotlib.figure import Figure
@@ -571,24 +613,13 @@ class Report:
 
         curves = {m.name: m.curve for m in self.models}
         written = []
-        groups = plot.group_by_prevalence(curves)
-        style = {"ap_method": self.settings.ap_method, "beta": self.settings.beta}
-        if len(groups) == 1:
-            figure = Figure(figsize=plot.PR_FIGSIZE, layout="constrained")
-            plot.plot_pr_curves(curves, figure.add_subplot(), **style)  # type: ignore[arg-type]
-        else:  # one panel per prevalence: each has its own unachievable region (seed 004)
-            inputs = {m.name: m.input.name for m in self.models}
-            titles = []
-            for group in groups:
-                names = ", ".join(dict.fromkeys(inputs[name] for name in group))
-                titles.append(f"{names} (π = {next(iter(group.values())).prevalence:.3g})")
-            figure = Figure(layout="constrained")
-            plot.plot_pr_curves_grid(groups, titles=titles, figure=figure,
-                                     **style)  # type: ignore[arg-type]
-        for suffix in ("png", "svg"):
-            path = folder / f"pr_curve.{suffix}"
-            figure.savefig(path, dpi=plot.DPI)
-            written.append(path)
+        figure = self.pr_figure()
+        path = folder / "pr_curve.png"
+        figure.savefig(path, dpi=plot.DPI)
+        written.append(path)
+        path = folder / "pr_curve.svg"
+        path.write_text(plot.svg_text(figure), encoding="utf-8")  # the same bytes every run
+        written.append(path)
         grid = plot.plot_thresholds_grid(curves, beta=self.settings.beta,
                                          figure=Figure(layout="constrained"))
         path = folder / "threshold.png"

@@ -41,7 +41,7 @@ if TYPE_CHECKING:
     from prcurve.io import LoadedInput, ScoredColumn
     from prcurve.io.stream import StreamedCounts, StreamedInput
 
-__all__ = ["build_report", "build_streamed_report", "evaluate", "model_names"]
+__all__ = ["build_report", "build_streamed_report", "evaluate", "model_names", "report"]
 
 
 
@@ -303,3 +303,42 @@ def evaluate(
         weights = data[2] if len(data) > 2 else None
         out.append(_evaluate_one(name, summary, None, None, y_true, y_score, weights, chosen))
     return Report(settings=chosen, inputs=[summary], models=out)
+
+
+def report(
+    y_true: Any,
+    y_score: Any,
+    *,
+    sample_weight: Any = None,
+    ap_method: APMethod = "step",
+    beta: float = 1.0,
+    bins: int | None = None,
+    recall_level: float = 0.9,
+    precision_level: float = 0.9,
+    ci: float | None = 0.95,
+    resamples: int = 1000,
+) -> Report:
+    """The report of one model's scores, or of several models' scores of the same samples.
+
+    ``y_score`` is one array (a model called "model") or a mapping of model
+    name to scores; labels and weights as in :func:`prcurve.pr_curve`. The
+    other keywords are :class:`~prcurve.present.report.ReportSettings`
+    (``ci=None`` for no bootstrap interval; it is always computed when asked
+    here). The :class:`~prcurve.present.report.Report` displays itself in a
+    notebook (its models side by side and the PR plot); ``.to_text()``,
+    ``.to_json()``, ``.to_html()`` (the interactive page) and
+    ``.write(folder)`` give the command line's outputs.
+
+    Examples
+    --------
+    >>> import prcurve
+    >>> r = prcurve.report([1, 0, 1, 0], {"a": [0.9, 0.8, 0.7, 0.6], "b": [0.6, 0.7, 0.8, 0.9]})
+    >>> [m.name for m in r.models], round(r.models[0].values["ap"]["value"], 4)
+    (['a', 'b'], 0.8333)
+    """
+    settings = ReportSettings(ap_method=ap_method, beta=beta, bins=bins,
+                              recall_level=recall_level, precision_level=precision_level,
+                              ci_level=ci, resamples=resamples, ci_max_cells=None)
+    models = y_score if isinstance(y_score, Mapping) else {"model": y_score}
+    return evaluate({str(name): (y_true, scores, sample_weight)
+                     for name, scores in models.items()}, settings)
