@@ -26,9 +26,11 @@ from prcurve.present.plot import (
     plot_pr_curve,
     plot_pr_curves,
     plot_pr_curves_grid,
+    pr_grid_size,
+)
+from prcurve.present.threshold_plot import (
     plot_thresholds,
     plot_thresholds_grid,
-    pr_grid_size,
     threshold_grid_size,
 )
 from prcurve.space import bounds

@@ -7,8 +7,8 @@
   (Theorem 1), the random classifier's precision at the prevalence π, iso-F
   contours, and each curve's best-F point marked with its threshold. Legend
   entries carry the AP and its method.
-- :func:`plot_thresholds`: precision, recall and F-beta against the threshold
-  (predict positive when ``score >= threshold``), with the best threshold.
+- precision, recall and F-beta against the threshold are in
+  :mod:`prcurve.present.threshold_plot`.
 
 Each returns the matplotlib objects it drew, so that they can be restyled or
 inspected. Nothing here computes a metric: the values are views of the
@@ -42,33 +42,28 @@ from numpy.typing import NDArray
 from prcurve.core.average_precision import APMethod
 from prcurve.core.curve import PRCurve
 from prcurve.errors import UndefinedMetricWarning
+from prcurve.present.labels import place_labels
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
-    from matplotlib.backend_bases import RendererBase
     from matplotlib.collections import PolyCollection
     from matplotlib.figure import Figure
     from matplotlib.lines import Line2D
     from matplotlib.text import Annotation, Text
-    from matplotlib.transforms import Bbox
 
 __all__ = [
     "DPI",
     "LOW_PREVALENCE",
     "PR_FIGSIZE",
     "PRPlot",
-    "ThresholdPlot",
     "close",
     "group_by_prevalence",
     "place_labels",
     "plot_pr_curve",
     "plot_pr_curves",
     "plot_pr_curves_grid",
-    "plot_thresholds",
-    "plot_thresholds_grid",
     "pr_grid_size",
     "svg_text",
-    "threshold_grid_size",
 ]
 
 F64 = NDArray[np.float64]
@@ -126,18 +121,6 @@ class PRPlot:
     best_labels: dict[str, Annotation] = field(default_factory=dict)
     notes: list[Text] = field(default_factory=list)
     inset: Axes | None = None
-
-
-@dataclass
-class ThresholdPlot:
-    """What :func:`plot_thresholds` drew: one line per quantity and the best threshold."""
-
-    figure: Figure
-    ax: Axes
-    precision: Line2D
-    recall: Line2D
-    f_beta: Line2D
-    best: Line2D | None
 
 
 def _pyplot() -> Any:
@@ -455,119 +438,6 @@ def _low_prevalence_inset(drawn: PRPlot, curves: Mapping[str, PRCurve], pi: floa
     return inset
 
 
-def _boxes_overlap(a: Bbox, b: Bbox) -> bool:
-    return bool(a.x0 < b.x1 and b.x0 < a.x1 and a.y0 < b.y1 and b.y0 < a.y1)
-
-
-# Where a label may go, around its point: offsets in points, nearest first, with the
-# alignment that keeps the text on the far side of the point.
-_OFFSETS = tuple(
-    (dx * r, dy * r, "left" if dx > 0 else "right" if dx < 0 else "center",
-     "bottom" if dy > 0 else "top" if dy < 0 else "center")
-    for r in (8, 18, 30, 46)
-    for dx, dy in ((-1, -1), (1, -1), (-1, 1), (1, 1), (0, -1.4), (0, 1.4), (-1.4, 0), (1.4, 0))
-)
-
-
-def _marker_box(point: Line2D, renderer: RendererBase) -> Bbox:
-    from matplotlib.transforms import Bbox
-
-    x, y = (float(v) for v in np.asarray(point.get_xydata())[0])
-    cx, cy = point.axes.transData.transform((x, y))  # type: ignore[union-attr]
-    size = float(point.get_markersize())
-    half = (size / 2 + 1) * float(cast(float, renderer.points_to_pixels(1.0)))
-    return Bbox([[cx - half, cy - half], [cx + half, cy + half]])
-
-
-def place_labels(plots: Sequence[PRPlot]) -> None:
-    """Move every best-point label to where it overlaps no other label, best-point marker,
-    note, inset or legend, inside its axes.
-
-    Runs the figure's layout first, so that the boxes are final; the labels
-    themselves stay out of the layout. Each label tries positions around its
-    point, nearest first; if none is free it goes to the nearest free spot of
-    its axes with a leader line to its point. :func:`plot_pr_curves` and
-    :func:`plot_pr_curves_grid` call it; call it again after changing a figure
-    that holds such plots.
-    """
-    if not plots:
-        return
-    figure = plots[0].figure
-    figure.draw_without_rendering()
-    renderer = figure._get_renderer()  # type: ignore[attr-defined]
-    for drawn in plots:
-        ax = drawn.ax
-        area = ax.get_window_extent(renderer)
-        taken: list[Bbox] = [_marker_box(p, renderer) for p in drawn.best_points.values()]
-        taken += [note.get_window_extent(renderer) for note in drawn.notes]
-        if drawn.inset is not None:
-            taken.append(drawn.inset.get_tightbbox(renderer) or drawn.inset.bbox)
-        legend = ax.get_legend()
-        if legend is not None:
-            taken.append(legend.get_window_extent(renderer))
-        for name, label in list(drawn.best_labels.items()):
-            placed = _place_one(label, ax, area, taken, renderer)
-            drawn.best_labels[name] = placed
-            taken.append(_text_box(placed, renderer))
-
-
-def _text_box(label: Annotation, renderer: RendererBase) -> Bbox:
-    """The label's own box, without its leader line (Annotation's extent includes it)."""
-    from matplotlib.text import Text
-
-    return Text.get_window_extent(label, renderer)
-
-
-def _fits(label: Annotation, area: Bbox, taken: list[Bbox], renderer: RendererBase) -> bool:
-    label.update_positions(renderer)
-    box = _text_box(label, renderer)
-    inside = (box.x0 >= area.x0 and box.x1 <= area.x1 and box.y0 >= area.y0
-              and box.y1 <= area.y1)
-    return inside and not any(_boxes_overlap(box, other) for other in taken)
-
-
-_LABEL_STYLE: dict[str, Any] = {
-    "fontsize": 7, "zorder": 5, "annotation_clip": False,
-    "bbox": {"boxstyle": "round,pad=0.15", "facecolor": "white", "alpha": 0.85,
-             "edgecolor": "none"},
-}
-
-
-def _place_one(label: Annotation, ax: Axes, area: Bbox, taken: list[Bbox],
-               renderer: RendererBase) -> Annotation:
-    """The label, redrawn at its first free position (a new Annotation; the old is removed)."""
-    text, xy, color = label.get_text(), label.xy, label.get_color()
-    gid = label.get_gid()
-    label.remove()
-
-    def annotate(position: tuple[float, float], coords: str, ha: str, va: str,
-                 leader: bool) -> Annotation:
-        made = ax.annotate(text, xy=xy, xytext=position, textcoords=coords, color=color,
-                           ha=cast(Any, ha), va=cast(Any, va), **_LABEL_STYLE,
-                           arrowprops={"arrowstyle": "-", "color": color, "linewidth": 0.6,
-                                       "shrinkA": 0, "shrinkB": 3} if leader else None)
-        made.set_in_layout(False)
-        made.set_gid(gid)
-        return made
-
-    for dx, dy, ha, va in _OFFSETS:
-        candidate = annotate((dx, dy), "offset points", ha, va, leader=False)
-        if _fits(candidate, area, taken, renderer):
-            return candidate
-        candidate.remove()
-    # No room next to the point: the nearest free spot of the axes, with a leader line.
-    x, y = float(xy[0]), float(xy[1])
-    spots = sorted(((float(fx), float(fy)) for fx in np.linspace(0.1, 0.9, 9)
-                    for fy in np.linspace(0.06, 0.94, 12)),
-                   key=lambda s: (s[0] - x) ** 2 + (s[1] - y) ** 2)
-    for spot in spots:
-        candidate = annotate(spot, "axes fraction", "center", "center", leader=True)
-        if _fits(candidate, area, taken, renderer):
-            return candidate
-        candidate.remove()
-    return annotate(spots[0], "axes fraction", "center", "center", leader=True)
-
-
 def group_by_prevalence(curves: Mapping[str, PRCurve]) -> list[dict[str, PRCurve]]:
     """The curves in groups of equal prevalence (to 1e-12), in order of first appearance.
 
@@ -670,150 +540,3 @@ def plot_pr_curve(
     ([0.0, 0.5, 0.5, 1.0], [1.0, 1.0, 0.5, 0.6666666666666666])
     """
     return plot_pr_curves({label: curve}, ax, **kwargs)
-
-
-def _step_against_threshold(thresholds: F64, values: F64) -> tuple[F64, F64]:
-    """x ascending; the value at a threshold holds down to the next lower threshold."""
-    return thresholds[::-1], values[::-1]
-
-
-def plot_thresholds(
-    curve: PRCurve,
-    ax: Axes | None = None,
-    *,
-    beta: float = 1.0,
-    title: str | None = None,
-    mark_best: bool = True,
-    legend: str | None = "outside",
-) -> ThresholdPlot:
-    """Draw precision, recall and F-beta against the decision threshold.
-
-    At threshold ``t`` the classifier predicts positive every score ``>= t``;
-    between two adjacent thresholds of the curve nothing changes, so each line
-    is a step function (seed 003: everything depends on the threshold).
-
-    Parameters
-    ----------
-    curve : PRCurve
-    ax : matplotlib Axes, optional
-        Where to draw; a new figure if None.
-    beta : float, default 1.0
-        The F-beta drawn and maximised.
-    title : str, optional
-    mark_best : bool, default True
-        A vertical line at the best F-beta threshold.
-    legend : str or None, default "outside"
-        "outside" puts the legend right of the axes, so that it covers no
-        line; any other string is a matplotlib ``loc``; None draws none.
-
-    Returns
-    -------
-    ThresholdPlot
-
-    Examples
-    --------
-    >>> import matplotlib
-    >>> matplotlib.use("Agg")
-    >>> from prcurve import pr_curve
-    >>> from prcurve.present.plot import plot_thresholds
-    >>> drawn = plot_thresholds(pr_curve([1, 0, 1], [0.9, 0.5, 0.1]))
-    >>> drawn.recall.get_xdata().tolist(), drawn.recall.get_ydata().tolist()
-    ([0.1, 0.5, 0.9], [1.0, 0.5, 0.5])
-    """
-    if ax is None:
-        figure = _pyplot().figure(figsize=(7.0, 4.5), layout="constrained")
-        ax = figure.add_subplot()
-    else:
-        figure = ax.get_figure()
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", UndefinedMetricWarning)
-        precision = curve.precision
-        recall = curve.recall
-        f = curve.f_beta(beta)
-        best = curve.best_f(beta)
-    t = curve.thresholds
-    name_f = f"F{beta:g}"
-    lines = []
-    for values, label, color in ((precision, "precision", "tab:blue"),
-                                 (recall, "recall", "tab:orange"),
-                                 (f, name_f, "tab:green")):
-        x, y = _step_against_threshold(t, values)
-        (line,) = ax.plot(x, y, drawstyle="steps-pre", label=label, color=color, linewidth=1.5,
-                          clip_on=False)  # values lie in [0, 1], x in the limits
-        lines.append(line)
-    best_line = None
-    if mark_best and math.isfinite(best.threshold):
-        best_line = ax.axvline(best.threshold, color="0.3", linestyle="--", linewidth=1.0,
-                               label=f"best {name_f} = {best.value:.3f} at t = "
-                               f"{_format_threshold(best.threshold)}")
-    low, high = (float(t.min()), float(t.max())) if t.shape[0] else (0.0, 1.0)
-    if low == high:
-        low, high = low - 0.5, high + 0.5
-    pad = 0.02 * (high - low)
-    ax.set_xlim(low - pad, high + pad)
-    ax.set_ylim(0.0, 1.0)
-    ax.set_xlabel("Threshold (predict positive when score ≥ threshold)")
-    ax.set_ylabel("Value")
-    ax.grid(True, color="0.9", linewidth=0.6)
-    if title:
-        ax.set_title(title)
-    if legend == "outside":
-        ax.legend(loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0.0,
-                  fontsize=8, frameon=False)
-    elif legend is not None:
-        ax.legend(loc=cast(Any, legend), fontsize=8, framealpha=0.85)
-    return ThresholdPlot(figure=figure, ax=ax, precision=lines[0], recall=lines[1],
-                         f_beta=lines[2], best=best_line)
-
-
-def threshold_grid_size(n_curves: int, ncols: int = 2) -> tuple[float, float]:
-    """The size in inches of :func:`plot_thresholds_grid`'s figure for ``n_curves`` panels."""
-    n = max(n_curves, 1)
-    cols = min(ncols, n)
-    return (6.0 * cols, 4.2 * math.ceil(n / cols))
-
-
-def plot_thresholds_grid(
-    curves: Mapping[str, PRCurve], *, beta: float = 1.0, ncols: int = 2,
-    figure: Figure | None = None,
-) -> Figure:
-    """One :func:`plot_thresholds` panel per curve, in a grid (the report's threshold.png).
-
-    Examples
-    --------
-    >>> import matplotlib
-    >>> matplotlib.use("Agg")
-    >>> from prcurve import pr_curve
-    >>> from prcurve.present.plot import plot_thresholds_grid
-    >>> fig = plot_thresholds_grid({"a": pr_curve([1, 0], [0.9, 0.1]),
-    ...                             "b": pr_curve([1, 0], [0.1, 0.9])})
-    >>> [ax.get_title() for ax in fig.axes]
-    ['a   (best F1 = 1.000 at t = 0.9)', 'b   (best F1 = 0.667 at t = 0.1)']
-    """
-    n = max(len(curves), 1)
-    cols = min(ncols, n)
-    rows = math.ceil(n / cols)
-    size = threshold_grid_size(len(curves), ncols)
-    if figure is None:
-        figure = _pyplot().figure(figsize=size, layout="constrained")
-    else:
-        figure.set_size_inches(size)
-    axes = figure.subplots(rows, cols, squeeze=False)
-    drawn = None
-    for k, (name, curve) in enumerate(curves.items()):
-        drawn = plot_thresholds(curve, axes[k // cols][k % cols], beta=beta, legend=None)
-        title = name
-        if drawn.best is not None:
-            title += f"   ({drawn.best.get_label()})"
-        drawn.ax.set_title(title, fontsize=10)
-    if drawn is not None:  # one legend for all panels: the lines are the same in each
-        handles = [drawn.precision, drawn.recall, drawn.f_beta]
-        if drawn.best is not None:
-            handles.append(drawn.best)
-        figure.legend(handles, ["precision", "recall", f"F{beta:g}", "best threshold"][
-            : len(handles)], loc="outside upper center", ncols=len(handles), fontsize=9,
-            frameon=False)
-    for k in range(len(curves), rows * cols):
-        axes[k // cols][k % cols].set_visible(False)
-        figure.delaxes(axes[k // cols][k % cols])
-    return figure
