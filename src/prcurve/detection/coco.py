@@ -1,0 +1,541 @@
+"""COCO's accumulate and summarize stages on the matched state, and their views.
+
+Accumulate (pycocotools ``COCOeval.accumulate``), for each category k, area
+range a and maximum detections m: the kept detections of k with rank < m,
+from every image, sorted by decreasing score (a stable sort over images in
+increasing id order, each image's detections in rank order); ignored ones
+contribute to neither count. At detection i (in that order), for each IoU
+threshold t::
+
+    TP_i, FP_i = cumulative true and false positives
+    recall_i    = TP_i / P                   (P: ground truth that counts)
+    precision_i = TP_i / (FP_i + TP_i + eps) (eps = numpy.spacing(1), as pycocotools)
+    p_interp_i  = max over j >= i of precision_j
+
+``precision[t, r, k, a, m]`` is ``p_interp`` at the first detection with
+``recall >= recall_thresholds[r]`` (0 when recall never reaches it);
+``recall[t, k, a, m]`` is the last recall. Both are -1 where P = 0 (a
+category without ground truth in that area range). ``scores[t, r, k, a, m]``
+is the score of that detection.
+
+Summarize: the mean of the entries > -1 over the selected slice, for the 12
+statistics pycocotools prints, with its labels and its 3 decimals.
+
+The per-category curves (:meth:`COCOEvaluation.curve`) are prcurve's
+:class:`~prcurve.PRCurve` of the same detections with tied scores grouped
+into one operating point (prcurve's convention); COCO's array instead keeps
+one point per detection in the tie order above, so its 101-point AP can
+differ from ``curve.average_precision("101point")`` when scores tie.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import cached_property
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from prcurve._undefined import ZeroDivision
+from prcurve.counts import ThresholdCounts
+from prcurve.curve import PRCurve
+from prcurve.detection import _checks
+from prcurve.detection.protocol import COCOProtocol
+from prcurve.table import Table
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
+
+    from prcurve.detection.state import DetectionState
+
+__all__ = ["STAT_NAMES", "COCOEvaluation"]
+
+F64 = NDArray[np.float64]
+I64 = NDArray[np.int64]
+Bool = NDArray[np.bool_]
+
+EPS = float(np.spacing(1))  # pycocotools: tp / (fp + tp + np.spacing(1))
+
+STAT_NAMES = ("AP", "AP50", "AP75", "APs", "APm", "APl",
+              "AR1", "AR10", "AR100", "ARs", "ARm", "ARl")
+"""Short names of the 12 summary statistics, in pycocotools' order."""
+
+
+@dataclass(frozen=True)
+class SortedRecords:
+    """The records of a state in COCO's accumulate order, with codes.
+
+    Detections are sorted by (category, decreasing score, image, rank);
+    category k's are ``[start[k], start[k + 1])``. ``n_pos[k, a]``: ground
+    truth that counts. Ground-truth groups: ``gt_image[j]``,
+    ``gt_category[j]``, ``gt_count[a, j]``.
+    """
+
+    images: NDArray[Any]
+    categories: NDArray[Any]
+    start: I64
+    image: I64
+    score: F64
+    rank: NDArray[np.int32]
+    tp: Bool
+    ignored: Bool
+    n_pos: I64
+    gt_image: I64
+    gt_category: I64
+    gt_count: I64
+
+    @classmethod
+    def from_state(cls, state: DetectionState) -> SortedRecords:
+        records = state.records
+        images = np.unique(records.images)
+        categories = state.categories
+        n_areas = records.gt_count.shape[0]
+        image = np.searchsorted(images, records.image_id).astype(np.int64)
+        category = np.searchsorted(categories, records.category_id).astype(np.int64)
+        order = np.lexsort((records.rank, image, -records.score, category))
+        category = category[order]
+        start = np.searchsorted(category, np.arange(categories.shape[0] + 1)).astype(np.int64)
+        gt_image = np.searchsorted(images, records.gt_image_id).astype(np.int64)
+        gt_category = np.searchsorted(categories, records.gt_category_id).astype(np.int64)
+        n_pos = np.zeros((categories.shape[0], n_areas), dtype=np.int64)
+        for a in range(n_areas):
+            n_pos[:, a] = np.bincount(gt_category, weights=records.gt_count[a],
+                                      minlength=categories.shape[0]).astype(np.int64)
+        return cls(images, categories, start, image[order], records.score[order],
+                   records.rank[order], records.tp[:, :, order], records.ignored[:, :, order],
+                   n_pos, gt_image, gt_category, records.gt_count)
+
+
+def recall_steps(n_pos: int, recall_thresholds: F64) -> I64:
+    """For each recall threshold r, the least TP count c with ``c / n_pos >= r``.
+
+    ``c / n_pos`` is the same float division pycocotools does, and it is
+    non-decreasing in c, so "recall >= r" is exactly "TP >= c".
+    """
+    candidates = np.arange(n_pos + 1) / n_pos
+    steps: I64 = np.searchsorted(candidates, recall_thresholds, side="left").astype(np.int64)
+    return steps
+
+
+def accumulate(records: SortedRecords, protocol: COCOProtocol) -> tuple[F64, F64, F64]:
+    """pycocotools' precision [T, R, K, A, M], recall [T, K, A, M] and scores [T, R, K, A, M]."""
+    n_t = len(protocol.iou_thresholds)
+    rec_thr = np.asarray(protocol.recall_thresholds)
+    n_r = rec_thr.shape[0]
+    n_k = records.categories.shape[0]
+    n_a = protocol.n_areas
+    n_m = len(protocol.max_dets)
+    precision = -np.ones((n_t, n_r, n_k, n_a, n_m))
+    recall = -np.ones((n_t, n_k, n_a, n_m))
+    scores = -np.ones((n_t, n_r, n_k, n_a, n_m))
+    rows = n_a * n_t
+    for k in range(n_k):
+        areas = np.flatnonzero(records.n_pos[k] > 0)
+        if areas.shape[0] == 0:
+            continue
+        lo, hi = int(records.start[k]), int(records.start[k + 1])
+        rank = records.rank[lo:hi]
+        # steps[a, r]: TP needed to reach recall threshold r (areas without P: unused).
+        steps = np.zeros((n_a, n_r), dtype=np.int64)
+        for a in areas:
+            steps[a] = recall_steps(int(records.n_pos[k, a]), rec_thr)
+        for m, max_det in enumerate(protocol.max_dets):
+            keep = rank < max_det
+            n = int(np.count_nonzero(keep))
+            if n == 0:
+                precision[:, :, k, areas, m] = 0.0
+                recall[:, k, areas, m] = 0.0
+                scores[:, :, k, areas, m] = 0.0
+                continue
+            window = slice(lo, hi) if n == hi - lo else np.flatnonzero(keep) + lo
+            tp = records.tp[:, :, window].reshape(rows, n)
+            counted = ~records.ignored[:, :, window].reshape(rows, n)
+            tp_sum = np.cumsum(tp, axis=1)
+            fp_sum = np.cumsum(counted & ~tp, axis=1)
+            tp_f = tp_sum.astype(np.float64)
+            pr = tp_f / (fp_sum.astype(np.float64) + tp_f + EPS)
+            envelope = np.maximum.accumulate(pr[:, ::-1], axis=1)[:, ::-1]
+            # First detection with TP >= steps[r], per row: one searchsorted over the rows
+            # laid end to end, row i offset by i * (n + 1) (TP <= n within a row).
+            offset = np.arange(rows, dtype=np.int64)[:, None] * (n + 1)
+            keys = (tp_sum + offset).ravel()
+            need = np.minimum(np.repeat(steps, n_t, axis=0), n + 1)  # row = a * T + t
+            found = np.searchsorted(keys, (need + offset).ravel(), side="left").reshape(rows, n_r)
+            index = found - np.arange(rows)[:, None] * n
+            reached = index < n
+            index = np.minimum(index, n - 1)
+            flat = index + np.arange(rows)[:, None] * n
+            q = np.where(reached, envelope.ravel()[flat], 0.0)
+            window_scores = records.score[window]
+            ss = np.where(reached, window_scores[index], 0.0)
+            last = tp_f[:, -1].reshape(n_a, n_t)
+            for a in areas:
+                block = slice(a * n_t, (a + 1) * n_t)
+                precision[:, :, k, a, m] = q[block]
+                scores[:, :, k, a, m] = ss[block]
+                recall[:, k, a, m] = last[a] / int(records.n_pos[k, a])
+    return precision, recall, scores
+
+
+def _summarize(precision: F64, recall: F64, protocol: COCOProtocol, ap: bool,
+               iou: float | None, area: str, max_dets: int) -> float:
+    """One statistic, as pycocotools' ``_summarize`` computes it (same slicing, same mean)."""
+    aind = [i for i, label in enumerate(protocol.area_labels) if label == area]
+    mind = [i for i, m in enumerate(protocol.max_dets) if m == max_dets]
+    thresholds = np.asarray(protocol.iou_thresholds)
+    if ap:
+        s = precision
+        if iou is not None:
+            s = s[np.where(iou == thresholds)[0]]
+        s = s[:, :, :, aind, mind]
+    else:
+        s = recall
+        if iou is not None:
+            s = s[np.where(iou == thresholds)[0]]
+        s = s[:, :, aind, mind]
+    kept = s[s > -1]
+    return -1.0 if kept.shape[0] == 0 else float(np.mean(kept))
+
+
+# (ap, iou, area, max_dets index or the literal 100 of pycocotools' default argument)
+_STATS: tuple[tuple[bool, float | None, str, int | None], ...] = (
+    (True, None, "all", None), (True, 0.5, "all", 2), (True, 0.75, "all", 2),
+    (True, None, "small", 2), (True, None, "medium", 2), (True, None, "large", 2),
+    (False, None, "all", 0), (False, None, "all", 1), (False, None, "all", 2),
+    (False, None, "small", 2), (False, None, "medium", 2), (False, None, "large", 2),
+)
+
+
+def summarize(precision: F64, recall: F64, protocol: COCOProtocol) -> tuple[F64, list[str]]:
+    """The 12 statistics and pycocotools' 12 printed lines."""
+    if len(protocol.max_dets) < 3:
+        raise _checks.summary_needs_settings("three max_dets values")
+    line = " {:<18} {} @[ IoU={:<9} | area={:>6s} | maxDets={:>3d} ] = {:0.3f}"
+    thresholds = protocol.iou_thresholds
+    stats = np.zeros(12)
+    lines = []
+    for i, (ap, iou, area, m) in enumerate(_STATS):
+        # pycocotools' stats[0] uses _summarize's default maxDets=100, not maxDets[2].
+        max_dets = 100 if m is None else protocol.max_dets[m]
+        value = _summarize(precision, recall, protocol, ap, iou, area, max_dets)
+        stats[i] = value
+        iou_text = f"{thresholds[0]:0.2f}:{thresholds[-1]:0.2f}" if iou is None else (
+            f"{iou:0.2f}")
+        title = "Average Precision" if ap else "Average Recall"
+        lines.append(line.format(title, "(AP)" if ap else "(AR)", iou_text, area, max_dets,
+                                 value))
+    return stats, lines
+
+
+def _tie_grouped_counts(scores: F64, tp: Bool, n_pos: int) -> ThresholdCounts:
+    """The counts of detections in decreasing score order, ties grouped (prcurve's state)."""
+    if scores.shape[0] == 0:
+        empty = np.zeros(0)
+        return ThresholdCounts._trusted(empty, empty.copy(), empty.copy(), float(n_pos), 0.0)
+    ascending = scores[::-1]
+    change = np.flatnonzero(np.diff(ascending) != 0) + 1
+    starts = np.concatenate(([0], change))
+    positive = tp[::-1].astype(np.float64)
+    pos = np.add.reduceat(positive, starts)
+    neg = np.add.reduceat(1.0 - positive, starts)
+    counts = ThresholdCounts._from_ascending(ascending[starts].astype(np.float64), pos, neg,
+                                             drop_empty=False)
+    return ThresholdCounts._trusted(counts.thresholds, counts.tp, counts.fp, float(n_pos),
+                                    counts.n_neg)
+
+
+class COCOEvaluation:
+    """COCO's evaluation of a detector: pycocotools' arrays and statistics, and their views.
+
+    Attributes
+    ----------
+    protocol : COCOProtocol
+    categories : ndarray, shape (K,)
+        Category ids in increasing order (pycocotools' ``catIds``).
+    images : ndarray
+        Image ids evaluated, increasing.
+    precision : ndarray, shape (T, R, K, A, M)
+        pycocotools' ``eval['precision']`` (module docstring); -1 where a
+        category has no ground truth in an area range.
+    recall : ndarray, shape (T, K, A, M)
+        pycocotools' ``eval['recall']``.
+    scores : ndarray, shape (T, R, K, A, M)
+        pycocotools' ``eval['scores']``.
+    stats : ndarray, shape (12,)
+        pycocotools' ``stats`` (names in :data:`STAT_NAMES`).
+    n_pos : ndarray, shape (K, A)
+        Ground truth that counts per category and area range.
+
+    Examples
+    --------
+    >>> from prcurve.detection import evaluate_coco, GroundTruth, Detections
+    >>> gt = GroundTruth([1, 1], [1, 1], [[0, 0, 10, 10], [20, 0, 10, 10]])
+    >>> dt = Detections([1, 1], [1, 1], [[0, 0, 10, 10], [40, 0, 10, 10]], [0.9, 0.8])
+    >>> result = evaluate_coco(gt, dt)
+    >>> float(result.stats[1])  # AP50: the first detection finds one of two objects
+    0.5049504950495048
+    >>> print(result.summary().splitlines()[1])
+     Average Precision  (AP) @[ IoU=0.50      | area=   all | maxDets=100 ] = 0.505
+    """
+
+    def __init__(self, state: DetectionState, records: SortedRecords, precision: F64,
+                 recall: F64, scores: F64) -> None:
+        protocol = state.protocol
+        if not isinstance(protocol, COCOProtocol):
+            raise _checks.wrong_type("state", state, "a state under the COCO protocol")
+        self.protocol: COCOProtocol = protocol
+        self.state = state
+        self._records = records
+        self.categories = records.categories
+        self.images = records.images
+        self.category_names = state.category_names
+        self.precision = precision
+        self.recall = recall
+        self.scores = scores
+        self.n_pos = records.n_pos
+
+    @classmethod
+    def from_state(cls, state: DetectionState) -> COCOEvaluation:
+        protocol = state.protocol
+        if not isinstance(protocol, COCOProtocol):
+            raise _checks.wrong_type("state", state, "a state under the COCO protocol")
+        records = SortedRecords.from_state(state)
+        precision, recall, scores = accumulate(records, protocol)
+        return cls(state, records, precision, recall, scores)
+
+    @property
+    def n_images(self) -> int:
+        return int(self.images.shape[0])
+
+    def __repr__(self) -> str:
+        return (f"COCOEvaluation({self.n_images} images, {self.categories.shape[0]} categories, "
+                f"AP={self.stats[0]:.4f})")
+
+    @cached_property
+    def _summary(self) -> tuple[F64, list[str]]:
+        return summarize(self.precision, self.recall, self.protocol)
+
+    @property
+    def stats(self) -> F64:
+        """The 12 statistics pycocotools' ``summarize`` computes (-1 where undefined)."""
+        return self._summary[0]
+
+    def stats_dict(self) -> dict[str, float]:
+        """The 12 statistics by short name (:data:`STAT_NAMES`)."""
+        return {name: float(v) for name, v in zip(STAT_NAMES, self.stats, strict=True)}
+
+    def summary(self) -> str:
+        """The 12 lines pycocotools' ``summarize`` prints, byte for byte."""
+        return "\n".join(self._summary[1])
+
+    # -- settings ------------------------------------------------------------------------
+
+    def _t(self, iou_threshold: float) -> int:
+        thresholds = np.asarray(self.protocol.iou_thresholds)
+        value = _checks.check_fraction("iou_threshold", iou_threshold)
+        close = np.flatnonzero(np.abs(thresholds - value) < 1e-9)
+        if close.shape[0] == 0:
+            raise _checks.unknown_setting("iou_threshold", iou_threshold,
+                                          [round(t, 4) for t in thresholds.tolist()])
+        return int(close[0])
+
+    def _a(self, area: str) -> int:
+        labels = self.protocol.area_labels
+        if area not in labels:
+            raise _checks.unknown_setting("area", area, list(labels))
+        return labels.index(area)
+
+    def _m(self, max_dets: int | None) -> int:
+        if max_dets is None:
+            return len(self.protocol.max_dets) - 1
+        if max_dets not in self.protocol.max_dets:
+            raise _checks.unknown_setting("max_dets", max_dets, list(self.protocol.max_dets))
+        return self.protocol.max_dets.index(max_dets)
+
+    def _k(self, category: Any) -> int:
+        ids = self.categories
+        for k, value in enumerate(ids.tolist()):
+            if value == category and not isinstance(category, bool):
+                return k
+        for cid, name in self.category_names.items():
+            if name == category:
+                return self._k(cid)
+        raise _checks.unknown_category(category, ids)
+
+    def _name(self, k: int) -> str:
+        cid = self.categories[k].item()
+        return self.category_names.get(cid, str(cid))
+
+    # -- per category -----------------------------------------------------------------------
+
+    def average_precision(self, category: Any = None, *, iou_threshold: float | None = None,
+                          area: str = "all", max_dets: int | None = None) -> float:
+        """COCO AP (mean of ``precision`` entries > -1) for one category or all.
+
+        ``iou_threshold=None`` averages over every IoU threshold (AP@[.5:.95]);
+        NaN when nothing is defined (no ground truth).
+
+        Examples
+        --------
+        >>> from prcurve.detection import evaluate_coco, GroundTruth, Detections
+        >>> gt = GroundTruth([1], [1], [[0, 0, 10, 10]])
+        >>> dt = Detections([1], [1], [[0, 0, 10, 9]], [0.9])  # IoU 0.9
+        >>> result = evaluate_coco(gt, dt)
+        >>> result.average_precision(1, iou_threshold=0.9), result.average_precision(1)
+        (1.0, 0.9)
+        """
+        s = self.precision
+        if iou_threshold is not None:
+            s = s[self._t(iou_threshold):self._t(iou_threshold) + 1]
+        s = s[:, :, :, self._a(area), self._m(max_dets)]
+        if category is not None:
+            s = s[:, :, self._k(category)]
+        kept = s[s > -1]
+        return float(np.mean(kept)) if kept.shape[0] else math.nan
+
+    def counts(self, category: Any, *, iou_threshold: float = 0.5, area: str = "all",
+               max_dets: int | None = None) -> ThresholdCounts:
+        """The count state of one category: its detections as scores with TP/FP labels
+        (ignored ones left out), ties grouped, ``n_pos`` the ground truth that counts."""
+        k, t, a, m = self._k(category), self._t(iou_threshold), self._a(area), self._m(max_dets)
+        r = self._records
+        lo, hi = int(r.start[k]), int(r.start[k + 1])
+        keep = (r.rank[lo:hi] < self.protocol.max_dets[m]) & ~r.ignored[a, t, lo:hi]
+        return _tie_grouped_counts(r.score[lo:hi][keep], r.tp[a, t, lo:hi][keep],
+                                   int(r.n_pos[k, a]))
+
+    def curve(self, category: Any, *, iou_threshold: float = 0.5, area: str = "all",
+              max_dets: int | None = None, zero_division: ZeroDivision = "nan") -> PRCurve:
+        """The precision–recall curve of one category at one IoU threshold.
+
+        A :class:`~prcurve.PRCurve`: every AP method, ``best_f`` (the score
+        threshold to deploy), precision at a recall, plots. Recall is over all
+        the category's ground truth that counts, found or not.
+
+        Examples
+        --------
+        >>> from prcurve.detection import evaluate_coco, GroundTruth, Detections
+        >>> gt = GroundTruth([1, 1], [1, 1], [[0, 0, 10, 10], [20, 0, 10, 10]])
+        >>> dt = Detections([1, 1], [1, 1], [[0, 0, 10, 10], [40, 0, 10, 10]], [0.9, 0.8])
+        >>> curve = evaluate_coco(gt, dt).curve(1)
+        >>> curve.precision.tolist(), curve.recall.tolist()
+        ([1.0, 0.5], [0.5, 0.5])
+        """
+        counts = self.counts(category, iou_threshold=iou_threshold, area=area,
+                             max_dets=max_dets)
+        return PRCurve(counts, zero_division=zero_division)
+
+    def per_category(self) -> Table:
+        """One row per category: AP, AP50, AP75, AP by area, AR at the largest max_dets,
+        ground truth that counts (area all) and kept detections; NaN without ground truth."""
+        n_k = self.categories.shape[0]
+        columns: dict[str, list[Any]] = {"category_id": self.categories.tolist(),
+                                         "name": [self._name(k) for k in range(n_k)]}
+        m = len(self.protocol.max_dets) - 1
+        thresholds = self.protocol.iou_thresholds
+
+        def mean(values: F64) -> float:
+            kept = values[values > -1]
+            return float(np.mean(kept)) if kept.shape[0] else math.nan
+
+        columns["AP"] = [mean(self.precision[:, :, k, 0, m]) for k in range(n_k)]
+        for label, value in (("AP50", 0.5), ("AP75", 0.75)):
+            if any(abs(t - value) < 1e-9 for t in thresholds):
+                t = self._t(value)
+                columns[label] = [mean(self.precision[t, :, k, 0, m]) for k in range(n_k)]
+        for a, label in enumerate(self.protocol.area_labels[1:], start=1):
+            columns[f"AP_{label}"] = [mean(self.precision[:, :, k, a, m]) for k in range(n_k)]
+        columns[f"AR{self.protocol.max_dets[m]}"] = [mean(self.recall[:, k, 0, m])
+                                                     for k in range(n_k)]
+        columns["n_gt"] = self.n_pos[:, 0].tolist()
+        r = self._records
+        columns["n_detections"] = np.diff(r.start).tolist()
+        return Table({name: np.asarray(values, dtype=object if name == "name" else None)
+                      for name, values in columns.items()})
+
+    def best_f(self, *, iou_threshold: float = 0.5, area: str = "all",
+               max_dets: int | None = None, beta: float = 1.0) -> Table:
+        """Per category, the score threshold of maximal F-beta and its precision and recall.
+
+        The confidence threshold to deploy each class at (highest threshold on
+        ties); NaN for a category without ground truth or detections.
+
+        Examples
+        --------
+        >>> from prcurve.detection import evaluate_coco, GroundTruth, Detections
+        >>> gt = GroundTruth([1, 1], [1, 1], [[0, 0, 10, 10], [20, 0, 10, 10]])
+        >>> dt = Detections([1, 1, 1], [1, 1, 1], [[0, 0, 10, 10], [40, 0, 10, 10],
+        ...                 [20, 0, 10, 10]], [0.9, 0.8, 0.7])
+        >>> table = evaluate_coco(gt, dt).best_f()
+        >>> table["threshold"].tolist(), table["f1"].round(4).tolist()
+        ([0.7], [0.8])
+        """
+        b = _checks.check_positive_number("beta", beta)
+        rows: dict[str, list[Any]] = {"category_id": [], "name": [], "threshold": [],
+                                      f"f{b:g}": [], "precision": [], "recall": []}
+        for k in range(self.categories.shape[0]):
+            curve = self.curve(self.categories[k].item(), iou_threshold=iou_threshold,
+                               area=area, max_dets=max_dets, zero_division=0)
+            if curve.n_pos == 0 or len(curve) == 0:
+                point = (math.nan, math.nan, math.nan, math.nan)
+            else:
+                best = curve.best_f(b)
+                point = (best.threshold, best.value, best.precision, best.recall)
+            rows["category_id"].append(self.categories[k].item())
+            rows["name"].append(self._name(k))
+            for key, value in zip(("threshold", f"f{b:g}", "precision", "recall"), point,
+                                  strict=True):
+                rows[key].append(value)
+        return Table({name: np.asarray(values, dtype=object if name == "name" else None)
+                      for name, values in rows.items()})
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready summary: protocol, statistics (-1 kept as pycocotools has it),
+        per-category AP and best-F thresholds."""
+        def clean(value: Any) -> Any:
+            if isinstance(value, float) and math.isnan(value):
+                return None
+            return value
+
+        per_category = self.per_category().to_dict()
+        best = self.best_f().to_dict()
+        table = [
+            {**{key: clean(per_category[key][k]) for key in per_category},
+             "best_f1": {"threshold": clean(best["threshold"][k]), "f1": clean(best["f1"][k]),
+                         "precision": clean(best["precision"][k]),
+                         "recall": clean(best["recall"][k])}}
+            for k in range(self.categories.shape[0])
+        ]
+        return {
+            "protocol": "coco",
+            "iou_type": "bbox",
+            "parameters": {
+                "iou_thresholds": list(self.protocol.iou_thresholds),
+                "recall_thresholds": len(self.protocol.recall_thresholds),
+                "max_dets": list(self.protocol.max_dets),
+                "area_ranges": {label: [lo, hi] for label, lo, hi in self.protocol.area_ranges},
+            },
+            "n_images": self.n_images,
+            "n_categories": int(self.categories.shape[0]),
+            "stats": self.stats_dict(),
+            "summary": self._summary[1],
+            "per_category": table,
+        }
+
+    # -- plots ---------------------------------------------------------------------------
+
+    def plot_iou_curves(self, **kwargs: Any) -> Figure:
+        """:func:`prcurve.plot_detection.plot_iou_curves` (matplotlib loads then)."""
+        from prcurve.plot_detection import plot_iou_curves
+
+        return plot_iou_curves(self, **kwargs)
+
+    def plot_class_curves(self, categories: Sequence[Any] | None = None,
+                          **kwargs: Any) -> Figure:
+        """:func:`prcurve.plot_detection.plot_class_curves` (matplotlib loads then)."""
+        from prcurve.plot_detection import plot_class_curves
+
+        return plot_class_curves(self, categories, **kwargs)

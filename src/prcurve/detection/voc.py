@@ -1,0 +1,231 @@
+"""PASCAL VOC's evaluation on the matched state: per-class AP and mAP, and their views.
+
+For each class (the devkit's ``VOCevaldet.m`` after matching): detections
+in decreasing score; a true positive adds to TP, a false positive (no
+overlap >= the threshold, or a duplicate) to FP, a detection on a difficult
+object to neither; recall is TP over the class's non-difficult ground truth.
+AP is a named prcurve method on that count state: ``"interpolated"`` is VOC
+2010+'s all-point AP (the area under the interpolated precision),
+``"11point"`` VOC 2007's mean interpolated precision at recall 0, 0.1, ...,
+1. mAP is the mean over classes with ground truth (a class without any has
+AP NaN and is left out, as COCO leaves out its -1).
+
+Tied scores are one operating point (prcurve's convention). The devkit
+instead walks tied detections one by one in its sort order, so on ties its
+interpolated precision can differ; with distinct scores the numbers agree.
+The devkit's 11 levels are ``0:0.1:1`` in floating point (0.30000000000000004,
+...); prcurve's are k / 10 exactly, which matters only for a recall of
+exactly 0.3, 0.6 or 0.7.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from prcurve._undefined import ZeroDivision
+from prcurve.counts import ThresholdCounts
+from prcurve.curve import PRCurve
+from prcurve.detection import _checks
+from prcurve.detection.coco import SortedRecords, _tie_grouped_counts
+from prcurve.detection.protocol import VOCProtocol
+from prcurve.table import Table
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
+
+    from prcurve.detection.state import DetectionState
+
+__all__ = ["VOCEvaluation"]
+
+F64 = NDArray[np.float64]
+
+
+class VOCEvaluation:
+    """PASCAL VOC's evaluation of a detector (module docstring).
+
+    Attributes
+    ----------
+    protocol : VOCProtocol
+    categories : ndarray, shape (K,)
+    images : ndarray
+    ap : ndarray, shape (T, K)
+        AP of each class at each IoU threshold by ``protocol.ap_method``
+        (NaN for a class without non-difficult ground truth).
+    mean_ap : ndarray, shape (T,)
+        mAP at each IoU threshold.
+    n_pos : ndarray, shape (K,)
+        Non-difficult ground truth per class.
+
+    Examples
+    --------
+    >>> from prcurve.detection import evaluate_voc, GroundTruth, Detections
+    >>> gt = GroundTruth([1, 1], ["cat", "cat"], [[0, 0, 10, 10], [20, 0, 10, 10]])
+    >>> dt = Detections([1, 1], ["cat", "cat"], [[0, 0, 10, 10], [40, 0, 10, 10]], [0.9, 0.8])
+    >>> result = evaluate_voc(gt, dt)
+    >>> result.mean_ap.tolist(), result.ap.tolist()
+    ([0.5], [[0.5]])
+    """
+
+    def __init__(self, state: DetectionState, records: SortedRecords) -> None:
+        protocol = state.protocol
+        if not isinstance(protocol, VOCProtocol):
+            raise _checks.wrong_type("state", state, "a state under the VOC protocol")
+        self.protocol: VOCProtocol = protocol
+        self.state = state
+        self._records = records
+        self.categories = records.categories
+        self.images = records.images
+        self.category_names = state.category_names
+        self.n_pos = records.n_pos[:, 0]
+        n_t = len(protocol.iou_thresholds)
+        self.ap = np.full((n_t, self.categories.shape[0]), math.nan)
+        for t in range(n_t):
+            for k in range(self.categories.shape[0]):
+                if self.n_pos[k] > 0:
+                    curve = PRCurve(self._counts(k, t))
+                    self.ap[t, k] = curve.average_precision(protocol.ap_method)  # type: ignore[arg-type]
+        with_gt = self.n_pos > 0
+        self.mean_ap = (self.ap[:, with_gt].mean(axis=1) if with_gt.any()
+                        else np.full(n_t, math.nan))
+
+    @classmethod
+    def from_state(cls, state: DetectionState) -> VOCEvaluation:
+        return cls(state, SortedRecords.from_state(state))
+
+    @property
+    def n_images(self) -> int:
+        return int(self.images.shape[0])
+
+    def __repr__(self) -> str:
+        return (f"VOCEvaluation({self.n_images} images, {self.categories.shape[0]} classes, "
+                f"mAP={self.mean_ap[0]:.4f})")
+
+    def _t(self, iou_threshold: float | None) -> int:
+        if iou_threshold is None:
+            return 0
+        value = _checks.check_fraction("iou_threshold", iou_threshold)
+        thresholds = np.asarray(self.protocol.iou_thresholds)
+        close = np.flatnonzero(np.abs(thresholds - value) < 1e-9)
+        if close.shape[0] == 0:
+            raise _checks.unknown_setting("iou_threshold", iou_threshold,
+                                          list(self.protocol.iou_thresholds))
+        return int(close[0])
+
+    def _k(self, category: Any) -> int:
+        for k, value in enumerate(self.categories.tolist()):
+            if value == category and not isinstance(category, bool):
+                return k
+        for cid, name in self.category_names.items():
+            if name == category:
+                return self._k(cid)
+        raise _checks.unknown_category(category, self.categories)
+
+    def _name(self, k: int) -> str:
+        cid = self.categories[k].item()
+        return self.category_names.get(cid, str(cid))
+
+    def _counts(self, k: int, t: int) -> ThresholdCounts:
+        r = self._records
+        lo, hi = int(r.start[k]), int(r.start[k + 1])
+        keep = ~r.ignored[0, t, lo:hi]
+        return _tie_grouped_counts(r.score[lo:hi][keep], r.tp[0, t, lo:hi][keep],
+                                   int(r.n_pos[k, 0]))
+
+    def counts(self, category: Any, *, iou_threshold: float | None = None) -> ThresholdCounts:
+        """The count state of one class (difficult detections left out)."""
+        return self._counts(self._k(category), self._t(iou_threshold))
+
+    def curve(self, category: Any, *, iou_threshold: float | None = None,
+              zero_division: ZeroDivision = "nan") -> PRCurve:
+        """The precision–recall curve of one class (every AP method, best F, plots).
+
+        Examples
+        --------
+        >>> from prcurve.detection import evaluate_voc, GroundTruth, Detections
+        >>> gt = GroundTruth([1], [1], [[0, 0, 10, 10]])
+        >>> dt = Detections([1, 1], [1, 1], [[0, 0, 10, 10], [0, 0, 10, 10]], [0.9, 0.8])
+        >>> evaluate_voc(gt, dt).curve(1).precision.tolist()  # the duplicate is an FP
+        [1.0, 0.5]
+        """
+        return PRCurve(self.counts(category, iou_threshold=iou_threshold),
+                       zero_division=zero_division)
+
+    def per_category(self) -> Table:
+        """One row per class: AP at each IoU threshold, ground truth and detections."""
+        n_k = self.categories.shape[0]
+        columns: dict[str, Any] = {"category_id": np.asarray(self.categories.tolist()),
+                                   "name": np.asarray([self._name(k) for k in range(n_k)],
+                                                      dtype=object)}
+        for t, threshold in enumerate(self.protocol.iou_thresholds):
+            columns[f"AP{round(threshold * 100):d}"] = self.ap[t]
+        columns["n_gt"] = self.n_pos
+        columns["n_detections"] = np.diff(self._records.start)
+        return Table(columns)
+
+    def best_f(self, *, iou_threshold: float | None = None, beta: float = 1.0) -> Table:
+        """Per class, the score threshold of maximal F-beta (as
+        :meth:`COCOEvaluation.best_f`)."""
+        b = _checks.check_positive_number("beta", beta)
+        t = self._t(iou_threshold)
+        rows: dict[str, list[Any]] = {"category_id": [], "name": [], "threshold": [],
+                                      f"f{b:g}": [], "precision": [], "recall": []}
+        for k in range(self.categories.shape[0]):
+            curve = PRCurve(self._counts(k, t), zero_division=0)
+            if curve.n_pos == 0 or len(curve) == 0:
+                point = (math.nan,) * 4
+            else:
+                best = curve.best_f(b)
+                point = (best.threshold, best.value, best.precision, best.recall)
+            rows["category_id"].append(self.categories[k].item())
+            rows["name"].append(self._name(k))
+            for key, value in zip(("threshold", f"f{b:g}", "precision", "recall"), point,
+                                  strict=True):
+                rows[key].append(value)
+        return Table({name: np.asarray(values, dtype=object if name == "name" else None)
+                      for name, values in rows.items()})
+
+    def summary(self) -> str:
+        """mAP at each IoU threshold, then each class's AP, 3 decimals, method named."""
+        method = self.protocol.ap_method
+        lines = [f" mAP[{method}] @ IoU>={t:0.2f} = {m:0.3f}"
+                 for t, m in zip(self.protocol.iou_thresholds, self.mean_ap, strict=True)]
+        width = max([len(self._name(k)) for k in range(self.categories.shape[0])] + [5])
+        for k in range(self.categories.shape[0]):
+            values = "  ".join("  nan" if math.isnan(v) else f"{v:0.3f}" for v in self.ap[:, k])
+            lines.append(f"   {self._name(k):<{width}}  {values}")
+        return "\n".join(lines)
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready summary (NaN as null)."""
+        def clean(value: Any) -> Any:
+            return None if isinstance(value, float) and math.isnan(value) else value
+
+        best = self.best_f().to_dict()
+        per = self.per_category().to_dict()
+        return {
+            "protocol": "voc",
+            "parameters": {"iou_thresholds": list(self.protocol.iou_thresholds),
+                           "ap_method": self.protocol.ap_method,
+                           "inclusive_pixels": self.protocol.inclusive_pixels},
+            "n_images": self.n_images,
+            "mean_ap": {f"{t:g}": clean(float(m)) for t, m in
+                        zip(self.protocol.iou_thresholds, self.mean_ap, strict=True)},
+            "per_category": [
+                {**{key: clean(per[key][k]) for key in per},
+                 "best_f1": {key: clean(best[key][k])
+                             for key in ("threshold", "f1", "precision", "recall")}}
+                for k in range(self.categories.shape[0])
+            ],
+        }
+
+    def plot_class_curves(self, categories: Sequence[Any] | None = None,
+                          **kwargs: Any) -> Figure:
+        """:func:`prcurve.plot_detection.plot_class_curves` (matplotlib loads then)."""
+        from prcurve.plot_detection import plot_class_curves
+
+        return plot_class_curves(self, categories, **kwargs)
