@@ -43,6 +43,7 @@ from prcurve._undefined import ZeroDivision
 from prcurve.counts import ThresholdCounts
 from prcurve.curve import PRCurve
 from prcurve.detection import _checks
+from prcurve.detection._sorting import descending_rank, stable_order, unique_order
 from prcurve.detection.protocol import COCOProtocol
 from prcurve.table import Table
 
@@ -66,22 +67,28 @@ STAT_NAMES = ("AP", "AP50", "AP75", "APs", "APm", "APl",
 
 @dataclass(frozen=True)
 class SortedRecords:
-    """The records of a state in COCO's accumulate order, with codes.
+    """The records of a state in COCO's accumulate order, with integer codes.
 
     Detections are sorted by (category, decreasing score, image, rank);
-    category k's are ``[start[k], start[k + 1])``. ``n_pos[k, a]``: ground
-    truth that counts. Ground-truth groups: ``gt_image[j]``,
-    ``gt_category[j]``, ``gt_count[a, j]``.
+    category k's are ``[start[k], start[k + 1])``. ``outside[a, i]``: detection
+    i's box area lies outside area range a. Matches refer to the sorted
+    detections and are sorted by (category, area * T + threshold, detection).
+    ``n_pos[k, a]``: ground truth that counts. Ground-truth groups:
+    ``gt_image[j]``, ``gt_category[j]``, ``gt_count[a, j]``.
     """
 
     images: NDArray[Any]
     categories: NDArray[Any]
     start: I64
+    category: I64
     image: I64
     score: F64
     rank: NDArray[np.int32]
-    tp: Bool
-    ignored: Bool
+    outside: Bool
+    match_detection: I64
+    match_area: NDArray[np.int8]
+    match_threshold: NDArray[np.int16]
+    match_ignored: Bool
     n_pos: I64
     gt_image: I64
     gt_category: I64
@@ -95,7 +102,14 @@ class SortedRecords:
         n_areas = records.gt_count.shape[0]
         image = np.searchsorted(images, records.image_id).astype(np.int64)
         category = np.searchsorted(categories, records.category_id).astype(np.int64)
-        order = np.lexsort((records.rank, image, -records.score, category))
+        # pycocotools: per category, images in id order, each image's detections by rank,
+        # then a stable sort by decreasing score.
+        score_rank, n_scores = descending_rank(records.score)
+        # (category, image, rank) is distinct for every record: no index needed in the key.
+        order, position = unique_order([
+            (category, categories.shape[0]), (score_rank, n_scores),
+            (image, images.shape[0]), (records.rank.astype(np.int64),
+                                       int(records.rank.max(initial=0)) + 1)])
         category = category[order]
         start = np.searchsorted(category, np.arange(categories.shape[0] + 1)).astype(np.int64)
         gt_image = np.searchsorted(images, records.gt_image_id).astype(np.int64)
@@ -104,9 +118,96 @@ class SortedRecords:
         for a in range(n_areas):
             n_pos[:, a] = np.bincount(gt_category, weights=records.gt_count[a],
                                       minlength=categories.shape[0]).astype(np.int64)
-        return cls(images, categories, start, image[order], records.score[order],
-                   records.rank[order], records.tp[:, :, order], records.ignored[:, :, order],
+        # Matches sorted by (category, row, detection): each (category, row) is a run.
+        det = position[records.match_detection].astype(np.int64)
+        n_rows = n_areas * len(state.protocol.iou_thresholds)
+        row = records.match_area.astype(np.int64) * len(state.protocol.iou_thresholds) + (
+            records.match_threshold)
+        match_order = stable_order([(category[det], categories.shape[0]), (row, n_rows),
+                                    (det, max(order.shape[0], 1))])
+        return cls(images, categories, start, category, image[order], records.score[order],
+                   records.rank[order], state.protocol.outside(records.area[order]),
+                   det[match_order], records.match_area[match_order],
+                   records.match_threshold[match_order], records.match_ignored[match_order],
                    n_pos, gt_image, gt_category, records.gt_count)
+
+    def flags(self, a: int, t: int, lo: int, hi: int) -> tuple[Bool, Bool]:
+        """True positive and ignored flags of detections ``lo:hi`` at area a, threshold t."""
+        det = self.match_detection
+        here = (self.match_area == a) & (self.match_threshold == t) & (det >= lo) & (det < hi)
+        tp = np.zeros(hi - lo, dtype=bool)
+        matched_ignored = np.zeros(hi - lo, dtype=bool)
+        tp[det[here & ~self.match_ignored] - lo] = True
+        matched_ignored[det[here & self.match_ignored] - lo] = True
+        # Unmatched detections are ignored outside the area range; matched ones follow
+        # their ground truth.
+        ignored = matched_ignored | (~tp & self.outside[a, lo:hi])
+        return tp, ignored
+
+
+@dataclass(frozen=True)
+class TruePositives:
+    """Every true positive of the kept detections, with its counts, per (category, row).
+
+    Row = area index * T + threshold index. Sorted by (category, row, rank in
+    score order); ``ordinal[e]`` is the TP count up to and including entry e in
+    its (category, row), ``fp_before[e]`` the false positives before it (kept,
+    not ignored, not TP), ``detection[e]`` the sorted detection index.
+    """
+
+    category: I64
+    row: I64
+    detection: I64
+    ordinal: I64
+    fp_before: I64
+
+
+def true_positives(records: SortedRecords, n_thresholds: int, max_det: int | None,
+                   rows: NDArray[np.bool_] | None = None) -> TruePositives:
+    """The true positives among detections of rank < ``max_det`` (all when None).
+
+    The false positives before a TP are the kept detections before it in its
+    category minus the ignored ones minus the earlier TPs. Ignored detections
+    are the unmatched ones outside the area range plus those matched to
+    ignored ground truth; both are counted from the outside flags and the
+    sparse matches, without a dense pass over (rows x detections).
+    ``rows`` (A * T booleans) restricts the rows computed.
+    """
+    n = records.score.shape[0]
+    keep = records.rank < max_det if max_det is not None else np.ones(n, dtype=bool)
+    kept_before = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(keep, out=kept_before[1:])
+    category_start = records.start[records.category]  # (n,)
+    outside_before = np.zeros((records.outside.shape[0], n + 1), dtype=np.int64)
+    np.cumsum(records.outside & keep, axis=1, out=outside_before[:, 1:])
+
+    det = records.match_detection
+    row = records.match_area.astype(np.int64) * n_thresholds + records.match_threshold
+    chosen = keep[det] if rows is None else keep[det] & rows[row]
+    det, row, area = det[chosen], row[chosen], records.match_area[chosen].astype(np.int64)
+    ignored = records.match_ignored[chosen]
+    category = records.category[det]  # already sorted by (category, row, detection)
+    outside = records.outside[area, det]
+    # Corrections to "outside and kept before": a TP outside the range is not ignored (-1),
+    # a detection matched to ignored ground truth inside the range is (+1).
+    correction = np.where(ignored & ~outside, 1, 0) - np.where(~ignored & outside, 1, 0)
+    segment = category * (records.outside.shape[0] * n_thresholds) + row
+    first = np.ones(segment.shape[0], dtype=bool)
+    first[1:] = segment[1:] != segment[:-1]
+    segment_id = np.cumsum(first) - 1
+    first_at = np.flatnonzero(first)
+    before = np.cumsum(correction) - correction
+    correction_before = before - before[first_at][segment_id]
+    is_tp = ~ignored
+    tp_through = np.cumsum(is_tp)
+    ordinal = tp_through - (tp_through - is_tp)[first_at][segment_id]
+    start = category_start[det]
+    ignored_before = (outside_before[area, det] - outside_before[area, start]
+                      + correction_before)
+    position = kept_before[det] - kept_before[start]
+    fp_before = position - ignored_before - (ordinal - 1)
+    return TruePositives(category[is_tp], row[is_tp], det[is_tp], ordinal[is_tp],
+                         fp_before[is_tp])
 
 
 def recall_steps(n_pos: int, recall_thresholds: F64) -> I64:
@@ -121,62 +222,58 @@ def recall_steps(n_pos: int, recall_thresholds: F64) -> I64:
 
 
 def accumulate(records: SortedRecords, protocol: COCOProtocol) -> tuple[F64, F64, F64]:
-    """pycocotools' precision [T, R, K, A, M], recall [T, K, A, M] and scores [T, R, K, A, M]."""
+    """pycocotools' precision [T, R, K, A, M], recall [T, K, A, M] and scores [T, R, K, A, M].
+
+    Only true positives are visited: recall threshold r is first reached at the
+    c-th TP (c = :func:`recall_steps`), and the interpolated precision there is
+    the maximum precision over the TPs from the c-th on (precision only rises
+    at a TP). Threshold 0 is reached at the first detection, where the
+    interpolated precision is the maximum over all TPs and the score is the
+    first detection's.
+    """
     n_t = len(protocol.iou_thresholds)
     rec_thr = np.asarray(protocol.recall_thresholds)
     n_r = rec_thr.shape[0]
     n_k = records.categories.shape[0]
     n_a = protocol.n_areas
     n_m = len(protocol.max_dets)
+    rows = n_a * n_t
     precision = -np.ones((n_t, n_r, n_k, n_a, n_m))
     recall = -np.ones((n_t, n_k, n_a, n_m))
     scores = -np.ones((n_t, n_r, n_k, n_a, n_m))
-    rows = n_a * n_t
-    for k in range(n_k):
-        areas = np.flatnonzero(records.n_pos[k] > 0)
-        if areas.shape[0] == 0:
-            continue
-        lo, hi = int(records.start[k]), int(records.start[k + 1])
-        rank = records.rank[lo:hi]
-        # steps[a, r]: TP needed to reach recall threshold r (areas without P: unused).
-        steps = np.zeros((n_a, n_r), dtype=np.int64)
-        for a in areas:
-            steps[a] = recall_steps(int(records.n_pos[k, a]), rec_thr)
-        for m, max_det in enumerate(protocol.max_dets):
-            keep = rank < max_det
-            n = int(np.count_nonzero(keep))
-            if n == 0:
-                precision[:, :, k, areas, m] = 0.0
-                recall[:, k, areas, m] = 0.0
-                scores[:, :, k, areas, m] = 0.0
-                continue
-            window = slice(lo, hi) if n == hi - lo else np.flatnonzero(keep) + lo
-            tp = records.tp[:, :, window].reshape(rows, n)
-            counted = ~records.ignored[:, :, window].reshape(rows, n)
-            tp_sum = np.cumsum(tp, axis=1)
-            fp_sum = np.cumsum(counted & ~tp, axis=1)
-            tp_f = tp_sum.astype(np.float64)
-            pr = tp_f / (fp_sum.astype(np.float64) + tp_f + EPS)
-            envelope = np.maximum.accumulate(pr[:, ::-1], axis=1)[:, ::-1]
-            # First detection with TP >= steps[r], per row: one searchsorted over the rows
-            # laid end to end, row i offset by i * (n + 1) (TP <= n within a row).
-            offset = np.arange(rows, dtype=np.int64)[:, None] * (n + 1)
-            keys = (tp_sum + offset).ravel()
-            need = np.minimum(np.repeat(steps, n_t, axis=0), n + 1)  # row = a * T + t
-            found = np.searchsorted(keys, (need + offset).ravel(), side="left").reshape(rows, n_r)
-            index = found - np.arange(rows)[:, None] * n
-            reached = index < n
-            index = np.minimum(index, n - 1)
-            flat = index + np.arange(rows)[:, None] * n
-            q = np.where(reached, envelope.ravel()[flat], 0.0)
-            window_scores = records.score[window]
-            ss = np.where(reached, window_scores[index], 0.0)
-            last = tp_f[:, -1].reshape(n_a, n_t)
+    steps = np.zeros((n_k, n_a, n_r), dtype=np.int64)
+    for k, a in zip(*np.nonzero(records.n_pos > 0), strict=True):
+        steps[k, a] = recall_steps(int(records.n_pos[k, a]), rec_thr)
+    row_steps = np.repeat(steps, n_t, axis=1)  # (K, rows, R), row = a * T + t
+    row_index = np.arange(rows)[:, None]
+    for m, max_det in enumerate(protocol.max_dets):
+        tps = true_positives(records, n_t, max_det)
+        tp_f = tps.ordinal.astype(np.float64)
+        pr = tp_f / (tps.fp_before.astype(np.float64) + tp_f + EPS)
+        bounds = np.searchsorted(tps.category, np.arange(n_k + 1))
+        for k in np.flatnonzero((records.n_pos > 0).any(axis=1)):
+            areas = np.flatnonzero(records.n_pos[k] > 0)
+            lo, hi = int(bounds[k]), int(bounds[k + 1])
+            row, ordinal = tps.row[lo:hi], tps.ordinal[lo:hi]
+            width = int(ordinal.max()) if hi > lo else 0
+            # (row, TP ordinal) tables, a zero column last for "never reached".
+            table = np.zeros((rows, width + 1))
+            table[row, ordinal - 1] = pr[lo:hi]
+            envelope = np.maximum.accumulate(table[:, ::-1], axis=1)[:, ::-1]
+            at_score = np.zeros((rows, width + 1))
+            at_score[row, ordinal - 1] = records.score[tps.detection[lo:hi]]
+            need = row_steps[k]
+            column = np.clip(need - 1, 0, width)
+            q = envelope[row_index, column]
+            ss = at_score[row_index, column]
+            has_detections = records.start[k + 1] > records.start[k]
+            ss[need == 0] = records.score[records.start[k]] if has_detections else 0.0
+            found = np.bincount(row, minlength=rows).astype(np.float64)
             for a in areas:
                 block = slice(a * n_t, (a + 1) * n_t)
                 precision[:, :, k, a, m] = q[block]
                 scores[:, :, k, a, m] = ss[block]
-                recall[:, k, a, m] = last[a] / int(records.n_pos[k, a])
+                recall[:, k, a, m] = found[block] / int(records.n_pos[k, a])
     return precision, recall, scores
 
 
@@ -403,9 +500,9 @@ class COCOEvaluation:
         k, t, a, m = self._k(category), self._t(iou_threshold), self._a(area), self._m(max_dets)
         r = self._records
         lo, hi = int(r.start[k]), int(r.start[k + 1])
-        keep = (r.rank[lo:hi] < self.protocol.max_dets[m]) & ~r.ignored[a, t, lo:hi]
-        return _tie_grouped_counts(r.score[lo:hi][keep], r.tp[a, t, lo:hi][keep],
-                                   int(r.n_pos[k, a]))
+        tp, ignored = r.flags(a, t, lo, hi)
+        keep = (r.rank[lo:hi] < self.protocol.max_dets[m]) & ~ignored
+        return _tie_grouped_counts(r.score[lo:hi][keep], tp[keep], int(r.n_pos[k, a]))
 
     def curve(self, category: Any, *, iou_threshold: float = 0.5, area: str = "all",
               max_dets: int | None = None, zero_division: ZeroDivision = "nan") -> PRCurve:

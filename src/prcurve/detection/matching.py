@@ -1,9 +1,13 @@
 """Greedy matching of detections to ground truth, every image and category at once.
 
 Input: boxes with batch-local integer codes for image and category. Output:
-for every kept detection and every (area range a, IoU threshold t) whether it
-is a true positive and whether it is ignored (neither TP nor FP), and per
-(image, category) the number of ground truth boxes that count (not ignored).
+the kept detections (within the per-image limit) with their rank, the
+matches as a sparse list of (detection, area range a, IoU threshold t,
+matched to ignored ground truth?), and per (image, category) the number of
+ground truth boxes that count (not ignored) in each area range. Most
+detections match nothing, so the list is short; a detection without a match
+at (a, t) is ignored when its box area lies outside range a, else a false
+positive.
 
 COCO (pycocotools ``COCOeval.evaluateImg``), per image and category:
 detections in decreasing score (a stable sort: ties keep input order), at
@@ -37,6 +41,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
+from prcurve.detection._sorting import dense_rank, descending_rank, stable_order
 from prcurve.detection.boxes import pair_iou, pair_iou_voc
 from prcurve.detection.protocol import COCOProtocol, VOCProtocol
 
@@ -75,17 +80,33 @@ class Matched:
 
     ``detection[i]`` is the input row of kept detection i (kept: within the
     per-group limit), ``rank[i]`` its place in its group (0 = highest score).
-    ``tp[a, t, i]`` and ``ignored[a, t, i]`` are its flags; a detection that is
-    neither is a false positive. ``group[j]`` and ``gt_count[a, j]``: the
-    ground truth groups and how many of their boxes count.
+    Match e: kept detection ``match_detection[e]`` matched at area range
+    ``match_area[e]`` and IoU threshold ``match_threshold[e]``, to ground truth
+    that is ignored there when ``match_ignored[e]`` (the detection is then
+    ignored; otherwise it is a true positive). ``group[j]`` and
+    ``gt_count[a, j]``: the ground truth groups and how many of their boxes
+    count.
     """
 
     detection: I64
     rank: NDArray[np.int32]
-    tp: Bool
-    ignored: Bool
+    match_detection: I64
+    match_area: NDArray[np.int8]
+    match_threshold: NDArray[np.int16]
+    match_ignored: Bool
     group: I64
     gt_count: I64
+
+
+def _matches(parts: list[tuple[I64, I64, I64, Bool]]) -> tuple[I64, NDArray[np.int8],
+                                                              NDArray[np.int16], Bool]:
+    """Concatenate (detection, area, threshold, ignored) pieces."""
+    if not parts:
+        return (np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int8),
+                np.zeros(0, dtype=np.int16), np.zeros(0, dtype=bool))
+    det, area, threshold, ignored = (np.concatenate(p) for p in zip(*parts, strict=True))
+    return (det.astype(np.int64), area.astype(np.int8), threshold.astype(np.int16),
+            ignored.astype(bool))
 
 
 def _sorted_groups(key: I64) -> tuple[I64, I64]:
@@ -102,7 +123,11 @@ def _sorted_groups(key: I64) -> tuple[I64, I64]:
 
 def _rank_detections(group: I64, score: F64, keep: int | None) -> tuple[I64, NDArray[np.int32]]:
     """Detections sorted by (group, decreasing score, input order), their rank, cut at ``keep``."""
-    order = np.lexsort((-score, group))
+    score_rank, n_scores = descending_rank(score)
+    n_groups = int(group.max(initial=-1)) + 1
+    if n_groups * max(n_scores, 1) * max(group.shape[0], 1) >= 1 << 62:
+        group, n_groups = dense_rank(group)
+    order = stable_order([(group, n_groups), (score_rank, n_scores)])
     starts, run = _sorted_groups(group[order])
     rank = np.arange(order.shape[0]) - starts[run]
     if keep is not None:
@@ -154,9 +179,7 @@ def _match_coco(arrays: BoxArrays, protocol: COCOProtocol) -> Matched:
 
     detection, rank = _rank_detections(arrays.dt_group, arrays.dt_score,
                                        protocol.keep_per_image)
-    n = detection.shape[0]
-    matched = np.zeros((n_areas, n_thresholds, n), dtype=bool)
-    matched_ignored = np.zeros((n_areas, n_thresholds, n), dtype=bool)
+    parts: list[tuple[I64, I64, I64, Bool]] = []
 
     det, gt = _pairs(arrays.dt_group[detection], gt_group)
     iou = pair_iou(arrays.dt_boxes[detection[det]], arrays.gt_boxes[gt_order[gt]], gt_crowd[gt])
@@ -181,16 +204,10 @@ def _match_coco(arrays: BoxArrays, protocol: COCOProtocol) -> Matched:
         a, t, k = np.nonzero(best < 2 * size)
         chosen = g[best[a, t, k] % size]
         taken[a, t, chosen] = True
-        rows = d[starts[k]]
-        matched[a, t, rows] = True
-        matched_ignored[a, t, rows] = gt_ignored[a, chosen]
+        parts.append((d[starts[k]], a, t, gt_ignored[a, chosen]))
 
-    dt_area = arrays.dt_boxes[detection, 2] * arrays.dt_boxes[detection, 3]
-    outside = (dt_area < low) | (dt_area > high)  # (A, n)
-    ignored = np.where(matched, matched_ignored, outside[:, None, :])
-    tp = matched & ~ignored
     group, gt_count = _gt_counts(gt_group, ~gt_ignored)
-    return Matched(detection, rank, tp, ignored, group, gt_count)
+    return Matched(detection, rank, *_matches(parts), group, gt_count)
 
 
 def _match_voc(arrays: BoxArrays, protocol: VOCProtocol) -> Matched:
@@ -199,7 +216,6 @@ def _match_voc(arrays: BoxArrays, protocol: VOCProtocol) -> Matched:
     gt_group = arrays.gt_group[gt_order]
     difficult = arrays.gt_ignore[gt_order]
     detection, rank = _rank_detections(arrays.dt_group, arrays.dt_score, None)
-    n = detection.shape[0]
 
     det, gt = _pairs(arrays.dt_group[detection], gt_group)
     overlap = pair_iou_voc(arrays.dt_boxes[detection[det]], arrays.gt_boxes[gt_order[gt]],
@@ -212,14 +228,17 @@ def _match_voc(arrays: BoxArrays, protocol: VOCProtocol) -> Matched:
     first = np.flatnonzero(np.diff(det, prepend=-1) != 0)
     best_det, best_gt, best_overlap = det[first], gt[first], overlap[first]
 
-    tp = np.zeros((1, thresholds.shape[0], n), dtype=bool)
-    ignored = np.zeros_like(tp)
+    parts: list[tuple[I64, I64, I64, Bool]] = []
     for t, threshold in enumerate(thresholds):
         hit = best_overlap >= threshold
-        ignored[0, t, best_det[hit & difficult[best_gt]]] = True
+        on_difficult = best_det[hit & difficult[best_gt]]
         claims = hit & ~difficult[best_gt]
         # best_det ascends (detections in group order), so the first claim wins.
         _, winner = np.unique(best_gt[claims], return_index=True)
-        tp[0, t, best_det[claims][winner]] = True
+        winners = best_det[claims][winner]
+        for rows, flag in ((on_difficult, True), (winners, False)):
+            parts.append((rows, np.zeros(rows.shape[0], dtype=np.int64),
+                          np.full(rows.shape[0], t, dtype=np.int64),
+                          np.full(rows.shape[0], flag)))
     group, gt_count = _gt_counts(gt_group, ~difficult[None, :])
-    return Matched(detection, rank, tp, ignored, group, gt_count)
+    return Matched(detection, rank, *_matches(parts), group, gt_count)

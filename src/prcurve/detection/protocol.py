@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-from numpy.typing import ArrayLike
+from numpy.typing import ArrayLike, NDArray
 
 from prcurve.detection import _checks
 
@@ -87,6 +87,14 @@ class COCOProtocol:
         """Detections kept per image and category (the largest ``max_dets``)."""
         return self.max_dets[-1]
 
+    def outside(self, area: NDArray[np.float64]) -> NDArray[np.bool_]:
+        """``[a, i]``: area ``i`` lies outside area range ``a`` (an unmatched detection
+        there is ignored)."""
+        low = np.array([lo for _, lo, _ in self.area_ranges])[:, None]
+        high = np.array([hi for _, _, hi in self.area_ranges])[:, None]
+        out: NDArray[np.bool_] = (area[None, :] < low) | (area[None, :] > high)
+        return out
+
 
 @dataclass(frozen=True)
 class VOCProtocol:
@@ -138,6 +146,10 @@ class VOCProtocol:
     @property
     def keep_per_image(self) -> int | None:
         return None
+
+    def outside(self, area: NDArray[np.float64]) -> NDArray[np.bool_]:
+        """VOC has no area ranges: nothing is outside."""
+        return np.zeros((1, area.shape[0]), dtype=bool)
 
 
 Protocol = COCOProtocol | VOCProtocol

@@ -10,11 +10,12 @@ partitions or shards of a data set combine into exactly the state of
 evaluating everything at once.
 
 A record is one kept detection: its image, category, score, rank within its
-(image, category) group, and per (area range, IoU threshold) whether it is a
-true positive or ignored. COCO's numbers depend on the order of tied scores
-across images (ties are broken by image id, then rank), so the state keeps
-the records themselves rather than tie-grouped counts; the per-category
-:class:`~prcurve.ThresholdCounts` are views of it.
+(image, category) group and box area; its matches are a sparse list of
+(detection, area range, IoU threshold, ignored ground truth?). COCO's
+numbers depend on the order of tied scores across images (ties are broken by
+image id, then rank), so the state keeps the records themselves rather than
+tie-grouped counts; the per-category :class:`~prcurve.ThresholdCounts` are
+views of it. Memory: about 40 bytes per kept detection plus 12 per match.
 """
 
 from __future__ import annotations
@@ -65,39 +66,50 @@ class Records:
     """Matched detections and ground-truth counts (one chunk, or all chunks joined).
 
     Per kept detection i: ``image_id[i]``, ``category_id[i]``, ``score[i]``,
-    ``rank[i]`` and the flags ``tp[a, t, i]``, ``ignored[a, t, i]``. Per
-    (image, category) group j with ground truth: ``gt_image_id[j]``,
-    ``gt_category_id[j]`` and ``gt_count[a, j]``, the boxes that count in area
-    range a. ``images``: every image evaluated.
+    ``rank[i]`` and ``area[i]`` (its box's width * height). Match e: detection
+    ``match_detection[e]`` matched at area range ``match_area[e]`` and IoU
+    threshold ``match_threshold[e]``; ``match_ignored[e]`` when the ground
+    truth is ignored there. Per (image, category) group j with ground truth:
+    ``gt_image_id[j]``, ``gt_category_id[j]`` and ``gt_count[a, j]``, the boxes
+    that count in area range a. ``images``: every image evaluated.
     """
 
     image_id: NDArray[Any]
     category_id: NDArray[Any]
     score: F64
     rank: NDArray[np.int32]
-    tp: Bool
-    ignored: Bool
+    area: F64
+    match_detection: I64
+    match_area: NDArray[np.int8]
+    match_threshold: NDArray[np.int16]
+    match_ignored: Bool
     gt_image_id: NDArray[Any]
     gt_category_id: NDArray[Any]
     gt_count: I64
     images: NDArray[Any]
 
     @classmethod
-    def join(cls, chunks: Sequence[Records], n_areas: int, n_thresholds: int) -> Records:
+    def join(cls, chunks: Sequence[Records], n_areas: int) -> Records:
         if len(chunks) == 1:
             return chunks[0]
         if not chunks:
             empty = np.zeros(0, dtype=np.int64)
-            flags = np.zeros((n_areas, n_thresholds, 0), dtype=bool)
-            return cls(empty, empty, np.zeros(0), np.zeros(0, dtype=np.int32), flags, flags,
-                       empty, empty, np.zeros((n_areas, 0), dtype=np.int64), empty)
+            return cls(empty, empty, np.zeros(0), np.zeros(0, dtype=np.int32), np.zeros(0),
+                       empty, np.zeros(0, dtype=np.int8), np.zeros(0, dtype=np.int16),
+                       np.zeros(0, dtype=bool), empty, empty,
+                       np.zeros((n_areas, 0), dtype=np.int64), empty)
+        offsets = np.cumsum([0] + [c.score.shape[0] for c in chunks[:-1]])
         return cls(
             concat_ids(*(c.image_id for c in chunks)),
             concat_ids(*(c.category_id for c in chunks)),
             np.concatenate([c.score for c in chunks]),
             np.concatenate([c.rank for c in chunks]),
-            np.concatenate([c.tp for c in chunks], axis=2),
-            np.concatenate([c.ignored for c in chunks], axis=2),
+            np.concatenate([c.area for c in chunks]),
+            np.concatenate([c.match_detection + offset
+                            for c, offset in zip(chunks, offsets, strict=True)]),
+            np.concatenate([c.match_area for c in chunks]),
+            np.concatenate([c.match_threshold for c in chunks]),
+            np.concatenate([c.match_ignored for c in chunks]),
             concat_ids(*(c.gt_image_id for c in chunks)),
             concat_ids(*(c.gt_category_id for c in chunks)),
             np.concatenate([c.gt_count for c in chunks], axis=1),
@@ -145,7 +157,9 @@ def evaluate_batch(ground_truth: GroundTruth, detections: Detections,
     rows = matched.detection
     return Records(
         image_id=dt.image_id[rows], category_id=dt.category_id[rows], score=dt.score[rows],
-        rank=matched.rank, tp=matched.tp, ignored=matched.ignored,
+        rank=matched.rank, area=dt.boxes[rows, 2] * dt.boxes[rows, 3],
+        match_detection=matched.match_detection, match_area=matched.match_area,
+        match_threshold=matched.match_threshold, match_ignored=matched.match_ignored,
         gt_image_id=images[matched.group // n_categories],
         gt_category_id=categories[matched.group % n_categories],
         gt_count=matched.gt_count, images=images,
@@ -239,8 +253,7 @@ class DetectionState:
     @cached_property
     def records(self) -> Records:
         """Every chunk joined (computed once)."""
-        return Records.join(self._chunks, self.protocol.n_areas,
-                            len(self.protocol.iou_thresholds))
+        return Records.join(self._chunks, self.protocol.n_areas)
 
     @property
     def categories(self) -> NDArray[Any]:

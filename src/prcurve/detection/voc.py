@@ -132,9 +132,8 @@ class VOCEvaluation:
     def _counts(self, k: int, t: int) -> ThresholdCounts:
         r = self._records
         lo, hi = int(r.start[k]), int(r.start[k + 1])
-        keep = ~r.ignored[0, t, lo:hi]
-        return _tie_grouped_counts(r.score[lo:hi][keep], r.tp[0, t, lo:hi][keep],
-                                   int(r.n_pos[k, 0]))
+        tp, ignored = r.flags(0, t, lo, hi)
+        return _tie_grouped_counts(r.score[lo:hi][~ignored], tp[~ignored], int(r.n_pos[k, 0]))
 
     def counts(self, category: Any, *, iou_threshold: float | None = None) -> ThresholdCounts:
         """The count state of one class (difficult detections left out)."""
