@@ -19,6 +19,7 @@ Inputs are :class:`GroundTruth` and :class:`Detections` (arrays, tables,
 COCO JSON, per-image dicts). Needs numpy only; matplotlib for plots.
 """
 
+from prcurve.detection.bootstrap import bootstrap_detection, compare_detectors
 from prcurve.detection.boxes import box_iou
 from prcurve.detection.coco import STAT_NAMES, COCOEvaluation
 from prcurve.detection.evaluate import evaluate_coco, evaluate_voc
@@ -37,7 +38,9 @@ __all__ = [
     "GroundTruth",
     "VOCEvaluation",
     "VOCProtocol",
+    "bootstrap_detection",
     "box_iou",
+    "compare_detectors",
     "evaluate_coco",
     "evaluate_voc",
 ]

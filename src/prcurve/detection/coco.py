@@ -162,6 +162,54 @@ class TruePositives:
     fp_before: I64
 
 
+@dataclass(frozen=True)
+class Matches:
+    """The matches of kept detections at chosen rows, sorted by (category, row, detection).
+
+    ``ignored_correction[e]``: how entry e changes "kept detections outside the
+    area range" into "ignored detections": -1 for a TP outside the range (not
+    ignored), +1 for a detection matched to ignored ground truth inside it.
+    ``first[s]`` is where the run ``segment`` s (one category and row) starts
+    and ``segment[e]`` the run of entry e.
+    """
+
+    category: I64
+    row: I64
+    area: I64
+    detection: I64
+    is_tp: Bool
+    ignored_correction: I64
+    segment: I64
+    first: I64
+
+
+def matches(records: SortedRecords, n_thresholds: int, keep: Bool,
+            rows: NDArray[np.bool_] | None = None) -> Matches:
+    """The matches of the detections where ``keep`` is true, at ``rows`` (all when None)."""
+    det = records.match_detection
+    row = records.match_area.astype(np.int64) * n_thresholds + records.match_threshold
+    chosen = keep[det] if rows is None else keep[det] & rows[row]
+    det, row, area = det[chosen], row[chosen], records.match_area[chosen].astype(np.int64)
+    ignored = records.match_ignored[chosen]
+    category = records.category[det]  # already sorted by (category, row, detection)
+    outside = records.outside[area, det]
+    correction = np.where(ignored & ~outside, 1, 0) - np.where(~ignored & outside, 1, 0)
+    key = category * (records.outside.shape[0] * n_thresholds) + row
+    starts = np.ones(key.shape[0], dtype=bool)
+    starts[1:] = key[1:] != key[:-1]
+    segment = np.cumsum(starts) - 1
+    return Matches(category, row, area, det, ~ignored, correction, segment,
+                   np.flatnonzero(starts))
+
+
+def within_segments(values: NDArray[Any], segment: I64, first: I64) -> NDArray[Any]:
+    """Inclusive running sums of ``values`` along the last axis, restarting at each run."""
+    total = np.cumsum(values, axis=-1)
+    before = total - values  # exclusive
+    out: NDArray[Any] = total - before[..., first][..., segment]
+    return out
+
+
 def true_positives(records: SortedRecords, n_thresholds: int, max_det: int | None,
                    rows: NDArray[np.bool_] | None = None) -> TruePositives:
     """The true positives among detections of rank < ``max_det`` (all when None).
@@ -177,37 +225,21 @@ def true_positives(records: SortedRecords, n_thresholds: int, max_det: int | Non
     keep = records.rank < max_det if max_det is not None else np.ones(n, dtype=bool)
     kept_before = np.zeros(n + 1, dtype=np.int64)
     np.cumsum(keep, out=kept_before[1:])
-    category_start = records.start[records.category]  # (n,)
     outside_before = np.zeros((records.outside.shape[0], n + 1), dtype=np.int64)
     np.cumsum(records.outside & keep, axis=1, out=outside_before[:, 1:])
-
-    det = records.match_detection
-    row = records.match_area.astype(np.int64) * n_thresholds + records.match_threshold
-    chosen = keep[det] if rows is None else keep[det] & rows[row]
-    det, row, area = det[chosen], row[chosen], records.match_area[chosen].astype(np.int64)
-    ignored = records.match_ignored[chosen]
-    category = records.category[det]  # already sorted by (category, row, detection)
-    outside = records.outside[area, det]
-    # Corrections to "outside and kept before": a TP outside the range is not ignored (-1),
-    # a detection matched to ignored ground truth inside the range is (+1).
-    correction = np.where(ignored & ~outside, 1, 0) - np.where(~ignored & outside, 1, 0)
-    segment = category * (records.outside.shape[0] * n_thresholds) + row
-    first = np.ones(segment.shape[0], dtype=bool)
-    first[1:] = segment[1:] != segment[:-1]
-    segment_id = np.cumsum(first) - 1
-    first_at = np.flatnonzero(first)
-    before = np.cumsum(correction) - correction
-    correction_before = before - before[first_at][segment_id]
-    is_tp = ~ignored
-    tp_through = np.cumsum(is_tp)
-    ordinal = tp_through - (tp_through - is_tp)[first_at][segment_id]
-    start = category_start[det]
+    found = matches(records, n_thresholds, keep, rows)
+    det, area = found.detection, found.area
+    correction_before = within_segments(found.ignored_correction, found.segment,
+                                        found.first) - found.ignored_correction
+    ordinal = within_segments(found.is_tp.astype(np.int64), found.segment, found.first)
+    start = records.start[found.category]
     ignored_before = (outside_before[area, det] - outside_before[area, start]
                       + correction_before)
     position = kept_before[det] - kept_before[start]
     fp_before = position - ignored_before - (ordinal - 1)
-    return TruePositives(category[is_tp], row[is_tp], det[is_tp], ordinal[is_tp],
-                         fp_before[is_tp])
+    tp = found.is_tp
+    return TruePositives(found.category[tp], found.row[tp], det[tp], ordinal[tp],
+                         fp_before[tp])
 
 
 def recall_steps(n_pos: int, recall_thresholds: F64) -> I64:
