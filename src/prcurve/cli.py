@@ -78,6 +78,9 @@ def _parser() -> argparse.ArgumentParser:
     from prcurve._cli_report import register
 
     register(commands)
+    from prcurve.cli_detection import register as register_detection
+
+    register_detection(commands)
     return parser
 
 

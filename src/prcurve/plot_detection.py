@@ -69,7 +69,7 @@ def plot_iou_curves(
     m = evaluation._m(max_dets)
     recall = np.asarray(protocol.recall_thresholds)
     if ax is None:
-        figure = _pyplot().figure(figsize=(7.5, 5.0), layout="constrained")
+        figure = _pyplot().figure(figsize=(9.0, 5.5), layout="constrained")
         ax = figure.add_subplot()
     else:
         figure = ax.figure
@@ -91,9 +91,10 @@ def plot_iou_curves(
     ax.set_xlabel("recall")
     ax.set_ylabel("interpolated precision")
     what = "mean over categories" if category is None else f"category {category}"
-    ax.set_title(f"COCO precision at {recall.shape[0]} recall thresholds ({what}, "
-                 f"area {area}, maxDets {protocol.max_dets[m]})")
-    ax.legend(loc="lower left", fontsize="small")
+    ax.set_title(f"COCO interpolated precision at {recall.shape[0]} recall thresholds\n"
+                 f"{what}, area {area}, maxDets {protocol.max_dets[m]}", fontsize="medium")
+    ax.legend(loc="center left", bbox_to_anchor=(1.01, 0.5), fontsize="small",
+              title="101-point AP")
     ax.grid(alpha=0.3)
     return figure  # type: ignore[no-any-return]
 

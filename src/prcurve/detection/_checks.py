@@ -288,8 +288,8 @@ def check_areas(name: str, values: ArrayLike, n: int) -> F64:
     return area
 
 
-def check_unique(name: str, values: NDArray[Any], what: str) -> None:
-    """No value twice (annotation ids, image ids, category ids)."""
+def check_unique(name: str, values: NDArray[Any], owner: str) -> None:
+    """No id twice: ``owner`` is what the ids name (annotation, image, category)."""
     if values.shape[0] < 2:
         return
     ordered = np.sort(values)
@@ -297,8 +297,8 @@ def check_unique(name: str, values: NDArray[Any], what: str) -> None:
     if twice.shape[0]:
         repeated = np.unique(twice)
         raise InvalidInputError(
-            name, f"has duplicate {what}: {_quote(repeated)}",
-            f"give every {what.rstrip('s')} a distinct id")
+            name, f"has duplicate {owner} ids: {_quote(repeated)}",
+            f"give every {owner} a distinct id")
 
 
 def check_known(name: str, values: NDArray[Any], known: NDArray[Any], what: str,
@@ -309,9 +309,10 @@ def check_known(name: str, values: NDArray[Any], known: NDArray[Any], what: str,
     absent = ~np.isin(values, known)
     if absent.any():
         missing = np.unique(values[absent])
+        rows = int(absent.sum())
         raise InvalidInputError(
-            name, f"{int(absent.sum())} rows name {what} absent from {where}: "
-            f"{_quote(missing)}",
+            name, f"{rows} {'row names' if rows == 1 else 'rows name'} {what} absent from "
+            f"{where}: {_quote(missing)}",
             f"evaluate against the ground truth these came from, or add those {what} to it")
 
 
@@ -456,6 +457,13 @@ def bad_record(argument: str, field: str, index: int, key: str, found: Any,
         argument, f"{field}[{index}][{key!r}] is {shown}", f"give it {expected}")
 
 
+def mixed_record_ids(argument: str, field: str, key: str, index: int, value: Any,
+                     first: Any) -> InvalidInputError:
+    return InvalidInputError(
+        argument, f"{field}[{index}][{key!r}] is {value!r} while {field}[0][{key!r}] is "
+        f"{first!r}", "use integer ids everywhere, or string ids everywhere")
+
+
 def missing_key(argument: str, field: str, index: int, key: str, record: Any) -> InvalidInputError:
     if key == "bbox" and isinstance(record, dict) and "segmentation" in record:
         return InvalidInputError(
@@ -533,6 +541,11 @@ def protocol_and_parameters(kind: str, parameters: Sequence[str]) -> InvalidInpu
 def bad_protocol_parameters(name: str, error: Exception) -> InvalidInputError:
     return InvalidInputError("protocol", f"{name!r}: {error}",
                              "see COCOProtocol and VOCProtocol for the parameters")
+
+
+def output_is_input(path: str) -> InvalidInputError:
+    return InvalidInputError("--out", f"writing {path!r} would overwrite an input file",
+                             "choose another output folder")
 
 
 def nothing_to_resample() -> InvalidInputError:

@@ -11,6 +11,7 @@ caller's dicts; prcurve computes the same values on the side).
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -92,11 +93,16 @@ class _Records:
         kinds = set(map(type, values))
         if kinds <= {int} or kinds <= {str}:
             return _checks.check_ids(f"{self.argument} {self.field}[*][{key!r}]", values)
-        first = type(values[0]) if values else int
-        bad = self._locate(
-            key, lambda v: type(v) is first and first in (int, str),
-            "an integer id (or a string id, the same kind in every record)")
-        raise bad
+        first = type(values[0])
+        if first not in (int, str):
+            raise _checks.bad_record(self.argument, self.field, 0, key, values[0],
+                                     "an integer or string id")
+        index = next(i for i, v in enumerate(values) if type(v) is not first)
+        if type(values[index]) in (int, str):
+            raise _checks.mixed_record_ids(self.argument, self.field, key, index,
+                                           values[index], values[0])
+        raise _checks.bad_record(self.argument, self.field, index, key, values[index],
+                                 "an integer or string id")
 
     def numbers(self, key: str, *, default: Callable[[], NDArray[Any]] | None = None,
                 expected: str = "a finite number") -> NDArray[np.float64]:
@@ -107,8 +113,9 @@ class _Records:
             array = np.array(values, dtype=np.float64)
         except (TypeError, ValueError):
             array = np.zeros((0, 0))
-        if array.ndim != 1 or not np.isfinite(array).all() or any(
-                type(v) is bool for v in values):
+        # A string or a boolean would convert silently: only JSON numbers are numbers.
+        if array.ndim != 1 or not np.isfinite(array).all() or not set(map(type, values)) <= {
+                int, float}:
             raise self._locate(key, _finite_number, expected)
         return array
 
@@ -120,7 +127,8 @@ class _Records:
             array = np.zeros((0, 0))
         if len(values) == 0:
             return np.zeros((0, 4))
-        if array.ndim != 2 or array.shape[1] != 4 or not np.isfinite(array).all():
+        if array.ndim != 2 or array.shape[1] != 4 or not np.isfinite(array).all() or not set(
+                map(type, itertools.chain.from_iterable(values))) <= {int, float}:
             raise self._locate("bbox", _box, "4 finite numbers [x, y, width, height]")
         negative = (array[:, 2] < 0) | (array[:, 3] < 0)
         if negative.any():
@@ -162,9 +170,9 @@ def ground_truth_fields(source: str | Path | Mapping[str, Any]) -> dict[str, Any
     categories = _Records(data["categories"], argument, "categories")
     annotations = _Records(data["annotations"], argument, "annotations")
     image_list = images.ids("id")
-    _checks.check_unique(f"{argument} images", image_list, "image ids")
+    _checks.check_unique(f"{argument} images", image_list, "image")
     category_list = categories.ids("id")
-    _checks.check_unique(f"{argument} categories", category_list, "category ids")
+    _checks.check_unique(f"{argument} categories", category_list, "category")
     names = {}
     for record in categories.records:
         if "name" in record:
@@ -180,7 +188,7 @@ def ground_truth_fields(source: str | Path | Mapping[str, Any]) -> dict[str, Any
                                  "a finite number >= 0")
     annotation_id = annotations.ids("id") if annotations.has_any("id") else None
     if annotation_id is not None:
-        _checks.check_unique(f"{argument} annotations", annotation_id, "annotation ids")
+        _checks.check_unique(f"{argument} annotations", annotation_id, "annotation")
     for name, values, known, what in (
             ("image_id", image_id, image_list, "images"),
             ("category_id", category_id, category_list, "categories")):

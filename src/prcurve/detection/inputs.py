@@ -112,18 +112,18 @@ class GroundTruth:
             ids: NDArray[Any] = np.arange(1, n + 1, dtype=np.int64)
         else:
             ids = _checks.check_ids("annotation_id", annotation_id, n)
-            _checks.check_unique("annotation_id", ids, "annotation ids")
+            _checks.check_unique("annotation_id", ids, "annotation")
         image_list = None
         if images is not None:
             image_list = _checks.check_ids("images", images)
             _checks.check_same_id_kind("images", image_list, "image_id", image)
-            _checks.check_unique("images", image_list, "image ids")
+            _checks.check_unique("images", image_list, "image")
             _checks.check_known("image_id", image, image_list, "images", "images")
         category_list = None
         if categories is not None:
             category_list = _checks.check_ids("categories", categories)
             _checks.check_same_id_kind("categories", category_list, "category_id", category)
-            _checks.check_unique("categories", category_list, "category ids")
+            _checks.check_unique("categories", category_list, "category")
             _checks.check_known("category_id", category, category_list, "categories",
                                 "categories")
         self._set(image, category, box, areas, crowd, hard, ids, image_list, category_list,
@@ -172,7 +172,7 @@ class GroundTruth:
         (2, [2, 3])
         """
         wanted = _checks.check_ids("images", images)
-        _checks.check_unique("images", wanted, "image ids")
+        _checks.check_unique("images", wanted, "image")
         if self.images is not None:
             _checks.check_known("images", wanted, self.images, "images", "the ground truth")
         return self.select(np.isin(self.image_id, wanted), wanted.copy())
@@ -430,7 +430,7 @@ def _image_ids(argument: str, items: Any, image_ids: Sequence[Any] | None) -> ND
         ids = _checks.check_ids(f"{argument} image_id", [_scalar(t["image_id"]) for t in items])
     else:
         ids = np.arange(len(items), dtype=np.int64)
-    _checks.check_unique(f"{argument} image ids", ids, "image ids")
+    _checks.check_unique(f"{argument} image ids", ids, "image")
     return ids
 
 
