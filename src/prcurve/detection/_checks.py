@@ -138,6 +138,9 @@ def check_ids(name: str, values: ArrayLike, n: int | None = None) -> NDArray[Any
             values = np.array(values, dtype=np.int64) if values else np.zeros(0, np.int64)
         elif types <= {str}:
             values = np.array(values, dtype=str)
+        elif str not in types and all(issubclass(t, (int, float, np.number, np.bool_))
+                                      for t in types):
+            values = np.asarray(values)  # floats or booleans: the messages below
         else:
             values = np.array(values, dtype=object)
     array = as_1d(name, values, n)
