@@ -218,3 +218,18 @@ def test_summary_needs_three_max_dets() -> None:
     evaluation = evaluate_coco(gt, dt, max_dets=(1, 100))
     assert evaluation.precision.shape[-1] == 2
     _error(evaluation.summary, "summary: the 12 COCO statistics need")
+
+
+def test_importing_detection_loads_numpy_only() -> None:
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, prcurve.detection, prcurve.cli_detection, prcurve.plot_detection\n"
+        "heavy = {'matplotlib', 'pyarrow', 'pandas', 'dask', 'scipy', 'sklearn', 'rich',\n"
+        "         'pycocotools', 'faster_coco_eval', 'torch'}\n"
+        "print(sorted({m.split('.')[0] for m in sys.modules} & heavy))\n"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                            check=True)
+    assert result.stdout.strip() == "[]"
