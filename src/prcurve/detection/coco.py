@@ -45,6 +45,7 @@ from prcurve.curve import PRCurve
 from prcurve.detection import _checks
 from prcurve.detection._sorting import descending_rank, stable_order, unique_order
 from prcurve.detection.protocol import COCOProtocol
+from prcurve.detection.views import CategoryViews
 from prcurve.table import Table
 
 if TYPE_CHECKING:
@@ -376,7 +377,7 @@ def _tie_grouped_counts(scores: F64, tp: Bool, n_pos: int) -> ThresholdCounts:
                                     counts.n_neg)
 
 
-class COCOEvaluation:
+class COCOEvaluation(CategoryViews):
     """COCO's evaluation of a detector: pycocotools' arrays and statistics, and their views.
 
     Attributes
@@ -462,15 +463,6 @@ class COCOEvaluation:
 
     # -- settings ------------------------------------------------------------------------
 
-    def _t(self, iou_threshold: float) -> int:
-        thresholds = np.asarray(self.protocol.iou_thresholds)
-        value = _checks.check_fraction("iou_threshold", iou_threshold)
-        close = np.flatnonzero(np.abs(thresholds - value) < 1e-9)
-        if close.shape[0] == 0:
-            raise _checks.unknown_setting("iou_threshold", iou_threshold,
-                                          [round(t, 4) for t in thresholds.tolist()])
-        return int(close[0])
-
     def _a(self, area: str) -> int:
         labels = self.protocol.area_labels
         if area not in labels:
@@ -483,20 +475,6 @@ class COCOEvaluation:
         if max_dets not in self.protocol.max_dets:
             raise _checks.unknown_setting("max_dets", max_dets, list(self.protocol.max_dets))
         return self.protocol.max_dets.index(max_dets)
-
-    def _k(self, category: Any) -> int:
-        ids = self.categories
-        for k, value in enumerate(ids.tolist()):
-            if value == category and not isinstance(category, bool):
-                return k
-        for cid, name in self.category_names.items():
-            if name == category:
-                return self._k(cid)
-        raise _checks.unknown_category(category, ids)
-
-    def _name(self, k: int) -> str:
-        cid = self.categories[k].item()
-        return self.category_names.get(cid, str(cid))
 
     # -- per category -----------------------------------------------------------------------
 
@@ -602,42 +580,14 @@ class COCOEvaluation:
         >>> table["threshold"].tolist(), table["f1"].round(4).tolist()
         ([0.7], [0.8])
         """
-        b = _checks.check_positive_number("beta", beta)
-        rows: dict[str, list[Any]] = {"category_id": [], "name": [], "threshold": [],
-                                      f"f{b:g}": [], "precision": [], "recall": []}
-        for k in range(self.categories.shape[0]):
-            curve = self.curve(self.categories[k].item(), iou_threshold=iou_threshold,
-                               area=area, max_dets=max_dets, zero_division=0)
-            if curve.n_pos == 0 or len(curve) == 0:
-                point = (math.nan, math.nan, math.nan, math.nan)
-            else:
-                best = curve.best_f(b)
-                point = (best.threshold, best.value, best.precision, best.recall)
-            rows["category_id"].append(self.categories[k].item())
-            rows["name"].append(self._name(k))
-            for key, value in zip(("threshold", f"f{b:g}", "precision", "recall"), point,
-                                  strict=True):
-                rows[key].append(value)
-        return Table({name: np.asarray(values, dtype=object if name == "name" else None)
-                      for name, values in rows.items()})
+        return self._best_f_table(
+            lambda k: self.curve(self.categories[k].item(), iou_threshold=iou_threshold,
+                                 area=area, max_dets=max_dets, zero_division=0), beta)
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready summary: protocol, statistics (-1 kept as pycocotools has it),
         per-category AP and best-F thresholds."""
-        def clean(value: Any) -> Any:
-            if isinstance(value, float) and math.isnan(value):
-                return None
-            return value
-
-        per_category = self.per_category().to_dict()
-        best = self.best_f().to_dict()
-        table = [
-            {**{key: clean(per_category[key][k]) for key in per_category},
-             "best_f1": {"threshold": clean(best["threshold"][k]), "f1": clean(best["f1"][k]),
-                         "precision": clean(best["precision"][k]),
-                         "recall": clean(best["recall"][k])}}
-            for k in range(self.categories.shape[0])
-        ]
+        table = self._category_rows(self.per_category(), self.best_f())
         return {
             "protocol": "coco",
             "iou_type": "bbox",

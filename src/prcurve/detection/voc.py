@@ -33,6 +33,7 @@ from prcurve.curve import PRCurve
 from prcurve.detection import _checks
 from prcurve.detection.coco import SortedRecords, _tie_grouped_counts
 from prcurve.detection.protocol import VOCProtocol
+from prcurve.detection.views import CategoryViews, json_value
 from prcurve.table import Table
 
 if TYPE_CHECKING:
@@ -45,7 +46,7 @@ __all__ = ["VOCEvaluation"]
 F64 = NDArray[np.float64]
 
 
-class VOCEvaluation:
+class VOCEvaluation(CategoryViews):
     """PASCAL VOC's evaluation of a detector (module docstring).
 
     Attributes
@@ -106,28 +107,7 @@ class VOCEvaluation:
                 f"mAP={self.mean_ap[0]:.4f})")
 
     def _t(self, iou_threshold: float | None) -> int:
-        if iou_threshold is None:
-            return 0
-        value = _checks.check_fraction("iou_threshold", iou_threshold)
-        thresholds = np.asarray(self.protocol.iou_thresholds)
-        close = np.flatnonzero(np.abs(thresholds - value) < 1e-9)
-        if close.shape[0] == 0:
-            raise _checks.unknown_setting("iou_threshold", iou_threshold,
-                                          list(self.protocol.iou_thresholds))
-        return int(close[0])
-
-    def _k(self, category: Any) -> int:
-        for k, value in enumerate(self.categories.tolist()):
-            if value == category and not isinstance(category, bool):
-                return k
-        for cid, name in self.category_names.items():
-            if name == category:
-                return self._k(cid)
-        raise _checks.unknown_category(category, self.categories)
-
-    def _name(self, k: int) -> str:
-        cid = self.categories[k].item()
-        return self.category_names.get(cid, str(cid))
+        return 0 if iou_threshold is None else super()._t(iou_threshold)
 
     def _counts(self, k: int, t: int) -> ThresholdCounts:
         r = self._records
@@ -169,24 +149,8 @@ class VOCEvaluation:
     def best_f(self, *, iou_threshold: float | None = None, beta: float = 1.0) -> Table:
         """Per class, the score threshold of maximal F-beta (as
         :meth:`COCOEvaluation.best_f`)."""
-        b = _checks.check_positive_number("beta", beta)
         t = self._t(iou_threshold)
-        rows: dict[str, list[Any]] = {"category_id": [], "name": [], "threshold": [],
-                                      f"f{b:g}": [], "precision": [], "recall": []}
-        for k in range(self.categories.shape[0]):
-            curve = PRCurve(self._counts(k, t), zero_division=0)
-            if curve.n_pos == 0 or len(curve) == 0:
-                point = (math.nan,) * 4
-            else:
-                best = curve.best_f(b)
-                point = (best.threshold, best.value, best.precision, best.recall)
-            rows["category_id"].append(self.categories[k].item())
-            rows["name"].append(self._name(k))
-            for key, value in zip(("threshold", f"f{b:g}", "precision", "recall"), point,
-                                  strict=True):
-                rows[key].append(value)
-        return Table({name: np.asarray(values, dtype=object if name == "name" else None)
-                      for name, values in rows.items()})
+        return self._best_f_table(lambda k: PRCurve(self._counts(k, t), zero_division=0), beta)
 
     def summary(self) -> str:
         """mAP at each IoU threshold, then each class's AP, 3 decimals, method named."""
@@ -201,25 +165,15 @@ class VOCEvaluation:
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready summary (NaN as null)."""
-        def clean(value: Any) -> Any:
-            return None if isinstance(value, float) and math.isnan(value) else value
-
-        best = self.best_f().to_dict()
-        per = self.per_category().to_dict()
         return {
             "protocol": "voc",
             "parameters": {"iou_thresholds": list(self.protocol.iou_thresholds),
                            "ap_method": self.protocol.ap_method,
                            "inclusive_pixels": self.protocol.inclusive_pixels},
             "n_images": self.n_images,
-            "mean_ap": {f"{t:g}": clean(float(m)) for t, m in
+            "mean_ap": {f"{t:g}": json_value(float(m)) for t, m in
                         zip(self.protocol.iou_thresholds, self.mean_ap, strict=True)},
-            "per_category": [
-                {**{key: clean(per[key][k]) for key in per},
-                 "best_f1": {key: clean(best[key][k])
-                             for key in ("threshold", "f1", "precision", "recall")}}
-                for k in range(self.categories.shape[0])
-            ],
+            "per_category": self._category_rows(self.per_category(), self.best_f()),
         }
 
     def plot_class_curves(self, categories: Sequence[Any] | None = None,
