@@ -276,6 +276,27 @@ def torchmetrics_run(inputs: Any, backend: str) -> np.ndarray:
     return np.array([float(out[n]) for n in names])
 
 
+def bootstrap_report(gt: GroundTruth, dt: Detections, n_resamples: int) -> None:
+    """Time the image bootstrap of mAP and AP50, and say where the resamples lie."""
+    from prcurve.detection import bootstrap_detection
+    from prcurve.detection.bootstrap import _Resampler, _statistic, _weights
+
+    evaluation = evaluate_coco(gt, dt)
+    start = time.perf_counter()
+    intervals = bootstrap_detection(evaluation, n_resamples=n_resamples, seed=0)
+    seconds = time.perf_counter() - start
+    peak, _ = peak_memory(lambda: bootstrap_detection(evaluation, n_resamples=n_resamples,
+                                                      seed=0))
+    resampler = _Resampler(evaluation)
+    weights = _weights(np.random.default_rng(0), n_resamples, resampler.n_images)
+    values = _statistic(*resampler.ap(weights), None)
+    ci = intervals["mAP"]
+    print(f"bootstrap_detection, {n_resamples} resamples (mAP and AP50): {seconds:.2f} s, "
+          f"peak {peak / 1e6:.0f} MB; mAP {ci.estimate:.4f}, 95% interval "
+          f"[{ci.lower:.4f}, {ci.upper:.4f}], resample median {np.median(values):.4f}",
+          flush=True)
+
+
 def _torchmetrics_missing() -> str | None:
     """Why torchmetrics' MeanAveragePrecision cannot run here, or None when it can."""
     try:
@@ -306,6 +327,8 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--skip", action="append", default=[],
                         help="a library to leave out: pycocotools, faster, torchmetrics")
+    parser.add_argument("--bootstrap", type=int, default=0, metavar="N",
+                        help="also time bootstrap_detection with N resamples (no peer has one)")
     args = parser.parse_args()
     started = time.perf_counter()
     ground_truth, results = make_data(args.images, args.seed)
@@ -353,6 +376,8 @@ def main() -> None:
             rows.append((f"torchmetrics ({backend} backend)", seconds, peak, out))
             print(f"torchmetrics {backend}: {seconds:.3f} s", flush=True)
 
+    if args.bootstrap:
+        bootstrap_report(gt, dt, args.bootstrap)
     reference = next((r[3] for r in rows if r[0] == "pycocotools"), rows[0][3])
     ours = rows[0][1]
     print()

@@ -144,3 +144,16 @@ def test_bad_options_are_errors() -> None:
         bootstrap_detection(evaluation, statistics=("mAR",))
     with pytest.raises(InvalidInputError, match="evaluation"):
         bootstrap_detection("not an evaluation")  # type: ignore[arg-type]
+
+
+def test_the_basic_interval_reflects_the_percentile_interval() -> None:
+    evaluation, _ = _detector_pair(2.0, 2.0)
+    percentile = bootstrap_detection(evaluation, n_resamples=120, seed=5)
+    basic = bootstrap_detection(evaluation, n_resamples=120, seed=5, interval="basic")
+    for name in ("mAP", "AP50"):
+        p, b = percentile[name], basic[name]
+        assert b.method == "basic bootstrap (images)"
+        assert b.lower == pytest.approx(max(2 * p.estimate - p.upper, 0.0))
+        assert b.upper == pytest.approx(min(2 * p.estimate - p.lower, 1.0))
+    with pytest.raises(InvalidInputError, match="interval"):
+        bootstrap_detection(evaluation, interval="bca")

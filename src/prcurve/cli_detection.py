@@ -69,6 +69,9 @@ def register(subparsers: Any) -> None:
                       help="confidence level of the bootstrap intervals (default 0.95)")
     coco.add_argument("--seed", default="0", metavar="S",
                       help="seed of the bootstrap resamples (default 0)")
+    coco.add_argument("--interval", default="percentile", metavar="KIND",
+                      help="percentile (default) or basic: the bootstrap interval "
+                      "(docs/detection.md)")
     coco.set_defaults(handler=run_coco)
 
     voc = subparsers.add_parser(
@@ -192,6 +195,9 @@ def _coco(args: argparse.Namespace) -> int:
     resamples = None if args.bootstrap is None else _integer("--bootstrap", args.bootstrap, 1)
     level = _number("--level", args.level, 0.0, 1.0, open_low=True, open_high=True)
     seed = _integer("--seed", args.seed, 0)
+    from prcurve.detection.bootstrap import INTERVALS
+
+    kind = _checks.check_choice("--interval", args.interval, INTERVALS)
     out = _prepare_out(args.out) if args.out is not None else None
     inputs = [Path(args.ground_truth), Path(args.detections)]
     evaluation = evaluate_coco(args.ground_truth, args.detections, iou_type=iou_type)
@@ -200,7 +206,7 @@ def _coco(args: argparse.Namespace) -> int:
     lines = evaluation.summary().splitlines()
     if resamples is not None:
         intervals = bootstrap_detection(evaluation, n_resamples=resamples, level=level,
-                                        seed=seed)
+                                        seed=seed, interval=kind)
         report["intervals"] = {
             name: {"statistic": ci.statistic, "estimate": ci.estimate, "lower": ci.lower,
                    "upper": ci.upper, "method": ci.method, "level": ci.level,
