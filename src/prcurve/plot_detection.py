@@ -105,13 +105,18 @@ def plot_class_curves(
     *,
     iou_threshold: float = 0.5,
     beta: float = 1.0,
-    ncols: int = 6,
-    max_panels: int = 100,
+    ncols: int = 8,
+    max_panels: int = 200,
 ) -> Figure:
-    """One PR curve per category at one IoU threshold, with its best-F threshold.
+    """One small PR curve per category at one IoU threshold, with its best-F point.
 
-    ``categories`` picks and orders the panels (ids or names; default every
-    category with ground truth, at most ``max_panels``).
+    Each panel draws the category's step curve (prcurve's curve: tied scores
+    are one point, the area under the steps is its ``step`` AP) over recall
+    of all its objects that count, marks the best-F-beta point with its score
+    threshold, and gives in its title the protocol's AP for that category
+    (COCO's 101-point AP at this IoU threshold, or VOC's AP). ``categories``
+    picks and orders the panels (ids or names; default every category with
+    ground truth, at most ``max_panels``).
 
     Examples
     --------
@@ -125,37 +130,53 @@ def plot_class_curves(
     >>> [ax.get_title() for ax in figure.axes]
     ['cat: AP50 1.000 (101point)', 'dog: AP50 1.000 (101point)']
     """
-    from prcurve.plot import plot_pr_curves_grid
+    from prcurve.plot import _step_xy
 
     b = _checks.check_positive_number("beta", beta)
+    n_pos = evaluation.n_pos if evaluation.n_pos.ndim == 1 else evaluation.n_pos[:, 0]
     if categories is None:
-        ks = [k for k in range(evaluation.categories.shape[0]) if evaluation.n_pos[k] > 0] \
-            if evaluation.n_pos.ndim == 1 else [
-                k for k in range(evaluation.categories.shape[0]) if evaluation.n_pos[k, 0] > 0]
-        ks = ks[:max_panels]
+        ks = [k for k in range(evaluation.categories.shape[0]) if n_pos[k] > 0][:max_panels]
     else:
         ks = [evaluation._k(c) for c in categories]
-    method = "101point" if evaluation.protocol.name == "coco" else (
-        evaluation.protocol.ap_method)  # type: ignore[union-attr]
-    groups = []
-    titles = []
+    coco = evaluation.protocol.name == "coco"
+    method = "101point" if coco else evaluation.protocol.ap_method  # type: ignore[union-attr]
     label = f"AP{round(iou_threshold * 100):d}"
-    for k in ks:
+    n = max(len(ks), 1)
+    cols = min(ncols, n)
+    rows = math.ceil(n / cols)
+    # A fixed layout: matplotlib's constrained layout takes seconds for 80 panels.
+    figure = _pyplot().figure(figsize=(2.4 * cols, 2.2 * rows + 0.6))
+    axes = figure.subplots(rows, cols, squeeze=False)
+    figure.subplots_adjust(left=0.6 / (2.4 * cols), right=1 - 0.1 / (2.4 * cols),
+                           bottom=0.5 / (2.2 * rows + 0.6), top=1 - 0.3 / (2.2 * rows + 0.6),
+                           wspace=0.3, hspace=0.55)
+    for panel, k in enumerate(ks):
+        ax = axes[panel // cols][panel % cols]
         category = evaluation.categories[k].item()
-        name = evaluation._name(k)
         curve = evaluation.curve(category, iou_threshold=iou_threshold, zero_division=0)
-        groups.append({name: curve})
-        if evaluation.protocol.name == "coco":
+        if coco:
             value = evaluation.average_precision(  # type: ignore[union-attr]
                 category, iou_threshold=iou_threshold)
         else:
             value = float(evaluation.ap[evaluation._t(iou_threshold), k])  # type: ignore[union-attr]
         shown = "n/a" if math.isnan(value) else f"{value:.3f}"
-        titles.append(f"{name}: {label} {shown} ({method})")
-    figure = _pyplot().figure(layout="constrained")
-    plot_pr_curves_grid(groups, titles=titles, ncols=ncols, figure=figure, beta=b,
-                        show_unachievable=False, show_baseline=False, iso_f=(), legend=None,
-                        ap_method="interpolated" if method == "101point" else method)
-    for ax in figure.axes:
-        ax.title.set_fontsize("small")
+        ax.set_title(f"{evaluation._name(k)}: {label} {shown} ({method})", fontsize="small")
+        if len(curve) and curve.n_pos > 0:
+            x, y = _step_xy(curve)
+            ax.plot(x, y, drawstyle="steps-pre", linewidth=1.0)
+            best = curve.best_f(b)
+            ax.plot([best.recall], [best.precision], "o", markersize=3, color="black")
+            left = best.recall > 0.55  # keep the label inside the panel
+            ax.annotate(f"F{b:g} {best.value:.2f}\nscore ≥ {best.threshold:.3g}",
+                        (best.recall, best.precision), fontsize="x-small",
+                        xytext=(-4 if left else 4, 4), textcoords="offset points",
+                        ha="right" if left else "left")
+        ax.set_xlim(0, 1)
+        ax.set_ylim(0, 1.05)
+        ax.tick_params(labelsize="x-small")
+        ax.grid(alpha=0.3)
+    for panel in range(len(ks), rows * cols):
+        figure.delaxes(axes[panel // cols][panel % cols])
+    figure.supxlabel("recall (of all objects that count)", fontsize="small")
+    figure.supylabel("precision", fontsize="small")
     return figure  # type: ignore[no-any-return]
