@@ -157,3 +157,54 @@ def test_the_basic_interval_reflects_the_percentile_interval() -> None:
         assert b.upper == pytest.approx(min(2 * p.estimate - p.lower, 1.0))
     with pytest.raises(InvalidInputError, match="interval"):
         bootstrap_detection(evaluation, interval="bca")
+
+
+@pytest.mark.parametrize("method", ["interpolated", "11point", "101point", "step"])
+@pytest.mark.parametrize("seed", [0, 3])
+def test_voc_resamples_equal_evaluating_the_copied_images(method: str, seed: int) -> None:
+    from prcurve.detection import evaluate_voc
+
+    case = seed + 20
+    ground_truth, results = _continuous(case)
+    while isinstance(ground_truth["images"][0]["id"], str) or len(
+            ground_truth["annotations"]) < 10:
+        case += 1
+        ground_truth, results = _continuous(case)
+    rng = np.random.default_rng(seed)
+    ground_truth = dict(ground_truth, annotations=[
+        dict(a, difficult=int(rng.random() < 0.2)) for a in ground_truth["annotations"]])
+    # Ties too: VOC groups them, and copies of an image tie with each other.
+    results = [dict(d, score=round(d["score"], 2)) for d in results]
+    evaluation = evaluate_voc(ground_truth, results, ap_method=method,
+                              iou_threshold=[0.5, 0.75])
+    resampler = _Resampler(evaluation)
+    images = evaluation.images.tolist()
+    own_sum, own_valid = resampler.ap(np.ones((1, len(images)), dtype=np.int64))
+    for t in range(2):
+        np.testing.assert_allclose(_statistic(own_sum, own_valid, [t])[0],
+                                   evaluation.mean_ap[t], rtol=0, atol=1e-12, equal_nan=True)
+    weights = np.stack([np.bincount(rng.integers(0, len(images), len(images)),
+                                    minlength=len(images)) for _ in range(2)])
+    ap_sum, valid = resampler.ap(weights.astype(np.int64))
+    for b in range(2):
+        copied = evaluate_voc(*_copied(ground_truth, results, images, weights[b]),
+                              ap_method=method, iou_threshold=[0.5, 0.75])
+        for t in range(2):
+            got = _statistic(ap_sum[b:b + 1], valid[b:b + 1], [t])[0]
+            np.testing.assert_allclose(got, copied.mean_ap[t], rtol=0, atol=1e-12,
+                                       equal_nan=True)
+    assert not np.isnan(evaluation.mean_ap[0])
+
+
+def test_voc_intervals_and_comparison() -> None:
+    from prcurve.detection import evaluate_voc
+
+    ground_truth, results = _continuous(7)
+    evaluation = evaluate_voc(ground_truth, results)
+    ci = bootstrap_detection(evaluation, statistics="mAP", n_resamples=50, seed=0)
+    assert ci["mAP"].estimate == pytest.approx(float(evaluation.mean_ap[0]))
+    assert ci["mAP"].statistic.startswith("VOC mAP (mAP@[IoU>=0.50], interpolated)")
+    same = compare_detectors(evaluation, evaluation, n_resamples=30, seed=0)
+    assert same.p_value == 1.0
+    with pytest.raises(InvalidInputError, match="davis_goadrich"):
+        bootstrap_detection(evaluate_voc(ground_truth, results, ap_method="davis_goadrich"))

@@ -45,6 +45,16 @@ def _common(parser: argparse.ArgumentParser) -> None:
                         help="write report.json, per_class.csv and the plots to DIR")
     parser.add_argument("--no-plots", action="store_true",
                         help="with --out, write report.json and per_class.csv but no plots")
+    parser.add_argument("--bootstrap", default=None, metavar="N",
+                        help="add image-level bootstrap intervals for mAP (and AP50 for COCO) "
+                        "with N resamples")
+    parser.add_argument("--level", default="0.95", metavar="L",
+                        help="confidence level of the bootstrap intervals (default 0.95)")
+    parser.add_argument("--seed", default="0", metavar="S",
+                        help="seed of the bootstrap resamples (default 0)")
+    parser.add_argument("--interval", default="percentile", metavar="KIND",
+                        help="percentile (default) or basic: the bootstrap interval "
+                        "(docs/detection.md)")
 
 
 def register(subparsers: Any) -> None:
@@ -63,15 +73,6 @@ def register(subparsers: Any) -> None:
                       help="bbox (default); segm and keypoints are not supported")
     coco.add_argument("--per-class", action="store_true",
                       help="also print AP, AP50, AP75 and the best-F1 score threshold per class")
-    coco.add_argument("--bootstrap", default=None, metavar="N",
-                      help="add image-level bootstrap intervals for mAP and AP50 (N resamples)")
-    coco.add_argument("--level", default="0.95", metavar="L",
-                      help="confidence level of the bootstrap intervals (default 0.95)")
-    coco.add_argument("--seed", default="0", metavar="S",
-                      help="seed of the bootstrap resamples (default 0)")
-    coco.add_argument("--interval", default="percentile", metavar="KIND",
-                      help="percentile (default) or basic: the bootstrap interval "
-                      "(docs/detection.md)")
     coco.set_defaults(handler=run_coco)
 
     voc = subparsers.add_parser(
@@ -185,37 +186,52 @@ def _csv(rows: list[dict[str, Any]]) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _bootstrap_options(args: argparse.Namespace) -> tuple[int | None, float, int, str]:
+    from prcurve.detection.bootstrap import INTERVALS
+
+    resamples = None if args.bootstrap is None else _integer("--bootstrap", args.bootstrap, 1)
+    level = _number("--level", args.level, 0.0, 1.0, open_low=True, open_high=True)
+    seed = _integer("--seed", args.seed, 0)
+    kind = _checks.check_choice("--interval", args.interval, INTERVALS)
+    return resamples, level, seed, kind
+
+
+def _add_intervals(evaluation: Any, statistics: tuple[str, ...], options: tuple[
+        int | None, float, int, str], report: dict[str, Any], lines: list[str]) -> None:
+    """Bootstrap intervals into the report and the printed lines (when asked for)."""
+    from prcurve.detection import bootstrap_detection
+
+    resamples, level, seed, kind = options
+    if resamples is None:
+        return
+    intervals = bootstrap_detection(evaluation, statistics=statistics, n_resamples=resamples,
+                                    level=level, seed=seed, interval=kind)
+    report["intervals"] = {
+        name: {"statistic": ci.statistic, "estimate": ci.estimate, "lower": ci.lower,
+               "upper": ci.upper, "method": ci.method, "level": ci.level,
+               "n_resamples": ci.n_resamples}
+        for name, ci in intervals.items()}
+    for name, ci in intervals.items():
+        lines.append(f" {name:<5} {ci.estimate:0.3f}, {100 * level:g}% interval "
+                     f"[{ci.lower:0.3f}, {ci.upper:0.3f}] ({ci.method}, "
+                     f"{ci.n_resamples} resamples, seed {seed})")
+
+
 # -- coco ---------------------------------------------------------------------------------
 
 
 def _coco(args: argparse.Namespace) -> int:
-    from prcurve.detection import bootstrap_detection, evaluate_coco
+    from prcurve.detection import evaluate_coco
 
     iou_type = _checks.check_iou_type(args.iou_type)
-    resamples = None if args.bootstrap is None else _integer("--bootstrap", args.bootstrap, 1)
-    level = _number("--level", args.level, 0.0, 1.0, open_low=True, open_high=True)
-    seed = _integer("--seed", args.seed, 0)
-    from prcurve.detection.bootstrap import INTERVALS
-
-    kind = _checks.check_choice("--interval", args.interval, INTERVALS)
+    options = _bootstrap_options(args)
     out = _prepare_out(args.out) if args.out is not None else None
     inputs = [Path(args.ground_truth), Path(args.detections)]
     evaluation = evaluate_coco(args.ground_truth, args.detections, iou_type=iou_type)
     report = evaluation.to_dict()
     report["inputs"] = {"ground_truth": args.ground_truth, "detections": args.detections}
     lines = evaluation.summary().splitlines()
-    if resamples is not None:
-        intervals = bootstrap_detection(evaluation, n_resamples=resamples, level=level,
-                                        seed=seed, interval=kind)
-        report["intervals"] = {
-            name: {"statistic": ci.statistic, "estimate": ci.estimate, "lower": ci.lower,
-                   "upper": ci.upper, "method": ci.method, "level": ci.level,
-                   "n_resamples": ci.n_resamples}
-            for name, ci in intervals.items()}
-        for name, ci in intervals.items():
-            lines.append(f" {name:<5} {ci.estimate:0.3f}, {100 * level:g}% interval "
-                         f"[{ci.lower:0.3f}, {ci.upper:0.3f}] ({ci.method}, "
-                         f"{ci.n_resamples} resamples, seed {seed})")
+    _add_intervals(evaluation, ("mAP", "AP50"), options, report, lines)
     if args.per_class:
         lines.append("")
         lines.extend(_coco_class_lines(report))
@@ -284,12 +300,15 @@ def _voc(args: argparse.Namespace) -> int:
 
     threshold = _number("--iou-threshold", args.iou_threshold, 0.0, 1.0)
     method = _checks.check_choice("--ap-method", args.ap_method, VOC_AP_METHODS)
+    options = _bootstrap_options(args)
     out = _prepare_out(args.out) if args.out is not None else None
     inputs = [Path(args.ground_truth), Path(args.detections)]
     evaluation = evaluate_voc(args.ground_truth, args.detections, iou_threshold=threshold,
                               ap_method=method, inclusive_pixels=not args.continuous_pixels)
     report = evaluation.to_dict()
     report["inputs"] = {"ground_truth": args.ground_truth, "detections": args.detections}
+    lines = evaluation.summary().splitlines()
+    _add_intervals(evaluation, ("mAP",), options, report, lines)
     if out is not None:
         _write(out, report, _csv([_flat(row) for row in report["per_category"]]),
                [] if args.no_plots else [
@@ -299,7 +318,7 @@ def _voc(args: argparse.Namespace) -> int:
     if args.json:
         _emit(json.dumps(report, indent=2, allow_nan=False) + "\n")
     else:
-        _emit(evaluation.summary() + "\n")
+        _emit("\n".join(lines) + "\n")
     return 0
 
 

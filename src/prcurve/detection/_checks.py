@@ -551,5 +551,11 @@ def output_is_input(path: str) -> InvalidInputError:
                              "choose another output folder")
 
 
+def unsupported_resampling(method: str, supported: Sequence[str]) -> InvalidInputError:
+    return InvalidInputError(
+        "evaluation", f"uses the AP method {method!r}, which the image bootstrap does not "
+        "recompute", f"evaluate with ap_method one of {', '.join(map(repr, supported))}")
+
+
 def nothing_to_resample() -> InvalidInputError:
     return InvalidInputError("evaluation", "has no images", "evaluate at least one image")

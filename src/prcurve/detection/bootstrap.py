@@ -1,4 +1,5 @@
-"""Image-level bootstrap intervals for COCO's mAP and AP50, and a paired comparison.
+"""Image-level bootstrap intervals for COCO's mAP and AP50 (and VOC's mAP), and a paired
+comparison.
 
 The unit of resampling is the image (a cluster bootstrap): a resample draws
 ``n_images`` images with replacement and weights each image by how often it
@@ -22,6 +23,11 @@ the same ground truth, so that the difference keeps the pairing; its p-value
 for "no difference" is ``min(1, 2 min(1 + #{Δ* <= 0}, 1 + #{Δ* >= 0}) / (B + 1))``
 as in :func:`prcurve.intervals.compare_average_precision`.
 
+For a VOC evaluation the statistic is the mAP at one IoU threshold, each
+class's AP recomputed by the evaluation's method (``interpolated``,
+``11point``, ``101point``, ``step``) on the weighted counts of each tie group
+(prcurve's convention: a drawn-twice detection ties with its copy).
+
 Work per resample is one pass over the kept detections (weighted counts before
 each true positive) plus a few passes over the true positives.
 """
@@ -37,6 +43,8 @@ from numpy.typing import NDArray
 
 from prcurve.detection import _checks
 from prcurve.detection.coco import EPS, COCOEvaluation, matches, within_segments
+from prcurve.detection.protocol import VOCProtocol
+from prcurve.detection.voc import VOCEvaluation
 from prcurve.intervals import Interval, PairedComparison, _percentiles
 
 __all__ = ["STATISTICS", "bootstrap_detection", "compare_detectors"]
@@ -53,23 +61,47 @@ INTERVALS = ("percentile", "basic")
 _CELLS = 1 << 22  # weighted cells in flight per chunk of resamples
 
 
-class _Resampler:
-    """A COCO evaluation prepared for weighted recomputation of AP per (category, threshold)."""
+Evaluation = COCOEvaluation | VOCEvaluation
 
-    def __init__(self, evaluation: COCOEvaluation) -> None:
-        if not isinstance(evaluation, COCOEvaluation):
-            raise _checks.wrong_type("evaluation", evaluation, "a COCOEvaluation")
+# The AP methods a VOC resample can be recomputed with (tie groups, weighted counts).
+_VOC_METHODS = ("interpolated", "11point", "101point", "step")
+
+
+def _check_evaluation(name: str, value: Any) -> Evaluation:
+    if not isinstance(value, (COCOEvaluation, VOCEvaluation)):
+        raise _checks.wrong_type(name, value, "a COCOEvaluation or a VOCEvaluation")
+    if isinstance(value, VOCEvaluation) and value.protocol.ap_method not in _VOC_METHODS:
+        raise _checks.unsupported_resampling(value.protocol.ap_method, _VOC_METHODS)
+    return value
+
+
+class _Resampler:
+    """An evaluation prepared for weighted recomputation of AP per (category, threshold)."""
+
+    def __init__(self, evaluation: Evaluation) -> None:
+        evaluation = _check_evaluation("evaluation", evaluation)
         protocol = evaluation.protocol
         labels = protocol.area_labels
         if "all" not in labels:
             raise _checks.unknown_setting("area", "all", list(labels))
         self.evaluation = evaluation
+        self.voc = isinstance(protocol, VOCProtocol)
         r = evaluation._records
         self.records = r
         self.area = labels.index("all")
         self.n_t = len(protocol.iou_thresholds)
-        self.recall_thresholds = np.asarray(protocol.recall_thresholds)
-        self.keep = r.rank < protocol.max_dets[-1]
+        if isinstance(protocol, VOCProtocol):
+            self.method = protocol.ap_method
+            levels = {"11point": 10, "101point": 100}.get(self.method, 0)
+            self.recall_thresholds = np.arange(levels + 1) / max(levels, 1)
+            self.keep = np.ones(r.rank.shape[0], dtype=bool)
+            change = np.ones(r.score.shape[0], dtype=bool)
+            change[1:] = (r.score[1:] != r.score[:-1]) | (r.category[1:] != r.category[:-1])
+            self.tie_start = np.flatnonzero(change)  # tie groups (scores sorted per category)
+        else:
+            self.method = "coco"
+            self.recall_thresholds = np.asarray(protocol.recall_thresholds)
+            self.keep = r.rank < protocol.max_dets[-1]
         rows = np.zeros(protocol.n_areas * self.n_t, dtype=bool)
         rows[self.area * self.n_t:(self.area + 1) * self.n_t] = True
         self.matches = matches(r, self.n_t, self.keep, rows)
@@ -99,7 +131,8 @@ class _Resampler:
             for b_lo in range(0, n_b, chunk):
                 w = weights[b_lo:b_lo + chunk]
                 n_pos = w[:, self.gt_image[g_lo:g_hi]] @ self.gt_count[g_lo:g_hi]
-                values = self._category(w, k, lo, hi, e_lo, e_hi, n_pos)
+                category = self._voc_category if self.voc else self._category
+                values = category(w, k, lo, hi, e_lo, e_hi, n_pos)
                 ap_sum[b_lo:b_lo + chunk] += values
                 valid[b_lo:b_lo + chunk] += n_pos > 0
         return ap_sum, valid
@@ -170,6 +203,55 @@ class _Resampler:
         return out
 
 
+    def _voc_category(self, w: I64, k: int, lo: int, hi: int, e_lo: int, e_hi: int,
+                      n_pos: I64) -> F64:
+        """VOC's AP of category k at each threshold under each row of weights: prcurve's
+        method on the weighted counts of each tie group (0 where n_pos = 0)."""
+        r, m = self.records, self.matches
+        n_b = w.shape[0]
+        out = np.zeros((n_b, self.n_t))
+        has_pos = n_pos > 0
+        if not has_pos.any() or hi == lo:
+            return out  # no detections: AP 0 (or undefined without objects)
+        dw = w[:, r.image[lo:hi]]
+        starts = self.tie_start[(self.tie_start >= lo) & (self.tie_start < hi)] - lo
+        scale = np.maximum(n_pos, 1).astype(np.float64)[:, None]
+        rows = m.row[e_lo:e_hi]
+        for t in range(self.n_t):
+            here = rows == t
+            det = m.detection[e_lo:e_hi][here] - lo
+            tp_flag = np.zeros(hi - lo, dtype=bool)
+            tp_flag[det[m.is_tp[e_lo:e_hi][here]]] = True
+            counted = np.ones(hi - lo, dtype=bool)
+            counted[det[~m.is_tp[e_lo:e_hi][here]]] = False  # difficult: neither TP nor FP
+            gained = np.add.reduceat(dw * tp_flag, starts, axis=1)
+            lost = np.add.reduceat(dw * (counted & ~tp_flag), starts, axis=1)
+            tp = np.cumsum(gained, axis=1)
+            total = tp + np.cumsum(lost, axis=1)
+            precision = tp / np.maximum(total, 1)  # 0 before the first drawn detection
+            if self.method == "step":
+                out[:, t] = (gained * precision).sum(axis=1) / scale[:, 0]
+                continue
+            envelope = np.maximum.accumulate(precision[:, ::-1], axis=1)[:, ::-1]
+            if self.method == "interpolated":
+                out[:, t] = (gained * envelope).sum(axis=1) / scale[:, 0]
+                continue
+            # Recall level r is first reached at the first group whose TP count c has
+            # c / P >= r: reached(c1) - reached(c0) levels at a group raising c0 to c1.
+            levels = self.recall_thresholds
+            counts = np.arange(int(tp.max(initial=0)) + 1, dtype=np.float64)
+            reached = np.searchsorted(levels, counts[None, :] / scale, side="right")
+            after = np.take_along_axis(reached, tp, axis=1)
+            before = np.empty_like(after)
+            before[:, 1:] = after[:, :-1]
+            before[:, 0] = reached[:, 0]
+            weight = (after - before).astype(np.float64)
+            weight[:, 0] += reached[:, 0]
+            out[:, t] = (envelope * weight).sum(axis=1) / levels.shape[0]
+        out[~has_pos] = 0.0
+        return out
+
+
 def _weights(rng: np.random.Generator, n_resamples: int, n_images: int) -> I64:
     """How often each image is drawn, one row per resample (n_images draws each)."""
     draws = rng.integers(0, n_images, size=(n_resamples, n_images))
@@ -179,10 +261,10 @@ def _weights(rng: np.random.Generator, n_resamples: int, n_images: int) -> I64:
     return counts
 
 
-def _threshold_index(evaluation: COCOEvaluation, statistic: str) -> list[int] | None:
+def _threshold_index(evaluation: Evaluation, statistic: str) -> list[int] | None:
     name = _checks.check_choice("statistics", statistic, STATISTICS)
     if name == "mAP":
-        return None
+        return [0] if isinstance(evaluation, VOCEvaluation) else None
     return [evaluation._t(0.5 if name == "AP50" else 0.75)]
 
 
@@ -200,15 +282,18 @@ def _interval(values: F64, estimate: float, level: float, kind: str) -> tuple[fl
     return low, high
 
 
-def _label(evaluation: COCOEvaluation, statistic: str) -> str:
+def _label(evaluation: Evaluation, statistic: str) -> str:
     thresholds = evaluation.protocol.iou_thresholds
+    if isinstance(evaluation, VOCEvaluation):
+        at = thresholds[0] if statistic == "mAP" else float(statistic[2:4]) / 100
+        return f"VOC {statistic} (mAP@[IoU>={at:.2f}], {evaluation.protocol.ap_method})"
     iou = (f"{thresholds[0]:.2f}:{thresholds[-1]:.2f}" if statistic == "mAP"
            else statistic[2:4].join(("0.", "")))
     return (f"COCO {statistic} (AP@[IoU={iou}], area all, "
             f"maxDets {evaluation.protocol.max_dets[-1]}, 101-point)")
 
 
-def _resamples(evaluation: COCOEvaluation, n_resamples: int, seed: Any) -> tuple[
+def _resamples(evaluation: Evaluation, n_resamples: int, seed: Any) -> tuple[
         _Resampler, I64]:
     resampler = _Resampler(evaluation)
     if resampler.n_images == 0:
@@ -218,7 +303,7 @@ def _resamples(evaluation: COCOEvaluation, n_resamples: int, seed: Any) -> tuple
 
 
 def bootstrap_detection(
-    evaluation: COCOEvaluation,
+    evaluation: Evaluation,
     *,
     statistics: Sequence[str] = ("mAP", "AP50"),
     n_resamples: int = 1000,
@@ -226,11 +311,14 @@ def bootstrap_detection(
     seed: Any = None,
     interval: str = "percentile",
 ) -> dict[str, Interval]:
-    """Image-level percentile-bootstrap intervals for COCO's mAP and AP50 (module docstring).
+    """Image-level bootstrap intervals for COCO's mAP and AP50, or VOC's mAP (module docstring).
 
     Parameters
     ----------
-    evaluation : COCOEvaluation
+    evaluation : COCOEvaluation or VOCEvaluation
+        For VOC, "mAP" is the mAP at the first IoU threshold and AP50/AP75 the
+        mAP at 0.5/0.75 when evaluated; the AP method is the evaluation's
+        (``interpolated``, ``11point``, ``101point`` or ``step``).
     statistics : sequence of {"mAP", "AP50", "AP75"}
     n_resamples : int, default 1000
     level : float, default 0.95
@@ -258,8 +346,7 @@ def bootstrap_detection(
     >>> ci["AP50"].method, bool(ci["AP50"].lower < ci["AP50"].upper)
     ('percentile bootstrap (images)', True)
     """
-    if not isinstance(evaluation, COCOEvaluation):
-        raise _checks.wrong_type("evaluation", evaluation, "a COCOEvaluation")
+    evaluation = _check_evaluation("evaluation", evaluation)
     b = _checks.check_n_resamples(n_resamples)
     lvl = _checks.check_level(level)
     kind = _checks.check_choice("interval", interval, INTERVALS)
@@ -280,8 +367,8 @@ def bootstrap_detection(
 
 
 def compare_detectors(
-    evaluation_a: COCOEvaluation,
-    evaluation_b: COCOEvaluation,
+    evaluation_a: Evaluation,
+    evaluation_b: Evaluation,
     *,
     statistic: str = "mAP",
     n_resamples: int = 1000,
@@ -289,7 +376,7 @@ def compare_detectors(
     seed: Any = None,
     interval: str = "percentile",
 ) -> PairedComparison:
-    """Paired image-level bootstrap of the difference of two detectors' COCO mAP (or AP50).
+    """Paired image-level bootstrap of the difference of two detectors' mAP (or AP50).
 
     Both evaluations must cover the same images with the same ground truth;
     each resample draws the same images for both.
@@ -319,9 +406,8 @@ def compare_detectors(
     b = _checks.check_n_resamples(n_resamples)
     lvl = _checks.check_level(level)
     kind = _checks.check_choice("interval", interval, INTERVALS)
-    for name, value in (("evaluation_a", evaluation_a), ("evaluation_b", evaluation_b)):
-        if not isinstance(value, COCOEvaluation):
-            raise _checks.wrong_type(name, value, "a COCOEvaluation")
+    evaluation_a = _check_evaluation("evaluation_a", evaluation_a)
+    evaluation_b = _check_evaluation("evaluation_b", evaluation_b)
     thresholds = _threshold_index(evaluation_a, statistic)
     _check_same_ground_truth(evaluation_a, evaluation_b)
     resampler_a, weights = _resamples(evaluation_a, b, seed)
@@ -345,7 +431,7 @@ def compare_detectors(
     return PairedComparison(label, own[0], own[1], difference, p_value)
 
 
-def _check_same_ground_truth(a: COCOEvaluation, b: COCOEvaluation) -> None:
+def _check_same_ground_truth(a: Evaluation, b: Evaluation) -> None:
     images_a, images_b = a.images, b.images
     if images_a.shape != images_b.shape or not np.array_equal(images_a, images_b):
         only_a = int(np.setdiff1d(images_a, images_b).shape[0])
