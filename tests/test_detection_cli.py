@@ -167,3 +167,14 @@ def test_missing_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Non
     assert main(["voc", str(tmp_path / "gt.json"), str(tmp_path / "dt.json"),
                  "--iou-threshold", "2"]) == 2
     assert "--iou-threshold" in capsys.readouterr().err
+
+
+def test_voc_bootstrap_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    ground_truth, results = random_case(4)
+    gt, dt = _write(tmp_path, ground_truth, results)
+    assert main(["voc", gt, dt, "--bootstrap", "20", "--interval", "basic", "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["intervals"]["mAP"]["method"] == "basic bootstrap (images)"
+    assert report["intervals"]["mAP"]["n_resamples"] == 20
+    assert main(["voc", gt, dt, "--bootstrap", "20"]) == 0
+    assert capsys.readouterr().out.splitlines()[-1].startswith(" mAP   ")
