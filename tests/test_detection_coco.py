@@ -379,3 +379,13 @@ def test_unmatched_detections_outside_an_area_range_are_ignored() -> None:
     ours = assert_matches_pycocotools(gt, dt)
     small = ours.protocol.area_labels.index("small")
     assert ours.precision[0, 0, 0, small, 2] == pytest.approx(1.0)  # the large FP ignored
+
+
+def test_annotation_id_zero_is_matched_unlike_pycocotools() -> None:
+    # pycocotools stores the matched ground truth's id as the match flag, so a match to
+    # id 0 reads as "unmatched": a documented difference (docs/detection.md).
+    gt = _gt([{"id": 0, "image_id": 1, "category_id": 1, "bbox": [0, 0, 10, 10]}])
+    dt = [_dt(1, 1, [0, 0, 10, 10], 0.9)]
+    reference, _ = pycocotools_eval(gt, dt)
+    assert reference.stats[0] == 0.0
+    assert evaluate_coco(gt, dt).stats[0] == pytest.approx(1.0, abs=1e-15)
