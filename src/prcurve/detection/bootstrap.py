@@ -181,22 +181,10 @@ class _Resampler:
         offset = 2.0 * (run_at.shape[0] - 1 - run)
         envelope = np.maximum.accumulate((precision + offset)[:, ::-1], axis=1)[:, ::-1]
         envelope -= offset
-        # Recall threshold r is reached at the first TP whose count c satisfies
-        # c / P >= r (COCO's test); the TP that raises the count from c0 to c1 is the
-        # first to reach the thresholds r with c0 / P < r <= c1 / P: reached(c1) -
-        # reached(c0) of them, reached(c) = #{r : r <= c / P}. Thresholds reached at 0
-        # use the first detection, where the interpolated precision is the run's maximum.
+        # Each recall threshold is read at the first TP reaching it (COCO's test).
         scale = np.maximum(n_pos, 1).astype(np.float64)[:, None]
         thresholds = self.recall_thresholds
-        counts = np.arange(int(tp.max(initial=0)) + 1, dtype=np.float64)
-        reached = np.searchsorted(thresholds, counts[None, :] / scale, side="right")
-        after = np.take_along_axis(reached, tp, axis=1)
-        # The count before a TP is the previous TP's count in its run (0 for the first).
-        before = np.empty_like(after)
-        before[:, 1:] = after[:, :-1]
-        before[:, run_at] = reached[:, :1]
-        weight = (after - before).astype(np.float64)
-        weight[:, run_at] += reached[:, :1]
+        weight = _level_weights(tp, run_at, scale, thresholds)
         total = np.add.reduceat(envelope * weight, run_at, axis=1)
         out[:, row[run_at]] = total / thresholds.shape[0]
         out[~has_pos] = 0.0
@@ -236,20 +224,35 @@ class _Resampler:
             if self.method == "interpolated":
                 out[:, t] = (gained * envelope).sum(axis=1) / scale[:, 0]
                 continue
-            # Recall level r is first reached at the first group whose TP count c has
-            # c / P >= r: reached(c1) - reached(c0) levels at a group raising c0 to c1.
+            # As for COCO, with the tie groups as the entries of one run.
             levels = self.recall_thresholds
-            counts = np.arange(int(tp.max(initial=0)) + 1, dtype=np.float64)
-            reached = np.searchsorted(levels, counts[None, :] / scale, side="right")
-            after = np.take_along_axis(reached, tp, axis=1)
-            before = np.empty_like(after)
-            before[:, 1:] = after[:, :-1]
-            before[:, 0] = reached[:, 0]
-            weight = (after - before).astype(np.float64)
-            weight[:, 0] += reached[:, 0]
+            weight = _level_weights(tp, np.zeros(1, dtype=np.intp), scale, levels)
             out[:, t] = (envelope * weight).sum(axis=1) / levels.shape[0]
         out[~has_pos] = 0.0
         return out
+
+
+def _level_weights(count: NDArray[np.integer[Any]], run_at: NDArray[np.intp], scale: F64,
+                   levels: F64) -> F64:
+    """How many recall levels each entry is the first to reach, per resample.
+
+    ``count[b, e]`` is the TP count at entry e (non-decreasing within each run,
+    runs starting at ``run_at``), ``scale[b]`` the positives. Level r is reached
+    when ``count / P >= r``; an entry raising the count from c0 to c1 first
+    reaches ``reached(c1) - reached(c0)`` levels, ``reached(c) = #{r : r <= c / P}``.
+    The levels reached at count 0 are credited to the first entry of the run, where
+    the interpolated precision is the run's maximum (COCO reads them at the first
+    detection, VOC's methods at the first step).
+    """
+    grid = np.arange(int(count.max(initial=0)) + 1, dtype=np.float64)
+    reached = np.searchsorted(levels, grid[None, :] / scale, side="right")
+    after = np.take_along_axis(reached, count, axis=1)
+    before = np.empty_like(after)  # the previous entry's count in its run (0 for the first)
+    before[:, 1:] = after[:, :-1]
+    before[:, run_at] = reached[:, :1]
+    weight: F64 = (after - before).astype(np.float64)
+    weight[:, run_at] += reached[:, :1]
+    return weight
 
 
 def _weights(rng: np.random.Generator, n_resamples: int, n_images: int) -> I64:

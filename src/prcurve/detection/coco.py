@@ -417,11 +417,7 @@ class COCOEvaluation(CategoryViews):
         if not isinstance(protocol, COCOProtocol):
             raise _checks.wrong_type("state", state, "a state under the COCO protocol")
         self.protocol: COCOProtocol = protocol
-        self.state = state
-        self._records = records
-        self.categories = records.categories
-        self.images = records.images
-        self.category_names = state.category_names
+        self._adopt(state, records)
         self.precision = precision
         self.recall = recall
         self.scores = scores

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from numpy.typing import NDArray
@@ -12,6 +12,10 @@ from numpy.typing import NDArray
 from prcurve.curve import PRCurve
 from prcurve.detection import _checks
 from prcurve.table import Table
+
+if TYPE_CHECKING:
+    from prcurve.detection.coco import SortedRecords
+    from prcurve.detection.state import DetectionState
 
 __all__ = ["CategoryViews", "json_value"]
 
@@ -25,8 +29,19 @@ class CategoryViews:
     """Category lookup by id or name, and per-category tables of a detection evaluation."""
 
     categories: NDArray[Any]
+    images: NDArray[Any]
     category_names: dict[Any, str]
     protocol: Any
+    state: DetectionState
+    _records: SortedRecords
+
+    def _adopt(self, state: DetectionState, records: SortedRecords) -> None:
+        """The attributes both evaluations take from the state and its sorted records."""
+        self.state = state
+        self._records = records
+        self.categories = records.categories
+        self.images = records.images
+        self.category_names = state.category_names
 
     def _t(self, iou_threshold: float) -> int:
         """The index of an IoU threshold of the protocol (given to within 1e-9)."""

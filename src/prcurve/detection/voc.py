@@ -77,11 +77,7 @@ class VOCEvaluation(CategoryViews):
         if not isinstance(protocol, VOCProtocol):
             raise _checks.wrong_type("state", state, "a state under the VOC protocol")
         self.protocol: VOCProtocol = protocol
-        self.state = state
-        self._records = records
-        self.categories = records.categories
-        self.images = records.images
-        self.category_names = state.category_names
+        self._adopt(state, records)
         self.n_pos = records.n_pos[:, 0]
         n_t = len(protocol.iou_thresholds)
         self.ap = np.full((n_t, self.categories.shape[0]), math.nan)
