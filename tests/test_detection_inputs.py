@@ -233,3 +233,9 @@ def test_importing_detection_loads_numpy_only() -> None:
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                             check=True)
     assert result.stdout.strip() == "[]"
+
+
+def test_ids_beyond_int64_are_an_error() -> None:
+    _error(lambda: GroundTruth([2**70], [1], [[0, 0, 1, 1]]), "outside the int64 range")
+    _error(lambda: GroundTruth(np.array([2**63], dtype=np.uint64), [1], [[0, 0, 1, 1]]),
+           "above 2\\*\\*63")

@@ -135,7 +135,11 @@ def check_ids(name: str, values: ArrayLike, n: int | None = None) -> NDArray[Any
         # numpy would turn [1, "a"] into strings: read the Python types first.
         types = set(map(type, values))
         if types <= {int}:
-            values = np.array(values, dtype=np.int64) if values else np.zeros(0, np.int64)
+            try:
+                values = np.array(values, dtype=np.int64) if values else np.zeros(0, np.int64)
+            except OverflowError:
+                raise InvalidInputError(name, "has integers outside the int64 range",
+                                        "use smaller integer ids or strings") from None
         elif types <= {str}:
             values = np.array(values, dtype=str)
         elif str not in types and all(issubclass(t, (int, float, np.number, np.bool_))
