@@ -32,16 +32,31 @@ import numpy as np
 from prcurve.core.average_precision import AP_METHODS, APMethod
 from prcurve.core.curve import OperatingPoint, PRCurve
 from prcurve.errors import UndefinedMetricWarning
-from prcurve.present.report import InputSummary, ModelReport, Report, ReportSettings
+from prcurve.present.report import (
+    CLASS_AVERAGES,
+    ClassAverages,
+    InputSummary,
+    ModelReport,
+    Report,
+    ReportSettings,
+)
 from prcurve.space import bounds
 from prcurve.space.intervals import bootstrap_average_precision
-from prcurve.space.multiclass import pr_curve
+from prcurve.space.multiclass import one_vs_rest, pr_curve
+from prcurve.validation.space import unsupported_with_score_matrix
 
 if TYPE_CHECKING:
     from prcurve.io import LoadedInput, ScoredColumn
     from prcurve.io.stream import StreamedCounts, StreamedInput
 
-__all__ = ["build_report", "build_streamed_report", "evaluate", "model_names", "report"]
+__all__ = [
+    "build_report",
+    "build_streamed_report",
+    "evaluate",
+    "evaluate_classes",
+    "model_names",
+    "report",
+]
 
 
 
@@ -229,6 +244,71 @@ def _evaluate_one(
     return ModelReport(name=name, input=summary, score_column=column, curve=curve, values=values)
 
 
+def evaluate_classes(
+    name: str, summary: InputSummary, y_true: Any, y_score: Any, weights: Any,
+    settings: ReportSettings, *, classes: Any = None,
+    score_columns: Sequence[str | None] = (), rows_dropped: int = 0,
+    dropped: Mapping[str, int] | None = None,
+) -> tuple[list[ModelReport], ClassAverages]:
+    """A multi-class or multi-label model: one report model per class, scored one-vs-rest
+    (:func:`prcurve.one_vs_rest`), one for the pooled (micro) curve, and the class averages.
+
+    ``y_true`` holds class labels (multi-class; column ``j`` of the (n, k)
+    ``y_score`` scores ``classes[j]``, by default the sorted distinct labels)
+    or an (n, k) indicator matrix (multi-label). The classes' curves are exact:
+    ``settings.bins`` is refused, as :func:`prcurve.pr_curve` refuses bins
+    with a score matrix.
+
+    Examples
+    --------
+    >>> from prcurve.present.report import InputSummary, ReportSettings
+    >>> from prcurve.present.report_build import evaluate_classes
+    >>> models, group = evaluate_classes(
+    ...     "m", InputSummary(name="arrays"), ["a", "b", "c", "a"],
+    ...     [[0.8, 0.1, 0.1], [0.2, 0.5, 0.3], [0.3, 0.3, 0.4], [0.3, 0.6, 0.1]],
+    ...     None, ReportSettings(ci_level=None))
+    >>> [m.name for m in models], group.support
+    (['m[a]', 'm[b]', 'm[c]', 'm[micro]'], [2.0, 1.0, 1.0])
+    >>> group.average_precision["step"]["macro"]
+    1.0
+    """
+    if settings.bins is not None:
+        raise unsupported_with_score_matrix("bins")
+    ovr = one_vs_rest(y_true, y_score, labels=classes, sample_weight=weights)
+    kind = "multi-label" if np.ndim(y_true) == 2 else "multi-class"
+    rows = int(np.shape(y_score)[0])
+    columns = list(score_columns) or [None] * len(ovr.classes)
+    labels = [str(c) for c in ovr.classes.tolist()]
+    curves = [*ovr.curves(), PRCurve(ovr.micro_counts())]
+    models = []
+    for label, column, curve in zip([*labels, "micro"], [*columns, None], curves, strict=True):
+        values = {
+            "rows": rows,
+            "rows_dropped": rows_dropped,
+            "dropped": dict(dropped or {}),
+            "class": label,
+            **_model_values(curve, settings),
+        }
+        models.append(ModelReport(name=f"{name}[{label}]", input=summary, score_column=column,
+                                  curve=curve, values=values))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UndefinedMetricWarning)  # None below means undefined
+        average_precision = {
+            method: {average: _number(float(ovr.average_precision(
+                cast(APMethod, method), cast(Any, average)))) for average in CLASS_AVERAGES}
+            for method in AP_METHODS
+        }
+        roc_auc = {average: _number(float(ovr.roc_auc(cast(Any, average))))
+                   for average in CLASS_AVERAGES}
+    group = ClassAverages(
+        model=name, input=summary.name, kind=kind, classes=labels,
+        support=[float(x) for x in ovr.support], members=[m.name for m in models],
+        average_precision=average_precision, roc_auc=roc_auc,
+        score_columns=list(score_columns),
+    )
+    return models, group
+
+
 def _evaluate_streamed(name: str, summary: InputSummary, streamed: StreamedCounts,
                        settings: ReportSettings) -> ModelReport:
     curve = streamed.curve()
@@ -286,7 +366,9 @@ def evaluate(
 ) -> Report:
     """The report of models given as arrays: ``{name: (y_true, y_score[, sample_weight])}``.
 
-    Labels and scores are checked as by :func:`prcurve.pr_curve`.
+    Labels and scores are checked as by :func:`prcurve.pr_curve`. An (n, k)
+    ``y_score`` is a multi-class (class labels) or multi-label (indicator
+    matrix) model, reported per class (:func:`evaluate_classes`).
 
     Examples
     --------
@@ -297,12 +379,19 @@ def evaluate(
     """
     chosen = settings or ReportSettings()
     summary = InputSummary(name="arrays")
-    out = []
+    out: list[ModelReport] = []
+    groups = []
     for name, data in models.items():
         y_true, y_score = data[0], data[1]
         weights = data[2] if len(data) > 2 else None
-        out.append(_evaluate_one(name, summary, None, None, y_true, y_score, weights, chosen))
-    return Report(settings=chosen, inputs=[summary], models=out)
+        if np.ndim(y_score) == 2:  # one score column per class: one-vs-rest
+            members, group = evaluate_classes(name, summary, y_true, y_score, weights, chosen)
+            out.extend(members)
+            groups.append(group)
+        else:
+            out.append(_evaluate_one(name, summary, None, None, y_true, y_score, weights,
+                                     chosen))
+    return Report(settings=chosen, inputs=[summary], models=out, class_averages=groups)
 
 
 def report(

@@ -285,3 +285,12 @@ def dask_needs_parquet(path: str, file_format: str) -> InvalidInputError:
     return InvalidInputError("INPUT", f"{path!r} is {file_format}; --dask and --workers read "
                              "Parquet", "convert the data to Parquet, or run without --dask "
                              "to stream it on this machine")
+
+
+def no_class_average(option: str, metric: str) -> InvalidInputError:
+    """A class-average gate (``macro_ap`` ...) on a report with no multi-class model."""
+    return InvalidInputError(
+        option, f"{metric} is an average over the classes of a multi-class or multi-label "
+        "input, and this report has none",
+        "gate a binary model's AP with ap=VALUE, or give a label column with more than two "
+        "classes and one score column per class")
