@@ -68,7 +68,6 @@ from prcurve.core.curve import PRCurve
 from prcurve.io.batches import (
     Batch,
     BatchReader,
-    LabelReader,
     choose_columns,
     input_files,
     open_dataset,
@@ -76,6 +75,7 @@ from prcurve.io.batches import (
     score_range,
 )
 from prcurve.io.readers import RowsCallback
+from prcurve.io.rows import LabelRule, check_weight_totals
 from prcurve.validation.arrays import check_edges, check_n_bins
 from prcurve.validation.files import (
     check_batch_rows,
@@ -296,7 +296,7 @@ def stream_scores(
     files, fmt, name = input_files(source, input_format)
     dataset = open_dataset(files, fmt)
     columns = choose_columns(dataset.schema, name, label, scores, weight)
-    labels = LabelReader(columns.label, name, positive)
+    labels = LabelRule(columns.label, positive)
     reader = BatchReader(files, fmt, name, columns, labels, drop_invalid, batch_rows)
     states = {s: _ColumnState(s, None if bins is not None else max_distinct)
               for s in columns.scores}
@@ -321,6 +321,8 @@ def stream_scores(
     for model in models:
         if model.rows == 0:
             raise no_rows_left(model.column, name, rows)
+        check_weight_totals(columns.weight, name, model.counts.n_pos,
+                            model.counts.n_pos + model.counts.n_neg)
     return StreamedInput(
         path=name, format=fmt, files=len(files), n_rows=rows, batches=batches,
         label_column=columns.label, label_chosen=columns.label_chosen,
