@@ -658,3 +658,114 @@ def test_dask_duplicate_and_twice_used_columns(tmp_path: Path, scheduler: str,
     path = _row_groups(tmp_path / "s.parquet", {"label": [1, 0], "score": [0.5, 0.2]})
     assert main(["report", str(path), "--dask", scheduler, "--score", "label"]) == 2
     assert "'label'" in one_error_line(capfd.readouterr().err)
+
+
+# -- found by the long fuzz run (tests/test_fuzz.py) -------------------------------------------
+
+
+@pytest.mark.parametrize("text", [b"null\n{\"label\": 1, \"s\": 0.5}\n",
+                                  b"\n  \nnull\n{\"label\": 1, \"s\": 0.5}\n"])
+def test_json_lines_starting_with_null_does_not_crash(tmp_path: Path, text: bytes) -> None:
+    # pyarrow 26's JSON reader kills the process (a segmentation fault) on such a file:
+    # run in a child process, so that a crash is a failure here and not of the suite.
+    import subprocess
+    import sys
+
+    path = tmp_path / "n.jsonl"
+    path.write_bytes(text)
+    for extra in ([], ["--stream"]):
+        done = subprocess.run(
+            [sys.executable, "-c", "import sys; from prcurve.cli import main; "
+             "sys.exit(main(sys.argv[1:]))", "report", str(path), *extra],
+            capture_output=True, text=True, timeout=120, check=False)
+        assert done.returncode == 2, done.stderr
+        has(one_error_line(done.stderr), "n.jsonl", "expected a JSON object {...}, found null")
+
+
+def test_json_lines_list_of_null_and_text(tmp_path: Path,
+                                          capsys: pytest.CaptureFixture[str]) -> None:
+    # pyarrow builds a list<string> column it cannot read back (SystemError): nested
+    # values are never read, only named.
+    path = tmp_path / "n.jsonl"
+    path.write_text('{"label": [null, "NA"], "s": 0.5}\n{"label": 1, "s": 0.2}\n')
+    code, _, err = cli(["report", str(path), "--score", "s"], capsys)
+    assert code == 2
+    has(one_error_line(err), "'label'", "list value(s) (row 1)")
+
+
+@pytest.mark.parametrize("suffix", [".jsonl.gz", ".csv.gz"])
+def test_broken_compressed_file(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                suffix: str) -> None:
+    path = tmp_path / f"z{suffix}"
+    path.write_bytes(b"\x00")
+    for extra in ([], ["--stream"]):
+        code, _, err = cli(["report", str(path), *extra], capsys)
+        assert code == 2
+        has(one_error_line(err), f"z{suffix}")
+
+
+# -- found by trying odd inputs by hand (docs/reliability.md) --------------------------------
+
+
+def test_weight_column_that_is_the_label(tmp_path: Path,
+                                         capsys: pytest.CaptureFixture[str]) -> None:
+    path = _scores_csv(tmp_path / "s.csv")
+    for extra in ([], ["--stream"]):
+        code, out, err = cli(["report", str(path), "--weight", "label", *extra], capsys)
+        assert code == 2
+        assert out == ""
+        has(one_error_line(err), "--weight", "'label' is the label column")
+
+
+def test_two_label_columns_are_not_guessed(tmp_path: Path,
+                                          capsys: pytest.CaptureFixture[str]) -> None:
+    # Before: 'label' was taken and 'y' scored as a model, silently.
+    path = write(tmp_path / "s.csv", {"y": [0, 1, 0, 1], "label": [1, 0, 1, 0],
+                                      "score": [0.9, 0.8, 0.7, 0.1]})
+    for extra in ([], ["--stream"]):
+        code, _, err = cli(["report", str(path), *extra], capsys)
+        assert code == 2
+        has(one_error_line(err), "more than one of the usual label columns", "'y'", "'label'")
+    code, out, _ = cli(["report", str(path), "--label", "label", "--score", "score",
+                        "--format", "json"], capsys)
+    assert code == 0
+    assert json.loads(out)["models"][0]["ap"]["value"] == average_precision(
+        [1, 0, 1, 0], [0.9, 0.8, 0.7, 0.1])
+
+
+@pytest.mark.parametrize("option", ["--bins", "--switch-bins"])
+def test_bins_beyond_memory_are_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                        option: str) -> None:
+    path = _scores_csv(tmp_path / "s.csv")
+    code, _, err = cli(["report", str(path), "--stream", option, "99999999999999999999"],
+                       capsys)
+    assert code == 2
+    has(one_error_line(err), option, "an integer from 1 to 67108864")
+
+
+@pytest.mark.parametrize("stream", [False, True])
+def test_every_positive_row_dropped(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                   stream: bool) -> None:
+    path = tmp_path / "s.csv"
+    path.write_text("label,score\n1,inf\n0,0.1\n0,0.3\n")
+    code, _, err = cli(["report", str(path), "--drop-invalid", "--bins", "3",
+                        *(["--stream"] if stream else [])], capsys)
+    assert code == 2
+    has(one_error_line(err), "--drop-invalid", "every positive row", "'score'")
+
+
+def test_latin1_text_label_in_json_lines(tmp_path: Path,
+                                         capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "l.jsonl"
+    path.write_bytes(b'{"label": "\xe9", "score": 0.9}\n{"label": "a", "score": 0.1}\n')
+    code, _, err = cli(["report", str(path), "--positive", "a"], capsys)
+    assert code == 2
+    has(one_error_line(err), "'label'", "not UTF-8 text (row 1")
+
+
+def test_streamed_positive_not_found_lists_the_values(tmp_path: Path,
+                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    path = write(tmp_path / "s.csv", {"label": ["cat", "dog"], "score": [0.9, 0.1]})
+    code, _, err = cli(["report", str(path), "--positive", "bird", "--stream"], capsys)
+    assert code == 2
+    has(one_error_line(err), "'bird' does not occur", "{'cat', 'dog'}")

@@ -380,7 +380,7 @@ def test_report_switches_to_bins_and_reports_bounds(
 
 @pytest.mark.parametrize(("argv_tail", "message"), [
     (["--max-distinct", "0"], "--max-distinct: expected an integer >= 1 or 'none'"),
-    (["--switch-bins", "many"], "--switch-bins: expected an integer >= 1"),
+    (["--switch-bins", "many"], "--switch-bins: expected an integer from 1 to 67108864"),
     (["--workers", "2", "--dask", "tcp://x:1"], "--dask: given together with --workers"),
 ])
 def test_report_streaming_bad_options(tmp_path: Path, capsys: pytest.CaptureFixture[str],

@@ -39,6 +39,7 @@ from prcurve.validation.files import (
 )
 
 __all__ = [
+    "MAX_BINS",
     "STREAM_ABOVE_BYTES",
     "add_output_options",
     "execute",
@@ -49,6 +50,10 @@ __all__ = [
 
 STREAM_ABOVE_BYTES = 512 << 20
 """``prcurve report`` streams a file larger than this (and any folder) without --stream."""
+
+MAX_BINS = 1 << 26
+"""The most bins ``--bins`` and ``--switch-bins`` accept (67,108,864: about 1.6 GB of
+edges and counts); more would exhaust memory rather than bin more finely."""
 
 
 # -- arguments ----------------------------------------------------------------------------
@@ -140,14 +145,7 @@ def _settings(args: argparse.Namespace) -> Any:
 
     method = check_choice("--ap-method", args.ap_method, AP_METHODS)
     beta = _number("--beta", args.beta, "a number > 0", lambda x: x > 0)
-    bins = None
-    if args.bins is not None:
-        try:
-            bins = int(args.bins)
-        except ValueError:
-            raise bad_option("--bins", args.bins, "an integer >= 1") from None
-        if bins < 1:
-            raise bad_option("--bins", args.bins, "an integer >= 1")
+    bins = _integer_option("--bins", args.bins, None, maximum=MAX_BINS)
     recall = _number("--recall-level", args.recall_level, "a number in [0, 1]",
                      lambda x: 0 <= x <= 1)
     precision = _number("--precision-level", args.precision_level, "a number in [0, 1]",
@@ -241,7 +239,7 @@ def _load(args: argparse.Namespace) -> tuple[list[Any], list[str]]:
 
 
 def _integer_option(option: str, text: str | None, default: int | None,
-                    allow_none: bool = False) -> int | None:
+                    allow_none: bool = False, maximum: int | None = None) -> int | None:
     if text is None:
         return default
     if allow_none and text.strip().lower() == "none":
@@ -250,8 +248,9 @@ def _integer_option(option: str, text: str | None, default: int | None,
         value = int(text)
     except ValueError:
         value = 0
-    if value < 1:
-        expected = "an integer >= 1" + (" or 'none'" if allow_none else "")
+    if value < 1 or (maximum is not None and value > maximum):
+        expected = ("an integer >= 1" if maximum is None
+                    else f"an integer from 1 to {maximum}") + (" or 'none'" if allow_none else "")
         raise bad_option(option, text, expected)
     return value
 
@@ -274,8 +273,8 @@ def _load_streamed(args: argparse.Namespace, bins: int | None) -> tuple[list[Any
 
     max_distinct = _integer_option("--max-distinct", args.max_distinct, DEFAULT_MAX_DISTINCT,
                                    allow_none=True)
-    switch_bins = int(_integer_option("--switch-bins", args.switch_bins, DEFAULT_SWITCH_BINS)
-                      or DEFAULT_SWITCH_BINS)
+    switch_bins = int(_integer_option("--switch-bins", args.switch_bins, DEFAULT_SWITCH_BINS,
+                                      maximum=MAX_BINS) or DEFAULT_SWITCH_BINS)
     streamed, notes = [], []
     for path in args.inputs:
         with _progress(path, sys.stderr) as on_rows:

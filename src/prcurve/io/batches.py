@@ -32,12 +32,14 @@ from prcurve.io.readers import (
     csv_convert_options,
     detect_format,
     diagnose_jsonl,
+    json_starts_with_object,
     need,
 )
 from prcurve.io.rows import CheckedBlock, LabelRule, RowProblem, check_block
 from prcurve.validation.files import (
     cannot_stream,
     changed_type,
+    empty_input,
     missing_column,
     missing_file,
     mixed_formats,
@@ -139,6 +141,11 @@ def open_dataset(files: list[str], fmt: str, promote: Sequence[str] = ()) -> Any
     ds = need("pyarrow.dataset", f"{fmt} files in batches")
     pa = need("pyarrow", "files in batches")
     file_format = _file_format(fmt)
+    if fmt == "jsonl":
+        for path in files:
+            if not json_starts_with_object(path):  # pyarrow would crash or stop: say why
+                diagnose_jsonl(path)
+                raise unreadable_input(path, fmt, "no JSON object found")
     try:
         dataset = ds.dataset(files, format=file_format)
     except (pa.ArrowInvalid, pa.ArrowTypeError, OSError) as error:
@@ -161,6 +168,8 @@ def _diagnosed(files: Sequence[str], fmt: str, error: Exception) -> InvalidInput
     """The one-line error of a file pyarrow could not open or read in batches."""
     text = str(error) or type(error).__name__
     path = next((f for f in files if f in text), files[0])
+    if "Empty JSON" in text or "Empty CSV" in text:
+        return empty_input(path, "an empty file")
     duplicated = re.search(r"multiple columns named (.+?)\s*$", text, re.MULTILINE)
     if duplicated:
         check_unique_names(path, [duplicated.group(1)] * 2)
@@ -235,6 +244,7 @@ def choose_columns(schema: Any, name: str, label: str | None, scores: Sequence[s
         how = "auto"
         if not chosen:
             raise no_score_columns(name, names)
+    check_roles(label, label_chosen, weight, chosen, how)
     skipped = [n for n in names if n not in used and n not in chosen]
     return Columns(label, label_chosen, chosen, how, weight, skipped)
 

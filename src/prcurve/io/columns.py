@@ -50,9 +50,11 @@ from prcurve.validation.files import (
     missing_column,
     no_label_column,
     no_positives,
+    no_positives_left,
     no_rows_left,
     no_score_columns,
     positive_not_found,
+    several_label_columns,
 )
 
 __all__ = [
@@ -136,13 +138,11 @@ def choose_label(path: str, names: Sequence[str], label: str | None) -> tuple[st
         if label not in names:
             raise missing_column("--label", label, path, names)
         return label, "option"
-    for candidate in LABEL_CANDIDATES:
-        if candidate in names:
-            return candidate, "auto"
-    lowered = {n.lower(): n for n in names}
-    for candidate in LABEL_CANDIDATES:
-        if candidate in lowered:
-            return lowered[candidate], "auto"
+    found = [n for n in names if n.lower() in LABEL_CANDIDATES]
+    if len(found) > 1:  # which holds the labels is a guess, and the other would be scored
+        raise several_label_columns(path, found)
+    if found:
+        return found[0], "auto"
     raise no_label_column(path, LABEL_CANDIDATES, names)
 
 
@@ -212,9 +212,12 @@ def load_scores(
     ------
     InvalidInputError
         With the file, the column, the problem and the fix: see
-        docs/cli.md for every case. A missing label (an empty field, null,
-        NA, blank text) is never read as a label value; a column named for
-        two roles (``scores=["label"]``) and weights that sum to 0 are refused.
+        docs/cli.md for every case. Without ``label``, a file with more than one
+        of the usual label columns is refused (which one holds the labels would
+        be a guess, and the other would be scored as a model). A missing
+        label (an empty field, null, NA, blank text) is never read as a label
+        value; a column named for two roles (``scores=["label"]``) and weights
+        that sum to 0 are refused.
     """
     table = read_table(path, input_format=input_format, on_rows=on_rows)
     names = list(table.columns)
@@ -225,6 +228,7 @@ def load_scores(
     if scores:
         check_roles(label_column, label_chosen, weight, scores, "option")
     score_columns, scores_chosen, skipped = _choose_scores(table, scores, used)
+    check_roles(label_column, label_chosen, weight, score_columns, scores_chosen)
 
     rule = LabelRule(label_column, positive)
     try:
@@ -249,9 +253,8 @@ def load_scores(
         scores_kept = np.asarray(block.scores[column], dtype=np.float64)[kept]
         positive_kept = block.positive[kept]
         weights_kept = None if block.weights is None else block.weights[kept]
-        if not positive_kept.any():
-            raise no_positives(label_column, table.path,
-                               normalize_labels(table.columns[label_column], label_column)[0])
+        if not positive_kept.any():  # every positive row dropped for this column
+            raise no_positives_left(column, table.path)
         if weights_kept is not None:
             check_weight_totals(weight, table.path, float(weights_kept[positive_kept].sum()),
                                 float(weights_kept.sum()))

@@ -496,7 +496,7 @@ def dask_scores(files: list[str], name: str, columns: Columns, positive: str | N
         raise empty_input(name, "no rows")
     if result.positives == 0:
         if positive is not None:
-            raise positive_not_found(positive, columns.label, np.array([]))
+            raise positive_not_found(positive, columns.label, rule.values_seen())
         raise no_positives(columns.label, name, np.array([0]))
     models = []
     for column, state in zip(columns.scores, result.states, strict=True):

@@ -48,6 +48,7 @@ __all__ = [
     "check_unique_names",
     "detect_format",
     "diagnose_jsonl",
+    "json_starts_with_object",
     "need",
     "object_array",
     "read_table",
@@ -291,9 +292,28 @@ def _read_parquet(path: Path, on_rows: RowsCallback | None) -> dict[str, NDArray
     return _arrow_columns(pa, batches, schema)
 
 
+def json_starts_with_object(path: str | Path) -> bool:
+    """Whether the first value of a JSON Lines file opens an object (``{``).
+
+    pyarrow's JSON reader (26.0) crashes the process on a file whose first
+    value is ``null``; such a file, or any whose first value is not an object,
+    is left to Python's json, which names the line. Reads at most 64 KiB.
+    """
+    pa = need("pyarrow", "JSON Lines files")
+    try:
+        with pa.input_stream(str(path), compression="detect") as stream:
+            head = stream.read(1 << 16)
+    except (OSError, ValueError) as error:  # a broken compressed file, say
+        raise unreadable_input(str(path), "jsonl", str(error) or type(error).__name__) from None
+    head = head.removeprefix(b"\xef\xbb\xbf").lstrip(b" \t\r\n")
+    return head.startswith(b"{") or not head
+
+
 def _read_jsonl(path: Path, on_rows: RowsCallback | None) -> dict[str, NDArray[Any]]:
     pa = need("pyarrow", "JSON Lines files")
     pajson = need("pyarrow.json", "JSON Lines files")
+    if not json_starts_with_object(path):
+        return _read_jsonl_python(path, on_rows)
     try:
         if hasattr(pajson, "open_json"):
             reader = pajson.open_json(path)
@@ -320,7 +340,11 @@ def _json_lines(path: str) -> Iterator[tuple[int, dict[str, Any]]]:
         number = 0
         pending = b""
         while True:
-            chunk = stream.read(1 << 20)
+            try:
+                chunk = stream.read(1 << 20)
+            except (OSError, ValueError) as error:  # a broken compressed file, say
+                raise unreadable_input(path, "jsonl", str(error) or type(error).__name__
+                                       ) from None
             lines = (pending + chunk).split(b"\n")
             pending = lines.pop() if chunk else b""
             for raw in lines:
@@ -351,9 +375,9 @@ def _json_record(path: str, number: int, raw: bytes) -> dict[str, Any] | None:
     except RecursionError:
         raise unreadable_input(path, "jsonl", f"line {number}: nested too deeply") from None
     if not isinstance(record, dict):
+        found = "null" if record is None else _JSON_KINDS.get(type(record), "a value")
         raise unreadable_input(
-            path, "jsonl", f"line {number}: expected a JSON object, found "
-            f"{type(record).__name__}")
+            path, "jsonl", f"line {number}: expected a JSON object {{...}}, found {found}")
     return record
 
 
@@ -475,9 +499,20 @@ def arrow_to_numpy(pa: Any, column: Any) -> NDArray[Any]:
                           dtype=np.float64)
     if pa.types.is_boolean(kind) and not has_nulls:
         return np.asarray(column.to_numpy(zero_copy_only=False), dtype=bool)
+    if pa.types.is_nested(kind):
+        # Never a label, score or weight: each row is an empty list or object (named as
+        # such if the column is used), and the values are not read. pyarrow 26's JSON
+        # reader can build a list of strings whose values cannot be read back.
+        marker: Any = {} if pa.types.is_struct(kind) or pa.types.is_map(kind) else []
+        valid = np.asarray(column.is_valid().to_numpy(zero_copy_only=False), dtype=bool)
+        return object_array([marker if v else None for v in valid.tolist()])
     if pa.types.is_temporal(kind):  # shown as text: Python's datetime has a smaller range
         column = column.cast(pa.string())
-    return object_array(column.to_pylist())
+    try:
+        return object_array(column.to_pylist())
+    except UnicodeDecodeError:  # pyarrow's JSON reader does not check UTF-8: keep the bytes
+        raw = column.cast(pa.large_binary() if pa.types.is_large_string(kind) else pa.binary())
+        return _decoded(object_array(raw.to_pylist()))
 
 
 _INT64 = np.iinfo(np.int64)

@@ -38,7 +38,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -75,6 +75,8 @@ F64 = NDArray[np.float64]
 
 
 _FIRST_ROWS = 5  # how many row numbers an error message lists
+
+_SEEN_LIMIT = 10  # label values kept for a "does not occur" message
 
 
 def missing_values(values: NDArray[Any]) -> NDArray[np.bool_]:
@@ -274,6 +276,12 @@ class LabelRule:
     seen_zero: bool = False
     seen_minus_one: bool = False
     boolean: bool = False
+    found: bool = False  # with ``positive``: whether it occurred yet
+    seen: dict[Any, None] = field(default_factory=dict)
+
+    def values_seen(self) -> NDArray[Any]:
+        """Some label values seen (at most about ten), for a message."""
+        return object_array(list(self.seen))
 
     @property
     def value(self) -> Any:
@@ -294,7 +302,12 @@ class LabelRule:
                                  detail=(self.positive, _distinct(values))) from None
             if not self.resolved:
                 self.target, self.resolved = target, True
-            return np.asarray(values == target, dtype=bool)
+            mask = np.asarray(values == target, dtype=bool)
+            if not self.found:  # the values seen, for the message if the target never occurs
+                self.found = bool(mask.any())
+                if not self.found and len(self.seen) <= _SEEN_LIMIT:
+                    self.seen.update(dict.fromkeys(_distinct(values)[:_SEEN_LIMIT + 1].tolist()))
+            return mask
         kind = values.dtype.kind
         if kind == "b":
             self.boolean = True
@@ -320,6 +333,9 @@ class LabelRule:
         """Add what ``other`` saw (a Dask partition's rule) and check the union."""
         if other.resolved and not self.resolved:
             self.target, self.resolved = other.target, True
+        self.found = self.found or other.found
+        if len(self.seen) <= _SEEN_LIMIT:
+            self.seen.update(other.seen)
         self.seen_zero = self.seen_zero or other.seen_zero
         self.seen_minus_one = self.seen_minus_one or other.seen_minus_one
         self.boolean = self.boolean or other.boolean

@@ -82,6 +82,7 @@ from prcurve.validation.files import (
     check_max_distinct,
     empty_input,
     no_positives,
+    no_positives_left,
     no_rows_left,
     positive_not_found,
 )
@@ -173,6 +174,7 @@ class _ColumnState:
         self.rows = 0
         self.dropped: dict[str, int] = {}
         self.rows_dropped = 0
+        self.positives = 0  # kept positive rows, whatever their weight
 
     def start_binned(self, edges: F64) -> None:
         self.binned = BinnedCounts(edges)
@@ -191,6 +193,7 @@ class _ColumnState:
         if n == 0:
             return
         self.rows += n
+        self.positives += int(np.count_nonzero(positive))
         labels = BinaryLabels(positive=positive, soft=None)
         if self.binned is not None:
             self.binned._add_checked(scores, labels, weights)
@@ -315,12 +318,14 @@ def stream_scores(
         raise empty_input(name, "no rows")
     if not any_positive:
         if positive is not None:
-            raise positive_not_found(positive, columns.label, np.array([]))
+            raise positive_not_found(positive, columns.label, labels.values_seen())
         raise no_positives(columns.label, name, np.array([0]))
     models = [state.result() for state in states.values()]
-    for model in models:
+    for model, state in zip(models, states.values(), strict=True):
         if model.rows == 0:
             raise no_rows_left(model.column, name, rows)
+        if state.positives == 0:  # every positive row was dropped for this column
+            raise no_positives_left(model.column, name)
         check_weight_totals(columns.weight, name, model.counts.n_pos,
                             model.counts.n_pos + model.counts.n_neg)
     return StreamedInput(

@@ -87,6 +87,15 @@ def no_label_column(
     )
 
 
+def several_label_columns(path: str, found: Sequence[str]) -> InvalidInputError:
+    return InvalidInputError(
+        "--label",
+        f"{path!r} has more than one of the usual label columns ({_columns_text(found)})",
+        "pass --label COL naming the column of true labels (the others are then scored as "
+        "models unless --score names the score columns)",
+    )
+
+
 def no_score_columns(path: str, found: Sequence[str]) -> InvalidInputError:
     return InvalidInputError(
         "--score",
@@ -322,6 +331,15 @@ def changed_type(path: str, column: str, where: str, value: str, expected: str,
     return InvalidInputError(
         "INPUT", f"column {column!r} of {path!r} holds {value} at {where}, where the values "
         f"before it are {expected}", fix,
+    )
+
+
+def no_positives_left(column: str, path: str) -> InvalidInputError:
+    return InvalidInputError(
+        "--drop-invalid",
+        f"every positive row of {path!r} was skipped for column {column!r} (an invalid value), "
+        "so recall and every AP are undefined for it",
+        "fix the input; the messages without --drop-invalid list the bad rows",
     )
 
 
