@@ -769,3 +769,44 @@ def test_streamed_positive_not_found_lists_the_values(tmp_path: Path,
     code, _, err = cli(["report", str(path), "--positive", "bird", "--stream"], capsys)
     assert code == 2
     has(one_error_line(err), "'bird' does not occur", "{'cat', 'dog'}")
+
+
+@pytest.mark.parametrize("bins", [None, "4"])
+def test_dask_drop_invalid_equals_in_memory(tmp_path: Path, scheduler: str,
+                                            capfd: pytest.CaptureFixture[str],
+                                            bins: str | None) -> None:
+    # The advice of the Dask error ("pass --drop-invalid") works there, as in memory.
+    folder = tmp_path / "d"
+    folder.mkdir()
+    labels = [["a", "b", None, "b", "a", "b"], ["b", "a", "a", None, "b", "a"]]
+    scores = [[0.9, 0.8, 0.7, None, 0.5, 0.4], [0.35, float("inf"), 0.3, 0.2, 0.1, 0.05]]
+    for name, y, s in zip("ab", labels, scores, strict=True):
+        _row_groups(folder / f"{name}.parquet", {"label": y, "s": s, "t": [1.0] * 6})
+    whole = tmp_path / "whole.parquet"
+    pq.write_table(pa.table({"label": labels[0] + labels[1], "s": scores[0] + scores[1],
+                             "t": [1.0] * 12}), whole)
+    argv = ["--positive", "a", "--drop-invalid", "--format", "json",
+            *(["--bins", bins] if bins else [])]
+    assert main(["report", str(whole), *argv]) == 0
+    want = json.loads(capfd.readouterr().out)["models"]
+    assert main(["report", str(folder), "--dask", scheduler, *argv]) == 0
+    got = json.loads(capfd.readouterr().out)["models"]
+    for g, w in zip(got, want, strict=True):
+        assert g["name"] == w["name"]
+        for key in ("rows", "rows_dropped", "dropped", "positives", "negatives", "ap",
+                    "average_precision", "best_f"):
+            assert g[key] == w[key], key
+    assert got[0]["dropped"] == {"label_missing": 2, "score_missing_or_nan": 1,
+                                 "score_infinite": 1}
+    assert got[1]["rows_dropped"] == 2
+
+
+@pytest.mark.parametrize("stream", [False, True])
+def test_header_that_is_not_utf8(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                 stream: bool) -> None:
+    # Found by the long fuzz run: streamed, an internal UnicodeDecodeError.
+    path = tmp_path / "h.csv.gz"
+    path.write_bytes(gzip.compress(b"lab\xe9l,score\n1,0.5\n0,0.1\n"))
+    code, _, err = cli(["report", str(path), *(["--stream"] if stream else [])], capsys)
+    assert code == 2
+    has(one_error_line(err), "h.csv.gz", "a column name is not UTF-8 text")

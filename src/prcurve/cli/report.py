@@ -34,7 +34,6 @@ from prcurve.validation.files import (
     dask_needs_parquet,
     dask_options_conflict,
     dask_unreachable,
-    unsupported_with_dask,
     unwritable_output,
 )
 
@@ -357,8 +356,6 @@ def _load_dask(args: argparse.Namespace, bins: int | None) -> tuple[list[Any], l
         raise dask_options_conflict()
     if args.workers is not None:
         check_workers(args.workers)
-    if args.drop_invalid:
-        raise unsupported_with_dask("--drop-invalid")
     plans = []  # every input checked before a scheduler is contacted
     for path in args.inputs:
         files, fmt, name = input_files(path, args.input_format)
@@ -370,7 +367,7 @@ def _load_dask(args: argparse.Namespace, bins: int | None) -> tuple[list[Any], l
     streamed, notes = [], []
     with _dask_client(args):
         for files, name, columns in plans:
-            one = dask_scores(files, name, columns, args.positive, bins)
+            one = dask_scores(files, name, columns, args.positive, bins, args.drop_invalid)
             notes.extend(_input_notes(one))
             streamed.append(one)
     return streamed, notes

@@ -150,7 +150,12 @@ def open_dataset(files: list[str], fmt: str, promote: Sequence[str] = ()) -> Any
         dataset = ds.dataset(files, format=file_format)
     except (pa.ArrowInvalid, pa.ArrowTypeError, OSError) as error:
         raise _diagnosed(files, fmt, error) from None
-    check_unique_names(files[0], dataset.schema.names)
+    try:
+        names = dataset.schema.names
+    except UnicodeDecodeError as error:  # a header that is not UTF-8
+        raise unreadable_input(files[0], fmt, f"a column name is not UTF-8 text ({error})"
+                               ) from None
+    check_unique_names(files[0], names)
     if fmt == "parquet":
         return dataset
     text = fmt in ("csv", "tsv")

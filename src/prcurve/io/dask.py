@@ -66,6 +66,8 @@ from prcurve.validation.files import (
     dask_partition_error,
     empty_input,
     no_positives,
+    no_positives_left,
+    no_rows_left,
     not_a_dask_input,
     positive_not_found,
 )
@@ -147,6 +149,7 @@ class _Spec:
     pos_label: Any = None
     rule: LabelRule | None = None
     mode: str = "count"
+    drop_invalid: bool = False
 
     @property
     def columns(self) -> list[str]:
@@ -164,6 +167,10 @@ class _Part:
     problem: tuple[int, RowProblem | str] | None = None  # the first, by partition
     ranges: list[tuple[float, float]] = field(default_factory=list)
     positives: int = 0  # positive rows (file rules), whatever their weight
+    # Per score column (file rules): rows and positive rows kept, rows dropped by reason.
+    kept: list[int] = field(default_factory=list)
+    kept_positives: list[int] = field(default_factory=list)
+    dropped: list[dict[str, int]] = field(default_factory=list)
 
 
 def _empty_states(spec: _Spec) -> list[State]:
@@ -182,28 +189,43 @@ def _count(columns: dict[str, NDArray[Any]], n: int, index: int, spec: _Spec) ->
     try:
         block = check_block(columns[spec.label], rule,
                             None if spec.weight is None else columns[spec.weight], spec.weight,
-                            {s: columns[s] for s in spec.scores}, drop_invalid=False)
+                            {s: columns[s] for s in spec.scores}, spec.drop_invalid)
     except RowProblem as problem:
         empty.problem = (index, problem)
         return empty
     empty.rules = [(index, rule)]
     empty.positives = int(np.count_nonzero(block.positive))
-    if spec.mode == "range":
-        empty.ranges = [(float(np.min(block.scores[s])), float(np.max(block.scores[s])))
-                        for s in spec.scores]
-        return empty
-    labels = BinaryLabels(positive=block.positive, soft=None)
     states: list[State] = []
     for column, edges in zip(spec.scores, spec.edges, strict=True):
-        scores = block.scores[column]
+        keep = block.keep[column]
+        scores, positive, weights = block.scores[column], block.positive, block.weights
+        if keep is not None:
+            scores, positive = scores[keep], positive[keep]
+            weights = None if weights is None else weights[keep]
+        empty.kept.append(int(scores.shape[0]))
+        empty.kept_positives.append(int(np.count_nonzero(positive)))
+        empty.dropped.append(dict(block.dropped.get(column, {})))
+        if spec.mode == "range":
+            continue
+        labels = BinaryLabels(positive=positive, soft=None)
         if edges is None:
-            states.append(ThresholdCounts._from_checked(scores, labels, block.weights))
+            states.append(ThresholdCounts._from_checked(scores, labels, weights))
         else:
             binned = BinnedCounts(edges)
-            binned._add_checked(scores, labels, block.weights)
+            binned._add_checked(scores, labels, weights)
             states.append(binned)
-    empty.states = states
+    if spec.mode == "range":
+        empty.ranges = [_range(block.scores[c], block.keep[c]) for c in spec.scores]
+    else:
+        empty.states = states
     return empty
+
+
+def _range(scores: NDArray[Any], keep: NDArray[np.bool_] | None) -> tuple[float, float]:
+    kept = scores if keep is None else scores[keep]
+    if not kept.shape[0]:
+        return np.inf, -np.inf
+    return float(np.min(kept)), float(np.max(kept))
 
 
 def _count_library(columns: dict[str, NDArray[Any]], index: int, spec: _Spec,
@@ -272,7 +294,24 @@ def _merge(*parts: _Part) -> _Part:
         problem=min(problems, key=lambda p: p[0]) if problems else None,
         ranges=ranges,
         positives=sum(p.positives for p in parts),
+        kept=_sum_lists([p.kept for p in parts]),
+        kept_positives=_sum_lists([p.kept_positives for p in parts]),
+        dropped=[_sum_counts(column) for column in zip(*(p.dropped for p in parts if p.dropped),
+                                                       strict=True)],
     )
+
+
+def _sum_lists(lists: list[list[int]]) -> list[int]:
+    present = [one for one in lists if one]
+    return [sum(values) for values in zip(*present, strict=True)] if present else []
+
+
+def _sum_counts(counts: tuple[dict[str, int], ...]) -> dict[str, int]:
+    total: dict[str, int] = {}
+    for one in counts:
+        for reason, n in one.items():
+            total[reason] = total.get(reason, 0) + n
+    return total
 
 
 # -- the graph ---------------------------------------------------------------------------
@@ -355,7 +394,7 @@ def _edges(bins: int | ArrayLike | None, data: Any, spec: _Spec, files: list[str
             ranges: Sequence[Any] = known
         elif spec.rule is not None:
             ranging = _Spec(spec.label, scores, spec.weight, [None] * len(scores),
-                            rule=spec.rule, mode="range")
+                            rule=spec.rule, mode="range", drop_invalid=spec.drop_invalid)
             result, pieces = _compute(data, ranging, split_every, dask, compute, files)
             _raise_problem(result, pieces, name)
             ranges = [r if np.isfinite(r[0]) else (0.0, 1.0) for r in result.ranges]
@@ -466,14 +505,16 @@ def pr_counts(
 
 
 def dask_scores(files: list[str], name: str, columns: Columns, positive: str | None = None,
-                bins: int | None = None, split_every: int = 8, **compute: Any) -> Any:
+                bins: int | None = None, drop_invalid: bool = False, split_every: int = 8,
+                **compute: Any) -> Any:
     """Parquet files counted on the active Dask scheduler with ``prcurve report``'s rules.
 
     Every row is checked as in memory and streamed
     (:func:`prcurve.io.columns.check_block`): a missing label, a bad score or
     weight is a one-line error naming the column, the file and its row;
     labels are one binary labelling across all partitions; weights that sum
-    to 0 are refused. Returns a :class:`prcurve.io.stream.StreamedInput`
+    to 0 are refused; with ``drop_invalid`` bad rows are skipped and counted per
+    column, as in memory. Returns a :class:`prcurve.io.stream.StreamedInput`
     whose ``engine`` is ``"dask"``.
     """
     from prcurve.io.stream import StreamedCounts, StreamedInput
@@ -481,7 +522,7 @@ def dask_scores(files: list[str], name: str, columns: Columns, positive: str | N
     dask, _ = need_dask()
     split_every = _check_split_every(split_every)
     spec = _Spec(columns.label, list(columns.scores), columns.weight, [],
-                 rule=LabelRule(columns.label, positive))
+                 rule=LabelRule(columns.label, positive), drop_invalid=drop_invalid)
     spec.edges = _edges(bins, files, spec, files, split_every, dask, compute, name)
     result, pieces = _compute(files, spec, split_every, dask, compute, files)
     _raise_problem(result, pieces, name)
@@ -499,13 +540,17 @@ def dask_scores(files: list[str], name: str, columns: Columns, positive: str | N
             raise positive_not_found(positive, columns.label, rule.values_seen())
         raise no_positives(columns.label, name, np.array([0]))
     models = []
-    for column, state in zip(columns.scores, result.states, strict=True):
+    for i, (column, state) in enumerate(zip(columns.scores, result.states, strict=True)):
+        kept = result.kept[i]
+        if kept == 0:
+            raise no_rows_left(column, name, rows)
+        if result.kept_positives[i] == 0:
+            raise no_positives_left(column, name)
         check_weight_totals(columns.weight, name, state.n_pos, state.n_pos + state.n_neg)
-        if isinstance(state, BinnedCounts):
-            models.append(StreamedCounts(column, state, "binned", rows, None, None,
-                                         ap_bounds(state)))
-        else:
-            models.append(StreamedCounts(column, state, "exact", rows, None))
+        dropped = result.dropped[i] if result.dropped else {}
+        bounds = ap_bounds(state) if isinstance(state, BinnedCounts) else None
+        models.append(StreamedCounts(column, state, "exact" if bounds is None else "binned",
+                                     kept, None, None, bounds, rows - kept, dropped))
     return StreamedInput(path=name, format="parquet", files=len(files), n_rows=rows,
                          batches=0, label_column=columns.label,
                          label_chosen=columns.label_chosen, positive_label=rule.value,

@@ -246,7 +246,10 @@ def _read_delimited(path: Path, delimiter: str, on_rows: RowsCallback | None) ->
         if _is_empty_file_error(error):
             raise empty_input(str(path), "an empty file") from None
         raise
-    names = reader.schema.names
+    try:
+        names = reader.schema.names
+    except UnicodeDecodeError as error:
+        raise ValueError(f"a column name is not UTF-8 text ({error})") from None
     check_unique_names(str(path), names)
     try:
         return _arrow_columns(pa, _drain(reader, on_rows), reader.schema)

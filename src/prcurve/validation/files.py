@@ -450,12 +450,6 @@ def check_workers(value: Any) -> int:
     return number
 
 
-def unsupported_with_dask(option: str) -> InvalidInputError:
-    return InvalidInputError(option, "is not supported with --dask or --workers",
-                             f"clean the data first, or run without --dask/--workers to use "
-                             f"{option} (streaming on one machine supports it)")
-
-
 def dask_partition_error(partition: int, first_row: int, message: str) -> InvalidInputError:
     """A library error met in one partition; its row numbers count within the partition."""
     return InvalidInputError(
