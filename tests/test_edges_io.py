@@ -20,6 +20,8 @@ from typing import Any
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from prcurve import ThresholdCounts, average_precision
 from prcurve.cli import main
@@ -810,3 +812,27 @@ def test_header_that_is_not_utf8(tmp_path: Path, capsys: pytest.CaptureFixture[s
     code, _, err = cli(["report", str(path), *(["--stream"] if stream else [])], capsys)
     assert code == 2
     has(one_error_line(err), "h.csv.gz", "a column name is not UTF-8 text")
+
+
+LABEL_VALUES = st.sampled_from([None, "", " ", "a", "b", "0", "1", "-1", "NA", 0, 1, -1, 2, 1.0,
+                                0.5, float("nan"), True, False, b"a", b"\xff", b"1"])
+
+
+@settings(max_examples=200, deadline=None)
+@given(values=st.lists(LABEL_VALUES, min_size=1, max_size=12))
+def test_label_encoding_equals_reading_each_row(values: list[Any]) -> None:
+    # normalize_labels looks at each distinct value once; reading row by row must agree.
+    from prcurve.io.readers import object_array
+    from prcurve.io.rows import RowProblem, _normalize, normalize_labels
+
+    array = object_array(values)
+
+    def outcome(read: Any) -> Any:
+        try:
+            normal, missing = read()
+        except RowProblem as problem:
+            return ("problem", problem.kind, problem.rows, problem.counts)
+        return (normal.dtype.kind, normal.tolist(), missing.tolist())
+
+    assert outcome(lambda: normalize_labels(array, "label")) == outcome(
+        lambda: _normalize(array, "label", lambda bad: bad))

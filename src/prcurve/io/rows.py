@@ -37,7 +37,7 @@ Examples
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -173,11 +173,48 @@ def normalize_labels(values: NDArray[Any], column: str
     ``"1"``: labels 0/1 held as text are binary); else text (``str``). Bytes
     are decoded as UTF-8. A value that is none of these (a list, an object)
     or bytes that are not UTF-8 is a :class:`RowProblem`.
+
+    A column of objects is encoded first (one code per distinct value), so
+    each distinct value is examined once, not each row.
     """
+    if values.dtype.kind != "O":
+        missing = missing_values(values)
+        return (values[~missing] if missing.any() else values), missing
+    # Keys carry the type beside the value: True, 1 and 1.0 are equal in Python but not
+    # the same label text.
+    index: dict[Any, int] = {}
+    originals: list[Any] = []
+
+    def code(value: Any) -> int:
+        key = value if value.__class__ is str else (value.__class__, value)
+        found = index.get(key)
+        if found is None:
+            found = index[key] = len(originals)
+            originals.append(value)
+        return found
+
+    try:
+        codes = np.fromiter(map(code, values.tolist()), dtype=np.int64, count=values.shape[0])
+    except TypeError:  # an unhashable value (a list, a dict): examined row by row
+        return _normalize(values, column, lambda bad: bad)
+    distinct = object_array(originals)
+
+    def rows_of(bad: NDArray[np.bool_]) -> NDArray[np.bool_]:
+        return np.asarray(bad[codes], dtype=bool)
+
+    normal, missing_distinct = _normalize(distinct, column, rows_of)
+    missing = missing_distinct[codes]
+    position = np.cumsum(~missing_distinct) - 1  # each present distinct value in `normal`
+    return normal[position[codes[~missing]]], missing
+
+
+def _normalize(values: NDArray[Any], column: str,
+               rows_of: Callable[[NDArray[np.bool_]], NDArray[np.bool_]]
+               ) -> tuple[NDArray[Any], NDArray[np.bool_]]:
+    """:func:`normalize_labels` of objects; ``rows_of`` maps a mask over ``values`` to the
+    block's rows (for a problem's row numbers)."""
     missing = missing_values(values)
     present = values[~missing] if missing.any() else values
-    if present.dtype.kind != "O":
-        return present, missing
     where = np.flatnonzero(~missing)
     items = present.tolist()
     not_text = np.zeros(len(items), dtype=bool)
@@ -198,7 +235,7 @@ def normalize_labels(values: NDArray[Any], column: str
             full[where[bad]] = True
             first = items[int(np.flatnonzero(bad)[0])]
             detail = first if kind == "label_not_text" else ("--label", _kind_name(first))
-            raise RowProblem.of(kind, column, full, detail=detail)
+            raise RowProblem.of(kind, column, rows_of(full), detail=detail)
     if all(isinstance(v, bool) for v in items):
         return np.array(items, dtype=bool), missing
     numbers = _as_integers(items)
