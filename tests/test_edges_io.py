@@ -526,19 +526,28 @@ def test_demo_says_how_the_label_was_chosen(tmp_path: Path,
     assert all("label 'label' (found automatically)" in line for line in inputs)
 
 
-def test_svg_and_png_are_byte_identical_across_runs(tmp_path: Path,
-                                                    capsys: pytest.CaptureFixture[str]) -> None:
+def test_files_are_byte_identical_across_runs(tmp_path: Path) -> None:
+    # Two runs of the command (two processes, as a user reruns it): every file the same
+    # bytes, the pictures and the interactive report.html included.
+    import subprocess
+    import sys
+
     path = _scores_csv(tmp_path / "s.csv")
     hashes = []
     for run in range(2):
         out = tmp_path / f"o{run}"
-        assert cli(["report", str(path), "--out", str(out)], capsys)[0] == 0
+        done = subprocess.run([sys.executable, "-m", "prcurve", "report", str(path), "--out",
+                               str(out)], capture_output=True, text=True, check=False)
+        assert done.returncode == 0, done.stderr
         hashes.append({p.name: digest(p) for p in sorted(out.iterdir())})
         if run == 0:
             time.sleep(1.1)  # a timestamp with one-second resolution would change
+    assert "report.html" in hashes[0]
     assert hashes[0] == hashes[1]
     svg = (tmp_path / "o0" / "pr_curve.svg").read_text()
     assert "<dc:date>" not in svg
+    page = (tmp_path / "o0" / "report.html").read_text()
+    assert 'id="prcurve-0"' in page  # Bokeh's random ids replaced by fixed ones
 
 
 # -- Dask: item 4 (ranking) and the file rules on a cluster -------------------------------------
@@ -836,3 +845,134 @@ def test_label_encoding_equals_reading_each_row(values: list[Any]) -> None:
 
     assert outcome(lambda: normalize_labels(array, "label")) == outcome(
         lambda: _normalize(array, "label", lambda bad: bad))
+
+
+# -- added after merging issue 12 (report.html) and issue 13 (coco, voc) ------------------------
+
+
+@pytest.mark.parametrize("name", ["report.html", "pr_curve.svg", "threshold.png"])
+def test_no_picture_or_page_is_written_through_a_link(tmp_path: Path,
+                                                      capsys: pytest.CaptureFixture[str],
+                                                      name: str) -> None:
+    # Every file --out writes, the interactive page included, is checked against the inputs.
+    data = _scores_csv(tmp_path / "scores.csv")
+    before = digest(data)
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / name).symlink_to(data)
+    code, _, err = cli(["report", str(data), "--out", str(out), "--ci", "none"], capsys)
+    assert code == 2
+    has(one_error_line(err), "--out", name, "would replace the input")
+    assert digest(data) == before
+    assert sorted(p.name for p in out.iterdir()) == [name]  # nothing written first
+
+
+def _detection_files(tmp_path: Path) -> tuple[Path, Path]:
+    gt = {"images": [{"id": 1, "width": 20, "height": 20}],
+          "categories": [{"id": 1, "name": "cat"}],
+          "annotations": [{"id": 1, "image_id": 1, "category_id": 1, "bbox": [0, 0, 10, 10],
+                           "area": 100, "iscrowd": 0}]}
+    dt = [{"image_id": 1, "category_id": 1, "bbox": [0, 0, 10, 10], "score": 0.9}]
+    gt_path, dt_path = tmp_path / "gt.json", tmp_path / "dt.json"
+    gt_path.write_text(json.dumps(gt))
+    dt_path.write_text(json.dumps(dt))
+    return gt_path, dt_path
+
+
+@pytest.mark.parametrize("command", ["coco", "voc"])
+def test_detection_out_never_touches_an_input(tmp_path: Path,
+                                              capsys: pytest.CaptureFixture[str],
+                                              command: str) -> None:
+    gt, dt = _detection_files(tmp_path)
+    before = digest(gt), digest(dt)
+    # The folder holding the inputs, and a folder inside an input's folder given as a file.
+    code, out, err = cli([command, str(gt), str(dt), "--out", str(tmp_path), "--no-plots"],
+                         capsys)
+    assert (code, out) == (2, "")
+    has(one_error_line(err), "--out", "holds the input")
+    # A link in the output folder onto an input: refused, the input untouched.
+    folder = tmp_path / "o"
+    folder.mkdir()
+    (folder / "report.json").symlink_to(gt)
+    code, out, err = cli([command, str(gt), str(dt), "--out", str(folder), "--no-plots"],
+                         capsys)
+    assert (code, out) == (2, "")
+    has(one_error_line(err), "report.json", "would replace the input")
+    assert (digest(gt), digest(dt)) == before
+    # A new folder is created and written through renamed files: no temporary left.
+    code, _, err = cli([command, str(gt), str(dt), "--out", str(tmp_path / "n" / "m"),
+                        "--no-plots"], capsys)
+    assert code == 0, err
+    assert sorted(p.name for p in (tmp_path / "n" / "m").iterdir()) == ["per_class.csv",
+                                                                       "report.json"]
+
+
+def test_object_labels_holding_0_and_1_are_binary(tmp_path: Path) -> None:
+    # Python ints, NumPy ints and floats 0/1 in one object column: numbers, not text.
+    from prcurve.io.readers import object_array
+    from prcurve.io.rows import normalize_labels
+
+    values = object_array([1, 0, np.int64(1), np.int64(0), 1.0, 0.0, np.uint8(1)])
+    normal, missing = normalize_labels(values, "label")
+    assert normal.dtype.kind in "iuf"
+    assert normal.tolist() == [1, 0, 1, 0, 1, 0, 1]
+    assert not missing.any()
+    # Read through a file whose label key holds numbers and text (Python's json, objects).
+    path = write(tmp_path / "s.jsonl", {"label": [1, "0", 1.0, 0, "0", "1"],
+                                        "score": [0.9, 0.8, 0.7, 0.6, 0.5, 0.4]})
+    loaded = load_scores(path)
+    assert loaded.models[0].positive.tolist() == [True, False, True, False, False, True]
+
+
+def test_dask_pos_label_is_checked_on_the_whole() -> None:
+    # A partition holding only negatives is fine; pos_label absent from the whole follows
+    # the library's one rule, as in memory.
+    pd = pytest.importorskip("pandas")
+    dd = pytest.importorskip("dask.dataframe")
+    from prcurve.dask import pr_counts
+
+    y = ["p", "n", "n", "n", "m", "n", "n", "p"]
+    s = [0.9, 0.8, 0.7, 0.6, 0.5, 0.4, 0.3, 0.2]
+    frame = pd.DataFrame({"y": y, "s": s})
+    parts = dd.from_pandas(frame, npartitions=4, sort=False)
+    assert [list(p) for p in (parts.get_partition(i).compute().y for i in range(4))] == [
+        ["p", "n"], ["n", "n"], ["m", "n"], ["n", "p"]]
+    got = pr_counts(parts, label="y", score="s", pos_label="p", scheduler="sync")
+    want = ThresholdCounts.from_scores(y, s, pos_label="p")
+    np.testing.assert_array_equal(got.tp, want.tp)
+    np.testing.assert_array_equal(got.fp, want.fp)
+    # Absent from the whole, among several values: the in-memory error, about the column.
+    with pytest.raises(InvalidInputError, match=r"'q' does not occur in y, whose values"):
+        pr_counts(parts, label="y", score="s", pos_label="q", scheduler="sync")
+    with pytest.raises(InvalidInputError, match=r"'q' does not occur"):
+        ThresholdCounts.from_scores(y, s, pos_label="q")
+    # One value only (a set with no positives): the undefined-value policy, as in memory.
+    alone = pd.DataFrame({"y": ["n"] * 4, "s": s[:4]})
+    got = pr_counts(dd.from_pandas(alone, npartitions=2), label="y", score="s",
+                    pos_label="q", scheduler="sync")
+    want = ThresholdCounts.from_scores(["n"] * 4, s[:4], pos_label="q")
+    assert (got.n_pos, got.n_neg) == (want.n_pos, want.n_neg) == (0.0, 4.0)
+    # A number for text labels: refused even when spread over partitions.
+    with pytest.raises(InvalidInputError, match="is a number, but y holds text"):
+        pr_counts(parts, label="y", score="s", pos_label=1, scheduler="sync")
+
+
+def test_dask_cli_partition_without_positives(tmp_path: Path, scheduler: str,
+                                              capfd: pytest.CaptureFixture[str]) -> None:
+    folder = tmp_path / "d"
+    folder.mkdir()
+    _row_groups(folder / "a.parquet", {"label": ["a", "b", "b", "b"],
+                                       "score": [0.9, 0.8, 0.7, 0.6]})
+    _row_groups(folder / "b.parquet", {"label": ["b", "b", "b", "a"],
+                                       "score": [0.5, 0.4, 0.3, 0.2]})
+    code = main(["report", str(folder), "--dask", scheduler, "--positive", "a", "--format",
+                 "json", "--ci", "none"])
+    out, err = capfd.readouterr()
+    assert code == 0, err
+    model = json.loads(out)["models"][0]
+    want = average_precision([1, 0, 0, 0, 0, 0, 0, 1], [0.9, 0.8, 0.7, 0.6, 0.5, 0.4, 0.3, 0.2])
+    assert model["ap"]["value"] == pytest.approx(want, abs=1e-15)
+    code = main(["report", str(folder), "--dask", scheduler, "--positive", "z"])
+    _, err = capfd.readouterr()
+    assert code == 2
+    has(one_error_line(err), "'z'")

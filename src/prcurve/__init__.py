@@ -18,8 +18,10 @@ from prcurve.core.binned import BinnedCounts
 from prcurve.core.confusion import ConfusionMatrix, confusion_matrix, f1, f_beta, precision, recall
 from prcurve.core.counts import ThresholdCounts
 from prcurve.core.curve import OperatingPoint, PRCurve
+from prcurve.core.roc import ROCCurve, roc_curve
 from prcurve.core.table import Table
 from prcurve.errors import InvalidInputError, UndefinedMetricError, UndefinedMetricWarning
+from prcurve.present.report_build import report
 from prcurve.ranking import (
     JudgedRun,
     Measure,
@@ -62,7 +64,13 @@ from prcurve.space.intervals import (
     bootstrap_threshold,
     compare_average_precision,
 )
-from prcurve.space.multiclass import OneVsRest, average_precision, one_vs_rest, pr_curve
+from prcurve.space.multiclass import (
+    OneVsRest,
+    average_precision,
+    one_vs_rest,
+    pr_curve,
+    roc_auc,
+)
 
 __all__ = [
     "AP_METHODS",
@@ -81,6 +89,7 @@ __all__ = [
     "PRCurve",
     "PairedComparison",
     "Qrels",
+    "ROCCurve",
     "RankingEvaluation",
     "Run",
     "Table",
@@ -122,5 +131,8 @@ __all__ = [
     "recall",
     "recall_at_k",
     "reciprocal_rank",
+    "report",
+    "roc_auc",
+    "roc_curve",
     "worst_ranking_counts",
 ]

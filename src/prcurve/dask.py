@@ -1,14 +1,17 @@
 """The count state reduced over a Dask cluster: the public entry point.
 
-``prcurve.dask`` re-exports :mod:`prcurve.io.dask` and :mod:`prcurve.io.dask_ranking`,
-where the code lives
+``prcurve.dask`` re-exports :mod:`prcurve.io.dask`, :mod:`prcurve.io.dask_ranking` and
+:mod:`prcurve.io.dask_detection`, where the code lives
 (docs/scale.md; the ``dask`` extra): :func:`pr_counts` reduces each score
 column of a Dask DataFrame (or Parquet files) to an exact or binned count
-state, and :func:`evaluate_ranking` evaluates a run held in a Dask DataFrame.
-Dask is imported only when one of them is called.
+state, :func:`evaluate_ranking` evaluates a run held in a Dask DataFrame, and
+:func:`evaluate_detections` evaluates detections against ground truth
+(:mod:`prcurve.io.dask_detection`). Dask is imported only when one of them is
+called.
 """
 
 from prcurve.io.dask import pr_counts
+from prcurve.io.dask_detection import evaluate_detections
 from prcurve.io.dask_ranking import evaluate_ranking
 
-__all__ = ["evaluate_ranking", "pr_counts"]
+__all__ = ["evaluate_detections", "evaluate_ranking", "pr_counts"]

@@ -40,7 +40,7 @@ from typing import Any, Literal
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from prcurve.core.counts import RecallSteps, ThresholdCounts
+from prcurve.core.counts import RecallSteps, ThresholdCounts, first_reaching
 from prcurve.core.undefined import ZeroDivision, undefined, undefined_scope
 from prcurve.validation.arrays import check_choice
 from prcurve.validation.labels import check_scored_labels
@@ -75,12 +75,17 @@ def _interpolated(steps: RecallSteps) -> float:
     return float(np.dot(gained, _interpolated_envelope(steps)) / steps.n_pos)
 
 
+def recall_levels(n_intervals: int) -> F64:
+    """The levels k / n exactly (not k * 0.1): a recall equal to a level as a fraction,
+    e.g. 3/10, compares equal to it."""
+    return np.arange(n_intervals + 1) / n_intervals
+
+
 def _at_recall_levels(steps: RecallSteps, n_intervals: int) -> float:
-    # Levels k / n exactly (not k * 0.1): a recall equal to a level as a
-    # fraction, e.g. 3/10, compares equal to it. 0 where no recall reaches it.
-    levels = np.arange(n_intervals + 1) / n_intervals
+    # The first step whose recall reaches each level, robust to the order in which the
+    # weights were summed (counts.first_reaching); 0 where no recall reaches it.
     recall = steps.tp / steps.n_pos
-    first = np.searchsorted(recall, levels, side="left")
+    first = first_reaching(recall, recall_levels(n_intervals))
     envelope = np.append(_interpolated_envelope(steps), 0.0)
     return float(envelope[first].mean())
 
@@ -161,7 +166,7 @@ def binary_average_precision(
     name = check_method(method)
     with undefined_scope(zero_division):
         scores, binary, weights = check_scored_labels(
-            y_true, y_score, sample_weight, pos_label
+            y_true, y_score, sample_weight, pos_label, scale_free=True
         )
         if bins is not None:
             from prcurve.core.binned import BinnedCounts, resolve_edges
@@ -299,8 +304,7 @@ def ap_batch(
         interpolated: F64 = np.einsum("ij,ij->i", gained, _batch_envelope(tp, fp)) / n_pos
         return interpolated
     if method in ("11point", "101point"):
-        n_intervals = 10 if method == "11point" else 100
-        levels = np.arange(n_intervals + 1) / n_intervals
+        levels = recall_levels(10 if method == "11point" else 100)
         recall = tp / n_pos
         envelope = np.concatenate((_batch_envelope(tp, fp), np.zeros((rows, 1))), axis=1)
         # A zero-gain column shares its recall with the step before it, so the first
@@ -308,7 +312,7 @@ def ap_batch(
         # whose envelope equals the first step's).
         out = np.empty(rows)
         for row in range(rows):
-            first = np.searchsorted(recall[row], levels, side="left")
+            first = first_reaching(recall[row], levels)
             out[row] = envelope[row, first].mean()
         return out
     # Counts are whole numbers in a resample, so a denominator of 0 comes with a zero

@@ -28,10 +28,10 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from prcurve.core.counts import ThresholdCounts
+from prcurve.core.counts import ThresholdCounts, scale_exponent
 from prcurve.errors import InvalidInputError
 from prcurve.validation.arrays import check_edges, check_n_bins, check_range, wrong_type
-from prcurve.validation.labels import BinaryLabels, check_scored_labels
+from prcurve.validation.labels import BinaryLabels, check_scored_labels, weight_overflow
 
 __all__ = ["BinnedCounts"]
 
@@ -133,9 +133,8 @@ class BinnedCounts:
             raise wrong_type("counts", counts, "ThresholdCounts")
         binned = cls(edges)
         binned._add(counts.thresholds, counts.pos_weight(), counts.neg_weight())
-        below_pos = counts.n_pos - (float(counts.tp[-1]) if len(counts) else 0.0)
-        below_neg = counts.n_neg - (float(counts.fp[-1]) if len(counts) else 0.0)
-        binned._add_to_lowest(below_pos, below_neg)
+        binned._add_to_lowest(counts._weight_below(counts.n_pos, counts.tp),
+                              counts._weight_below(counts.n_neg, counts.fp))
         return binned
 
     def update(
@@ -146,9 +145,12 @@ class BinnedCounts:
         *,
         pos_label: Any = None,
     ) -> BinnedCounts:
-        """Add one batch of scored labels in place; returns ``self``."""
+        """Add one batch of scored labels in place; returns ``self``.
+
+        A batch is part of the data: its weights may all be 0 (it adds nothing).
+        """
         scores, labels, weights = check_scored_labels(
-            y_true, y_score, sample_weight, pos_label
+            y_true, y_score, sample_weight, pos_label, whole=False
         )
         self._add_checked(scores, labels, weights)
         return self
@@ -169,8 +171,13 @@ class BinnedCounts:
             return
         fraction = labels.positive_fraction()
         w = np.ones(scores.shape[0]) if weights is None else weights
-        self._pos += np.bincount(index, weights=w * fraction, minlength=n_bins)
-        self._neg += np.bincount(index, weights=w * (1.0 - fraction), minlength=n_bins)
+        with np.errstate(over="ignore"):
+            pos = self._pos + np.bincount(index, weights=w * fraction, minlength=n_bins)
+            neg = self._neg + np.bincount(index, weights=w * (1.0 - fraction), minlength=n_bins)
+            total = float(pos.sum() + neg.sum())
+        if not math.isfinite(total):  # checked before the state changes (issue 10)
+            raise weight_overflow("sample_weight", float(w.max()))
+        self._pos, self._neg = pos, neg
 
     def _add(self, scores: F64, pos: F64, neg: F64) -> None:
         """Add per-score weights (already aggregated) to their bins."""
@@ -235,8 +242,12 @@ class BinnedCounts:
                 "bin every part over the same edges before merging",
             )
         merged = BinnedCounts(self._edges)
-        merged._pos = self._pos + other._pos
-        merged._neg = self._neg + other._neg
+        with np.errstate(over="ignore"):
+            merged._pos = self._pos + other._pos
+            merged._neg = self._neg + other._neg
+            total = float(merged._pos.sum() + merged._neg.sum())
+        if not math.isfinite(total):
+            raise weight_overflow("other", max(self.n_pos, self.n_neg, other.n_pos, other.n_neg))
         return merged
 
     def to_threshold_counts(self) -> ThresholdCounts:
@@ -364,6 +375,9 @@ def ap_bounds(binned: BinnedCounts) -> APBounds:
         raise wrong_type("binned", binned, "BinnedCounts")
     pos = binned.pos[::-1]  # highest bin first
     neg = binned.neg[::-1]
+    k = scale_exponent(float(pos.sum() + neg.sum()))
+    if k:  # weights of extreme size: products below stay finite in an exact power-of-two unit
+        pos, neg = np.ldexp(pos, k), np.ldexp(neg, k)
     n_pos = float(pos.sum())
     if n_pos == 0:
         return APBounds("step", math.nan, math.nan, math.nan)

@@ -11,6 +11,8 @@ E), seed 000 (F-beta).
 
 from __future__ import annotations
 
+import math
+import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -18,15 +20,17 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from prcurve.core.counts import scale_exponent
+from prcurve.core.table import Table
 from prcurve.core.undefined import Number, ZeroDivision, ratio, undefined_scope
+from prcurve.errors import UndefinedMetricWarning
 from prcurve.validation.arrays import (
     check_count,
     check_fraction,
     check_positive_number,
-    check_same_length,
     check_zero_division,
 )
-from prcurve.validation.labels import check_labels, check_weights
+from prcurve.validation.labels import check_label_pair, check_weights
 
 __all__ = ["ConfusionMatrix", "confusion_matrix", "f1", "f_beta", "precision", "recall"]
 
@@ -187,8 +191,13 @@ class ConfusionMatrix:
 
     # rates
     def _rate(self, formula: Callable[[float, float, float, float], F64]) -> float:
+        # Every rate is a ratio of forms of one degree in the counts, so a common power of
+        # two leaves it unchanged (and bit-identical); MCC's product of four sums and the
+        # F and E weights need counts of moderate size (docs/definitions.md, "Weights").
+        k = scale_exponent(max(self.tp, self.fp, self.fn, self.tn))
+        counts = [math.ldexp(c, k) for c in (self.tp, self.fp, self.fn, self.tn)]
         with undefined_scope(self.zero_division):
-            return float(formula(self.tp, self.fp, self.fn, self.tn))
+            return float(formula(*counts))
 
     @property
     def recall(self) -> float:
@@ -296,6 +305,20 @@ class ConfusionMatrix:
         """Cohen's kappa = (p_o - p_e) / (1 - p_e), p_o the accuracy, p_e chance agreement."""
         return self._rate(_cohen_kappa)
 
+    def _repr_html_(self) -> str:
+        """Notebook display: the 2x2 matrix and every rate of :meth:`metrics`."""
+        matrix = Table({
+            "": np.array(["predicted +", "predicted −"], dtype=object),
+            "actual +": np.array([self.tp, self.fn]),
+            "actual −": np.array([self.fp, self.tn]),
+        })
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UndefinedMetricWarning)
+            rates = self.metrics()
+        table = Table({"rate": np.array(list(rates), dtype=object),
+                       "value": np.array(list(rates.values()))})
+        return matrix.to_html(caption="ConfusionMatrix") + table.to_html()
+
     def metrics(self, beta: float = 1.0) -> dict[str, float]:
         """Every rate by name, with at most one warning for all of them.
 
@@ -354,10 +377,18 @@ def confusion_matrix(
     >>> cm
     ConfusionMatrix(tp=2.0, fp=1.0, fn=2.0, tn=3.0)
     """
-    truth = check_labels("y_true", y_true, pos_label)
-    predicted = check_labels("y_pred", y_pred, pos_label, allow_soft=False)
-    weights = check_weights("sample_weight", sample_weight, truth.n)
-    check_same_length(y_true=np.zeros(truth.n), y_pred=np.zeros(predicted.n))
+    return _confusion_matrix(y_true, y_pred, sample_weight, pos_label, zero_division,
+                             scale_free=False)
+
+
+def _confusion_matrix(
+    y_true: ArrayLike, y_pred: ArrayLike, sample_weight: ArrayLike | None, pos_label: Any,
+    zero_division: ZeroDivision, *, scale_free: bool,
+) -> ConfusionMatrix:
+    """:func:`confusion_matrix`; ``scale_free`` for callers that return a rate only (the
+    weights may then be rescaled, see :func:`prcurve.validation.labels.check_weights`)."""
+    truth, predicted = check_label_pair(y_true, y_pred, pos_label)
+    weights = check_weights("sample_weight", sample_weight, truth.n, scale_free=scale_free)
     fraction = truth.positive_fraction()
     if predicted.positive is None:  # unreachable: allow_soft=False
         raise TypeError("predictions must be hard labels")
@@ -388,10 +419,8 @@ def precision(
     >>> round(precision([1, 1, 1, 1, 0, 0, 0, 0], [1, 1, 0, 0, 0, 1, 0, 0]), 2)
     0.67
     """
-    return confusion_matrix(
-        y_true, y_pred, sample_weight=sample_weight, pos_label=pos_label,
-        zero_division=zero_division,
-    ).precision
+    return _confusion_matrix(y_true, y_pred, sample_weight, pos_label, zero_division,
+                             scale_free=True).precision
 
 
 def recall(
@@ -410,10 +439,8 @@ def recall(
     >>> recall([1, 1, 1, 1, 0, 0, 0, 0], [1, 1, 0, 0, 0, 1, 0, 0])
     0.5
     """
-    return confusion_matrix(
-        y_true, y_pred, sample_weight=sample_weight, pos_label=pos_label,
-        zero_division=zero_division,
-    ).recall
+    return _confusion_matrix(y_true, y_pred, sample_weight, pos_label, zero_division,
+                             scale_free=True).recall
 
 
 def f_beta(
@@ -436,10 +463,8 @@ def f_beta(
     >>> [round(f_beta(y_true, y_pred, beta=b), 2) for b in (0.5, 1.0, 2.0)]
     [0.62, 0.57, 0.53]
     """
-    return confusion_matrix(
-        y_true, y_pred, sample_weight=sample_weight, pos_label=pos_label,
-        zero_division=zero_division,
-    ).f_beta(beta)
+    return _confusion_matrix(y_true, y_pred, sample_weight, pos_label, zero_division,
+                             scale_free=True).f_beta(beta)
 
 
 def f1(

@@ -15,6 +15,7 @@ rates) never re-sort scores.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -22,7 +23,12 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from prcurve.validation.arrays import wrong_type
-from prcurve.validation.labels import BinaryLabels, check_scored_labels, check_threshold_counts
+from prcurve.validation.labels import (
+    BinaryLabels,
+    check_scored_labels,
+    check_threshold_counts,
+    weight_overflow,
+)
 
 if TYPE_CHECKING:
     from prcurve.core.binned import BinnedCounts
@@ -30,6 +36,53 @@ if TYPE_CHECKING:
 __all__ = ["ThresholdCounts"]
 
 F64 = NDArray[np.float64]
+
+SUM_TOLERANCE = 1e-10
+"""How close a ratio of summed weights (a recall, a precision, an F value) must come to a
+level to count as reaching it, when a discrete outcome depends on the comparison.
+
+The same weights summed in another order (chunks, streamed batches, a cluster's merge
+tree) round differently, so ``tp / n_pos`` can land an ulp on either side of a level
+that it equals mathematically (docs/definitions.md, "Sums of weights"). Recall is exact
+where it matters most: a state whose positives are all above its last threshold has
+``tp[-1] == n_pos`` exactly, built or merged."""
+
+_MODERATE_EXPONENT = 200  # counts within 2**±200: products of four stay normal floats
+
+
+def scale_exponent(largest: float) -> int:
+    """The power of two ``k`` that brings ``largest * 2**k`` to a moderate size, or 0.
+
+    0 (no scaling: results stay bit-identical) for counts in ``[2**-200, 2**200]``.
+    Scaling every count of a state by ``2**k`` is exact and leaves every rate and AP
+    unchanged; views use it so that products of counts neither overflow nor lose digits
+    to subnormal numbers (weights like 1e300 or 1e-300).
+    """
+    if largest == 0 or not math.isfinite(largest):
+        return 0
+    exponent = math.frexp(largest)[1]
+    return 0 if abs(exponent) <= _MODERATE_EXPONENT else -exponent
+
+
+def reaching(values: NDArray[Any], level: float) -> NDArray[np.bool_]:
+    """Which ``values`` (ratios of summed weights) reach ``level``, within :data:`SUM_TOLERANCE`."""
+    return np.asarray(values >= level - SUM_TOLERANCE)
+
+
+def first_reaching(values: NDArray[Any], levels: NDArray[Any]) -> NDArray[np.intp]:
+    """For each level, the first index of non-decreasing ``values`` that reaches it
+    (:func:`reaching`); ``len(values)`` where none does."""
+    return np.searchsorted(values, np.asarray(levels) - SUM_TOLERANCE, side="left")
+
+
+def near_best(values: NDArray[Any]) -> NDArray[np.bool_]:
+    """Which ``values`` tie with the largest (NaN never does), within :data:`SUM_TOLERANCE`."""
+    defined = ~np.isnan(values)
+    if not defined.any():  # nothing to compare: every value ties
+        return np.ones(values.shape, dtype=bool)
+    best = float(np.max(values[defined]))
+    with np.errstate(invalid="ignore"):
+        return np.asarray(values >= best - SUM_TOLERANCE)
 
 
 def _run_starts(sorted_values: NDArray[Any]) -> NDArray[np.intp] | None:
@@ -181,10 +234,14 @@ class ThresholdCounts:
                 values, pos, neg = values[keep], pos[keep], neg[keep]
         thresholds = values[::-1] + 0.0  # + 0.0 turns -0.0 into 0.0; also a copy
         del values
-        tp = np.cumsum(pos[::-1])
-        fp = np.cumsum(neg[::-1])
+        with np.errstate(over="ignore"):
+            tp = np.cumsum(pos[::-1])
+            fp = np.cumsum(neg[::-1])
         n_pos = float(tp[-1]) if tp.shape[0] else 0.0
         n_neg = float(fp[-1]) if fp.shape[0] else 0.0
+        if not math.isfinite(n_pos + n_neg):  # weights summing past float64 (issue 10)
+            raise weight_overflow("sample_weight", max(float(np.max(pos, initial=0.0)),
+                                                      float(np.max(neg, initial=0.0))))
         return cls._trusted(thresholds.astype(np.float64, copy=False), tp, fp, n_pos, n_neg)
 
     @classmethod
@@ -222,7 +279,10 @@ class ThresholdCounts:
             Finite scores; higher means more likely positive. Used as given:
             never rescaled.
         sample_weight : array_like, shape (n,), optional
-            Finite, non-negative weights; a weight of 0 removes the sample.
+            Finite, non-negative weights; a weight of 0 removes the sample. The
+            data may be one part of a larger whole (a chunk, a partition), so its
+            weights may all be 0: the state is then empty. Their total must be a
+            finite float64.
         pos_label : scalar, optional
             The value of ``y_true`` that marks a positive.
 
@@ -242,7 +302,7 @@ class ThresholdCounts:
         ([2.0], [3.0])
         """
         scores, labels, weights = check_scored_labels(
-            y_true, y_score, sample_weight, pos_label
+            y_true, y_score, sample_weight, pos_label, whole=False
         )
         return cls._from_checked(scores, labels, weights)
 
@@ -349,6 +409,9 @@ class ThresholdCounts:
             return self
         if self._n_pos == 0 and self._n_neg == 0 and len(self) == 0:
             return other
+        if not math.isfinite(self._n_pos + self._n_neg + other._n_pos + other._n_neg):
+            raise weight_overflow("other", max(self._n_pos, self._n_neg, other._n_pos,
+                                               other._n_neg))
         values, pos, neg = _union_ascending(
             self._thresholds[::-1], self.pos_weight()[::-1], self.neg_weight()[::-1],
             other._thresholds[::-1], other.pos_weight()[::-1], other.neg_weight()[::-1],
@@ -359,9 +422,20 @@ class ThresholdCounts:
             np.ascontiguousarray(values), np.ascontiguousarray(pos), np.ascontiguousarray(neg),
             drop_empty=False,
         )
-        merged._n_pos = self._n_pos + other._n_pos
-        merged._n_neg = self._n_neg + other._n_neg
+        # The totals are the merged cumulative counts plus each side's weight below every
+        # threshold, so tp[-1] == n_pos stays exact when no weight is below (adding the two
+        # totals instead rounds differently from the cumulative sum: a final recall of
+        # 0.9999999999999998 that loses the recall-1 level of 11-point AP).
+        merged._n_pos += self._weight_below(self._n_pos, self._tp) + other._weight_below(
+            other._n_pos, other._tp)
+        merged._n_neg += self._weight_below(self._n_neg, self._fp) + other._weight_below(
+            other._n_neg, other._fp)
         return merged
+
+    @staticmethod
+    def _weight_below(total: float, cumulative: F64) -> float:
+        """The weight below every threshold, ``total - cumulative[-1]`` (never negative)."""
+        return max(total - (float(cumulative[-1]) if cumulative.shape[0] else 0.0), 0.0)
 
     def to_binned(self, edges: ArrayLike) -> BinnedCounts:
         """The binned counts over ``edges``, equal to binning the raw data.
@@ -411,10 +485,18 @@ class RecallSteps:
 
     @classmethod
     def from_counts(cls, counts: ThresholdCounts) -> RecallSteps:
+        """The recall steps, in units of ``2**-k`` for counts of extreme size
+        (:func:`scale_exponent`): every AP method is unchanged by the unit."""
         tp, fp = counts.tp, counts.fp
         enters = counts.pos_weight() > 0
         fp_previous = np.concatenate((np.zeros(1), fp[:-1]))
-        return cls(tp[enters], fp[enters], fp_previous[enters], counts.n_pos, counts.n_neg)
+        steps = (tp[enters], fp[enters], fp_previous[enters])
+        n_pos, n_neg = counts.n_pos, counts.n_neg
+        k = scale_exponent(n_pos + n_neg)
+        if k:
+            steps = tuple(np.ldexp(a, k) for a in steps)  # type: ignore[assignment]
+            n_pos, n_neg = math.ldexp(n_pos, k), math.ldexp(n_neg, k)
+        return cls(*steps, n_pos, n_neg)
 
     @classmethod
     def from_hard_scores(

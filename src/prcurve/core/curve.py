@@ -9,6 +9,7 @@ in order of decreasing threshold, that is increasing recall.
 from __future__ import annotations
 
 import math
+import warnings
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -24,9 +25,18 @@ from prcurve.core.average_precision import (
 )
 from prcurve.core.binned import BinnedCounts, resolve_edges
 from prcurve.core.confusion import ConfusionMatrix, _f_beta, _precision, _prevalence
-from prcurve.core.counts import RecallSteps, ThresholdCounts
+from prcurve.core.counts import (
+    RecallSteps,
+    ThresholdCounts,
+    first_reaching,
+    near_best,
+    reaching,
+    scale_exponent,
+)
+from prcurve.core.roc import ROCCurve
 from prcurve.core.table import Table
 from prcurve.core.undefined import ZeroDivision, ratio, undefined, undefined_scope
+from prcurve.errors import UndefinedMetricWarning
 from prcurve.validation.arrays import (
     as_1d,
     check_choice,
@@ -187,6 +197,25 @@ class PRCurve:
             f"n_neg={self.n_neg:g})"
         )
 
+    def _repr_html_(self) -> str:
+        """Notebook display: the state, AP in every method, the best F1 point, and the
+        curve drawn (when matplotlib is installed)."""
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UndefinedMetricWarning)
+            kind = "binned" if self.is_binned else "exact"
+            names = ["curve", "thresholds", "positives", "negatives", "prevalence"]
+            values = [kind, str(len(self)), f"{self.n_pos:g}", f"{self.n_neg:g}",
+                      f"{self.prevalence:.4f}"]
+            for method in ("step", "interpolated", "davis_goadrich"):
+                names.append(f"AP ({method})")
+                values.append(f"{self.average_precision(method):.4f}")
+            best = self.best_f()
+            names.append("best F1 (threshold)")
+            values.append(f"{best.value:.4f} ({best.threshold:.6g})")
+        summary = Table({"": np.array(names, dtype=object),
+                         "value": np.array(values, dtype=object)})
+        return summary.to_html(caption="PRCurve") + _svg_of(self)
+
     # -- arrays ----------------------------------------------------------------------
 
     @cached_property
@@ -209,8 +238,12 @@ class PRCurve:
     def f_beta(self, beta: float = 1.0) -> F64:
         """F-beta at each threshold (0 where TP = 0 and a FP or FN exists)."""
         b = check_positive_number("beta", beta)
+        tp, fp, fn = self.tp, self.fp, self.fn
+        k = scale_exponent(self.n_pos + self.n_neg)
+        if k:  # counts of extreme size (weights like 1e300): an exact power-of-two unit
+            tp, fp, fn = (np.ldexp(c, k) for c in (tp, fp, fn))
         with undefined_scope(self.zero_division):
-            return _f_beta(self.tp, self.fp, self.fn, b)
+            return _f_beta(tp, fp, fn, b)
 
     def interpolated_precision(self, recall: ArrayLike | None = None) -> F64:
         """Interpolated precision p_interp(r) = max over r' >= r of p(r') (seeds 000, 003).
@@ -243,11 +276,10 @@ class PRCurve:
         for level in levels:
             check_fraction("recall", level)
         out = np.zeros(levels.shape[0])
-        recalls = self.recall
-        for k, level in enumerate(levels):
-            reached = np.flatnonzero(recalls >= level)
-            if reached.shape[0]:
-                out[k] = envelope[reached[0]]
+        if len(self) and self.n_pos > 0:
+            first = first_reaching(self.recall, levels)  # within SUM_TOLERANCE of a level
+            reached = first < len(self)
+            out[reached] = envelope[first[reached]]
         return out
 
     # -- reading the curve ---------------------------------------------------------------
@@ -300,7 +332,7 @@ class PRCurve:
             f = self.f_beta(beta)
             if len(self) == 0 or np.isnan(f).all():
                 return self._unreached(f"best F{beta:g}")
-            index = int(np.nanargmax(f))
+            index = int(np.flatnonzero(near_best(f))[0])  # ties within SUM_TOLERANCE
             return self._point(index, float(f[index]))
 
     def precision_at_recall(self, recall: float) -> OperatingPoint:
@@ -318,7 +350,7 @@ class PRCurve:
         """
         r = check_fraction("recall", recall)
         with undefined_scope(self.zero_division):
-            candidates = np.flatnonzero(self.recall >= r)
+            candidates = np.flatnonzero(reaching(self.recall, r))
             return self._select(candidates, self.precision, self.recall,
                                 f"precision at recall {r:g}")
 
@@ -336,19 +368,23 @@ class PRCurve:
         """
         p = check_fraction("precision", precision)
         with undefined_scope(self.zero_division):
-            candidates = np.flatnonzero(self.precision >= p)
+            candidates = np.flatnonzero(reaching(self.precision, p))
             return self._select(candidates, self.recall, self.precision,
                                 f"recall at precision {p:g}")
 
     def _select(
         self, candidates: NDArray[np.intp], primary: F64, secondary: F64, what: str
     ) -> OperatingPoint:
-        """Among ``candidates``, the largest ``primary``, then ``secondary``, then threshold."""
+        """Among ``candidates``, the largest ``primary``, then ``secondary``, then threshold.
+
+        Values within :data:`~prcurve.core.counts.SUM_TOLERANCE` of the largest tie, so
+        the same data summed in another order picks the same operating point.
+        """
         if candidates.shape[0] == 0:
             return self._unreached(what)
-        # lexsort: last key is primary; candidates ascend, so ties keep the higher threshold.
-        order = np.lexsort((candidates, -secondary[candidates], -primary[candidates]))
-        index = int(candidates[order[0]])
+        tied = candidates[near_best(primary[candidates])]
+        tied = tied[near_best(secondary[tied])]
+        index = int(tied[0])  # candidates ascend: the highest threshold among ties
         return self._point(index, float(primary[index]))
 
     def plot(self, ax: Axes | None = None, **kwargs: Any) -> PRPlot:
@@ -361,6 +397,18 @@ class PRCurve:
         from prcurve.present.plot import plot_pr_curve
 
         return plot_pr_curve(self, ax, **kwargs)
+
+    def roc(self, *, drop_intermediate: bool = False) -> ROCCurve:
+        """The ROC curve of the same counts (:class:`prcurve.ROCCurve`), point for point.
+
+        Examples
+        --------
+        >>> from prcurve import pr_curve
+        >>> pr_curve([1, 0, 1, 0], [0.9, 0.8, 0.7, 0.6]).roc().auc()
+        0.75
+        """
+        return ROCCurve(self._counts, drop_intermediate=drop_intermediate,
+                        zero_division=self.zero_division)
 
     def average_precision(self, method: APMethod = "step") -> float:
         """Average precision of this curve by a named method (see
@@ -443,7 +491,7 @@ class PRCurve:
         method: APMethod = "davis_goadrich",
         recall_range: tuple[float, float] = (0.0, 1.0),
         *,
-        degenerate: Degenerate = "paper",
+        degenerate: Degenerate = "undefined",
     ) -> float:
         """Normalized area (AUCNPR, Eq. 3 of seed 004) by a named method over a recall range.
 
@@ -453,9 +501,9 @@ class PRCurve:
         Corollary 4 for ``davis_goadrich``, Theorem 3 for ``step``, ...). The
         worst ranking scores 0 and a perfect one 1 at any skew. ``step`` and
         ``trapezoid`` need whole-number class totals (their minimum depends on
-        the sample counts). ``degenerate`` chooses the value without positives
-        (``"paper"``: 0) or without negatives (``"paper"``: 1); ``"undefined"``
-        applies the curve's ``zero_division`` policy instead.
+        the sample counts). Without positives or negatives the normalization is
+        0/0 and follows the curve's ``zero_division`` (``degenerate="undefined"``);
+        ``degenerate="paper"`` gives seed 004's 0 (no positives) and 1 (no negatives).
 
         Examples
         --------
@@ -577,3 +625,17 @@ def binary_pr_curve(
     binned = BinnedCounts(resolve_edges(bins, scores))
     binned._add_checked(scores, binary, weights)
     return PRCurve.from_counts(binned, zero_division=zero_division)
+
+
+def _svg_of(curve: PRCurve) -> str:
+    """The curve drawn as inline SVG for a notebook; empty without matplotlib."""
+    try:
+        from matplotlib.figure import Figure
+    except ImportError:
+        return ""
+    # Convenience display: the presentation layer above, imported lazily (docs/architecture.md).
+    from prcurve.present.plot import plot_pr_curve, svg_text
+
+    figure = Figure(figsize=(6.4, 4.2), layout="constrained")
+    plot_pr_curve(curve, figure.add_subplot(), label="curve")
+    return svg_text(figure)

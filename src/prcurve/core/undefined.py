@@ -14,8 +14,12 @@ opens a scope at the outermost public call and inner calls report into it.
 
 from __future__ import annotations
 
+import contextlib
 import contextvars
+import functools
 import math
+import os
+import sys
 import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -29,6 +33,28 @@ from prcurve.validation.arrays import check_zero_division
 
 ZeroDivision = Literal["nan", "raise"] | float
 """The type of every ``zero_division`` argument: ``"nan"``, ``0``, ``1`` or ``"raise"``."""
+
+# Frames that are not the caller's: prcurve's own, and the standard library's context
+# managers and cached properties that prcurve's code runs through.
+_INTERNAL = (
+    os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep,
+    *(os.path.splitext(str(module.__file__))[0] for module in (contextlib, functools)),
+)
+
+
+def warn_caller(message: str, category: type[Warning]) -> None:
+    """Warn at the caller's line: the first frame outside prcurve (its stacklevel).
+
+    Public functions nest to different depths, so no fixed ``stacklevel`` points at the
+    user's code from all of them; every prcurve warning goes through here.
+    """
+    frame = sys._getframe(1)  # the caller of this function: stacklevel 2
+    level = 2
+    while frame is not None and frame.f_code.co_filename.startswith(_INTERNAL):
+        frame = frame.f_back  # type: ignore[assignment]
+        level += 1
+    warnings.warn(message, category, stacklevel=level)
+
 
 _HINT = (
     "pass zero_division=0 or zero_division=1 to choose the value, "
@@ -72,10 +98,9 @@ def undefined_scope(zero_division: ZeroDivision) -> Iterator[None]:
     finally:
         _current.reset(token)
     if scope.names and _is_nan_policy(scope.policy):
-        warnings.warn(
+        warn_caller(
             f"undefined (0/0) value set to NaN for: {', '.join(scope.names)}; {_HINT}",
             UndefinedMetricWarning,
-            stacklevel=3,
         )
 
 
@@ -94,11 +119,8 @@ def _fill_value(name: str) -> float:
     if scope is not None:
         scope.note(name)
     elif _is_nan_policy(policy):  # called outside any scope: warn now, once
-        warnings.warn(
-            f"undefined (0/0) value set to NaN for: {name}; {_HINT}",
-            UndefinedMetricWarning,
-            stacklevel=3,
-        )
+        warn_caller(f"undefined (0/0) value set to NaN for: {name}; {_HINT}",
+                    UndefinedMetricWarning)
     return math.nan if _is_nan_policy(policy) else float(policy)
 
 

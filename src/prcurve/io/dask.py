@@ -59,7 +59,7 @@ from prcurve.errors import InvalidInputError
 from prcurve.io.batches import Columns, input_files, parquet_statistics_range
 from prcurve.io.readers import arrow_to_numpy, need
 from prcurve.io.rows import LabelRule, RowProblem, check_block, check_weight_totals
-from prcurve.validation.arrays import check_edges, check_n_bins
+from prcurve.validation.arrays import check_edges, check_n_bins, distinct_values
 from prcurve.validation.files import (
     bad_option,
     dask_missing_columns,
@@ -71,7 +71,7 @@ from prcurve.validation.files import (
     not_a_dask_input,
     positive_not_found,
 )
-from prcurve.validation.labels import BinaryLabels
+from prcurve.validation.labels import BinaryLabels, check_labels, check_positive_class
 
 __all__ = ["dask_scores", "pr_counts"]
 
@@ -171,6 +171,21 @@ class _Part:
     kept: list[int] = field(default_factory=list)
     kept_positives: list[int] = field(default_factory=list)
     dropped: list[dict[str, int]] = field(default_factory=list)
+    # pos_label (library rules): whether any partition holds it, and else a few label values
+    # of each kind, so that the rule for an absent pos_label is applied to the whole.
+    matched: bool = False
+    unmatched: list[Any] = field(default_factory=list)
+
+
+_UNMATCHED_KEPT = 8  # label values kept of each kind (text, other) when pos_label is absent
+
+
+def _some_values(values: Sequence[Any]) -> list[Any]:
+    """At most ``_UNMATCHED_KEPT`` distinct values of each kind: enough for the rule's
+    message and for its checks (two distinct values; text beside numbers)."""
+    text = [v for v in dict.fromkeys(values) if isinstance(v, (str, bytes))]
+    other = [v for v in dict.fromkeys(values) if not isinstance(v, (str, bytes))]
+    return text[:_UNMATCHED_KEPT] + other[:_UNMATCHED_KEPT]
 
 
 def _empty_states(spec: _Spec) -> list[State]:
@@ -234,14 +249,22 @@ def _count_library(columns: dict[str, NDArray[Any]], index: int, spec: _Spec,
     w = None if spec.weight is None else np.asarray(columns[spec.weight], dtype=np.float64)
     states: list[State] = []
     try:
+        if spec.pos_label is not None:
+            # Whether pos_label occurs is a property of the whole, not of a partition: a
+            # partition of negatives only is fine. Its labels become booleans here, and
+            # the absent-pos_label rule is applied to the whole (pr_counts_columns).
+            positive = check_labels(spec.label, y, spec.pos_label, check_positive=False)
+            y = np.asarray(positive.positive, dtype=bool)  # set whenever pos_label is given
+            if y.any():
+                empty.matched = True
+            else:
+                empty.unmatched = _some_values(distinct_values(columns[spec.label]).tolist())
         for score, e in zip(spec.scores, spec.edges, strict=True):
             s = columns[score]
             if e is None:
-                states.append(ThresholdCounts.from_scores(y, s, sample_weight=w,
-                                                          pos_label=spec.pos_label))
+                states.append(ThresholdCounts.from_scores(y, s, sample_weight=w))
             else:
-                states.append(BinnedCounts.from_scores(y, s, e, sample_weight=w,
-                                                       pos_label=spec.pos_label))
+                states.append(BinnedCounts.from_scores(y, s, e, sample_weight=w))
     except (InvalidInputError, ValueError, TypeError) as error:
         empty.problem = (index, str(error))
         return empty
@@ -298,6 +321,8 @@ def _merge(*parts: _Part) -> _Part:
         kept_positives=_sum_lists([p.kept_positives for p in parts]),
         dropped=[_sum_counts(column) for column in zip(*(p.dropped for p in parts if p.dropped),
                                                        strict=True)],
+        matched=any(p.matched for p in parts),
+        unmatched=_some_values([v for p in parts for v in p.unmatched]),
     )
 
 
@@ -439,6 +464,8 @@ def pr_counts_columns(
     rows = sum(n for _, n in result.sizes)
     if rows == 0:
         raise empty_input("data", "no rows")
+    if pos_label is not None and not result.matched:  # the rule, on the whole data
+        check_positive_class(pos_label, {label: np.array(result.unmatched, dtype=object)})
     return int(rows), list(result.states)
 
 
@@ -474,7 +501,8 @@ def pr_counts(
         The label and score columns. Labels as in
         :meth:`prcurve.ThresholdCounts.from_scores` (booleans, {0, 1},
         {-1, 1}, soft labels in [0, 1], or ``pos_label``), checked per
-        partition.
+        partition; whether ``pos_label`` occurs is checked on the whole (a
+        partition of negatives only is fine).
     weight : str, optional
         A column of non-negative sample weights.
     bins : int or array_like, optional

@@ -3,21 +3,22 @@
 :func:`replace_file` writes a file through a new file beside it, renamed onto
 it, so that an existing file or link in the output folder is replaced and never
 written into (a link's target, an input perhaps, is untouched).
-:func:`write_plots` draws the report's pictures with fixed metadata: no date,
-no writer version, SVG ids from a fixed salt, so two runs give the same bytes.
+:func:`save_figure` saves a picture with fixed metadata (no date, no writer
+version, SVG ids from a fixed salt), so two runs give the same bytes, and
+:func:`write_text` writes a text file. Every file prcurve writes (``report``,
+``demo``, ``coco``, ``voc``, :meth:`prcurve.present.report.Report.write`) goes
+through them.
 """
 
 from __future__ import annotations
 
 import os
 import uuid
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from prcurve.core.curve import PRCurve
-
-__all__ = ["STABLE_METADATA", "replace_file", "write_plots"]
+__all__ = ["STABLE_METADATA", "replace_file", "save_figure", "write_text"]
 
 
 STABLE_METADATA: dict[str, dict[str, Any]] = {
@@ -56,40 +57,34 @@ def replace_file(path: Path, write: Callable[[Path], object]) -> None:
         raise
 
 
-def write_plots(folder: Path, curves: Mapping[str, PRCurve], inputs: Mapping[str, str], *,
-                ap_method: str, beta: float) -> list[Path]:
-    """pr_curve.png, pr_curve.svg and threshold.png of ``curves`` (``inputs``: each curve's
-    input name, for the panel titles); returns the paths written."""
-    # Figures built without pyplot: no GUI backend, no global state, nothing to close.
+def save_figure(figure: Any, path: Path, *, dpi: float) -> None:
+    """Save a matplotlib figure to ``path`` (format from its suffix) through
+    :func:`replace_file`, with :data:`STABLE_METADATA` and SVG ids from a fixed salt,
+    so two runs give the same bytes.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> from matplotlib.figure import Figure
+    >>> from prcurve.present.files import save_figure
+    >>> folder = Path(tempfile.mkdtemp())
+    >>> figure = Figure()
+    >>> _ = figure.add_subplot().plot([0, 1], [1, 0])
+    >>> save_figure(figure, folder / "a.svg", dpi=72)
+    >>> save_figure(figure, folder / "b.svg", dpi=72)
+    >>> (folder / "a.svg").read_bytes() == (folder / "b.svg").read_bytes()
+    True
+    """
     import matplotlib
-    from matplotlib.figure import Figure
 
-    from prcurve.present import plot
-
-    written = []
-    groups = plot.group_by_prevalence(curves)
-    style = {"ap_method": ap_method, "beta": beta}
-    if len(groups) == 1:
-        figure = Figure(figsize=plot.PR_FIGSIZE, layout="constrained")
-        plot.plot_pr_curves(curves, figure.add_subplot(), **style)  # type: ignore[arg-type]
-    else:  # one panel per prevalence: each has its own unachievable region (Boyd et al.)
-        titles = []
-        for group in groups:
-            names = ", ".join(dict.fromkeys(inputs[name] for name in group))
-            titles.append(f"{names} (π = {next(iter(group.values())).prevalence:.3g})")
-        figure = Figure(layout="constrained")
-        plot.plot_pr_curves_grid(groups, titles=titles, figure=figure,
-                                 **style)  # type: ignore[arg-type]
-    # The same bytes on every run: no date in the metadata, SVG ids from a fixed salt.
+    fmt = path.suffix.lstrip(".").lower()
     with matplotlib.rc_context({"svg.hashsalt": "prcurve"}):
-        for suffix in ("png", "svg"):
-            path = folder / f"pr_curve.{suffix}"
-            replace_file(path, lambda temp, s=suffix: figure.savefig(  # type: ignore[misc]
-                temp, format=s, dpi=plot.DPI, metadata=STABLE_METADATA[s]))
-            written.append(path)
-    grid = plot.plot_thresholds_grid(curves, beta=beta, figure=Figure(layout="constrained"))
-    path = folder / "threshold.png"
-    replace_file(path, lambda temp: grid.savefig(temp, format="png", dpi=plot.DPI,
-                                                 metadata=STABLE_METADATA["png"]))
-    written.append(path)
-    return written
+        replace_file(path, lambda temp: figure.savefig(
+            temp, format=fmt, dpi=dpi, metadata=STABLE_METADATA.get(fmt, {})))
+
+
+def write_text(path: Path, text: str) -> Path:
+    """Write ``text`` (UTF-8) to ``path`` through :func:`replace_file`; returns ``path``."""
+    replace_file(path, lambda temp: temp.write_text(text, encoding="utf-8"))
+    return path

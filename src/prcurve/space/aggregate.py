@@ -30,7 +30,7 @@ from typing import Any, Literal
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from prcurve.core.average_precision import APMethod, ap_from_counts, check_method
+from prcurve.core.average_precision import APMethod, ap_from_counts, check_method, recall_levels
 from prcurve.core.binned import BinnedCounts
 from prcurve.core.counts import ThresholdCounts
 from prcurve.core.curve import PRCurve
@@ -103,7 +103,7 @@ def aggregate(
     *,
     method: APMethod = "step",
     recall_grid: ArrayLike | None = None,
-    degenerate: Degenerate = "paper",
+    degenerate: Degenerate = "undefined",
     zero_division: ZeroDivision = "nan",
 ) -> Aggregate:
     """Combine the curves or count states of several folds, tasks or classes.
@@ -119,9 +119,10 @@ def aggregate(
         The AP method (``"davis_goadrich"`` for the paper's AUCPR/AUCNPR).
     recall_grid : array_like, optional
         Recall levels for ``vertical`` (default 0, 0.01, ..., 1).
-    degenerate : {"paper", "undefined"}, default "paper"
-        ``mean_normalized``: a part without positives scores 0 and one without
-        negatives 1 (the paper), or follows ``zero_division``.
+    degenerate : {"undefined", "paper"}, default "undefined"
+        ``mean_normalized``: a part without positives or without negatives has
+        no normalized AP (0/0) and follows ``zero_division``; with ``"paper"``
+        it scores 0 (no positives) or 1 (no negatives), seed 004's convention.
     zero_division : {"nan", 0, 1, "raise"}, default "nan"
         For parts whose AP is undefined (no positives).
 
@@ -150,7 +151,7 @@ def aggregate(
     name = check_method(method)
     check_choice("degenerate", degenerate, ("paper", "undefined"))
     states = [_as_counts(part, i) for i, part in enumerate(items)]
-    grid = (np.linspace(0.0, 1.0, 101) if recall_grid is None
+    grid = (recall_levels(100) if recall_grid is None
             else check_recall_grid("recall_grid", recall_grid))
     with undefined_scope(zero_division):
         totals = np.array([c.n_pos + c.n_neg for c in states])

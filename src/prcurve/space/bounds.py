@@ -58,8 +58,14 @@ from typing import Any, Literal, NamedTuple, overload
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from prcurve.core.average_precision import AREA_METHODS, APMethod, check_method, segment_areas
-from prcurve.core.counts import ThresholdCounts
+from prcurve.core.average_precision import (
+    AREA_METHODS,
+    APMethod,
+    check_method,
+    recall_levels,
+    segment_areas,
+)
+from prcurve.core.counts import SUM_TOLERANCE, ThresholdCounts
 from prcurve.core.undefined import ZeroDivision, ratio, undefined, undefined_scope
 from prcurve.validation.arrays import (
     check_choice,
@@ -69,11 +75,13 @@ from prcurve.validation.arrays import (
 )
 from prcurve.validation.space import (
     check_class_total,
+    check_class_totals_sum,
     check_fractions,
     check_min_curve_arguments,
     check_recall_grid,
     check_recall_range,
     method_without_recall_range,
+    too_many_points,
 )
 
 __all__ = [
@@ -179,7 +187,9 @@ def is_achievable(
     recall, precision, prevalence : float or array_like
         Values in [0, 1]; arrays broadcast.
     atol : float, default 1e-12
-        Points this close below the minimum curve count as on it.
+        Points this close below the minimum curve count as on it, in the units of
+        the division-free form: the rounding of a recall, precision or prevalence
+        summed in any order (chunks, a merge tree) stays far below it.
 
     Returns
     -------
@@ -207,6 +217,7 @@ def is_achievable(
 def _check_n(n_pos: Any, n_neg: Any, *, integer: bool) -> tuple[float, float]:
     p = check_class_total("n_pos", n_pos, integer=integer)
     n = check_class_total("n_neg", n_neg, integer=integer)
+    check_class_totals_sum(p, n)
     return p, n
 
 
@@ -257,13 +268,17 @@ def min_pr_curve(
     check_min_curve_arguments(prevalence, recall, n_pos, n_neg)
     if prevalence is not None:
         pi = float(check_fractions("prevalence", prevalence))
-        levels = (np.linspace(0.0, 1.0, 101) if recall is None
+        levels = (recall_levels(100) if recall is None
                   else check_recall_grid("recall", recall))
         return MinimumPRCurve(levels, _min_precision_array(levels, np.float64(pi)))
     p, n = _check_n(n_pos, n_neg, integer=True)
-    i = np.arange(int(p) + 1, dtype=np.float64)
-    precision = np.divide(i, i + n, out=np.ones_like(i), where=(i + n) > 0)
-    return MinimumPRCurve(i / p, precision)
+    try:
+        i = np.arange(int(p) + 1, dtype=np.float64)
+        precision = np.divide(i, i + n, out=np.ones_like(i), where=(i + n) > 0)
+        return MinimumPRCurve(i / p, precision)
+    except MemoryError:
+        raise too_many_points("n_pos", int(p) + 1, "use min_pr_curve(prevalence, recall=...): "
+                              "the continuous curve through the same points") from None
 
 
 def worst_ranking_counts(n_pos: int, n_neg: int) -> ThresholdCounts:
@@ -283,10 +298,14 @@ def worst_ranking_counts(n_pos: int, n_neg: int) -> ThresholdCounts:
     p, n = _check_n(n_pos, n_neg, integer=True)
     n_p, n_n = int(p), int(n)
     size = n_p + n_n
-    thresholds = np.arange(size, 0, -1, dtype=np.float64)
-    tp = np.concatenate((np.zeros(n_n), np.arange(1, n_p + 1, dtype=np.float64)))
-    fp = np.concatenate((np.arange(1, n_n + 1, dtype=np.float64), np.full(n_p, float(n_n))))
-    return ThresholdCounts(thresholds, tp, fp, p, n)
+    try:
+        thresholds = np.arange(size, 0, -1, dtype=np.float64)
+        tp = np.concatenate((np.zeros(n_n), np.arange(1, n_p + 1, dtype=np.float64)))
+        fp = np.concatenate((np.arange(1, n_n + 1, dtype=np.float64), np.full(n_p, float(n_n))))
+        return ThresholdCounts(thresholds, tp, fp, p, n)
+    except MemoryError:
+        raise too_many_points("n_pos", size, "use min_average_precision(n_pos, n_neg, method) "
+                              "for the worst ranking's AP, computed without the state") from None
 
 
 # -- minimum areas ------------------------------------------------------------------------
@@ -366,24 +385,93 @@ def min_aucpr(prevalence: ArrayLike, recall_range: tuple[float, float] = (0.0, 1
     return float(flat[0]) if pi.ndim == 0 else flat.reshape(pi.shape)
 
 
-def _step_sum(n_pos: int, n_neg: int, first: int = 1, last: int | None = None) -> float:
-    """Σ_{i=first}^{last} i / (i + n_neg) (last defaults to n_pos), in chunks."""
-    stop = n_pos if last is None else last
+_EXACT_TERMS = 1 << 22  # sums of up to this many terms are added term by term
+_EULER_MACLAURIN_START = 1 << 20  # from here on, i/(i + N) is summed in closed form
+
+
+def _exact_ranking_sum(first: int, last: int, n_neg: float) -> float:
     total: list[float] = []
     chunk = 1 << 20
-    for start in range(first, stop + 1, chunk):
-        i = np.arange(start, min(start + chunk, stop + 1), dtype=np.float64)
+    for start in range(first, last + 1, chunk):
+        i = np.arange(start, min(start + chunk, last + 1), dtype=np.float64)
         total.append(float(np.sum(i / (i + n_neg))))
     return math.fsum(total)
 
 
-def _worst_segments(p: int, n: int, lo: float, hi: float) -> tuple[F64, F64, F64, F64]:
-    """The worst ranking's recall segments (i − 1, N) -> (i, N) that meet recall [lo, hi]."""
-    first = max(1, math.floor(lo * p))
-    last = min(p, math.ceil(hi * p) + 1)
+def _euler_maclaurin_sum(a: float, b: float, n_neg: float) -> float:
+    """Σ_{i=a}^{b} g(i), g(x) = x / (x + N), for whole a <= b with a >= 2**20.
+
+    Euler–Maclaurin: ∫_a^b g + (g(a) + g(b))/2 + (g′(b) − g′(a))/12 − (g‴(b) − g‴(a))/720
+    with g′ = N/(x + N)², g‴ = 6N/(x + N)⁴; the next term is below 1e-29 of the sum at
+    a >= 2**20. The integral, (b − a) − N ln((b + N)/(a + N)), is written as
+    a u + N u h(u) with u = (b − a)/(a + N) and h(u) = 1 − ln(1 + u)/u: every term is
+    non-negative, so nothing cancels when P is small against N.
+    """
+    u = (b - a) / (a + n_neg)
+    integral = a * u + n_neg * u * float(_h(np.array([u]))[0])
+
+    def g(x: float) -> float:
+        return x / (x + n_neg)
+
+    def d1(x: float) -> float:
+        return n_neg / (x + n_neg) / (x + n_neg)  # divided twice: no overflow at 1e300
+
+    def d3(x: float) -> float:
+        return 6.0 * d1(x) / (x + n_neg) / (x + n_neg)
+
+    return integral + (g(a) + g(b)) / 2.0 + (d1(b) - d1(a)) / 12.0 - (d3(b) - d3(a)) / 720.0
+
+
+def _step_sum(n_pos: float, n_neg: float, first: float = 1, last: float | None = None) -> float:
+    """Σ_{i=first}^{last} i / (i + n_neg) over whole numbers (last defaults to n_pos).
+
+    Term by term up to 2**22 terms; beyond, the terms from 2**20 on in closed form
+    (:func:`_euler_maclaurin_sum`), so class totals of 10^12 (weights counted as repeated
+    samples) take microseconds, not hours.
+    """
+    stop = n_pos if last is None else last
+    if stop < first:
+        return 0.0
+    if stop < _EXACT_TERMS:
+        return _exact_ranking_sum(int(first), int(stop), n_neg)
+    if first >= _EULER_MACLAURIN_START:
+        return _euler_maclaurin_sum(float(first), float(stop), n_neg)
+    head = _exact_ranking_sum(int(first), _EULER_MACLAURIN_START - 1, n_neg)
+    return head + _euler_maclaurin_sum(float(_EULER_MACLAURIN_START), float(stop), n_neg)
+
+
+def _worst_segments(n: float, first: float, last: float) -> tuple[F64, F64, F64, F64]:
+    """The worst ranking's recall segments (i − 1, N) -> (i, N) for i = first..last."""
     i = np.arange(first, last + 1, dtype=np.float64)
     fp = np.full(i.shape, float(n))
     return i - 1.0, fp, i, fp.copy()
+
+
+def _min_area_of_segments(method: str, p: float, n: float, lo: float, hi: float) -> float:
+    """The ``step`` or ``trapezoid`` area of the worst ranking over recall [lo, hi].
+
+    Segment i covers recall ((i − 1)/P, i/P] with precision m(i) = i/(i + N) (step) or
+    the line from m(i − 1) to m(i) (trapezoid). The segments that straddle lo or hi are
+    clipped (:func:`segment_areas`); the whole ones in between are summed in closed form
+    (:func:`_step_sum`): Σ m(i)/P, and for trapezoid (2 Σ m(i) + m(A − 1) − m(B)) / (2P).
+    """
+    first = max(1.0, math.floor(lo * p))
+    last = min(p, math.ceil(hi * p) + 1.0)
+    inner_first = max(first, math.ceil(lo * p) + 1.0)  # whole segments: (A − 1)/P >= lo
+    inner_last = min(last, math.floor(hi * p))  # and B/P <= hi
+    if last - first < _SEGMENTS_IN_ARRAYS or inner_last < inner_first:
+        return float(segment_areas(*_worst_segments(n, first, last), p, method, lo, hi).sum())
+    clipped = [float(segment_areas(*_worst_segments(n, a, b), p, method, lo, hi).sum())
+               for a, b in ((first, inner_first - 1.0), (inner_last + 1.0, last)) if a <= b]
+    inner = _step_sum(p, n, inner_first, inner_last)
+    if method == "trapezoid":
+        above = inner_first - 1.0  # m(0) is the first precision when nothing is above
+        m_above = above / (above + n) if above + n > 0 else 1.0
+        inner += (m_above - inner_last / (inner_last + n)) / 2.0
+    return math.fsum([inner / p, *clipped])
+
+
+_SEGMENTS_IN_ARRAYS = 1 << 16  # fewer segments than this are clipped and summed as arrays
 
 
 def _min_ap(method: str, p: float, n: float, lo: float, hi: float, allow_ties: bool) -> float:
@@ -399,13 +487,11 @@ def _min_ap(method: str, p: float, n: float, lo: float, hi: float, allow_ties: b
     if method == "trapezoid" and allow_ties:
         # All positives tied below all negatives: one straight segment (0, 0) -> (1, π).
         return pi * (hi * hi - lo * lo) / 2.0
-    n_p, n_n = int(p), int(n)
     if full and method == "step":
-        return _step_sum(n_p, n_n) / p  # Theorem 3
+        return _step_sum(p, n) / p  # Theorem 3
     if full and method == "trapezoid":
-        return _step_sum(n_p, n_n) / p - 1.0 / (2.0 * (p + n))
-    tp_above, fp_above, tp, fp = _worst_segments(n_p, n_n, lo, hi)
-    return float(segment_areas(tp_above, fp_above, tp, fp, p, method, lo, hi).sum())
+        return _step_sum(p, n) / p - 1.0 / (2.0 * (p + n))
+    return _min_area_of_segments(method, p, n, lo, hi)
 
 
 def min_average_precision(
@@ -476,9 +562,15 @@ def min_average_precision(
         return _min_ap(name, p, n, lo, hi, allow_ties)
 
 
-def _normalize(value: float, minimum: float, maximum: float) -> float:
-    # Eq. 3: (AUCPR − AUCPR_min) / (AUCPR_max − AUCPR_min); the span is > 0 when 0 < π < 1.
-    return (value - minimum) / (maximum - minimum)
+def _normalize(value: float, minimum: float, maximum: float, what: str) -> float:
+    # Eq. 3: (AUCPR − AUCPR_min) / (AUCPR_max − AUCPR_min). The span is > 0 when 0 < π < 1,
+    # but when nearly every sample is positive it is below the rounding of the area itself
+    # (π rounds to 1 for 10^20 positives and 1 negative): the ratio would be noise, so it
+    # is undefined there, like π = 1 (docs/definitions.md, "Undefined values").
+    span = maximum - minimum
+    if span <= SUM_TOLERANCE * maximum:
+        return undefined(f"{what} (the achievable range {span:.3g} is below rounding)")
+    return (value - minimum) / span
 
 
 def _degenerate_value(pi_zero: bool, what: str, degenerate: str) -> float:
@@ -493,7 +585,7 @@ def aucnpr(
     prevalence: float,
     recall_range: tuple[float, float] = (0.0, 1.0),
     *,
-    degenerate: Degenerate = "paper",
+    degenerate: Degenerate = "undefined",
     zero_division: ZeroDivision = "nan",
 ) -> float:
     """Normalized AUCPR (Eq. 3 of seed 004): the share of the achievable area attained.
@@ -510,10 +602,12 @@ def aucnpr(
     prevalence : float
         π in [0, 1].
     recall_range : (float, float), default (0.0, 1.0)
-    degenerate : {"paper", "undefined"}, default "paper"
-        π = 0 and π = 1 have no achievable area. ``"paper"``: the paper's
-        conventions, 0 at π = 0 and 1 at π = 1. ``"undefined"``: the value
-        follows ``zero_division``.
+    degenerate : {"undefined", "paper"}, default "undefined"
+        π = 0 and π = 1 have no achievable area, so AUCNPR is 0/0 there ("properly
+        undefined", §3 of the paper): by default the value follows
+        ``zero_division``. ``"paper"``: the paper's convention "when a numeric score
+        is required", 0 at π = 0 and 1 at π = 1. A π so close to 1 that the
+        achievable area is below rounding is undefined too.
     zero_division : {"nan", 0, 1, "raise"}, default "nan"
 
     Returns
@@ -537,7 +631,7 @@ def aucnpr(
         if pi in (0.0, 1.0):
             return _degenerate_value(pi == 0.0, "aucnpr", degenerate)
         minimum = float(_min_aucpr_array(np.array([pi]), lo, hi)[0])
-        return _normalize(value, minimum, hi - lo)
+        return _normalize(value, minimum, hi - lo, "aucnpr")
 
 
 def normalized_average_precision(
@@ -547,7 +641,7 @@ def normalized_average_precision(
     method: APMethod = "step",
     *,
     recall_range: tuple[float, float] = (0.0, 1.0),
-    degenerate: Degenerate = "paper",
+    degenerate: Degenerate = "undefined",
     zero_division: ZeroDivision = "nan",
 ) -> float:
     """An AP normalized by the minimum of the same method: ``(AP − min) / (max − min)``.
@@ -565,9 +659,10 @@ def normalized_average_precision(
         Class totals (whole numbers for ``step`` and ``trapezoid``).
     method : str, default "step"
     recall_range : (float, float), default (0.0, 1.0)
-    degenerate : {"paper", "undefined"}, default "paper"
-        The value at π = 0 (0) and π = 1 (1), or ``"undefined"`` for the
-        ``zero_division`` policy.
+    degenerate : {"undefined", "paper"}, default "undefined"
+        Without positives or without negatives the normalization is 0/0: the
+        value follows ``zero_division``, or with ``"paper"`` is 0 (no positives)
+        and 1 (no negatives), seed 004's convention (see :func:`aucnpr`).
     zero_division : {"nan", 0, 1, "raise"}, default "nan"
 
     Returns
@@ -595,7 +690,7 @@ def normalized_average_precision(
         if p == 0 or n == 0:
             return _degenerate_value(p == 0, f"normalized_average_precision[{name}]", degenerate)
         minimum = _min_ap(name, p, n, lo, hi, allow_ties=False)
-        return _normalize(value, minimum, hi - lo)
+        return _normalize(value, minimum, hi - lo, f"normalized_average_precision[{name}]")
 
 
 # -- modified F-beta (§4.4) ------------------------------------------------------------------

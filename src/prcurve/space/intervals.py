@@ -46,9 +46,16 @@ from typing import Any, Literal, NamedTuple
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from prcurve.core.average_precision import APMethod, ap_batch, ap_from_counts, check_method
-from prcurve.core.counts import ThresholdCounts
+from prcurve.core.average_precision import (
+    APMethod,
+    ap_batch,
+    ap_from_counts,
+    check_method,
+    recall_levels,
+)
+from prcurve.core.counts import SUM_TOLERANCE, ThresholdCounts, first_reaching
 from prcurve.core.curve import PRCurve
+from prcurve.core.table import Table
 from prcurve.core.undefined import ZeroDivision, ratio, undefined, undefined_scope
 from prcurve.validation.arrays import check_choice, check_finite_number, check_n_threads, wrong_type
 from prcurve.validation.labels import check_hard_labels, check_scored_labels
@@ -113,6 +120,16 @@ class Interval:
     level: float
     n_resamples: int
 
+    def __str__(self) -> str:
+        return (f"{self.statistic} = {self.estimate:.4f}, {self.level:.0%} interval "
+                f"[{self.lower:.4f}, {self.upper:.4f}] ({self.method}"
+                + (f", {self.n_resamples} resamples)" if self.n_resamples else ")"))
+
+    def _repr_html_(self) -> str:
+        import html
+
+        return f"<p>{html.escape(str(self))}</p>"
+
 
 class ThresholdIntervals(NamedTuple):
     """Precision and recall of ``score >= threshold``, each with its interval."""
@@ -137,6 +154,16 @@ class CurveInterval:
     level: float
     n_resamples: int
 
+    def to_table(self) -> Table:
+        """One row per recall level: the estimate and the interval's ends."""
+        return Table({"recall": self.recall, "estimate": self.estimate, "lower": self.lower,
+                      "upper": self.upper})
+
+    def _repr_html_(self) -> str:
+        caption = (f"{self.statistic}: {self.level:.0%} pointwise interval ({self.method}, "
+                   f"{self.n_resamples} resamples)")
+        return self.to_table().to_html(max_rows=12, caption=caption)
+
 
 @dataclass(frozen=True)
 class PairedComparison:
@@ -151,6 +178,15 @@ class PairedComparison:
     estimate_b: float
     difference: Interval
     p_value: float
+
+    def __str__(self) -> str:
+        return (f"{self.statistic}: a = {self.estimate_a:.4f}, b = {self.estimate_b:.4f}; "
+                f"difference {self.difference}; p = {self.p_value:.4g}")
+
+    def _repr_html_(self) -> str:
+        import html
+
+        return f"<p>{html.escape(str(self))}</p>"
 
 
 # -- the compressed, resamplable state ------------------------------------------------------------
@@ -489,8 +525,7 @@ def bootstrap_curve(
     True
     """
     counts = _counts_of(source)
-    levels = (np.linspace(0.0, 1.0, 101) if recall is None
-              else check_recall_grid("recall", recall))
+    levels = recall_levels(100) if recall is None else check_recall_grid("recall", recall)
     b = check_n_resamples(n_resamples)
     lvl = check_level(level)
     rng = np.random.default_rng(check_seed(seed))
@@ -512,7 +547,7 @@ def bootstrap_curve(
             recall_star = tp / state.n_pos
             out = np.empty((tp.shape[0], levels.shape[0]))
             for row in range(tp.shape[0]):
-                out[row] = envelope[row, np.searchsorted(recall_star[row], levels, side="left")]
+                out[row] = envelope[row, first_reaching(recall_star[row], levels)]
             return out
 
         values = _map_resamples(state, b, rng, band, n_threads)
@@ -562,7 +597,9 @@ def aucpr_interval(
         if kind == "binomial":
             half = z * math.sqrt(theta * (1.0 - theta) / n)
             return Interval(statistic, theta, theta - half, theta + half, kind, lvl, 0)
-        if theta <= 0.0 or theta >= 1.0:
+        # θ within rounding of 0 or 1 (a perfect ranking's AP summed in another order is
+        # 0.9999999999999998): the logit is undefined there too, not a huge number.
+        if theta <= SUM_TOLERANCE or theta >= 1.0 - SUM_TOLERANCE:
             value = undefined(f"logit interval (estimate {theta:g})")
             return Interval(statistic, theta, value, value, kind, lvl, 0)
         eta = math.log(theta / (1.0 - theta))
