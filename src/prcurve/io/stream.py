@@ -68,7 +68,6 @@ from prcurve.core.curve import PRCurve
 from prcurve.io.batches import (
     Batch,
     BatchReader,
-    LabelReader,
     choose_columns,
     input_files,
     open_dataset,
@@ -76,12 +75,14 @@ from prcurve.io.batches import (
     score_range,
 )
 from prcurve.io.readers import RowsCallback
+from prcurve.io.rows import LabelRule, check_weight_totals
 from prcurve.validation.arrays import check_edges, check_n_bins
 from prcurve.validation.files import (
     check_batch_rows,
     check_max_distinct,
     empty_input,
     no_positives,
+    no_positives_left,
     no_rows_left,
     positive_not_found,
 )
@@ -173,6 +174,7 @@ class _ColumnState:
         self.rows = 0
         self.dropped: dict[str, int] = {}
         self.rows_dropped = 0
+        self.positives = 0  # kept positive rows, whatever their weight
 
     def start_binned(self, edges: F64) -> None:
         self.binned = BinnedCounts(edges)
@@ -191,6 +193,7 @@ class _ColumnState:
         if n == 0:
             return
         self.rows += n
+        self.positives += int(np.count_nonzero(positive))
         labels = BinaryLabels(positive=positive, soft=None)
         if self.binned is not None:
             self.binned._add_checked(scores, labels, weights)
@@ -296,7 +299,7 @@ def stream_scores(
     files, fmt, name = input_files(source, input_format)
     dataset = open_dataset(files, fmt)
     columns = choose_columns(dataset.schema, name, label, scores, weight)
-    labels = LabelReader(columns.label, name, positive)
+    labels = LabelRule(columns.label, positive)
     reader = BatchReader(files, fmt, name, columns, labels, drop_invalid, batch_rows)
     states = {s: _ColumnState(s, None if bins is not None else max_distinct)
               for s in columns.scores}
@@ -315,12 +318,16 @@ def stream_scores(
         raise empty_input(name, "no rows")
     if not any_positive:
         if positive is not None:
-            raise positive_not_found(positive, columns.label, np.array([]))
+            raise positive_not_found(positive, columns.label, labels.values_seen())
         raise no_positives(columns.label, name, np.array([0]))
     models = [state.result() for state in states.values()]
-    for model in models:
+    for model, state in zip(models, states.values(), strict=True):
         if model.rows == 0:
             raise no_rows_left(model.column, name, rows)
+        if state.positives == 0:  # every positive row was dropped for this column
+            raise no_positives_left(model.column, name)
+        check_weight_totals(columns.weight, name, model.counts.n_pos,
+                            model.counts.n_pos + model.counts.n_neg)
     return StreamedInput(
         path=name, format=fmt, files=len(files), n_rows=rows, batches=batches,
         label_column=columns.label, label_chosen=columns.label_chosen,
