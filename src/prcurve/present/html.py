@@ -52,7 +52,7 @@ from numpy.typing import NDArray
 from prcurve._version import __version__
 from prcurve.core.curve import PRCurve
 from prcurve.errors import UndefinedMetricWarning
-from prcurve.present.report_text import class_tables
+from prcurve.present.report_text import class_tables, positive_text
 from prcurve.space.bounds import min_precision
 
 if TYPE_CHECKING:
@@ -535,7 +535,7 @@ def _header_html(report: Report) -> str:
             continue
         lines.append(f"<p class='prc-meta'>input {html.escape(summary.name)}: "
                      f"{html.escape(str(summary.format))}, {summary.rows} rows; label "
-                     f"{html.escape(repr(summary.label_column))}, positive = "
-                     f"{html.escape(repr(summary.positive_label))}</p>")
+                     f"{html.escape(repr(summary.label_column))}, "
+                     f"{html.escape(positive_text(summary))}</p>")
     lines.extend(f"<p class='prc-meta'>note: {html.escape(n)}</p>" for n in report.notes)
     return "\n".join(lines)

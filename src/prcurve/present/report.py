@@ -63,6 +63,7 @@ if TYPE_CHECKING:
     from rich.table import Table as RichTable
 
     from prcurve.io import LoadedInput
+    from prcurve.io.class_columns import LoadedClasses
     from prcurve.io.stream import StreamedInput
 
 __all__ = [
@@ -165,7 +166,7 @@ class InputSummary:
     batches: int | None = None
 
     @classmethod
-    def of(cls, source: LoadedInput | StreamedInput) -> InputSummary:
+    def of(cls, source: LoadedInput | LoadedClasses | StreamedInput) -> InputSummary:
         """The summary of a loaded (in-memory) or streamed input."""
         streamed = getattr(source, "batches", None) is not None
         several_files = streamed and getattr(source, "files", 1) != 1

@@ -47,6 +47,7 @@ from prcurve.validation.space import unsupported_with_score_matrix
 
 if TYPE_CHECKING:
     from prcurve.io import LoadedInput, ScoredColumn
+    from prcurve.io.class_columns import LoadedClasses
     from prcurve.io.stream import StreamedCounts, StreamedInput
 
 __all__ = [
@@ -199,7 +200,7 @@ def _nan(value: float | None) -> float:
     return math.nan if value is None else value
 
 
-def model_names(inputs: Sequence[LoadedInput]) -> list[list[str]]:
+def model_names(inputs: Sequence[LoadedInput | LoadedClasses]) -> list[list[str]]:
     """A unique name per model: the score column, prefixed by the file when needed.
 
     Examples
@@ -269,8 +270,8 @@ def evaluate_classes(
     ...     None, ReportSettings(ci_level=None))
     >>> [m.name for m in models], group.support
     (['m[a]', 'm[b]', 'm[c]', 'm[micro]'], [2.0, 1.0, 1.0])
-    >>> group.average_precision["step"]["macro"]
-    1.0
+    >>> round(group.average_precision["step"]["macro"], 4)
+    0.7778
     """
     if settings.bins is not None:
         raise unsupported_with_score_matrix("bins")
@@ -348,16 +349,34 @@ def build_streamed_report(
 
 
 def build_report(
-    inputs: Sequence[LoadedInput], settings: ReportSettings, notes: Sequence[str] = ()
+    inputs: Sequence[LoadedInput | LoadedClasses], settings: ReportSettings,
+    notes: Sequence[str] = (),
 ) -> Report:
-    """The report of every model of every loaded input (see :func:`prcurve.io.load_scores`)."""
+    """The report of every model of every loaded input (see :func:`prcurve.io.load_scores`);
+    a multi-class or multi-label input (:func:`prcurve.io.class_columns.load_input`) is
+    reported per class with the class averages (:func:`evaluate_classes`)."""
+    from prcurve.io.class_columns import LoadedClasses  # io: loaded only with files
+
     summaries = [InputSummary.of(loaded) for loaded in inputs]
     models = []
+    groups = []
+    stems = [Path(loaded.path).stem for loaded in inputs]
     for loaded, summary, names in zip(inputs, summaries, model_names(inputs), strict=True):
+        if isinstance(loaded, LoadedClasses):  # one score column per class: one-vs-rest
+            stem = Path(loaded.path).stem
+            members, group = evaluate_classes(
+                stem if stems.count(stem) == 1 else loaded.path, summary, loaded.y_true,
+                loaded.scores, loaded.weights, settings, classes=loaded.class_values,
+                score_columns=loaded.score_columns, rows_dropped=loaded.rows_dropped,
+                dropped=loaded.dropped)
+            models.extend(members)
+            groups.append(group)
+            continue
         for scored, name in zip(loaded.models, names, strict=True):
             models.append(_evaluate_one(name, summary, scored.column, scored, scored.positive,
                                         scored.scores, scored.weights, settings))
-    return Report(settings=settings, inputs=summaries, models=models, notes=list(notes))
+    return Report(settings=settings, inputs=summaries, models=models, notes=list(notes),
+                  class_averages=groups)
 
 
 def evaluate(

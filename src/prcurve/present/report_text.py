@@ -23,13 +23,14 @@ if TYPE_CHECKING:
     from rich.console import Console
     from rich.table import Table as RichTable
 
-    from prcurve.present.report import ModelReport, Report
+    from prcurve.present.report import InputSummary, ModelReport, Report
 
 __all__ = [
     "class_tables",
     "comparison_table",
     "csv_rows",
     "header_lines",
+    "positive_text",
     "print_rich",
     "rich_tables",
     "rows",
@@ -194,8 +195,7 @@ def header_lines(report: Report) -> list[str]:
             how = f" read by Dask from {summary.files} file(s)"
         lines.append(
             f"input {summary.name}: {summary.format}, {summary.rows} rows{how}; label "
-            f"{summary.label_column!r} ({label_how}), positive = "
-            f"{_plain(summary.positive_label)!r}{weight}"
+            f"{summary.label_column!r} ({label_how}), {positive_text(summary)}{weight}"
         )
     lines.extend(f"note: {note}" for note in report.notes)
     return lines
@@ -311,6 +311,13 @@ def to_csv(report: Report) -> str:
 
 
 # -- formatting helpers -----------------------------------------------------------------
+
+
+def positive_text(summary: InputSummary) -> str:
+    """``positive = 1``, or, for a multi-class or multi-label input, its one-vs-rest rule."""
+    if summary.positive_label is None:
+        return "positive = each class in turn (one-vs-rest)"
+    return f"positive = {_plain(summary.positive_label)!r}"
 
 
 def _plain(value: Any) -> Any:

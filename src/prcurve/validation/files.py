@@ -117,7 +117,8 @@ def labels_not_binary(column: str, path: str, values: NDArray[Any]) -> InvalidIn
         "--label",
         f"column {column!r} of {path!r} is not a 0/1 or boolean label: values {desc}",
         f"pass --positive VALUE naming the positive class (e.g. --positive {example}); "
-        "every other value is negative",
+        "every other value is negative (or give one score column per class, named after "
+        "it, for a report per class: docs/cli.md, multi-class inputs)",
     )
 
 
@@ -472,3 +473,45 @@ def no_class_average(option: str, metric: str) -> InvalidInputError:
         "input, and this report has none",
         "gate a binary model's AP with ap=VALUE, or give a label column with more than two "
         "classes and one score column per class")
+
+
+def no_class_columns(column: str, path: str, classes: Sequence[str],
+                     found: Sequence[str]) -> InvalidInputError:
+    """A multi-class label column whose classes have no score column each."""
+    shown = ", ".join(classes[:12]) + (", ..." if len(classes) > 12 else "")
+    example = " ".join(f"--score p_{c}" for c in classes[:2]) + " ..."
+    return InvalidInputError(
+        "--score",
+        f"column {column!r} of {path!r} holds {len(classes)} classes ({shown}) and no score "
+        f"column is named after each class (found {_columns_text(found)})",
+        "name one score column after each class (e.g. p_<class>), or pass --score once per "
+        f"class in the classes' sorted order ({example}); or pass --positive VALUE to score "
+        "one class against the rest",
+    )
+
+
+def no_label_score_pairs(labels: Sequence[str], path: str,
+                         found: Sequence[str]) -> InvalidInputError:
+    """Several label columns (multi-label) that no score columns pair with."""
+    return InvalidInputError(
+        "--score",
+        f"{len(labels)} label columns ({', '.join(labels)}) of {path!r} and no score column "
+        f"named like each of them (found {_columns_text(found)})",
+        "pass --score once per --label, in the same order, or name the score columns like "
+        "the label columns (y_cat and p_cat)",
+    )
+
+
+def classes_in_memory_only(option: str, value: str) -> InvalidInputError:
+    """A multi-class or multi-label option with --stream, --dask or --workers."""
+    return InvalidInputError(
+        option, f"{value} is a multi-class or multi-label input, which is read in memory",
+        "leave out --stream, --dask and --workers (streamed and Dask inputs are binary)")
+
+
+def classes_need_exact(option: str) -> InvalidInputError:
+    """--bins with a multi-class or multi-label input."""
+    return InvalidInputError(
+        option, "is not supported for a multi-class or multi-label input",
+        "leave out --bins: each class's curve is exact, as prcurve.pr_curve gives it for a "
+        "score matrix")
