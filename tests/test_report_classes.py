@@ -151,3 +151,48 @@ def test_page_lists_the_classes_and_their_averages() -> None:
     page = multiclass().to_html()  # bokeh: in the test extra
     assert "classes of model model" in page
     assert page.count("macro average") == 1
+
+
+# -- data frames -----------------------------------------------------------------------------
+
+
+def test_a_data_frame_is_read_as_a_file_is() -> None:
+    import pandas as pd
+
+    frame = pd.DataFrame({"label": LABELS, "w": WEIGHTS, **{
+        f"p_{c}": SCORES[:, j] for j, c in enumerate(CLASSES)}})
+    report = prcurve.report(frame, sample_weight="w", ci=None)
+    (group,) = report.class_averages
+    truth = label_binarize(LABELS, classes=CLASSES)
+    expected = average_precision_score(truth, SCORES, average="macro", sample_weight=WEIGHTS)
+    assert group.average_precision["step"]["macro"] == pytest.approx(expected, abs=1e-12)
+    assert group.score_columns == ["p_bird", "p_cat", "p_dog"]
+    # A binary frame: text labels with pos_label, score columns named.
+    binary = pd.DataFrame({"y": ["p", "n", "p", "n"], "s": [0.9, 0.8, 0.7, 0.6]})
+    one = prcurve.report(binary, "s", pos_label="p", ci=None)
+    assert one.models[0].values["ap"]["value"] == pytest.approx(
+        average_precision_score([1, 0, 1, 0], [0.9, 0.8, 0.7, 0.6]), abs=1e-15)
+
+
+def test_a_missing_label_in_a_frame_is_refused_or_dropped() -> None:
+    import pandas as pd
+
+    frame = pd.DataFrame({"y": pd.Series(["p", None, "n", "p"], dtype="string"),
+                          "s": [0.9, 0.8, 0.7, 0.6]})
+    with pytest.raises(InvalidInputError, match="missing label"):
+        prcurve.report(frame, pos_label="p", ci=None)
+    kept = prcurve.report(frame, pos_label="p", drop_invalid=True, ci=None)
+    assert kept.models[0].values["rows_dropped"] == 1
+    assert kept.models[0].values["ap"]["value"] == pytest.approx(
+        average_precision_score([1, 0, 1], [0.9, 0.7, 0.6]), abs=1e-15)
+
+
+def test_frame_options_with_arrays_are_refused() -> None:
+    with pytest.raises(InvalidInputError, match="label: names a column"):
+        prcurve.report([1, 0], [0.5, 0.2], label="y")
+    with pytest.raises(InvalidInputError, match="pos_label"):
+        prcurve.report(["a", "b"], [0.5, 0.2], pos_label="a")
+    import pandas as pd
+
+    with pytest.raises(InvalidInputError, match="y_score: with a data frame"):
+        prcurve.report(pd.DataFrame({"y": [1, 0], "s": [0.4, 0.1]}), np.array([0.4, 0.1]))

@@ -51,7 +51,14 @@ from prcurve.validation.files import (
     no_rows_left,
 )
 
-__all__ = ["LoadedClasses", "classes_of_table", "load_input", "match_names", "varying_part"]
+__all__ = [
+    "LoadedClasses",
+    "classes_of_table",
+    "input_of_table",
+    "load_input",
+    "match_names",
+    "varying_part",
+]
 
 
 def match_names(keys: Sequence[str], columns: Sequence[str]) -> list[str] | None:
@@ -313,6 +320,20 @@ def load_input(
     """Read a file once: a binary input (:func:`prcurve.io.load_scores`), or a multi-class or
     multi-label one (:func:`classes_of_table`, which says which)."""
     table = read_table(path, input_format=input_format, on_rows=on_rows)
+    return input_of_table(table, labels=labels, scores=scores, weight=weight,
+                          positive=positive, drop_invalid=drop_invalid)
+
+
+def input_of_table(
+    table: RawTable,
+    *,
+    labels: Sequence[str] = (),
+    scores: Sequence[str] = (),
+    weight: str | None = None,
+    positive: str | None = None,
+    drop_invalid: bool = False,
+) -> LoadedInput | LoadedClasses:
+    """:func:`load_input` of a table already read (a file, or a data frame)."""
     found = classes_of_table(table, labels=labels, scores=scores, weight=weight,
                              positive=positive, drop_invalid=drop_invalid)
     if found is not None:

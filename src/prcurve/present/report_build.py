@@ -43,6 +43,7 @@ from prcurve.present.report import (
 from prcurve.space import bounds
 from prcurve.space.intervals import bootstrap_average_precision
 from prcurve.space.multiclass import one_vs_rest, pr_curve
+from prcurve.validation.files import frame_column_names, frame_only_options
 from prcurve.validation.space import unsupported_with_score_matrix
 
 if TYPE_CHECKING:
@@ -415,9 +416,12 @@ def evaluate(
 
 def report(
     y_true: Any,
-    y_score: Any,
+    y_score: Any = None,
     *,
     sample_weight: Any = None,
+    label: str | Sequence[str] | None = None,
+    pos_label: Any = None,
+    drop_invalid: bool = False,
     ap_method: APMethod = "step",
     beta: float = 1.0,
     bins: int | None = None,
@@ -428,9 +432,21 @@ def report(
 ) -> Report:
     """The report of one model's scores, or of several models' scores of the same samples.
 
-    ``y_score`` is one array (a model called "model") or a mapping of model
-    name to scores; labels and weights as in :func:`prcurve.pr_curve`. The
-    other keywords are :class:`~prcurve.present.report.ReportSettings`
+    ``y_score`` is one array (a model called "model"), a mapping of model
+    name to scores, or an (n, k) matrix of class scores (a multi-class or
+    multi-label model, reported one-vs-rest per class with the class
+    averages); labels and weights as in :func:`prcurve.pr_curve`.
+
+    ``y_true`` may instead be a data frame (pandas, polars, or a pyarrow
+    Table), read as ``prcurve report`` reads a file: ``label`` names the
+    label column (default: label, y, y_true, target or truth; several names
+    for a multi-label frame), ``y_score`` a score column or a list of them
+    (default: every other numeric column), ``sample_weight`` a weight column,
+    ``pos_label`` the positive class, and ``drop_invalid`` skips rows with a
+    missing label, score or weight. Classes with one score column each are
+    found as on the command line (docs/cli.md, multi-class inputs).
+
+    The other keywords are :class:`~prcurve.present.report.ReportSettings`
     (``ci=None`` for no bootstrap interval; it is always computed when asked
     here). The :class:`~prcurve.present.report.Report` displays itself in a
     notebook (its models side by side and the PR plot); ``.to_text()``,
@@ -443,10 +459,47 @@ def report(
     >>> r = prcurve.report([1, 0, 1, 0], {"a": [0.9, 0.8, 0.7, 0.6], "b": [0.6, 0.7, 0.8, 0.9]})
     >>> [m.name for m in r.models], round(r.models[0].values["ap"]["value"], 4)
     (['a', 'b'], 0.8333)
+    >>> import pandas as pd
+    >>> frame = pd.DataFrame({"y": ["a", "b", "a"], "s": [0.9, 0.4, 0.6], "t": [0.1, 0.5, 0.2]})
+    >>> r = prcurve.report(frame, pos_label="a", ci=None)
+    >>> [m.name for m in r.models], r.models[1].values["ap"]["value"]
+    (['s', 't'], 0.5)
     """
     settings = ReportSettings(ap_method=ap_method, beta=beta, bins=bins,
                               recall_level=recall_level, precision_level=precision_level,
                               ci_level=ci, resamples=resamples, ci_max_cells=None)
+    if _is_frame(y_true):
+        return _report_of_frame(y_true, y_score, sample_weight, label, pos_label,
+                                drop_invalid, settings)
+    if label is not None or drop_invalid:
+        raise frame_only_options("label" if label is not None else "drop_invalid")
+    if pos_label is not None:
+        raise frame_only_options("pos_label")
     models = y_score if isinstance(y_score, Mapping) else {"model": y_score}
     return evaluate({str(name): (y_true, scores, sample_weight)
                      for name, scores in models.items()}, settings)
+
+
+def _is_frame(data: Any) -> bool:
+    """A pandas or polars DataFrame, or a pyarrow Table (anything with named columns)."""
+    return (hasattr(data, "columns") and hasattr(data, "shape")) or type(
+        data).__module__.startswith("pyarrow")
+
+
+def _report_of_frame(frame: Any, y_score: Any, sample_weight: Any, label: Any,
+                     pos_label: Any, drop_invalid: bool, settings: ReportSettings) -> Report:
+    from prcurve.io.class_columns import LoadedClasses, input_of_table
+    from prcurve.io.frames import table_of_frame
+
+    for name, value in (("y_score", y_score), ("sample_weight", sample_weight)):
+        if value is not None and not isinstance(value, (str, list, tuple)):
+            raise frame_column_names(name, value)
+    table = table_of_frame(frame)
+    scores = [y_score] if isinstance(y_score, str) else list(y_score or [])
+    labels = [label] if isinstance(label, str) else list(label or [])
+    loaded = input_of_table(table, labels=labels, scores=scores, weight=sample_weight,
+                            positive=None if pos_label is None else str(pos_label),
+                            drop_invalid=drop_invalid)
+    if settings.bins is not None and isinstance(loaded, LoadedClasses):
+        raise unsupported_with_score_matrix("bins")
+    return build_report([loaded], settings)

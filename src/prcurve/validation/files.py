@@ -515,3 +515,23 @@ def classes_need_exact(option: str) -> InvalidInputError:
         option, "is not supported for a multi-class or multi-label input",
         "leave out --bins: each class's curve is exact, as prcurve.pr_curve gives it for a "
         "score matrix")
+
+
+def frame_only_options(argument: str) -> InvalidInputError:
+    """``prcurve.report`` options that name columns, given with arrays."""
+    if argument == "pos_label":
+        return InvalidInputError(
+            argument, "is for a data frame's label column here, and y_true is an array",
+            "pass labels of 1/True for the positive class (e.g. y_true == 'cat'), or a data "
+            "frame with its label column")
+    return InvalidInputError(
+        argument, "names a column or a row rule of a data frame, and y_true is not one",
+        f"pass y_true as a pandas or polars DataFrame (or a pyarrow Table) to use {argument}, "
+        "or leave it out for arrays")
+
+
+def frame_column_names(argument: str, value: Any) -> InvalidInputError:
+    """With a data frame, ``y_score`` and ``sample_weight`` name columns."""
+    return InvalidInputError(
+        argument, f"with a data frame, expected a column name or a list of them, found "
+        f"{type(value).__name__}", f"pass {argument}='column' (or a list of column names)")
