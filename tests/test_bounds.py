@@ -400,6 +400,12 @@ def _oracle_restricted(curve: prcurve.PRCurve, method: str, a: float, b: float) 
                 x = r * P - ta
                 return (ta + x) / (ta + x + fa + e / d * x)
 
+            if hi - lo < 1e-13:
+                # A step of a positive weight near 1e-16: quadrature cannot resolve an
+                # interval of a few ulps; precision <= 1, so the midpoint rule's error is
+                # below its width.
+                total += (hi - lo) * dg((lo + hi) / 2)
+                continue
             value, _ = integrate.quad(dg, lo, hi, epsabs=1e-14, epsrel=1e-12)
             total += value
     return total

@@ -327,3 +327,26 @@ def test_m4_line_is_within_one_pixel_of_the_full_line() -> None:
     assert not (full & ~grown(reduced)).any()
     assert not (reduced & ~grown(full)).any()
     assert (full != reduced).sum() < 0.1 * full.sum()
+
+
+@needs_browser
+def test_multiclass_page_gives_each_class_the_library_confusion_matrix(
+    browser: Any, tmp_path: Path,
+) -> None:
+    classes = np.array(["bird", "cat", "dog"])
+    truth = RNG.choice(classes, 500)
+    scores = np.round(RNG.random((500, 3)), 2)
+    scores[np.arange(500), np.searchsorted(classes, truth)] += 0.3
+    report = evaluate({"m": (truth, scores)}, ReportSettings(ci_level=None))
+    path = tmp_path / "report.html"
+    path.write_text(render_html(report), encoding="utf-8")
+    open_page(browser, path)
+    assert [m.name for m in report.models] == ["m[bird]", "m[cat]", "m[dog]", "m[micro]"]
+    for threshold in (0.95, 0.5, 0.31):
+        set_model(browser, "mode", "threshold")
+        set_model(browser, "value", repr(threshold))
+        for index, model in enumerate(report.models):
+            assert_matches(shown(browser, index), model.curve, threshold)
+    picture = tmp_path / "multiclass.png"
+    browser.save_screenshot(str(picture))
+    assert picture.stat().st_size > 50_000

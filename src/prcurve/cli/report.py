@@ -31,6 +31,8 @@ from prcurve.validation.files import (
     bad_option,
     check_out_folder,
     check_workers,
+    classes_in_memory_only,
+    classes_need_exact,
     dask_needs_parquet,
     dask_options_conflict,
     dask_unreachable,
@@ -105,8 +107,9 @@ def register(subparsers: Any) -> None:
     )
     report.add_argument("inputs", nargs="+", metavar="INPUT",
                         help="files with one row per sample; each score column is a model")
-    report.add_argument("--label", metavar="COL",
-                        help="label column (default: label, y, y_true, target or truth)")
+    report.add_argument("--label", action="append", default=None, metavar="COL",
+                        help="label column (default: label, y, y_true, target or truth); "
+                        "repeat it for a multi-label input, one 0/1 column per class")
     report.add_argument("--score", action="append", default=[], metavar="COL",
                         help="score column, one per model (repeatable; default: every other "
                         "numeric column)")
@@ -237,19 +240,41 @@ def _progress(path: str, stream: IO[str]) -> Iterator[Callable[[int], None] | No
 # -- running -----------------------------------------------------------------------------
 
 
-def _load(args: argparse.Namespace) -> tuple[list[Any], list[str]]:
-    from prcurve.io import load_scores
+def _load(args: argparse.Namespace, *, binned: bool = False) -> tuple[list[Any], list[str]]:
+    from prcurve.io.class_columns import LoadedClasses, load_input
 
     loaded = []
     notes = []
     for path in args.inputs:
         with _progress(path, sys.stderr) as on_rows:
-            one = load_scores(path, label=args.label, scores=args.score, weight=args.weight,
-                              positive=args.positive, drop_invalid=args.drop_invalid,
-                              input_format=args.input_format, on_rows=on_rows)
-        notes.extend(_input_notes(one))
+            one = load_input(path, labels=args.labels, scores=args.score, weight=args.weight,
+                             positive=args.positive, drop_invalid=args.drop_invalid,
+                             input_format=args.input_format, on_rows=on_rows)
+        if binned and isinstance(one, LoadedClasses):
+            raise classes_need_exact("--bins")
+        notes.extend(_class_notes(one) if isinstance(one, LoadedClasses) else _input_notes(one))
         loaded.append(one)
     return loaded, notes
+
+
+def _class_notes(one: Any) -> list[str]:
+    """Say which column scores which class, and what was dropped (a multi-class input)."""
+    name = Path(one.path).name
+    if one.label_chosen == "auto":
+        say(f"{name}: label column {one.label_column!r} (found automatically; "
+             "--label to choose another)")
+    how = ("named after the class" if one.matched_by == "name"
+           else "--score in the classes' sorted order")
+    pairs = ", ".join(f"{cls} <- {column}" for cls, column in
+                      zip(one.classes, one.score_columns, strict=True))
+    say(f"{name}: {one.kind}, {len(one.classes)} classes scored one-vs-rest ({how}): {pairs}")
+    notes = []
+    if one.rows_dropped:
+        note = (f"{name}: --drop-invalid skipped {one.rows_dropped} of {one.n_rows} rows "
+                "(the same rows for every class)")
+        say(note)
+        notes.append(note)
+    return notes
 
 
 def _integer_option(option: str, text: str | None, default: int | None,
@@ -407,6 +432,10 @@ def execute(args: argparse.Namespace, loaded_inputs: list[Any] | None = None,
     from prcurve.present.report import parse_fail_under
     from prcurve.present.report_build import build_report, build_streamed_report
 
+    labels = list(getattr(args, "labels", None) or getattr(args, "label", None) or [])
+    args.labels, args.label = labels, (labels[0] if len(labels) == 1 else None)
+    if len(labels) > 1 and loaded_inputs is None and _wants_streaming(args):
+        raise classes_in_memory_only("--label", "--label " + " --label ".join(labels))
     settings = _settings(args)
     gates = [parse_fail_under(text) for text in args.fail_under]
     if args.out is not None and loaded_inputs is None:  # never write into or over an input
@@ -419,7 +448,7 @@ def execute(args: argparse.Namespace, loaded_inputs: list[Any] | None = None,
         report = build_streamed_report(streamed, settings, notes)
     else:
         if loaded_inputs is None:
-            loaded_inputs, notes = _load(args)
+            loaded_inputs, notes = _load(args, binned=settings.bins is not None)
         else:
             notes = []
         report = build_report(loaded_inputs, settings, notes)

@@ -63,7 +63,9 @@ __all__ = [
     "ScoredColumn",
     "check_roles",
     "choose_label",
+    "choose_scores",
     "load_scores",
+    "scores_of_table",
 ]
 
 F64 = NDArray[np.float64]
@@ -146,9 +148,14 @@ def choose_label(path: str, names: Sequence[str], label: str | None) -> tuple[st
     raise no_label_column(path, LABEL_CANDIDATES, names)
 
 
-def _choose_scores(
+def choose_scores(
     table: RawTable, scores: Sequence[str], used: set[str]
 ) -> tuple[list[str], str, list[str]]:
+    """The score columns, how they were chosen ("option" or "auto") and the columns skipped.
+
+    ``scores`` named by the user, or every column not in ``used`` that holds
+    numbers (or mostly numbers, so that a stray word is reported, not skipped).
+    """
     names = list(table.columns)
     if scores:
         for column in scores:
@@ -220,6 +227,20 @@ def load_scores(
         that sum to 0 are refused.
     """
     table = read_table(path, input_format=input_format, on_rows=on_rows)
+    return scores_of_table(table, label=label, scores=scores, weight=weight, positive=positive,
+                           drop_invalid=drop_invalid)
+
+
+def scores_of_table(
+    table: RawTable,
+    *,
+    label: str | None = None,
+    scores: Sequence[str] = (),
+    weight: str | None = None,
+    positive: str | None = None,
+    drop_invalid: bool = False,
+) -> LoadedInput:
+    """:func:`load_scores` of a table already read (the same parameters)."""
     names = list(table.columns)
     label_column, label_chosen = choose_label(table.path, names, label)
     if weight is not None and weight not in table.columns:
@@ -227,7 +248,7 @@ def load_scores(
     used = {label_column} | ({weight} if weight is not None else set())
     if scores:
         check_roles(label_column, label_chosen, weight, scores, "option")
-    score_columns, scores_chosen, skipped = _choose_scores(table, scores, used)
+    score_columns, scores_chosen, skipped = choose_scores(table, scores, used)
     check_roles(label_column, label_chosen, weight, score_columns, scores_chosen)
 
     rule = LabelRule(label_column, positive)

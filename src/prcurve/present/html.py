@@ -52,6 +52,7 @@ from numpy.typing import NDArray
 from prcurve._version import __version__
 from prcurve.core.curve import PRCurve
 from prcurve.errors import UndefinedMetricWarning
+from prcurve.present.report_text import class_tables, positive_text
 from prcurve.space.bounds import min_precision
 
 if TYPE_CHECKING:
@@ -475,8 +476,10 @@ def render_html(report: Report, *, title: str = "prcurve report") -> str:
     slider, mode, box, initial = _controls(bk, meta, sources, markers, roc_markers, spans,
                                            tables)
     header = div(_header_html(report), width=1400)
-    table = div("<h2>Models side by side</h2>" + _comparison_table(report), width=1400,
-                name="comparison")
+    table = div("<h2>Models side by side</h2>" + _comparison_table(report)
+                + "".join(f"<h3>{html.escape(heading)}</h3>" + classes.to_html(digits=None)
+                          for heading, classes in class_tables(report)),
+                width=1400, name="comparison")
     controls = bk.layouts.column(
         div("<h2>Operating point</h2><p class='prc-meta'>Move the slider, or type a "
             "threshold, a target precision or a target recall: every model's operating "
@@ -532,7 +535,7 @@ def _header_html(report: Report) -> str:
             continue
         lines.append(f"<p class='prc-meta'>input {html.escape(summary.name)}: "
                      f"{html.escape(str(summary.format))}, {summary.rows} rows; label "
-                     f"{html.escape(repr(summary.label_column))}, positive = "
-                     f"{html.escape(repr(summary.positive_label))}</p>")
+                     f"{html.escape(repr(summary.label_column))}, "
+                     f"{html.escape(positive_text(summary))}</p>")
     lines.extend(f"<p class='prc-meta'>note: {html.escape(n)}</p>" for n in report.notes)
     return "\n".join(lines)

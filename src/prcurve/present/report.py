@@ -35,7 +35,7 @@ import math
 import re
 import warnings
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -54,6 +54,7 @@ from prcurve.validation.files import (
     check_not_an_input,
     gate_out_of_range,
     metric_not_available,
+    no_class_average,
 )
 
 if TYPE_CHECKING:
@@ -62,12 +63,14 @@ if TYPE_CHECKING:
     from rich.table import Table as RichTable
 
     from prcurve.io import LoadedInput
+    from prcurve.io.class_columns import LoadedClasses
     from prcurve.io.stream import StreamedInput
 
 __all__ = [
     "FAIL_UNDER_METRICS",
     "FAIL_UNDER_RANGE",
     "REPORT_SCHEMA",
+    "ClassAverages",
     "InputSummary",
     "ModelReport",
     "Report",
@@ -81,9 +84,13 @@ REPORT_SCHEMA = "prcurve.report/1"
 F64 = NDArray[np.float64]
 
 
+CLASS_AVERAGES: tuple[str, ...] = ("macro", "weighted", "micro")
+"""How the per-class values of a multi-class or multi-label model are averaged."""
+
 FAIL_UNDER_METRICS: tuple[str, ...] = (
     "ap",
     *(f"ap_{m}" for m in AP_METHODS),
+    *(f"{average}_ap" for average in CLASS_AVERAGES),
     "aucpr",
     "normalized_ap",
     "aucnpr",
@@ -159,7 +166,7 @@ class InputSummary:
     batches: int | None = None
 
     @classmethod
-    def of(cls, source: LoadedInput | StreamedInput) -> InputSummary:
+    def of(cls, source: LoadedInput | LoadedClasses | StreamedInput) -> InputSummary:
         """The summary of a loaded (in-memory) or streamed input."""
         streamed = getattr(source, "batches", None) is not None
         several_files = streamed and getattr(source, "files", 1) != 1
@@ -212,6 +219,53 @@ class ModelReport:
     curve_file: str = ""
 
 
+@dataclass(frozen=True)
+class ClassAverages:
+    """The classes of one multi-class or multi-label model, scored one-vs-rest.
+
+    Each class is also a model of the report (``members``, named
+    ``model[class]``), and so is the pooled ``model[micro]`` curve. Here are
+    the averages over classes (:class:`prcurve.OneVsRest`): ``macro`` the mean
+    of the classes' values, ``weighted`` their mean weighted by support
+    (positive weight), ``micro`` the value of every (sample, class) cell pooled.
+    ``average_precision`` maps each AP method to its three averages,
+    ``roc_auc`` holds the three ROC AUC averages; None is undefined.
+    """
+
+    model: str
+    input: str
+    kind: str
+    classes: list[str]
+    support: list[float]
+    members: list[str]
+    average_precision: dict[str, dict[str, float | None]]
+    roc_auc: dict[str, float | None]
+    score_columns: list[str | None] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "model": self.model,
+            "input": self.input,
+            "kind": self.kind,
+            "scoring": "one-vs-rest",
+            "classes": [
+                {"class": cls, "support": support, "model": member,
+                 **({"score_column": column} if self.score_columns else {})}
+                for cls, support, member, column in zip(
+                    self.classes, self.support, self.members[:len(self.classes)],
+                    self.score_columns or [None] * len(self.classes), strict=True)
+            ],
+            "micro_model": self.members[-1],
+            "average_precision": self.average_precision,
+            "roc_auc": self.roc_auc,
+            "averages": {
+                "macro": "mean over classes",
+                "weighted": "mean over classes weighted by support (positive weight)",
+                "micro": "every (sample, class) cell pooled into one curve",
+            },
+        }
+
+
 def _safe_file_name(name: str) -> str:
     return re.sub(r"[^A-Za-z0-9._-]+", "_", name).strip("._") or "model"
 
@@ -224,6 +278,7 @@ class Report:
     inputs: list[InputSummary]
     models: list[ModelReport]
     notes: list[str] = field(default_factory=list)
+    class_averages: list[ClassAverages] = field(default_factory=list)
 
     @property
     def schema(self) -> str:
@@ -255,6 +310,9 @@ class Report:
                 }
                 for m in self.models
             ],
+            # Added within prcurve.report/1 for multi-class and multi-label inputs.
+            **({"class_averages": [c.to_dict() for c in self.class_averages]}
+               if self.class_averages else {}),
             "files": list(files),
             "notes": list(self.notes),
         }
@@ -301,6 +359,8 @@ class Report:
         """The value of a ``--fail-under`` metric for one model and its full name."""
         v = model.values
         method = self.settings.ap_method
+        if name.endswith("_ap") and name[:-3] in CLASS_AVERAGES:
+            raise no_class_average("--fail-under", name)  # not one model's value: failures()
         if name == "ap":
             return v["ap"]["value"], f"AP ({method})"
         if name.startswith("ap_"):
@@ -326,6 +386,9 @@ class Report:
         """One line per (model, gate) that fails: value below the bound, or undefined."""
         lines = []
         for name, bound in gates:
+            if name.endswith("_ap") and name[:-3] in CLASS_AVERAGES:
+                lines.extend(self._class_failures(name, bound))
+                continue
             for model in self.models:
                 value, label = self.metric(model, name)
                 if value is None:
@@ -334,6 +397,24 @@ class Report:
                 elif value < bound:
                     lines.append(f"model {model.name}: {label} = {value:.6g} < {bound:g} "
                                  f"(--fail-under {name}={bound:g})")
+        return lines
+
+    def _class_failures(self, name: str, bound: float) -> list[str]:
+        """``--fail-under macro_ap=V`` (or weighted, micro): each class group's average of
+        the headline AP method; an error when the report has no multi-class model."""
+        average, method = name[:-3], self.settings.ap_method
+        if not self.class_averages:
+            raise no_class_average("--fail-under", name)
+        lines = []
+        for group in self.class_averages:
+            value = group.average_precision[method][average]
+            label = f"{average} AP ({method})"
+            if value is None:
+                lines.append(f"model {group.model}: {label} is undefined, below {bound:g} "
+                             f"(--fail-under {name}={bound:g})")
+            elif value < bound:
+                lines.append(f"model {group.model}: {label} = {value:.6g} < {bound:g} "
+                             f"(--fail-under {name}={bound:g})")
         return lines
 
     # -- files -----------------------------------------------------------------------------
@@ -393,7 +474,7 @@ class Report:
             written.append(path)
             models.append(ModelReport(model.name, model.input, model.score_column, model.curve,
                                       model.values, curve_file=path.name))
-        final = Report(self.settings, self.inputs, models, self.notes)
+        final = replace(self, models=models)
         if plots:
             written.extend(self._write_plots(folder))
             page_text = final.to_html()
@@ -415,6 +496,8 @@ class Report:
 
         parts = [f"<p>{html.escape(line)}</p>" for line in self.header_lines()]
         parts.append(self.comparison_table().to_html(digits=None, caption="models"))
+        parts.extend(table.to_html(digits=None, caption=heading)
+                     for heading, table in report_text.class_tables(self))
         try:
             from prcurve.present.plot import svg_text
 
@@ -439,9 +522,17 @@ class Report:
             plot.plot_pr_curves(curves, figure.add_subplot(), **style)  # type: ignore[arg-type]
             return figure
         inputs = {m.name: m.input.name for m in self.models}
+        per_input: dict[str, int] = {}
+        for input_name in inputs.values():
+            per_input[input_name] = per_input.get(input_name, 0) + 1
         titles = []
         for group in groups:
-            names = ", ".join(dict.fromkeys(inputs[name] for name in group))
+            # An input whose models all share this prevalence names the panel; otherwise
+            # (the classes of a multi-class input, say) the models do.
+            whole = all(sum(inputs[n] == inputs[name] for n in group) == per_input[inputs[name]]
+                        for name in group)
+            names = ", ".join(dict.fromkeys(inputs[name] for name in group) if whole
+                              else group)
             titles.append(f"{names} (π = {next(iter(group.values())).prevalence:.3g})")
         figure = Figure(layout="constrained")
         plot.plot_pr_curves_grid(groups, titles=titles, figure=figure,

@@ -32,16 +32,33 @@ import numpy as np
 from prcurve.core.average_precision import AP_METHODS, APMethod
 from prcurve.core.curve import OperatingPoint, PRCurve
 from prcurve.errors import UndefinedMetricWarning
-from prcurve.present.report import InputSummary, ModelReport, Report, ReportSettings
+from prcurve.present.report import (
+    CLASS_AVERAGES,
+    ClassAverages,
+    InputSummary,
+    ModelReport,
+    Report,
+    ReportSettings,
+)
 from prcurve.space import bounds
 from prcurve.space.intervals import bootstrap_average_precision
-from prcurve.space.multiclass import pr_curve
+from prcurve.space.multiclass import one_vs_rest, pr_curve
+from prcurve.validation.files import frame_column_names, frame_only_options
+from prcurve.validation.space import unsupported_with_score_matrix
 
 if TYPE_CHECKING:
     from prcurve.io import LoadedInput, ScoredColumn
+    from prcurve.io.class_columns import LoadedClasses
     from prcurve.io.stream import StreamedCounts, StreamedInput
 
-__all__ = ["build_report", "build_streamed_report", "evaluate", "model_names", "report"]
+__all__ = [
+    "build_report",
+    "build_streamed_report",
+    "evaluate",
+    "evaluate_classes",
+    "model_names",
+    "report",
+]
 
 
 
@@ -184,7 +201,7 @@ def _nan(value: float | None) -> float:
     return math.nan if value is None else value
 
 
-def model_names(inputs: Sequence[LoadedInput]) -> list[list[str]]:
+def model_names(inputs: Sequence[LoadedInput | LoadedClasses]) -> list[list[str]]:
     """A unique name per model: the score column, prefixed by the file when needed.
 
     Examples
@@ -229,6 +246,71 @@ def _evaluate_one(
     return ModelReport(name=name, input=summary, score_column=column, curve=curve, values=values)
 
 
+def evaluate_classes(
+    name: str, summary: InputSummary, y_true: Any, y_score: Any, weights: Any,
+    settings: ReportSettings, *, classes: Any = None,
+    score_columns: Sequence[str | None] = (), rows_dropped: int = 0,
+    dropped: Mapping[str, int] | None = None,
+) -> tuple[list[ModelReport], ClassAverages]:
+    """A multi-class or multi-label model: one report model per class, scored one-vs-rest
+    (:func:`prcurve.one_vs_rest`), one for the pooled (micro) curve, and the class averages.
+
+    ``y_true`` holds class labels (multi-class; column ``j`` of the (n, k)
+    ``y_score`` scores ``classes[j]``, by default the sorted distinct labels)
+    or an (n, k) indicator matrix (multi-label). The classes' curves are exact:
+    ``settings.bins`` is refused, as :func:`prcurve.pr_curve` refuses bins
+    with a score matrix.
+
+    Examples
+    --------
+    >>> from prcurve.present.report import InputSummary, ReportSettings
+    >>> from prcurve.present.report_build import evaluate_classes
+    >>> models, group = evaluate_classes(
+    ...     "m", InputSummary(name="arrays"), ["a", "b", "c", "a"],
+    ...     [[0.8, 0.1, 0.1], [0.2, 0.5, 0.3], [0.3, 0.3, 0.4], [0.3, 0.6, 0.1]],
+    ...     None, ReportSettings(ci_level=None))
+    >>> [m.name for m in models], group.support
+    (['m[a]', 'm[b]', 'm[c]', 'm[micro]'], [2.0, 1.0, 1.0])
+    >>> round(group.average_precision["step"]["macro"], 4)
+    0.7778
+    """
+    if settings.bins is not None:
+        raise unsupported_with_score_matrix("bins")
+    ovr = one_vs_rest(y_true, y_score, labels=classes, sample_weight=weights)
+    kind = "multi-label" if np.ndim(y_true) == 2 else "multi-class"
+    rows = int(np.shape(y_score)[0])
+    columns = list(score_columns) or [None] * len(ovr.classes)
+    labels = [str(c) for c in ovr.classes.tolist()]
+    curves = [*ovr.curves(), PRCurve(ovr.micro_counts())]
+    models = []
+    for label, column, curve in zip([*labels, "micro"], [*columns, None], curves, strict=True):
+        values = {
+            "rows": rows,
+            "rows_dropped": rows_dropped,
+            "dropped": dict(dropped or {}),
+            "class": label,
+            **_model_values(curve, settings),
+        }
+        models.append(ModelReport(name=f"{name}[{label}]", input=summary, score_column=column,
+                                  curve=curve, values=values))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UndefinedMetricWarning)  # None below means undefined
+        average_precision = {
+            method: {average: _number(float(ovr.average_precision(
+                cast(APMethod, method), cast(Any, average)))) for average in CLASS_AVERAGES}
+            for method in AP_METHODS
+        }
+        roc_auc = {average: _number(float(ovr.roc_auc(cast(Any, average))))
+                   for average in CLASS_AVERAGES}
+    group = ClassAverages(
+        model=name, input=summary.name, kind=kind, classes=labels,
+        support=[float(x) for x in ovr.support], members=[m.name for m in models],
+        average_precision=average_precision, roc_auc=roc_auc,
+        score_columns=list(score_columns),
+    )
+    return models, group
+
+
 def _evaluate_streamed(name: str, summary: InputSummary, streamed: StreamedCounts,
                        settings: ReportSettings) -> ModelReport:
     curve = streamed.curve()
@@ -268,16 +350,34 @@ def build_streamed_report(
 
 
 def build_report(
-    inputs: Sequence[LoadedInput], settings: ReportSettings, notes: Sequence[str] = ()
+    inputs: Sequence[LoadedInput | LoadedClasses], settings: ReportSettings,
+    notes: Sequence[str] = (),
 ) -> Report:
-    """The report of every model of every loaded input (see :func:`prcurve.io.load_scores`)."""
+    """The report of every model of every loaded input (see :func:`prcurve.io.load_scores`);
+    a multi-class or multi-label input (:func:`prcurve.io.class_columns.load_input`) is
+    reported per class with the class averages (:func:`evaluate_classes`)."""
+    from prcurve.io.class_columns import LoadedClasses  # io: loaded only with files
+
     summaries = [InputSummary.of(loaded) for loaded in inputs]
     models = []
+    groups = []
+    stems = [Path(loaded.path).stem for loaded in inputs]
     for loaded, summary, names in zip(inputs, summaries, model_names(inputs), strict=True):
+        if isinstance(loaded, LoadedClasses):  # one score column per class: one-vs-rest
+            stem = Path(loaded.path).stem
+            members, group = evaluate_classes(
+                stem if stems.count(stem) == 1 else loaded.path, summary, loaded.y_true,
+                loaded.scores, loaded.weights, settings, classes=loaded.class_values,
+                score_columns=loaded.score_columns, rows_dropped=loaded.rows_dropped,
+                dropped=loaded.dropped)
+            models.extend(members)
+            groups.append(group)
+            continue
         for scored, name in zip(loaded.models, names, strict=True):
             models.append(_evaluate_one(name, summary, scored.column, scored, scored.positive,
                                         scored.scores, scored.weights, settings))
-    return Report(settings=settings, inputs=summaries, models=models, notes=list(notes))
+    return Report(settings=settings, inputs=summaries, models=models, notes=list(notes),
+                  class_averages=groups)
 
 
 def evaluate(
@@ -286,7 +386,9 @@ def evaluate(
 ) -> Report:
     """The report of models given as arrays: ``{name: (y_true, y_score[, sample_weight])}``.
 
-    Labels and scores are checked as by :func:`prcurve.pr_curve`.
+    Labels and scores are checked as by :func:`prcurve.pr_curve`. An (n, k)
+    ``y_score`` is a multi-class (class labels) or multi-label (indicator
+    matrix) model, reported per class (:func:`evaluate_classes`).
 
     Examples
     --------
@@ -297,19 +399,29 @@ def evaluate(
     """
     chosen = settings or ReportSettings()
     summary = InputSummary(name="arrays")
-    out = []
+    out: list[ModelReport] = []
+    groups = []
     for name, data in models.items():
         y_true, y_score = data[0], data[1]
         weights = data[2] if len(data) > 2 else None
-        out.append(_evaluate_one(name, summary, None, None, y_true, y_score, weights, chosen))
-    return Report(settings=chosen, inputs=[summary], models=out)
+        if np.ndim(y_score) == 2:  # one score column per class: one-vs-rest
+            members, group = evaluate_classes(name, summary, y_true, y_score, weights, chosen)
+            out.extend(members)
+            groups.append(group)
+        else:
+            out.append(_evaluate_one(name, summary, None, None, y_true, y_score, weights,
+                                     chosen))
+    return Report(settings=chosen, inputs=[summary], models=out, class_averages=groups)
 
 
 def report(
     y_true: Any,
-    y_score: Any,
+    y_score: Any = None,
     *,
     sample_weight: Any = None,
+    label: str | Sequence[str] | None = None,
+    pos_label: Any = None,
+    drop_invalid: bool = False,
     ap_method: APMethod = "step",
     beta: float = 1.0,
     bins: int | None = None,
@@ -320,9 +432,21 @@ def report(
 ) -> Report:
     """The report of one model's scores, or of several models' scores of the same samples.
 
-    ``y_score`` is one array (a model called "model") or a mapping of model
-    name to scores; labels and weights as in :func:`prcurve.pr_curve`. The
-    other keywords are :class:`~prcurve.present.report.ReportSettings`
+    ``y_score`` is one array (a model called "model"), a mapping of model
+    name to scores, or an (n, k) matrix of class scores (a multi-class or
+    multi-label model, reported one-vs-rest per class with the class
+    averages); labels and weights as in :func:`prcurve.pr_curve`.
+
+    ``y_true`` may instead be a data frame (pandas, polars, or a pyarrow
+    Table), read as ``prcurve report`` reads a file: ``label`` names the
+    label column (default: label, y, y_true, target or truth; several names
+    for a multi-label frame), ``y_score`` a score column or a list of them
+    (default: every other numeric column), ``sample_weight`` a weight column,
+    ``pos_label`` the positive class, and ``drop_invalid`` skips rows with a
+    missing label, score or weight. Classes with one score column each are
+    found as on the command line (docs/cli.md, multi-class inputs).
+
+    The other keywords are :class:`~prcurve.present.report.ReportSettings`
     (``ci=None`` for no bootstrap interval; it is always computed when asked
     here). The :class:`~prcurve.present.report.Report` displays itself in a
     notebook (its models side by side and the PR plot); ``.to_text()``,
@@ -335,10 +459,47 @@ def report(
     >>> r = prcurve.report([1, 0, 1, 0], {"a": [0.9, 0.8, 0.7, 0.6], "b": [0.6, 0.7, 0.8, 0.9]})
     >>> [m.name for m in r.models], round(r.models[0].values["ap"]["value"], 4)
     (['a', 'b'], 0.8333)
+    >>> import pandas as pd
+    >>> frame = pd.DataFrame({"y": ["a", "b", "a"], "s": [0.9, 0.4, 0.6], "t": [0.1, 0.5, 0.2]})
+    >>> r = prcurve.report(frame, pos_label="a", ci=None)
+    >>> [m.name for m in r.models], r.models[1].values["ap"]["value"]
+    (['s', 't'], 0.5)
     """
     settings = ReportSettings(ap_method=ap_method, beta=beta, bins=bins,
                               recall_level=recall_level, precision_level=precision_level,
                               ci_level=ci, resamples=resamples, ci_max_cells=None)
+    if _is_frame(y_true):
+        return _report_of_frame(y_true, y_score, sample_weight, label, pos_label,
+                                drop_invalid, settings)
+    if label is not None or drop_invalid:
+        raise frame_only_options("label" if label is not None else "drop_invalid")
+    if pos_label is not None:
+        raise frame_only_options("pos_label")
     models = y_score if isinstance(y_score, Mapping) else {"model": y_score}
     return evaluate({str(name): (y_true, scores, sample_weight)
                      for name, scores in models.items()}, settings)
+
+
+def _is_frame(data: Any) -> bool:
+    """A pandas or polars DataFrame, or a pyarrow Table (anything with named columns)."""
+    return (hasattr(data, "columns") and hasattr(data, "shape")) or type(
+        data).__module__.startswith("pyarrow")
+
+
+def _report_of_frame(frame: Any, y_score: Any, sample_weight: Any, label: Any,
+                     pos_label: Any, drop_invalid: bool, settings: ReportSettings) -> Report:
+    from prcurve.io.class_columns import LoadedClasses, input_of_table
+    from prcurve.io.frames import table_of_frame
+
+    for name, value in (("y_score", y_score), ("sample_weight", sample_weight)):
+        if value is not None and not isinstance(value, (str, list, tuple)):
+            raise frame_column_names(name, value)
+    table = table_of_frame(frame)
+    scores = [y_score] if isinstance(y_score, str) else list(y_score or [])
+    labels = [label] if isinstance(label, str) else list(label or [])
+    loaded = input_of_table(table, labels=labels, scores=scores, weight=sample_weight,
+                            positive=None if pos_label is None else str(pos_label),
+                            drop_invalid=drop_invalid)
+    if settings.bins is not None and isinstance(loaded, LoadedClasses):
+        raise unsupported_with_score_matrix("bins")
+    return build_report([loaded], settings)

@@ -23,12 +23,14 @@ if TYPE_CHECKING:
     from rich.console import Console
     from rich.table import Table as RichTable
 
-    from prcurve.present.report import ModelReport, Report
+    from prcurve.present.report import InputSummary, ModelReport, Report
 
 __all__ = [
+    "class_tables",
     "comparison_table",
     "csv_rows",
     "header_lines",
+    "positive_text",
     "print_rich",
     "rich_tables",
     "rows",
@@ -100,10 +102,10 @@ def comparison_table(report: Report, *, every_method: bool = False) -> Table:
             columns[f"AP ({m})"] = []
     else:
         columns[f"AP ({method})"] = []
-    has_ci = any(m.values.get("ap_interval", {}).get("low") is not None for m in report.models)
+    has_ci = any((m.values.get("ap_interval") or {}).get("low") is not None for m in report.models)
     if has_ci:
         level = next(m.values["ap_interval"]["level"] for m in report.models
-                     if m.values.get("ap_interval", {}).get("low") is not None)
+                     if (m.values.get("ap_interval") or {}).get("low") is not None)
         columns[f"{level:.0%} CI"] = []
     if every_method:
         columns["AUCPR (DG)"] = []
@@ -134,6 +136,39 @@ def comparison_table(report: Report, *, every_method: bool = False) -> Table:
         columns["at t"].append("" if threshold is None else f"{threshold:.4g}")
     return Table({k: np.array(cells, dtype=object) for k, cells in columns.items()})
 
+def class_tables(report: Report) -> list[tuple[str, Table]]:
+    """Per multi-class or multi-label model: a title and its classes with the averages.
+
+    One row per class (support, the headline AP, ROC AUC), then the macro,
+    weighted and micro averages (:class:`~prcurve.present.report.ClassAverages`).
+    """
+    method = report.settings.ap_method
+    by_name = {m.name: m for m in report.models}
+    out = []
+    for group in report.class_averages:
+        columns: dict[str, list[str]] = {"class": [], "support": [], f"AP ({method})": [],
+                                         "ROC AUC": [], "model in this report": []}
+        for cls, support, member in zip(group.classes, group.support,
+                                        group.members[:len(group.classes)], strict=True):
+            values = by_name[member].values
+            columns["class"].append(cls)
+            columns["support"].append(_count(support))
+            columns[f"AP ({method})"].append(_fmt(values["ap"]["value"]))
+            columns["ROC AUC"].append(_fmt(values.get("roc_auc")))
+            columns["model in this report"].append(member)
+        for average in ("macro", "weighted", "micro"):
+            columns["class"].append(f"{average} average")
+            columns["support"].append(_count(sum(group.support)) if average != "macro" else "")
+            columns[f"AP ({method})"].append(_fmt(group.average_precision[method][average]))
+            columns["ROC AUC"].append(_fmt(group.roc_auc[average]))
+            columns["model in this report"].append(group.members[-1] if average == "micro"
+                                                    else "")
+        heading = (f"classes of model {group.model} ({group.input}; {group.kind}, "
+                   "one-vs-rest; weighted by support; micro pools every sample-class cell)")
+        out.append((heading, Table({k: np.array(v, dtype=object) for k, v in columns.items()})))
+    return out
+
+
 def title(model: ModelReport) -> str:
     column = f", column {model.score_column!r}" if model.score_column else ""
     return f"model {model.name} ({model.input.name}{column})"
@@ -160,8 +195,7 @@ def header_lines(report: Report) -> list[str]:
             how = f" read by Dask from {summary.files} file(s)"
         lines.append(
             f"input {summary.name}: {summary.format}, {summary.rows} rows{how}; label "
-            f"{summary.label_column!r} ({label_how}), positive = "
-            f"{_plain(summary.positive_label)!r}{weight}"
+            f"{summary.label_column!r} ({label_how}), {positive_text(summary)}{weight}"
         )
     lines.extend(f"note: {note}" for note in report.notes)
     return lines
@@ -171,6 +205,8 @@ def to_text(report: Report) -> str:
     out = list(header_lines(report))
     if len(report.models) > 1:
         out += ["", "models side by side", comparison_table(report).to_text()]
+    for heading, table in class_tables(report):
+        out += ["", heading, table.to_text()]
     for model in report.models:
         lines = [(metric, value, f"at threshold {t}" if t else "", detail)
                  for metric, value, t, detail in rows(report, model)]
@@ -203,20 +239,26 @@ def print_rich(report: Report, console: Console) -> None:
     """Print the header and the rich tables to ``console``."""
     for line in header_lines(report):
         console.print(line, highlight=False, markup=False)
-    if len(report.models) > 1:
-        from rich.table import Table as RichTable
-
-        side = RichTable(title="models side by side", title_justify="left")
-        comparison = comparison_table(report)
-        for name in comparison.columns:
-            side.add_column(name, justify="left" if name == "model" else "right")
-        for row in zip(*(comparison[c].tolist() for c in comparison.columns), strict=True):
-            side.add_row(*row)
+    sections = [("models side by side", comparison_table(report))] if len(
+        report.models) > 1 else []
+    for heading, text_table in [*sections, *class_tables(report)]:
         console.print()
-        console.print(side)
+        console.print(_rich_of(heading, text_table))
     for table in rich_tables(report):
         console.print()
         console.print(table)
+
+
+def _rich_of(heading: str, table: Table) -> RichTable:
+    """A text :class:`~prcurve.core.table.Table` as a rich table, its first column left."""
+    from rich.table import Table as RichTable
+
+    out = RichTable(title=heading, title_justify="left")
+    for k, name in enumerate(table.columns):
+        out.add_column(name, justify="left" if k == 0 else "right")
+    for row in zip(*(table[c].tolist() for c in table.columns), strict=True):
+        out.add_row(*row)
+    return out
 
 
 def csv_rows(report: Report) -> list[dict[str, Any]]:
@@ -228,6 +270,7 @@ def csv_rows(report: Report) -> list[dict[str, Any]]:
             "input": m.input.name,
             "model": m.name,
             "score_column": m.score_column,
+            **({"class": v.get("class")} if report.class_averages else {}),
             "rows": v["rows"],
             "rows_dropped": v["rows_dropped"],
             "positives": v["positives"],
@@ -268,6 +311,13 @@ def to_csv(report: Report) -> str:
 
 
 # -- formatting helpers -----------------------------------------------------------------
+
+
+def positive_text(summary: InputSummary) -> str:
+    """``positive = 1``, or, for a multi-class or multi-label input, its one-vs-rest rule."""
+    if summary.positive_label is None:
+        return "positive = each class in turn (one-vs-rest)"
+    return f"positive = {_plain(summary.positive_label)!r}"
 
 
 def _plain(value: Any) -> Any:
@@ -312,7 +362,7 @@ def _note(entry: Mapping[str, Any]) -> str:
 def _pr_text(entry: Mapping[str, Any]) -> str:
     if entry["value"] is None:
         return str(entry.get("note", "undefined"))
-    return f"precision {entry['precision']:.4f}, recall {entry['recall']:.4f}"
+    return f"precision {_fmt(entry['precision'])}, recall {_fmt(entry['recall'])}"
 
 
 def _curve_text(curve: Mapping[str, Any]) -> str:

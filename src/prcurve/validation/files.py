@@ -117,7 +117,8 @@ def labels_not_binary(column: str, path: str, values: NDArray[Any]) -> InvalidIn
         "--label",
         f"column {column!r} of {path!r} is not a 0/1 or boolean label: values {desc}",
         f"pass --positive VALUE naming the positive class (e.g. --positive {example}); "
-        "every other value is negative",
+        "every other value is negative (or give one score column per class, named after "
+        "it, for a report per class: docs/cli.md, multi-class inputs)",
     )
 
 
@@ -463,3 +464,74 @@ def dask_needs_parquet(path: str, file_format: str) -> InvalidInputError:
     return InvalidInputError("INPUT", f"{path!r} is {file_format}; --dask and --workers read "
                              "Parquet", "convert the data to Parquet, or run without --dask "
                              "to stream it on this machine")
+
+
+def no_class_average(option: str, metric: str) -> InvalidInputError:
+    """A class-average gate (``macro_ap`` ...) on a report with no multi-class model."""
+    return InvalidInputError(
+        option, f"{metric} is an average over the classes of a multi-class or multi-label "
+        "input, and this report has none",
+        "gate a binary model's AP with ap=VALUE, or give a label column with more than two "
+        "classes and one score column per class")
+
+
+def no_class_columns(column: str, path: str, classes: Sequence[str],
+                     found: Sequence[str]) -> InvalidInputError:
+    """A multi-class label column whose classes have no score column each."""
+    shown = ", ".join(classes[:12]) + (", ..." if len(classes) > 12 else "")
+    example = " ".join(f"--score p_{c}" for c in classes[:2]) + " ..."
+    return InvalidInputError(
+        "--score",
+        f"column {column!r} of {path!r} holds {len(classes)} classes ({shown}) and no score "
+        f"column is named after each class (found {_columns_text(found)})",
+        "name one score column after each class (e.g. p_<class>), or pass --score once per "
+        f"class in the classes' sorted order ({example}); or pass --positive VALUE to score "
+        "one class against the rest",
+    )
+
+
+def no_label_score_pairs(labels: Sequence[str], path: str,
+                         found: Sequence[str]) -> InvalidInputError:
+    """Several label columns (multi-label) that no score columns pair with."""
+    return InvalidInputError(
+        "--score",
+        f"{len(labels)} label columns ({', '.join(labels)}) of {path!r} and no score column "
+        f"named like each of them (found {_columns_text(found)})",
+        "pass --score once per --label, in the same order, or name the score columns like "
+        "the label columns (y_cat and p_cat)",
+    )
+
+
+def classes_in_memory_only(option: str, value: str) -> InvalidInputError:
+    """A multi-class or multi-label option with --stream, --dask or --workers."""
+    return InvalidInputError(
+        option, f"{value} is a multi-class or multi-label input, which is read in memory",
+        "leave out --stream, --dask and --workers (streamed and Dask inputs are binary)")
+
+
+def classes_need_exact(option: str) -> InvalidInputError:
+    """--bins with a multi-class or multi-label input."""
+    return InvalidInputError(
+        option, "is not supported for a multi-class or multi-label input",
+        "leave out --bins: each class's curve is exact, as prcurve.pr_curve gives it for a "
+        "score matrix")
+
+
+def frame_only_options(argument: str) -> InvalidInputError:
+    """``prcurve.report`` options that name columns, given with arrays."""
+    if argument == "pos_label":
+        return InvalidInputError(
+            argument, "is for a data frame's label column here, and y_true is an array",
+            "pass labels of 1/True for the positive class (e.g. y_true == 'cat'), or a data "
+            "frame with its label column")
+    return InvalidInputError(
+        argument, "names a column or a row rule of a data frame, and y_true is not one",
+        f"pass y_true as a pandas or polars DataFrame (or a pyarrow Table) to use {argument}, "
+        "or leave it out for arrays")
+
+
+def frame_column_names(argument: str, value: Any) -> InvalidInputError:
+    """With a data frame, ``y_score`` and ``sample_weight`` name columns."""
+    return InvalidInputError(
+        argument, f"with a data frame, expected a column name or a list of them, found "
+        f"{type(value).__name__}", f"pass {argument}='column' (or a list of column names)")
