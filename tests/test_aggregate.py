@@ -1,4 +1,4 @@
-"""Aggregation across folds and tasks (seed 004 §4.1, §4.2)."""
+"""Aggregation across folds and tasks (Boyd et al. 2012 §4.1, §4.2)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The unachievable region of PR space (seed 004): the paper's numbers, closed forms
+"""The unachievable region of PR space (Boyd et al. 2012): the paper's numbers, closed forms
 against numerical integration and against the AP of actual worst rankings, exhaustive
 minima over every ranking of small data sets, AUCNPR, the modified F1."""
 

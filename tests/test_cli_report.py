@@ -342,24 +342,24 @@ def test_demo_in_a_subprocess(tmp_path: Path) -> None:
                             cwd=tmp_path, env=env)
     assert result.returncode == 0, result.stderr
     folder = tmp_path / "prcurve-demo"
-    written = ["curve_seed000_strong.csv", "curve_seed000_weak.csv", "curve_skewed_strong.csv",
+    written = ["curve_balanced_strong.csv", "curve_balanced_weak.csv", "curve_skewed_strong.csv",
                "curve_skewed_weak.csv", "pr_curve.png", "pr_curve.svg", "threshold.png",
                "report.html", "report.json"]
     assert f"prcurve demo wrote 9 files to prcurve-demo{os.sep}:" in result.stdout
     for name in written:
         assert (folder / name).is_file()
         assert f"  {Path('prcurve-demo') / name}" in result.stdout.splitlines()
-    assert (folder / "data" / "seed000.csv").is_file()
+    assert (folder / "data" / "balanced.csv").is_file()
     report = json.loads((folder / "report.json").read_text())
     assert [m["name"] for m in report["models"]] == [
-        "seed000:strong", "seed000:weak", "skewed:strong", "skewed:weak"]
+        "balanced:strong", "balanced:weak", "skewed:strong", "skewed:weak"]
     prevalences = [m["prevalence"] for m in report["models"]]
     assert prevalences == [0.375, 0.375, 150 / 15150, 150 / 15150]
     ap = [m["ap"]["value"] for m in report["models"]]
     assert ap[0] > ap[1]
     assert ap[2] > ap[3]
     assert ap[0] > ap[2]  # the same model on the skewed problem
-    assert "model seed000:strong (seed000.csv, column 'strong')" in result.stdout
+    assert "model balanced:strong (balanced.csv, column 'strong')" in result.stdout
 
 
 def test_demo_in_process(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,

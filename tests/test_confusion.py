@@ -1,4 +1,4 @@
-"""Confusion-matrix rates against their textbook definitions (seed 001's table)."""
+"""Confusion-matrix rates against their textbook definitions (Wikipedia's PR article's table)."""
 
 from __future__ import annotations
 
@@ -63,13 +63,13 @@ def test_e_measure_extremes() -> None:
 
 
 def test_mcc_is_geometric_mean_of_informedness_and_markedness() -> None:
-    # Seed 001: MCC is the geometric mean of informedness and markedness.
+    # Wikipedia's PR article: MCC is the geometric mean of informedness and markedness.
     cm = prcurve.ConfusionMatrix(20, 10, 40, 30)
     assert cm.mcc == pytest.approx(math.sqrt(cm.informedness * cm.markedness), abs=1e-14)
 
 
 def test_accuracy_is_weighted_mean_of_precisions_and_recalls() -> None:
-    # Seed 001: accuracy is a bias-weighted mean of precision and inverse precision,
+    # Wikipedia's PR article: accuracy is a bias-weighted mean of precision and inverse precision,
     # and a prevalence-weighted mean of recall and inverse recall.
     tp, fp, fn, tn = 20.0, 10.0, 40.0, 30.0
     cm = prcurve.ConfusionMatrix(tp, fp, fn, tn)

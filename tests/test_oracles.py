@@ -57,7 +57,7 @@ def test_oracle_binning_by_hand() -> None:
 
 
 def test_oracle_ap_by_hand_seed_003() -> None:
-    # Seed 003's ranking: airplane (1) or goose (0) from the top; P = 5.
+    # McCann's threshold post's ranking: airplane (1) or goose (0) from the top; P = 5.
     ranking = [1, 1, 0, 1, 0, 1, 0, 0, 0, 1]
     points = [(float(sum(ranking[:k])), float(k - sum(ranking[:k]))) for k in range(1, 11)]
     step = 0.2 * (1 + 1 + 3 / 4 + 4 / 6 + 5 / 10)

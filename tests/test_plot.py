@@ -208,7 +208,7 @@ def test_report_files_open_with_the_expected_size(
 
 
 def test_report_figures_clip_nothing() -> None:
-    curves = {"seed000:strong": pr_curve(Y, S_GOOD), "seed000:weak": pr_curve(Y, S_BAD),
+    curves = {"balanced:strong": pr_curve(Y, S_GOOD), "balanced:weak": pr_curve(Y, S_BAD),
               "skewed:weak": pr_curve(Y_SKEW, S_SKEW)}
     figure = Figure(figsize=PR_FIGSIZE, layout="constrained")
     plot_pr_curves(curves, figure.add_subplot())

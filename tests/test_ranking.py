@@ -235,23 +235,23 @@ AP3_SCORE = [0.840, -0.085, -0.264, -0.463, -0.551, -0.579, -0.708, -1.108, -1.1
 AP3_TRUTH = [1, 1, 0, 1, 1, 0, 0, 0, 0, 0]
 
 
-def test_seed000_precision_at_5() -> None:
+def test_balanced_precision_at_5() -> None:
     assert precision_at_k(MOVIES_TRUTH, MOVIES_SCORE, 5) == 0.6
 
 
-def test_seed000_average_precision_at_3() -> None:
+def test_balanced_average_precision_at_3() -> None:
     value = average_precision_at_k(AP3_TRUTH, AP3_SCORE, 3)
     assert value == 2 / 3
     assert round(value, 2) == 0.67
     assert average_precision_at_k(AP3_TRUTH, AP3_SCORE, 3, denominator="relevant") == 0.5
 
 
-def test_seed000_fewer_than_k_relevant() -> None:
+def test_balanced_fewer_than_k_relevant() -> None:
     # Two relevant documents in all: P@5 is at most 2/5, and this ranking reaches it.
     assert precision_at_k([1, 1, 0, 0, 0, 0], [6, 5, 4, 3, 2, 1], 5) == 0.4
 
 
-def test_seed000_fewer_than_k_retrieved() -> None:
+def test_balanced_fewer_than_k_retrieved() -> None:
     # Three retrieved; ranks 4 and 5 count as non-relevant.
     assert precision_at_k([1, 1, 1], [3, 2, 1], 5) == 0.6
     assert recall_at_k([1, 1, 1], [3, 2, 1], 5, n_relevant=6) == 0.5

@@ -281,11 +281,11 @@ def test_interval_is_skipped_with_a_note_when_it_would_be_slow_or_impossible() -
 
 
 def test_models_side_by_side_fit_100_columns() -> None:
-    report = evaluate({"seed000:strong": (LABELS, STRONG), "seed000:weak": (LABELS, WEAK)})
+    report = evaluate({"balanced:strong": (LABELS, STRONG), "balanced:weak": (LABELS, WEAK)})
     text = report.to_text()
     assert "models side by side" in text
     table = report.comparison_table()
-    assert table["model"].tolist() == ["seed000:strong", "seed000:weak"]
+    assert table["model"].tolist() == ["balanced:strong", "balanced:weak"]
     assert table["AP (step)"].tolist() == [f"{report.models[0].values['ap']['value']:.4f}",
                                            f"{report.models[1].values['ap']['value']:.4f}"]
     assert max(len(line) for line in table.to_text().splitlines()) <= 100

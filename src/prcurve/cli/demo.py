@@ -26,8 +26,9 @@ def register(subparsers: Any) -> None:
         "demo",
         help="run the whole report on simulated data shipped with prcurve",
         description=(
-            "Write two simulated test sets scored by a strong and a weak model (seed 000's "
-            "simulation and a much more skewed variant) and the full report on them to "
+            "Write two simulated test sets scored by a strong and a weak model (the "
+            "Precision And Recall tutorial's simulation and a much more skewed variant) and "
+            "the full report on them to "
             f"./{DEMO_FOLDER}/, then print what was written."
         ),
     )
@@ -48,7 +49,8 @@ def run_demo(args: argparse.Namespace) -> int:
         paths = write_demo_data(out / "data")
         if args.format == "text":
             print(f"prcurve demo: simulated data written to {out / 'data'}{os.sep} "
-                  "(seed 000's simulation and a more skewed variant); the report follows.\n")
+                  "(the Precision And Recall tutorial's simulation and a more skewed "
+                  "variant); the report follows.\n")
         args.inputs = [str(p) for p in paths]
         # The columns are found as `prcurve report` finds them (the report says so).
         loaded = [load_scores(p) for p in paths]

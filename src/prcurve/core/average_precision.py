@@ -21,13 +21,13 @@ With ``r_i = tp_i / P`` and ``p_i = tp_i / (tp_i + fp_i)`` at the i-th step
     precision p_interp(r) = max_{r' >= r} p(r'). PASCAL VOC 2010+ all-point.
 ``11point``
     mean of p_interp(r) at r = 0, 0.1, ..., 1 (0 where no recall reaches r);
-    PASCAL VOC 2007, seed 003.
+    PASCAL VOC 2007, McCann's threshold post.
 ``101point``
     mean of p_interp(r) at r = 0, 0.01, ..., 1; COCO.
 ``davis_goadrich``
     exact area under the Davis–Goadrich interpolation: between adjacent
     operating points TP and FP grow linearly together, so precision is not
-    linear in recall (Davis & Goadrich 2006, cited by seed 004). Each segment
+    linear in recall (Davis & Goadrich 2006, cited by Boyd et al. (2012)). Each segment
     in closed form; the first starts from zero counts. PRROC's
     ``auc.integral``.
 """

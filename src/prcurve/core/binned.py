@@ -1,6 +1,7 @@
 """The binned state: positive and negative weight per bin over fixed edges.
 
-This is seed 002's binning approximation of the PR curve, in the convention
+This is the binning approximation of the PR curve of the Recall and Precision at k
+note, in the convention
 that a sample is predicted positive when its score is ``>=`` a threshold
 (docs/definitions.md, "Binned counts"):
 

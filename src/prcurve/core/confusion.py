@@ -1,12 +1,12 @@
-"""The confusion matrix and every rate in seed 001's table, plus Cohen's kappa.
+"""The confusion matrix and every rate in the table of Wikipedia's PR article, plus Cohen's kappa.
 
 The rate formulas live here once, as functions of the four (weighted) counts
 that work element-wise on arrays; :class:`ConfusionMatrix` and the curve views
 (:class:`prcurve.PRCurve`) both call them. Undefined values (0/0) follow the
 package-wide ``zero_division`` policy (docs/definitions.md, "Undefined values").
 
-Sources: seed 001 (the table of Fawcett 2006 and Powers 2011; van Rijsbergen's
-E), seed 000 (F-beta).
+Sources: Wikipedia's PR article (the table of Fawcett 2006 and Powers 2011; van Rijsbergen's
+E), the Precision And Recall tutorial (F-beta).
 """
 
 from __future__ import annotations
@@ -93,7 +93,7 @@ def _balanced_accuracy(tp: Number, fp: Number, fn: Number, tn: Number) -> F64:
 def _alpha_harmonic(tp: Number, fp: Number, fn: Number, alpha: float, name: str) -> F64:
     """1 / (alpha/P + (1 - alpha)/R), written with counts: TP / (TP + alpha FP + (1-alpha) FN).
 
-    F-beta is this with alpha = 1 / (1 + beta^2) (van Rijsbergen 1979, seed 001);
+    F-beta is this with alpha = 1 / (1 + beta^2) (van Rijsbergen 1979, Wikipedia's PR article);
     it is 0 when TP = 0 and some FP or FN exists, undefined only when
     TP = FP = FN = 0.
     """
@@ -101,7 +101,7 @@ def _alpha_harmonic(tp: Number, fp: Number, fn: Number, alpha: float, name: str)
 
 
 def _f_beta(tp: Number, fp: Number, fn: Number, beta: float) -> F64:
-    """F_beta = (1 + b^2) TP / ((1 + b^2) TP + b^2 FN + FP) (seed 000)."""
+    """F_beta = (1 + b^2) TP / ((1 + b^2) TP + b^2 FN + FP) (the Precision And Recall tutorial)."""
     return _alpha_harmonic(tp, fp, fn, 1.0 / (1.0 + beta * beta), f"F{beta:g}")
 
 
@@ -152,7 +152,7 @@ class ConfusionMatrix:
 
     Examples
     --------
-    Seed 001: 7 dogs identified in a scene of 9 dogs, 4 of them correctly.
+    Wikipedia's PR article: 7 dogs identified in a scene of 9 dogs, 4 of them correctly.
 
     >>> from prcurve import ConfusionMatrix
     >>> cm = ConfusionMatrix(tp=4, fp=3, fn=5, tn=0)
@@ -267,7 +267,7 @@ class ConfusionMatrix:
     def f_beta(self, beta: float = 1.0) -> float:
         """F_beta = (1 + beta^2) TP / ((1 + beta^2) TP + beta^2 FN + FP), for any beta > 0.
 
-        Recall counts ``beta`` times as much as precision (seed 000).
+        Recall counts ``beta`` times as much as precision (the Precision And Recall tutorial).
         """
         b = check_positive_number("beta", beta)
         return self._rate(lambda tp, fp, fn, tn: _f_beta(tp, fp, fn, b))
@@ -275,7 +275,7 @@ class ConfusionMatrix:
     def e_measure(self, alpha: float = 0.5) -> float:
         """Van Rijsbergen's effectiveness E = 1 - 1 / (alpha/P + (1 - alpha)/R).
 
-        ``alpha`` in [0, 1]; E = 1 - F_beta with alpha = 1 / (1 + beta^2) (seed 001).
+        ``alpha`` in [0, 1]; E = 1 - F_beta with alpha = 1 / (1 + beta^2) (Wikipedia's PR article).
         """
         a = check_fraction("alpha", alpha)
         return self._rate(lambda tp, fp, fn, tn: 1.0 - _alpha_harmonic(tp, fp, fn, a, "E"))
@@ -370,7 +370,7 @@ def confusion_matrix(
 
     Examples
     --------
-    Seed 000: precision 2/3, recall 1/2.
+    The Precision And Recall tutorial: precision 2/3, recall 1/2.
 
     >>> from prcurve import confusion_matrix
     >>> cm = confusion_matrix([1, 1, 1, 1, 0, 0, 0, 0], [1, 1, 0, 0, 0, 1, 0, 0])
@@ -456,7 +456,8 @@ def f_beta(
 
     Examples
     --------
-    Seed 000's F0.5, F1 and F2 (0.63, 0.57, 0.53 there, from rounded inputs):
+    The Precision And Recall tutorial's F0.5, F1 and F2 (0.63, 0.57, 0.53 there, from
+    rounded inputs):
 
     >>> from prcurve import f_beta
     >>> y_true, y_pred = [1, 1, 1, 1, 0, 0, 0, 0], [1, 1, 0, 0, 0, 1, 0, 0]

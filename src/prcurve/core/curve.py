@@ -183,7 +183,7 @@ class PRCurve:
 
     @property
     def prevalence(self) -> float:
-        """n_pos / (n_pos + n_neg): the skew π of seed 004."""
+        """n_pos / (n_pos + n_neg): the skew π of Boyd et al. (2012)."""
         with undefined_scope(self.zero_division):
             return float(_prevalence(self.n_pos, self.n_neg, 0.0, 0.0))
 
@@ -391,7 +391,7 @@ class PRCurve:
         """Draw the curve with :func:`prcurve.present.plot.plot_pr_curve` (matplotlib loads then).
 
         The step function its step AP measures, the unachievable region of
-        seed 004 shaded, the random baseline at the prevalence, iso-F1
+        Boyd et al. (2012) shaded, the random baseline at the prevalence, iso-F1
         contours and the best-F point; returns the matplotlib objects drawn.
         """
         from prcurve.present.plot import plot_pr_curve
@@ -425,10 +425,10 @@ class PRCurve:
         with undefined_scope(self.zero_division):
             return ap_from_steps(self._steps, name)
 
-    # -- PR space (seed 004: prcurve.space.bounds) ------------------------------------------------
+    # -- PR space (Boyd et al. 2012: prcurve.space.bounds) ------------------------------
 
     def min_curve(self, recall: ArrayLike | None = None) -> MinimumPRCurve:
-        """The minimum PR curve (Theorem 1 of seed 004) at this curve's prevalence.
+        """The minimum PR curve (Theorem 1 of Boyd et al. 2012) at this curve's prevalence.
 
         Evaluated at ``recall`` levels, or at this curve's own recalls so that
         ``curve.precision >= curve.min_curve().precision`` element by element
@@ -493,7 +493,7 @@ class PRCurve:
         *,
         degenerate: Degenerate = "undefined",
     ) -> float:
-        """Normalized area (AUCNPR, Eq. 3 of seed 004) by a named method over a recall range.
+        """Normalized area (AUCNPR, Boyd et al. 2012, Eq. 3) by a named method over a recall range.
 
         ``(area − min) / ((b − a) − min)``, where the area is
         :meth:`aucpr` and ``min`` is the minimum of the same method over the
@@ -503,7 +503,7 @@ class PRCurve:
         ``trapezoid`` need whole-number class totals (their minimum depends on
         the sample counts). Without positives or negatives the normalization is
         0/0 and follows the curve's ``zero_division`` (``degenerate="undefined"``);
-        ``degenerate="paper"`` gives seed 004's 0 (no positives) and 1 (no negatives).
+        ``degenerate="paper"`` gives Boyd et al.'s 0 (no positives) and 1 (no negatives).
 
         Examples
         --------
@@ -546,7 +546,7 @@ class PRCurve:
         return self.aucnpr(method, (0.0, 1.0))
 
     def modified_f_beta(self, beta: float = 1.0) -> F64:
-        """Seed 004's modified F-beta at each threshold
+        """Boyd et al.'s modified F-beta at each threshold
         (:func:`prcurve.space.bounds.modified_f_beta`).
 
         Examples
@@ -565,7 +565,7 @@ class PRCurve:
             return bounds._modified_f_beta_array(self.recall, self.precision, pi, b)
 
     def to_table(self, columns: tuple[str, ...] = ("threshold", "precision", "recall")) -> Table:
-        """The curve as a table, one row per threshold (seed 000's table).
+        """The curve as a table, one row per threshold (the Precision And Recall tutorial's table).
 
         ``columns`` picks from threshold, precision, recall, tp, fp, fn, tn, f1.
 

@@ -160,7 +160,7 @@ class Table:
         return [self._column_text(name, values, digits) for name, values in self._columns.items()]
 
     def to_markdown(self, digits: int | Mapping[str, int] | None = None) -> str:
-        """A Markdown table with centred columns (seed 000's layout).
+        """A Markdown table with centred columns (the Precision And Recall tutorial's layout).
 
         ``digits`` fixes the decimals, for all columns or per column name;
         by default numbers print in full (``repr``).

@@ -1,11 +1,11 @@
 """The data of ``prcurve demo``: simulated scores, generated from a fixed seed.
 
-Two test sets, each scored by two models (seed 000's simulation, rounded to
+Two test sets, each scored by two models (the Precision And Recall tutorial's simulation, rounded to
 three decimals as in its R code, so that tied scores occur):
 
-``seed000``
+``balanced``
     3,000 positives and 5,000 negatives (prevalence 0.375). ``strong``
-    scores positives from N(0, 1) and negatives from N(−2, 1), seed 000's
+    scores positives from N(0, 1) and negatives from N(−2, 1), the Precision And Recall tutorial's
     example; ``weak`` scores negatives from N(−0.75, 1), so the classes overlap
     more.
 ``skewed``
@@ -21,9 +21,9 @@ Examples
 --------
 >>> from prcurve.io.demo import demo_columns
 >>> data = demo_columns()
->>> sorted(data), sorted(data["seed000"])
-(['seed000', 'skewed'], ['label', 'strong', 'weak'])
->>> int(data["seed000"]["label"].sum()), len(data["seed000"]["label"])
+>>> sorted(data), sorted(data["balanced"])
+(['balanced', 'skewed'], ['label', 'strong', 'weak'])
+>>> int(data["balanced"]["label"].sum()), len(data["balanced"]["label"])
 (3000, 8000)
 >>> int(data["skewed"]["label"].sum()), len(data["skewed"]["label"])
 (150, 15150)
@@ -41,7 +41,7 @@ __all__ = ["DEMO_SEED", "DEMO_SETS", "demo_columns", "write_demo_data"]
 DEMO_SEED = 2012
 """The seed of the demo's random numbers."""
 
-DEMO_SETS: dict[str, tuple[int, int]] = {"seed000": (3000, 5000), "skewed": (150, 15000)}
+DEMO_SETS: dict[str, tuple[int, int]] = {"balanced": (3000, 5000), "skewed": (150, 15000)}
 """Each demo test set's (positives, negatives)."""
 
 # Each model's (mean of the positives, mean of the negatives); standard deviation 1.
@@ -73,7 +73,7 @@ def write_demo_data(folder: str | Path, seed: int = DEMO_SEED) -> list[Path]:
     >>> import tempfile
     >>> from prcurve.io.demo import write_demo_data
     >>> [p.name for p in write_demo_data(tempfile.mkdtemp())]
-    ['seed000.csv', 'skewed.csv']
+    ['balanced.csv', 'skewed.csv']
     """
     target = Path(folder)
     target.mkdir(parents=True, exist_ok=True)

@@ -2,7 +2,7 @@
 
 - :func:`plot_pr_curve` / :func:`plot_pr_curves`: each curve drawn as the step
   function that the step AP measures (the area under the drawn line is
-  ``average_precision(method="step")``), the unachievable region of seed 004
+  ``average_precision(method="step")``), the unachievable region of Boyd et al. (2012)
   shaded under the minimum PR curve ``p_min(r) = rπ / (1 − π + rπ)``
   (Theorem 1), the random classifier's precision at the prevalence π, iso-F
   contours, and each curve's best-F point marked with its threshold. Legend
@@ -156,7 +156,7 @@ def close(figure: Figure) -> None:
 
 
 def _min_precision(recall: F64, prevalence: float) -> F64:
-    """The minimum precision at each recall for this prevalence (seed 004, Theorem 1)."""
+    """The minimum precision at each recall for this prevalence (Boyd et al. 2012, Theorem 1)."""
     from prcurve.space.bounds import min_precision
 
     return np.asarray(min_precision(recall, prevalence), dtype=np.float64)
@@ -230,7 +230,7 @@ def plot_pr_curves(
         The F-beta of the iso-F contours and of the best point.
     show_unachievable : bool, default True
         Shade the unachievable region under p_min(r) = rπ / (1 − π + rπ),
-        once per distinct prevalence π (seed 004 recommends always showing it).
+        once per distinct prevalence π (Boyd et al. 2012 recommends always showing it).
     show_baseline : bool, default True
         Draw the random classifier's precision, a horizontal line at π.
     iso_f : sequence of float, default (0.2, 0.4, 0.6, 0.8)
@@ -442,7 +442,7 @@ def group_by_prevalence(curves: Mapping[str, PRCurve]) -> list[dict[str, PRCurve
     """The curves in groups of equal prevalence (to 1e-12), in order of first appearance.
 
     Curves of different prevalence have different unachievable regions and
-    baselines (seed 004), so the report draws each group on its own axes.
+    baselines (Boyd et al. 2012), so the report draws each group on its own axes.
 
     Examples
     --------

@@ -86,7 +86,7 @@ def _bounds_values(
 ) -> dict[str, dict[str, Any]]:
     """The minimum AP, normalized AP, minimum AUCPR and AUCNPR for this curve's classes.
 
-    They come from :mod:`prcurve.space.bounds` (seed 004). A value the bounds
+    They come from :mod:`prcurve.space.bounds` (Boyd et al. 2012). A value the bounds
     cannot give (the step minimum of non-integer weights) is None with the reason.
     """
     out: dict[str, dict[str, Any]] = {

@@ -63,7 +63,7 @@ def plot_thresholds(
 
     At threshold ``t`` the classifier predicts positive every score ``>= t``;
     between two adjacent thresholds of the curve nothing changes, so each line
-    is a step function (seed 003: everything depends on the threshold).
+    is a step function (McCann's threshold post: everything depends on the threshold).
 
     Parameters
     ----------

@@ -12,10 +12,10 @@ the trec_eval source file it was checked against):
 - documents are ranked by score descending, ties broken by document id
   descending (byte order; trec_eval's ``form_res_rels.c``);
 - P@k divides by k even when fewer than k documents were retrieved (the
-  missing ranks count as non-relevant, seed 000);
+  missing ranks count as non-relevant, the Precision And Recall tutorial);
 - AP and AP@k (trec_eval's ``map`` and ``map_cut``) divide by R, the number of
   relevant documents judged for the query, retrieved or not;
-  ``AP_min_k_relevant@k`` (seed 000's AP@k) divides by min(k, R);
+  ``AP_min_k_relevant@k`` (the Precision And Recall tutorial's AP@k) divides by min(k, R);
 - R-precision looks at the top min(retrieved, R) documents and divides by R;
 - interpolated precision at recall level r is the largest precision at any
   rank at or below the rank where the c-th relevant document is retrieved,

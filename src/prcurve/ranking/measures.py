@@ -92,7 +92,7 @@ class Measure:
 
     ``str(m)`` is canonical and :meth:`parse` reads it back, so
     ``Measure.parse(str(m)) == m``. Names (trec_eval's in brackets):
-    ``AP`` [map], ``AP@k`` [map_cut.k], ``AP_min_k_relevant@k`` (seed 000's
+    ``AP`` [map], ``AP@k`` [map_cut.k], ``AP_min_k_relevant@k`` (the Precision And Recall tutorial's
     AP@k, divided by min(k, R)), ``P@k`` [P.k], ``R@k`` [recall.k], ``R-prec``
     [Rprec], ``RR`` [recip_rank], ``iprec@r`` [iprec_at_recall.r], ``11pt``
     [11pt_avg], ``bpref``, ``gm_AP`` [gm_map], ``num_ret``, ``num_rel``,

@@ -94,7 +94,7 @@ def precision_at_k(
 
     Examples
     --------
-    Seed 000's movies: three relevant among the top five.
+    The Precision And Recall tutorial's movies: three relevant among the top five.
 
     >>> from prcurve.ranking import precision_at_k
     >>> truth = [0, 0, 1, 1, 1, 1, 0, 1, 1, 1, 0, 0]
@@ -192,7 +192,7 @@ def average_precision_at_k(
 
     Examples
     --------
-    Seed 000: (1 + 1) / min(3, 4) = 0.67.
+    The Precision And Recall tutorial: (1 + 1) / min(3, 4) = 0.67.
 
     >>> from prcurve.ranking import average_precision_at_k
     >>> truth = [1, 1, 0, 1, 1, 0, 0, 0, 0, 0]

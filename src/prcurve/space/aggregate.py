@@ -1,4 +1,4 @@
-"""Aggregation across folds, tasks and classes (seed 004 §4.1, §4.2).
+"""Aggregation across folds, tasks and classes (Boyd et al. 2012 §4.1, §4.2).
 
 :func:`aggregate` combines the curves (or count states) of several parts —
 cross-validation folds, tasks, queries, the classes of
@@ -6,13 +6,13 @@ cross-validation folds, tasks, queries, the classes of
 
 ``merge``
     pool the data: the merged count state (the state of the concatenated
-    data) and its AP. Seed 004 §4.1: the right summary for folds drawn from
+    data) and its AP. Boyd et al. (2012) §4.1: the right summary for folds drawn from
     one distribution when scores are comparable (calibrated) across folds.
 ``mean``
     the mean of the per-part APs (the common practice).
 ``mean_normalized``
     the mean of the per-part normalized APs (AUCNPR for
-    ``method="davis_goadrich"``): seed 004's recommendation when the parts
+    ``method="davis_goadrich"``): Boyd et al.'s recommendation when the parts
     have different skews, since every part then has the range [0, 1].
 ``vertical``
     vertical averaging: each part's interpolated precision
@@ -112,7 +112,7 @@ def aggregate(
     ----------
     parts : sequence of PRCurve, ThresholdCounts or BinnedCounts
     how : {"merge", "mean", "mean_normalized", "vertical"}, default "merge"
-        The rule (module docstring). Seed 004 recommends ``merge`` for folds of
+        The rule (module docstring). Boyd et al. (2012) recommends ``merge`` for folds of
         one distribution with calibrated scores and ``mean_normalized`` for
         parts of different skew.
     method : str, default "step"
@@ -122,7 +122,7 @@ def aggregate(
     degenerate : {"undefined", "paper"}, default "undefined"
         ``mean_normalized``: a part without positives or without negatives has
         no normalized AP (0/0) and follows ``zero_division``; with ``"paper"``
-        it scores 0 (no positives) or 1 (no negatives), seed 004's convention.
+        it scores 0 (no positives) or 1 (no negatives), Boyd et al.'s convention.
     zero_division : {"nan", 0, 1, "raise"}, default "nan"
         For parts whose AP is undefined (no positives).
 

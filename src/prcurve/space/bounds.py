@@ -1,4 +1,4 @@
-"""The unachievable region of PR space (seed 004: Boyd, Costa, Davis and Page).
+"""The unachievable region of PR space (Boyd, Costa, Davis and Page, ICML 2012).
 
 For a data set whose positive fraction (prevalence, the paper's skew) is π, no
 classifier reaches a precision below the **minimum PR curve**
@@ -131,7 +131,7 @@ def min_precision(recall: float, prevalence: float) -> float: ...
 @overload
 def min_precision(recall: ArrayLike, prevalence: ArrayLike) -> Any: ...
 def min_precision(recall: ArrayLike, prevalence: ArrayLike) -> Any:
-    """The lowest achievable precision at a recall (Theorem 1, Eq. 1 of seed 004).
+    """The lowest achievable precision at a recall (Theorem 1, Eq. 1 of Boyd et al. 2012).
 
     ``p_min(r) = r π / (1 − π + r π)`` for prevalence π. Vectorized: arrays
     broadcast; a pair of scalars gives a float. At π = 1 the minimum is 1.
@@ -197,7 +197,7 @@ def is_achievable(
 
     Examples
     --------
-    Table 1 of seed 004 (pos = 100, neg = 200): r = 0.5, p = 0.2 is valid (fp =
+    Table 1 of Boyd et al. (2012) (pos = 100, neg = 200): r = 0.5, p = 0.2 is valid (fp =
     200 = neg); r = 0.6, p = 0.2 would need fp = 240 > neg.
 
     >>> from prcurve.space.bounds import is_achievable
@@ -256,7 +256,7 @@ def min_pr_curve(
 
     Examples
     --------
-    Figure 1 of seed 004: 1 positive for every 2 negatives.
+    Figure 1 of Boyd et al. (2012): 1 positive for every 2 negatives.
 
     >>> from prcurve.space.bounds import min_pr_curve
     >>> curve = min_pr_curve(1 / 3, recall=[0.0, 0.5, 1.0])
@@ -371,7 +371,7 @@ def min_aucpr(prevalence: ArrayLike, recall_range: tuple[float, float] = (0.0, 1
 
     Examples
     --------
-    §4 of seed 004: about 0.05 at π = 0.1; 0.31 for the gender predicate (π = 0.5).
+    §4 of Boyd et al. (2012): about 0.05 at π = 0.1; 0.31 for the gender predicate (π = 0.5).
 
     >>> from prcurve.space.bounds import min_aucpr
     >>> round(min_aucpr(0.1), 4), round(min_aucpr(0.5), 4)
@@ -508,7 +508,7 @@ def min_average_precision(
 
     The minimum is the AP of the worst ranking (all negatives above all
     positives); table and derivation in the module docstring. ``step`` is
-    Theorem 3 of seed 004, ``(1/P) Σ_{i=1}^{P} i / (i + N)``; ``davis_goadrich``
+    Theorem 3 of Boyd et al. (2012), ``(1/P) Σ_{i=1}^{P} i / (i + N)``; ``davis_goadrich``
     is Theorem 2 (:func:`min_aucpr`); ``interpolated``, ``11point`` and
     ``101point`` give π; ``trapezoid`` gives Theorem 3 − 1 / (2(P + N)).
 
@@ -588,7 +588,7 @@ def aucnpr(
     degenerate: Degenerate = "undefined",
     zero_division: ZeroDivision = "nan",
 ) -> float:
-    """Normalized AUCPR (Eq. 3 of seed 004): the share of the achievable area attained.
+    """Normalized AUCPR (Eq. 3 of Boyd et al. 2012): the share of the achievable area attained.
 
     ``(AUCPR − AUCPR_min) / (AUCPR_max − AUCPR_min)`` with AUCPR_min from
     :func:`min_aucpr` (the ``davis_goadrich`` minimum, a function of π) and
@@ -662,7 +662,7 @@ def normalized_average_precision(
     degenerate : {"undefined", "paper"}, default "undefined"
         Without positives or without negatives the normalization is 0/0: the
         value follows ``zero_division``, or with ``"paper"`` is 0 (no positives)
-        and 1 (no negatives), seed 004's convention (see :func:`aucnpr`).
+        and 1 (no negatives), Boyd et al.'s convention (see :func:`aucnpr`).
     zero_division : {"nan", 0, 1, "raise"}, default "nan"
 
     Returns
@@ -723,7 +723,7 @@ def modified_f_beta(
     *,
     zero_division: ZeroDivision = "nan",
 ) -> Any:
-    """The modified F-beta of seed 004 §4.4: F-beta of recall and normalized precision.
+    """The modified F-beta of Boyd et al. (2012) §4.4: F-beta of recall and normalized precision.
 
     ``0`` if ``p < π``; otherwise ``(1 + β²) p' r / (β² p' + r)`` with the
     normalized precision ``p' = (p − π) / (1 − π)``. For β = 1 this is the
@@ -764,7 +764,7 @@ def modified_f1(
     recall: ArrayLike, precision: ArrayLike, prevalence: ArrayLike, *,
     zero_division: ZeroDivision = "nan",
 ) -> Any:
-    """The modified F1 of seed 004 §4.4: :func:`modified_f_beta` with β = 1.
+    """The modified F1 of Boyd et al. (2012) §4.4: :func:`modified_f_beta` with β = 1.
 
     Examples
     --------

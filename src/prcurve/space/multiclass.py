@@ -264,7 +264,8 @@ def average_precision(
 
     Examples
     --------
-    Seed 000's models A and B: (1 + 1 + 0.6 + 0.67) / 4 and (0.33 + 0.5 + 0.43 + 0.5) / 4.
+    The Precision And Recall tutorial's models A and B: (1 + 1 + 0.6 + 0.67) / 4 and
+    (0.33 + 0.5 + 0.43 + 0.5) / 4.
 
     >>> from prcurve import average_precision
     >>> truth = [1, 1, 0, 0, 1, 1, 0, 0]
