@@ -1,0 +1,249 @@
+"""An accumulator that folds batches of scores into one exact count state at about the
+cost of sorting them.
+
+Batches are not counted one by one: their rows are buffered until ``run_rows`` rows
+(default 2^23) and counted together with one sort (fewer, wider merges: a 10^8-row
+stream makes a dozen runs, not a hundred). Each run's state is kept as ascending
+distinct scores with the positive and negative weight at each, in a compact form:
+the scores' own float dtype (float32 scores stay 4 bytes) and, without weights,
+``uint32`` counts while they fit. The runs wait in a stack whose sizes at least double
+downwards (each row is merged O(log n) times) and are merged by one stable
+``argsort`` of two ascending runs concatenated (timsort finds the runs and merges them
+in linear time), three gathers, and the sum of the weights of a score present in both.
+Cumulative counts are computed once, when :meth:`ExactAccumulator.counts` builds the
+:class:`~prcurve.ThresholdCounts`; without weights every count is an integer, so the
+state equals ``ThresholdCounts.from_scores`` on all the rows bit for bit.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from prcurve.core.counts import ThresholdCounts, _run_lengths, _runs
+from prcurve.validation.labels import BinaryLabels, weight_overflow
+
+__all__ = ["DEFAULT_RUN_ROWS", "MERGE_PIECE", "ExactAccumulator", "merge_runs"]
+
+F64 = NDArray[np.float64]
+Run = tuple[NDArray[Any], NDArray[Any], NDArray[Any]]
+"""Ascending distinct scores, and the positive and negative weight at each."""
+
+DEFAULT_RUN_ROWS = 1 << 23
+_UINT32_LIMIT = (1 << 32) - 1
+
+
+def merge_runs(a: Run, b: Run, dtype: np.dtype[Any] | None = None) -> Run:
+    """The union of two runs: ascending distinct scores, weights of a shared score added.
+
+    ``dtype`` is that of the merged weights (by default float64 for float weights; for
+    counts uint32 while their total fits, else int64). The runs are merged piece by
+    piece (about :data:`MERGE_PIECE` rows of the longer run and the rows of the other
+    between the same scores), so the sort and its temporaries stay in
+    cache and the only large arrays are the inputs and the output.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from prcurve.core.merge import merge_runs
+    >>> v, pos, neg = merge_runs((np.array([0.1, 0.5]), np.array([1, 0]), np.array([0, 2])),
+    ...                          (np.array([0.5, 0.9]), np.array([3, 1]), np.array([1, 0])))
+    >>> v.tolist(), pos.tolist(), neg.tolist()
+    ([0.1, 0.5, 0.9], [1, 3, 1], [0, 3, 0])
+    """
+    n_a, n_b = a[0].shape[0], b[0].shape[0]
+    dtype = _weights_dtype(a, b) if dtype is None else dtype
+    if n_a == 0 or n_b == 0:
+        values, pos, neg = b if n_a == 0 else a
+        return values, pos.astype(dtype, copy=False), neg.astype(dtype, copy=False)
+    if n_a < n_b:
+        a, b, n_a, n_b = b, a, n_b, n_a  # pieces cut along the longer run
+    n = n_a + n_b
+    out = (np.empty(n, dtype=np.result_type(a[0], b[0])), np.empty(n, dtype=dtype),
+           np.empty(n, dtype=dtype))
+    a = (a[0], a[1].astype(dtype, copy=False), a[2].astype(dtype, copy=False))
+    b = (b[0], b[1].astype(dtype, copy=False), b[2].astype(dtype, copy=False))
+    cuts_a = np.arange(MERGE_PIECE, n_a, MERGE_PIECE)
+    starts_a = np.concatenate(([0], cuts_a, [n_a]))
+    starts_b = np.concatenate(([0], np.searchsorted(b[0], a[0][cuts_a]), [n_b]))
+    filled = 0
+    for k in range(starts_a.shape[0] - 1):
+        part_a = slice(int(starts_a[k]), int(starts_a[k + 1]))
+        part_b = slice(int(starts_b[k]), int(starts_b[k + 1]))
+        filled += _merge_piece([x[part_a] for x in a], [x[part_b] for x in b], out, filled)
+    for array in out:
+        array.resize(filled, refcheck=False)  # shared scores counted once: shorter
+    return out
+
+
+MERGE_PIECE = 1 << 18
+"""Rows of the longer run merged at a time by :func:`merge_runs`."""
+
+
+def _weights_dtype(a: Run, b: Run) -> np.dtype[Any]:
+    """float64 for weights; for counts uint32 while the total fits, else int64."""
+    dtype = np.result_type(a[1], b[1])
+    if dtype.kind == "f":
+        return np.dtype(np.float64)
+    total = sum(int(run[i].sum(dtype=np.int64)) for run in (a, b) for i in (1, 2))
+    return np.dtype(np.uint32) if total <= _UINT32_LIMIT else np.dtype(np.int64)
+
+
+def _merge_piece(a: list[NDArray[Any]], b: list[NDArray[Any]],
+                 out: tuple[NDArray[Any], ...], at: int) -> int:
+    """Merge one piece of each run into ``out[.][at:]``; return the rows written."""
+    both = np.concatenate((a[0], b[0]))
+    order = np.argsort(both, kind="stable")  # two ascending runs: a linear-time merge
+    m = both.shape[0]
+    values = out[0][at:at + m]
+    np.take(both, order, out=values)
+    pos, neg = out[1][at:at + m], out[2][at:at + m]
+    np.take(np.concatenate((a[1], b[1])), order, out=pos)
+    np.take(np.concatenate((a[2], b[2])), order, out=neg)
+    # A score in both runs appears twice in a row (each run is strictly increasing):
+    # add the first's weights to the second and drop the first.
+    shared = np.flatnonzero(values[:-1] == values[1:])
+    if shared.shape[0] == 0:
+        return int(m)
+    pos[shared + 1] += pos[shared]
+    neg[shared + 1] += neg[shared]
+    keep = np.ones(m, dtype=bool)
+    keep[shared] = False
+    kept = m - shared.shape[0]
+    for array in (values, pos, neg):
+        array[:kept] = array[keep]
+    return int(kept)
+
+
+class ExactAccumulator:
+    """Batches of checked scores and labels folded into one exact count state.
+
+    Parameters
+    ----------
+    run_rows : int, default 2**23
+        Rows buffered before they are counted together (one sort); memory holds at most
+        this many rows besides the state.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from prcurve.core.merge import ExactAccumulator
+    >>> from prcurve.validation.labels import BinaryLabels
+    >>> acc = ExactAccumulator(run_rows=2)
+    >>> acc.add(np.array([0.9, 0.5]), BinaryLabels(np.array([True, False]), None), None)
+    >>> acc.add(np.array([0.5, 0.1]), BinaryLabels(np.array([True, True]), None), None)
+    >>> c = acc.counts()
+    >>> c.thresholds.tolist(), c.tp.tolist(), c.fp.tolist()
+    ([0.9, 0.5, 0.1], [1.0, 2.0, 3.0], [0.0, 1.0, 1.0])
+    """
+
+    def __init__(self, run_rows: int = DEFAULT_RUN_ROWS) -> None:
+        self._run_rows = max(1, int(run_rows))
+        self._stack: list[Run] = []
+        self._buffer: list[tuple[NDArray[Any], BinaryLabels, F64 | None]] = []
+        self._buffered = 0
+        self._rows = 0
+        self._weighted = False
+
+    def __len__(self) -> int:
+        """At least the number of distinct scores so far: the rows of the counted runs
+        plus the rows not yet counted."""
+        return sum(int(run[0].shape[0]) for run in self._stack) + self._buffered
+
+    def add(self, scores: NDArray[np.floating[Any]], labels: BinaryLabels,
+            weights: F64 | None) -> None:
+        """Fold one batch (scores, labels and weights that passed validation)."""
+        if scores.shape[0] == 0:
+            return
+        self._weighted = self._weighted or weights is not None or labels.positive is None
+        self._buffer.append((scores, labels, weights))
+        self._buffered += int(scores.shape[0])
+        self._rows += int(scores.shape[0])
+        if self._buffered >= self._run_rows:
+            self.flush()
+
+    def flush(self) -> None:
+        """Count the buffered rows as one run and merge it into the stack."""
+        if not self._buffer:
+            return
+        run = _count_run(self._buffer, self._weighted)
+        self._buffer, self._buffered = [], 0
+        self._stack.append(run)
+        # Merge while the one below is at most twice as large: sizes at least double
+        # downwards, so each row takes part in O(log n) merges.
+        while len(self._stack) >= 2 and (
+                self._stack[-2][0].shape[0] <= 2 * self._stack[-1][0].shape[0]):
+            self._merge_top()
+
+    def _merge_top(self) -> None:
+        top = self._stack.pop()
+        below = self._stack.pop()  # off the stack: freed as soon as merged
+        self._stack.append(merge_runs(below, top, self._dtype()))
+
+    def _dtype(self) -> np.dtype[Any]:
+        if self._weighted:
+            return np.dtype(np.float64)
+        return np.dtype(np.uint32) if self._rows <= _UINT32_LIMIT else np.dtype(np.int64)
+
+    def counts(self) -> ThresholdCounts:
+        """The exact state of every row added (the buffer is counted, the stack merged)."""
+        self.flush()
+        while len(self._stack) >= 2:
+            self._merge_top()
+        if not self._stack:
+            return ThresholdCounts.empty()
+        values, pos, neg = self._stack[0]
+        keep = None if not self._weighted else (pos + neg) > 0  # no zero-weight group
+        if keep is not None and not keep.all():
+            values, pos, neg = values[keep], pos[keep], neg[keep]
+        thresholds = values[::-1].astype(np.float64) + 0.0  # a copy; -0.0 becomes 0.0
+        tp, fp = _cumulative_descending(pos), _cumulative_descending(neg)
+        n_pos = float(tp[-1]) if tp.shape[0] else 0.0
+        n_neg = float(fp[-1]) if fp.shape[0] else 0.0
+        if not math.isfinite(n_pos + n_neg):
+            raise weight_overflow("sample_weight", max(n_pos, n_neg))
+        return ThresholdCounts._trusted(thresholds, tp, fp, n_pos, n_neg)
+
+
+def _cumulative_descending(weights: NDArray[Any]) -> F64:
+    """Cumulative sums from the top of ascending per-score weights, as float64: in the
+    weights' own dtype first (integer counts: exact, and a contiguous sum is fast)."""
+    native = np.int64 if weights.dtype.kind in "iu" else np.float64
+    reversed_copy = weights[::-1].astype(native)
+    with np.errstate(over="ignore"):
+        np.cumsum(reversed_copy, out=reversed_copy)
+    return reversed_copy.astype(np.float64, copy=False)
+
+
+def _count_run(
+    batches: list[tuple[NDArray[Any], BinaryLabels, F64 | None]], weighted: bool,
+) -> Run:
+    """One run: the buffered batches counted together (one sort)."""
+    scores = batches[0][0] if len(batches) == 1 else np.concatenate([b[0] for b in batches])
+    if not weighted:
+        positive = (batches[0][1].positive if len(batches) == 1
+                    else np.concatenate([b[1].positive for b in batches]))
+        if positive is None:  # unreachable: weighted covers soft labels
+            raise TypeError("hard labels expected")
+        # As ThresholdCounts._from_checked: two sorts, integer counts.
+        values, totals = _runs(np.sort(scores))
+        pos_scores = scores[positive]
+        del positive
+        pos_scores.sort()
+        pos_values, pos_counts = _runs(pos_scores)
+        counts = np.uint32 if scores.shape[0] <= _UINT32_LIMIT else np.int64
+        pos = np.zeros(values.shape[0], dtype=counts)
+        pos[np.searchsorted(values, pos_values)] = pos_counts
+        neg = totals.astype(counts)
+        neg -= pos
+        return values, pos, neg
+    fraction = np.concatenate([b[1].positive_fraction() for b in batches])
+    w = np.concatenate([np.ones(b[0].shape[0]) if b[2] is None else b[2] for b in batches])
+    order = np.argsort(scores, kind="stable")
+    values, starts = _run_lengths(scores[order])
+    pos = np.add.reduceat((w * fraction)[order], starts)
+    neg = np.add.reduceat((w * (1.0 - fraction))[order], starts)
+    return values, pos, neg
