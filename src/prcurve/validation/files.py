@@ -285,3 +285,18 @@ def dask_needs_parquet(path: str, file_format: str) -> InvalidInputError:
     return InvalidInputError("INPUT", f"{path!r} is {file_format}; --dask and --workers read "
                              "Parquet", "convert the data to Parquet, or run without --dask "
                              "to stream it on this machine")
+
+
+def not_a_spark_frame(value: Any) -> InvalidInputError:
+    return InvalidInputError(
+        "frame", f"expected a Spark DataFrame, found {type(value).__name__}",
+        "pass spark.read.parquet(...), spark.table(...) or another pyspark.sql.DataFrame",
+    )
+
+
+def error_in_partition(argument: str, message: str) -> InvalidInputError:
+    """An input error raised while a Spark task read its partition, with its message
+    (argument, what was found and the fix, and the partition) kept as it was."""
+    error = InvalidInputError(argument, "x", "x")
+    error.args = (message,)
+    return error
