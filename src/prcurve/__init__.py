@@ -26,8 +26,10 @@ from prcurve.core.label_metrics import (
     precision,
     recall,
 )
+from prcurve.core.roc import ROCCurve, roc_curve
 from prcurve.core.table import Table
 from prcurve.errors import InvalidInputError, UndefinedMetricError, UndefinedMetricWarning
+from prcurve.present.report_build import report
 from prcurve.ranking import (
     JudgedRun,
     Measure,
@@ -70,7 +72,13 @@ from prcurve.space.intervals import (
     bootstrap_threshold,
     compare_average_precision,
 )
-from prcurve.space.multiclass import OneVsRest, average_precision, one_vs_rest, pr_curve
+from prcurve.space.multiclass import (
+    OneVsRest,
+    average_precision,
+    one_vs_rest,
+    pr_curve,
+    roc_auc,
+)
 
 __all__ = [
     "AP_METHODS",
@@ -90,6 +98,7 @@ __all__ = [
     "PRCurve",
     "PairedComparison",
     "Qrels",
+    "ROCCurve",
     "RankingEvaluation",
     "Run",
     "Table",
@@ -132,5 +141,8 @@ __all__ = [
     "recall",
     "recall_at_k",
     "reciprocal_rank",
+    "report",
+    "roc_auc",
+    "roc_curve",
     "worst_ranking_counts",
 ]

@@ -14,7 +14,7 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from prcurve.cli import demo, report, trec
+from prcurve.cli import demo, detection, report, trec
 from prcurve.cli.common import Parser, UsageError
 
 __all__ = ["main", "register"]
@@ -34,6 +34,7 @@ def register(subparsers: Any) -> None:
     trec.register(subparsers)
     report.register(subparsers)
     demo.register(subparsers)
+    detection.register(subparsers)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -66,6 +66,12 @@ def add_output_options(parser: argparse.ArgumentParser) -> None:
                         help="report the precision at recall >= R (default 0.9)")
     parser.add_argument("--precision-level", default="0.9", metavar="P",
                         help="report the recall at precision >= P (default 0.9)")
+    parser.add_argument("--ci", default=None, metavar="LEVEL",
+                        help="bootstrap confidence interval of the headline AP at LEVEL, e.g. "
+                        "0.95; 'none' for no interval (default: 0.95 when the curve has at most "
+                        "100000 thresholds, noted otherwise)")
+    parser.add_argument("--resamples", default="1000", metavar="N",
+                        help="bootstrap resamples for --ci (default 1000; seed 0)")
     parser.add_argument("--format", default="text", metavar="FORMAT",
                         help="standard output: text (default), json or csv")
     parser.add_argument(
@@ -75,7 +81,8 @@ def add_output_options(parser: argparse.ArgumentParser) -> None:
         "recall_at_precision",
     )
     parser.add_argument("--no-plots", action="store_true",
-                        help="with --out, write report.json and the curves but no plots")
+                        help="with --out, write report.json and the curves but no plots and "
+                        "no report.html")
 
 
 def register(subparsers: Any) -> None:
@@ -107,8 +114,8 @@ def register(subparsers: Any) -> None:
     report.add_argument("--input-format", metavar="FORMAT",
                         help="csv, tsv, parquet, jsonl or npz, when the file name does not say")
     report.add_argument("--out", metavar="DIR",
-                        help="write report.json, curve_<model>.csv, pr_curve.png/.svg and "
-                        "threshold.png to DIR")
+                        help="write report.json, curve_<model>.csv, pr_curve.png/.svg, "
+                        "threshold.png and the interactive report.html to DIR")
     scale = report.add_argument_group("large inputs (docs/scale.md)")
     scale.add_argument("--stream", action="store_true",
                        help="read the inputs in batches, memory bounded by the count state "
@@ -151,8 +158,16 @@ def _settings(args: argparse.Namespace) -> Any:
     precision = _number("--precision-level", args.precision_level, "a number in [0, 1]",
                         lambda x: 0 <= x <= 1)
     check_choice("--format", args.format, ("text", "json", "csv"))
+    resamples = _integer_option("--resamples", args.resamples, 1000)
+    ci: float | None = 0.95
+    cap: int | None = 100_000  # the default interval only where it is cheap
+    if args.ci is not None:
+        cap = None
+        ci = None if args.ci.strip().lower() == "none" else _number(
+            "--ci", args.ci, "a level in (0, 1), e.g. 0.95, or 'none'", lambda x: 0 < x < 1)
     return ReportSettings(ap_method=method, beta=beta, bins=bins,  # type: ignore[arg-type]
-                          recall_level=recall, precision_level=precision)
+                          recall_level=recall, precision_level=precision, ci_level=ci,
+                          resamples=int(resamples or 1000), ci_max_cells=cap)
 
 
 def _number(option: str, text: str, expected: str, ok: Callable[[float], bool]) -> float:

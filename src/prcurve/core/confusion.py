@@ -12,6 +12,7 @@ E), seed 000 (F-beta).
 from __future__ import annotations
 
 import math
+import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -21,7 +22,9 @@ from numpy.typing import ArrayLike, NDArray
 
 from prcurve.core.counts import scale_exponent
 from prcurve.core.label_counts import binary_cells
+from prcurve.core.table import Table
 from prcurve.core.undefined import Number, ZeroDivision, ratio, undefined_scope
+from prcurve.errors import UndefinedMetricWarning
 from prcurve.validation.arrays import (
     check_count,
     check_fraction,
@@ -330,6 +333,20 @@ class ConfusionMatrix:
     def cohen_kappa(self) -> float:
         """Cohen's kappa = (p_o - p_e) / (1 - p_e), p_o the accuracy, p_e chance agreement."""
         return self._rate(_cohen_kappa)
+
+    def _repr_html_(self) -> str:
+        """Notebook display: the 2x2 matrix and every rate of :meth:`metrics`."""
+        matrix = Table({
+            "": np.array(["predicted +", "predicted −"], dtype=object),
+            "actual +": np.array([self.tp, self.fn]),
+            "actual −": np.array([self.fp, self.tn]),
+        })
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UndefinedMetricWarning)
+            rates = self.metrics()
+        table = Table({"rate": np.array(list(rates), dtype=object),
+                       "value": np.array(list(rates.values()))})
+        return matrix.to_html(caption="ConfusionMatrix") + table.to_html()
 
     def metrics(self, beta: float = 1.0) -> dict[str, float]:
         """Every rate by name, with at most one warning for all of them.

@@ -9,6 +9,7 @@ in order of decreasing threshold, that is increasing recall.
 from __future__ import annotations
 
 import math
+import warnings
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -32,8 +33,10 @@ from prcurve.core.counts import (
     reaching,
     scale_exponent,
 )
+from prcurve.core.roc import ROCCurve
 from prcurve.core.table import Table
 from prcurve.core.undefined import ZeroDivision, ratio, undefined, undefined_scope
+from prcurve.errors import UndefinedMetricWarning
 from prcurve.validation.arrays import (
     as_1d,
     check_choice,
@@ -193,6 +196,25 @@ class PRCurve:
             f"PRCurve({kind}, {len(self)} thresholds, n_pos={self.n_pos:g}, "
             f"n_neg={self.n_neg:g})"
         )
+
+    def _repr_html_(self) -> str:
+        """Notebook display: the state, AP in every method, the best F1 point, and the
+        curve drawn (when matplotlib is installed)."""
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UndefinedMetricWarning)
+            kind = "binned" if self.is_binned else "exact"
+            names = ["curve", "thresholds", "positives", "negatives", "prevalence"]
+            values = [kind, str(len(self)), f"{self.n_pos:g}", f"{self.n_neg:g}",
+                      f"{self.prevalence:.4f}"]
+            for method in ("step", "interpolated", "davis_goadrich"):
+                names.append(f"AP ({method})")
+                values.append(f"{self.average_precision(method):.4f}")
+            best = self.best_f()
+            names.append("best F1 (threshold)")
+            values.append(f"{best.value:.4f} ({best.threshold:.6g})")
+        summary = Table({"": np.array(names, dtype=object),
+                         "value": np.array(values, dtype=object)})
+        return summary.to_html(caption="PRCurve") + _svg_of(self)
 
     # -- arrays ----------------------------------------------------------------------
 
@@ -375,6 +397,18 @@ class PRCurve:
         from prcurve.present.plot import plot_pr_curve
 
         return plot_pr_curve(self, ax, **kwargs)
+
+    def roc(self, *, drop_intermediate: bool = False) -> ROCCurve:
+        """The ROC curve of the same counts (:class:`prcurve.ROCCurve`), point for point.
+
+        Examples
+        --------
+        >>> from prcurve import pr_curve
+        >>> pr_curve([1, 0, 1, 0], [0.9, 0.8, 0.7, 0.6]).roc().auc()
+        0.75
+        """
+        return ROCCurve(self._counts, drop_intermediate=drop_intermediate,
+                        zero_division=self.zero_division)
 
     def average_precision(self, method: APMethod = "step") -> float:
         """Average precision of this curve by a named method (see
@@ -591,3 +625,17 @@ def binary_pr_curve(
     binned = BinnedCounts(resolve_edges(bins, scores))
     binned._add_checked(scores, binary, weights)
     return PRCurve.from_counts(binned, zero_division=zero_division)
+
+
+def _svg_of(curve: PRCurve) -> str:
+    """The curve drawn as inline SVG for a notebook; empty without matplotlib."""
+    try:
+        from matplotlib.figure import Figure
+    except ImportError:
+        return ""
+    # Convenience display: the presentation layer above, imported lazily (docs/architecture.md).
+    from prcurve.present.plot import plot_pr_curve, svg_text
+
+    figure = Figure(figsize=(6.4, 4.2), layout="constrained")
+    plot_pr_curve(curve, figure.add_subplot(), label="curve")
+    return svg_text(figure)

@@ -7,8 +7,8 @@
   (Theorem 1), the random classifier's precision at the prevalence π, iso-F
   contours, and each curve's best-F point marked with its threshold. Legend
   entries carry the AP and its method.
-- :func:`plot_thresholds`: precision, recall and F-beta against the threshold
-  (predict positive when ``score >= threshold``), with the best threshold.
+- precision, recall and F-beta against the threshold are in
+  :mod:`prcurve.present.threshold_plot`.
 
 Each returns the matplotlib objects it drew, so that they can be restyled or
 inspected. Nothing here computes a metric: the values are views of the
@@ -42,27 +42,28 @@ from numpy.typing import NDArray
 from prcurve.core.average_precision import APMethod
 from prcurve.core.curve import PRCurve
 from prcurve.errors import UndefinedMetricWarning
+from prcurve.present.labels import place_labels
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
     from matplotlib.collections import PolyCollection
     from matplotlib.figure import Figure
     from matplotlib.lines import Line2D
+    from matplotlib.text import Annotation, Text
 
 __all__ = [
     "DPI",
+    "LOW_PREVALENCE",
     "PR_FIGSIZE",
     "PRPlot",
-    "ThresholdPlot",
     "close",
     "group_by_prevalence",
+    "place_labels",
     "plot_pr_curve",
     "plot_pr_curves",
     "plot_pr_curves_grid",
-    "plot_thresholds",
-    "plot_thresholds_grid",
     "pr_grid_size",
-    "threshold_grid_size",
+    "svg_text",
 ]
 
 F64 = NDArray[np.float64]
@@ -75,6 +76,9 @@ PR_FIGSIZE = (9.0, 6.0)
 
 _ISO_F = (0.2, 0.4, 0.6, 0.8)
 _GREY = "0.45"
+
+LOW_PREVALENCE = 0.05
+"""Below this prevalence the unachievable region is a sliver: a zoomed inset shows it."""
 
 
 @dataclass
@@ -97,6 +101,14 @@ class PRPlot:
         The iso-F contours.
     best_points : dict of str to Line2D
         Each curve's best-F marker.
+    best_labels : dict of str to Annotation
+        Each best point's label, placed where it overlaps no other label, marker,
+        note or the legend (with a leader line when it had to move away).
+    notes : list of Text
+        The minimum AP written on the plot, one per prevalence.
+    inset : Axes or None
+        At low prevalence, a zoom on the bottom of the plot where the
+        unachievable region and the random baseline lie.
     """
 
     figure: Figure
@@ -106,24 +118,36 @@ class PRPlot:
     baselines: list[Line2D] = field(default_factory=list)
     iso_f: list[Line2D] = field(default_factory=list)
     best_points: dict[str, Line2D] = field(default_factory=dict)
-
-
-@dataclass
-class ThresholdPlot:
-    """What :func:`plot_thresholds` drew: one line per quantity and the best threshold."""
-
-    figure: Figure
-    ax: Axes
-    precision: Line2D
-    recall: Line2D
-    f_beta: Line2D
-    best: Line2D | None
+    best_labels: dict[str, Annotation] = field(default_factory=dict)
+    notes: list[Text] = field(default_factory=list)
+    inset: Axes | None = None
 
 
 def _pyplot() -> Any:
     import matplotlib.pyplot as plt
 
     return plt
+
+
+def svg_text(figure: Figure) -> str:
+    """The figure as SVG text, the same bytes on every run (no date, fixed ids), for
+    notebooks and files.
+
+    Examples
+    --------
+    >>> from matplotlib.figure import Figure
+    >>> from prcurve.present.plot import svg_text
+    >>> svg_text(Figure()).lstrip().startswith("<?xml")
+    True
+    """
+    import io
+
+    import matplotlib
+
+    buffer = io.StringIO()
+    with matplotlib.rc_context({"svg.hashsalt": "prcurve"}):
+        figure.savefig(buffer, format="svg", metadata={"Date": None})
+    return buffer.getvalue()
 
 
 def close(figure: Figure) -> None:
@@ -311,19 +335,23 @@ def plot_pr_curves(
                                markeredgewidth=0.8, linestyle="none", zorder=4,
                                label=f"_best {name}", clip_on=False)
             point.set_gid(f"best-{i}")
-            # Below-left of the point, unless that would leave the axes.
-            low, left = best.precision < 0.15, best.recall < 0.25
-            ax.annotate(
+            label = ax.annotate(
                 f"best {name_f} {best.value:.2f}\nt = {_format_threshold(best.threshold)}",
-                xy=(best.recall, best.precision), xytext=(8 if left else -8, 8 if low else -8),
-                textcoords="offset points", ha="left" if left else "right",
-                va="bottom" if low else "top", fontsize=7, color=color,
-                bbox={"boxstyle": "round,pad=0.15", "facecolor": "white", "alpha": 0.75,
+                xy=(best.recall, best.precision), xytext=(-8, -8), textcoords="offset points",
+                ha="right", va="top", fontsize=7, color=color,
+                bbox={"boxstyle": "round,pad=0.15", "facecolor": "white", "alpha": 0.85,
                       "edgecolor": "none"},
-                zorder=5,
+                zorder=5, annotation_clip=False,
             )
+            label.set_in_layout(False)  # placed after the layout, outside of it
+            label.set_gid(f"best-label-{i}")
             drawn.best_points[name] = point
+            drawn.best_labels[name] = label
 
+    if show_unachievable:
+        if prevalences and min(prevalences) < LOW_PREVALENCE:
+            drawn.inset = _low_prevalence_inset(drawn, named, min(prevalences))
+        _write_minimum_ap(drawn, named, prevalences, ap_method)
     if legend == "outside":
         ax.legend(loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0.0,
                   fontsize=8, frameon=False)
@@ -333,7 +361,81 @@ def plot_pr_curves(
                   fontsize=8, frameon=False)
     elif legend is not None:
         ax.legend(loc=cast(Any, legend), fontsize=8)
+    place_labels([drawn])
     return drawn
+
+
+def _write_minimum_ap(drawn: PRPlot, curves: Mapping[str, PRCurve], prevalences: list[float],
+                      ap_method: APMethod) -> None:
+    """Write each prevalence's minimum AP on the plot (Boyd et al.: the region's size).
+
+    In the lower right corner, inside the unachievable region where no curve can
+    pass; for the prevalence of a low-prevalence inset, in the inset's title.
+    """
+    from prcurve.space.bounds import min_average_precision
+
+    lines = []
+    for pi in prevalences:
+        curve = next(c for c in curves.values() if math.isclose(c.prevalence, pi, rel_tol=1e-12))
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", UndefinedMetricWarning)
+                minimum = float(min_average_precision(curve.n_pos, curve.n_neg, ap_method))
+        except ValueError:  # e.g. the step minimum of non-integer weights
+            continue
+        text = f"min AP ({ap_method}) at π = {pi:.3g}: {minimum:.3g}"
+        if drawn.inset is not None and pi == min(prevalences):
+            title = drawn.inset.get_title()
+            drawn.inset.set_title(f"{title}\n{text}", fontsize=7, pad=2)
+            drawn.notes.append(drawn.inset.title)
+        else:
+            lines.append(text)
+    if lines:
+        note = drawn.ax.text(0.985, 0.015, "\n".join(lines), transform=drawn.ax.transAxes,
+                             ha="right", va="bottom", fontsize=7, color="0.3", zorder=6,
+                             bbox={"boxstyle": "round,pad=0.2", "facecolor": "white",
+                                   "alpha": 0.85, "edgecolor": "0.8"})
+        note.set_gid("minimum-ap")
+        drawn.notes.append(note)
+
+
+_INSET_SIZE = 0.36  # of the axes, each side
+_CORNERS = ((0.62, 0.58), (0.04, 0.06), (0.62, 0.2), (0.3, 0.58))  # lower-left (x0, y0)
+
+
+def _low_prevalence_inset(drawn: PRPlot, curves: Mapping[str, PRCurve], pi: float) -> Axes:
+    """A zoom on precision in [0, 6π]: the unachievable region and the baseline, readable.
+
+    Placed where the curves leave the most room (the fewest curve points inside).
+    """
+    ax = drawn.ax
+    top = min(1.0, 6.0 * pi)
+    points = [np.column_stack(_step_xy(c)) for c in curves.values() if len(c)]
+    every = np.concatenate(points) if points else np.zeros((0, 2))
+
+    def crowding(corner: tuple[float, float]) -> int:
+        x0, y0 = corner
+        inside = ((every[:, 0] >= x0) & (every[:, 0] <= x0 + _INSET_SIZE)
+                  & (every[:, 1] >= y0) & (every[:, 1] <= y0 + _INSET_SIZE))
+        return int(np.count_nonzero(inside))
+
+    x0, y0 = min(_CORNERS, key=crowding)
+    inset = ax.inset_axes((x0, y0, _INSET_SIZE, _INSET_SIZE))
+    inset.set_gid("low-prevalence-inset")
+    r = np.linspace(0.0, 1.0, 401)
+    inset.fill_between(r, 0.0, _min_precision(r, pi), facecolor="0.6", alpha=0.3,
+                       edgecolor="0.35", linewidth=0.8)
+    inset.plot([0.0, 1.0], [pi, pi], linestyle=(0, (5, 3)), color="0.25", linewidth=1.0)
+    for line in drawn.curves.values():
+        inset.plot(line.get_xdata(), line.get_ydata(), drawstyle="steps-pre",
+                   color=line.get_color(), linewidth=1.0)
+    inset.set_xlim(0.0, 1.0)
+    inset.set_ylim(0.0, top)
+    inset.tick_params(labelsize=6, length=2, pad=1)
+    inset.set_title(f"zoom: precision ≤ {top:.2g}", fontsize=7, pad=2)
+    inset.set_facecolor("white")
+    inset.set_zorder(5)
+    return inset
 
 
 def group_by_prevalence(curves: Mapping[str, PRCurve]) -> list[dict[str, PRCurve]]:
@@ -412,6 +514,7 @@ def plot_pr_curves_grid(
         drawn.append(plot_pr_curves(group, axes[k // cols][k % cols], title=title, **kwargs))
     for k in range(len(groups), rows * cols):
         figure.delaxes(axes[k // cols][k % cols])
+    place_labels(drawn)  # again, now that every panel and legend is laid out
     return drawn
 
 
@@ -437,150 +540,3 @@ def plot_pr_curve(
     ([0.0, 0.5, 0.5, 1.0], [1.0, 1.0, 0.5, 0.6666666666666666])
     """
     return plot_pr_curves({label: curve}, ax, **kwargs)
-
-
-def _step_against_threshold(thresholds: F64, values: F64) -> tuple[F64, F64]:
-    """x ascending; the value at a threshold holds down to the next lower threshold."""
-    return thresholds[::-1], values[::-1]
-
-
-def plot_thresholds(
-    curve: PRCurve,
-    ax: Axes | None = None,
-    *,
-    beta: float = 1.0,
-    title: str | None = None,
-    mark_best: bool = True,
-    legend: str | None = "outside",
-) -> ThresholdPlot:
-    """Draw precision, recall and F-beta against the decision threshold.
-
-    At threshold ``t`` the classifier predicts positive every score ``>= t``;
-    between two adjacent thresholds of the curve nothing changes, so each line
-    is a step function (seed 003: everything depends on the threshold).
-
-    Parameters
-    ----------
-    curve : PRCurve
-    ax : matplotlib Axes, optional
-        Where to draw; a new figure if None.
-    beta : float, default 1.0
-        The F-beta drawn and maximised.
-    title : str, optional
-    mark_best : bool, default True
-        A vertical line at the best F-beta threshold.
-    legend : str or None, default "outside"
-        "outside" puts the legend right of the axes, so that it covers no
-        line; any other string is a matplotlib ``loc``; None draws none.
-
-    Returns
-    -------
-    ThresholdPlot
-
-    Examples
-    --------
-    >>> import matplotlib
-    >>> matplotlib.use("Agg")
-    >>> from prcurve import pr_curve
-    >>> from prcurve.present.plot import plot_thresholds
-    >>> drawn = plot_thresholds(pr_curve([1, 0, 1], [0.9, 0.5, 0.1]))
-    >>> drawn.recall.get_xdata().tolist(), drawn.recall.get_ydata().tolist()
-    ([0.1, 0.5, 0.9], [1.0, 0.5, 0.5])
-    """
-    if ax is None:
-        figure = _pyplot().figure(figsize=(7.0, 4.5), layout="constrained")
-        ax = figure.add_subplot()
-    else:
-        figure = ax.get_figure()
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", UndefinedMetricWarning)
-        precision = curve.precision
-        recall = curve.recall
-        f = curve.f_beta(beta)
-        best = curve.best_f(beta)
-    t = curve.thresholds
-    name_f = f"F{beta:g}"
-    lines = []
-    for values, label, color in ((precision, "precision", "tab:blue"),
-                                 (recall, "recall", "tab:orange"),
-                                 (f, name_f, "tab:green")):
-        x, y = _step_against_threshold(t, values)
-        (line,) = ax.plot(x, y, drawstyle="steps-pre", label=label, color=color, linewidth=1.5,
-                          clip_on=False)  # values lie in [0, 1], x in the limits
-        lines.append(line)
-    best_line = None
-    if mark_best and math.isfinite(best.threshold):
-        best_line = ax.axvline(best.threshold, color="0.3", linestyle="--", linewidth=1.0,
-                               label=f"best {name_f} = {best.value:.3f} at t = "
-                               f"{_format_threshold(best.threshold)}")
-    low, high = (float(t.min()), float(t.max())) if t.shape[0] else (0.0, 1.0)
-    if low == high:
-        low, high = low - 0.5, high + 0.5
-    pad = 0.02 * (high - low)
-    ax.set_xlim(low - pad, high + pad)
-    ax.set_ylim(0.0, 1.0)
-    ax.set_xlabel("Threshold (predict positive when score ≥ threshold)")
-    ax.set_ylabel("Value")
-    ax.grid(True, color="0.9", linewidth=0.6)
-    if title:
-        ax.set_title(title)
-    if legend == "outside":
-        ax.legend(loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0.0,
-                  fontsize=8, frameon=False)
-    elif legend is not None:
-        ax.legend(loc=cast(Any, legend), fontsize=8, framealpha=0.85)
-    return ThresholdPlot(figure=figure, ax=ax, precision=lines[0], recall=lines[1],
-                         f_beta=lines[2], best=best_line)
-
-
-def threshold_grid_size(n_curves: int, ncols: int = 2) -> tuple[float, float]:
-    """The size in inches of :func:`plot_thresholds_grid`'s figure for ``n_curves`` panels."""
-    n = max(n_curves, 1)
-    cols = min(ncols, n)
-    return (6.0 * cols, 4.2 * math.ceil(n / cols))
-
-
-def plot_thresholds_grid(
-    curves: Mapping[str, PRCurve], *, beta: float = 1.0, ncols: int = 2,
-    figure: Figure | None = None,
-) -> Figure:
-    """One :func:`plot_thresholds` panel per curve, in a grid (the report's threshold.png).
-
-    Examples
-    --------
-    >>> import matplotlib
-    >>> matplotlib.use("Agg")
-    >>> from prcurve import pr_curve
-    >>> from prcurve.present.plot import plot_thresholds_grid
-    >>> fig = plot_thresholds_grid({"a": pr_curve([1, 0], [0.9, 0.1]),
-    ...                             "b": pr_curve([1, 0], [0.1, 0.9])})
-    >>> [ax.get_title() for ax in fig.axes]
-    ['a   (best F1 = 1.000 at t = 0.9)', 'b   (best F1 = 0.667 at t = 0.1)']
-    """
-    n = max(len(curves), 1)
-    cols = min(ncols, n)
-    rows = math.ceil(n / cols)
-    size = threshold_grid_size(len(curves), ncols)
-    if figure is None:
-        figure = _pyplot().figure(figsize=size, layout="constrained")
-    else:
-        figure.set_size_inches(size)
-    axes = figure.subplots(rows, cols, squeeze=False)
-    drawn = None
-    for k, (name, curve) in enumerate(curves.items()):
-        drawn = plot_thresholds(curve, axes[k // cols][k % cols], beta=beta, legend=None)
-        title = name
-        if drawn.best is not None:
-            title += f"   ({drawn.best.get_label()})"
-        drawn.ax.set_title(title, fontsize=10)
-    if drawn is not None:  # one legend for all panels: the lines are the same in each
-        handles = [drawn.precision, drawn.recall, drawn.f_beta]
-        if drawn.best is not None:
-            handles.append(drawn.best)
-        figure.legend(handles, ["precision", "recall", f"F{beta:g}", "best threshold"][
-            : len(handles)], loc="outside upper center", ncols=len(handles), fontsize=9,
-            frameon=False)
-    for k in range(len(curves), rows * cols):
-        axes[k // cols][k % cols].set_visible(False)
-        figure.delaxes(axes[k // cols][k % cols])
-    return figure

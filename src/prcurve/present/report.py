@@ -30,13 +30,11 @@ Examples
 
 from __future__ import annotations
 
-import csv
-import io as _io
 import json
 import math
 import re
 import warnings
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -47,10 +45,13 @@ from numpy.typing import NDArray
 from prcurve._version import __version__
 from prcurve.core.average_precision import AP_METHODS, APMethod
 from prcurve.core.curve import PRCurve
+from prcurve.core.table import Table
 from prcurve.errors import UndefinedMetricWarning
+from prcurve.present import report_text
 from prcurve.validation.files import bad_fail_under, metric_not_available
 
 if TYPE_CHECKING:
+    from matplotlib.figure import Figure
     from rich.console import Console
     from rich.table import Table as RichTable
 
@@ -94,6 +95,12 @@ class ReportSettings:
     curve or a number of equal-width bins over the observed scores;
     ``recall_level`` and ``precision_level`` the levels of "precision at
     recall" and "recall at precision".
+
+    ``ci_level`` is the level of the headline AP's stratified bootstrap
+    interval (None: no interval) from ``resamples`` resamples drawn with
+    ``seed``; ``ci_max_cells`` skips it, with a note, for states with more
+    cells than that (the bootstrap's cost grows with them: about 10^5 cells
+    and 1000 resamples take a few seconds on one core); None computes it always.
     """
 
     ap_method: APMethod = "step"
@@ -101,6 +108,10 @@ class ReportSettings:
     bins: int | None = None
     recall_level: float = 0.9
     precision_level: float = 0.9
+    ci_level: float | None = 0.95
+    resamples: int = 1000
+    seed: int = 0
+    ci_max_cells: int | None = 100_000
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -110,6 +121,10 @@ class ReportSettings:
             "bins": self.bins,
             "recall_level": self.recall_level,
             "precision_level": self.precision_level,
+            # Added within prcurve.report/1 (docs/report.md).
+            "ci_level": self.ci_level,
+            "resamples": self.resamples,
+            "seed": self.seed,
         }
 
 
@@ -198,6 +213,11 @@ class Report:
     models: list[ModelReport]
     notes: list[str] = field(default_factory=list)
 
+    @property
+    def schema(self) -> str:
+        """The version of report.json's layout, :data:`REPORT_SCHEMA`."""
+        return REPORT_SCHEMA
+
     # -- JSON -------------------------------------------------------------------------------
 
     def to_dict(self, files: Sequence[str] = ()) -> dict[str, Any]:
@@ -231,160 +251,37 @@ class Report:
         """report.json's text: indented, NaN never written (undefined is null)."""
         return json.dumps(self.to_dict(files), indent=2, allow_nan=False) + "\n"
 
-    # -- tables -------------------------------------------------------------------------
+    # -- text, tables and CSV (prcurve.present.report_text) -----------------------------
 
     def rows(self, model: ModelReport) -> list[tuple[str, str, str, str]]:
         """The table of one model: (metric, value, threshold, operating point)."""
-        v = model.values
-        method = self.settings.ap_method
-        beta = self.settings.beta
-        rows = [
-            ("rows", f"{v['rows']}", "", _dropped_text(v)),
-            ("positives", _count(v["positives"]), "", f"negatives {_count(v['negatives'])}"),
-            ("prevalence", _fmt(v["prevalence"]), "", ""),
-            (f"AP ({method})", _fmt(v["ap"]["value"]), "", _curve_text(v["curve"])),
-            ("AUCPR (davis_goadrich)", _fmt(v["aucpr"]["value"]), "", ""),
-            (f"min AP ({method}) for these counts", _fmt_entry(v["min_ap"]), "",
-             _note(v["min_ap"])),
-            (f"normalized AP ({method})", _fmt_entry(v["normalized_ap"]), "",
-             _note(v["normalized_ap"])),
-            ("min AUCPR (davis_goadrich)", _fmt_entry(v["min_aucpr"]), "", _note(v["min_aucpr"])),
-            ("AUCNPR (davis_goadrich)", _fmt_entry(v["aucnpr"]), "", _note(v["aucnpr"])),
-        ]
-        if "state" in v:
-            state = v["state"]
-            rows.append(("state", state["mode"], "", _state_text(state)))
-            bounds = state["ap_bounds"]
-            if bounds is not None:
-                rows.append((f"exact AP ({bounds['method']}) bounds", _bounds_text(bounds), "",
-                             f"binned AP ({bounds['method']}) {_fmt(bounds['binned'])}, "
-                             f"largest possible error {_fmt(bounds['max_error'])}"))
-        best = v["best_f"]
-        rows.append((f"best F{beta:g}", _fmt(best["value"]), _fmt_threshold(best["threshold"]),
-                     _pr_text(best)))
-        par = v["precision_at_recall"]
-        rows.append((f"precision at recall >= {par['level']:g}", _fmt_entry(par),
-                     _fmt_threshold(par["threshold"]), _pr_text(par)))
-        rap = v["recall_at_precision"]
-        rows.append((f"recall at precision >= {rap['level']:g}", _fmt_entry(rap),
-                     _fmt_threshold(rap["threshold"]), _pr_text(rap)))
-        return rows
+        return report_text.rows(self, model)
 
-    def _title(self, model: ModelReport) -> str:
-        column = f", column {model.score_column!r}" if model.score_column else ""
-        return f"model {model.name} ({model.input.name}{column})"
+    def comparison_table(self, *, every_method: bool = False) -> Table:
+        """The models side by side (:func:`prcurve.present.report_text.comparison_table`)."""
+        return report_text.comparison_table(self, every_method=every_method)
 
     def header_lines(self) -> list[str]:
-        s = self.settings
-        curve = "exact" if s.bins is None else f"binned, {s.bins} equal-width bins"
-        if s.bins is None and any("state" in m.values for m in self.models):
-            curve = "exact, or binned past the distinct-score budget (each model's state)"
-        lines = [
-            f"prcurve {__version__} report (schema {REPORT_SCHEMA})",
-            f"predicted positive: score >= threshold; ties: one operating point; curve: {curve}",
-        ]
-        for summary in self.inputs:
-            if summary.path is None:
-                continue
-            label_how = ("found automatically" if summary.label_chosen == "auto"
-                         else "chosen with --label")
-            weight = f"; weights {summary.weight_column!r}" if summary.weight_column else ""
-            how = ""
-            if summary.engine == "stream":
-                how = f" streamed from {summary.files} file(s) in {summary.batches} batches"
-            elif summary.engine == "dask":
-                how = f" read by Dask from {summary.files} file(s)"
-            lines.append(
-                f"input {summary.name}: {summary.format}, {summary.rows} rows{how}; label "
-                f"{summary.label_column!r} ({label_how}), positive = "
-                f"{_plain(summary.positive_label)!r}{weight}"
-            )
-        lines.extend(f"note: {note}" for note in self.notes)
-        return lines
+        return report_text.header_lines(self)
 
     def to_text(self) -> str:
-        """Plain, stable text: one aligned table per model (for files, pipes and tests)."""
-        out = list(self.header_lines())
-        for model in self.models:
-            rows = [(metric, value, f"at threshold {t}" if t else "", detail)
-                    for metric, value, t, detail in self.rows(model)]
-            widths = [max(len(r[i]) for r in rows) for i in range(3)]
-            out.append("")
-            out.append(self._title(model))
-            for metric, value, at, detail in rows:
-                line = (f"  {metric.ljust(widths[0])}  {value.rjust(widths[1])}  "
-                        f"{at.ljust(widths[2])}  {detail}")
-                out.append(line.rstrip())
-        return "\n".join(out) + "\n"
+        """Plain, stable text: the models side by side, then one table per model."""
+        return report_text.to_text(self)
 
     def rich_tables(self) -> list[RichTable]:
         """One rich table per model (for a terminal)."""
-        from rich.table import Table as RichTable
-
-        tables = []
-        for model in self.models:
-            table = RichTable(title=self._title(model), title_justify="left")
-            table.add_column("metric")
-            table.add_column("value", justify="right")
-            table.add_column("at threshold", justify="right")
-            table.add_column("operating point / note")
-            for row in self.rows(model):
-                table.add_row(*row)
-            tables.append(table)
-        return tables
+        return report_text.rich_tables(self)
 
     def print_rich(self, console: Console) -> None:
-        """Print the header and the rich tables to ``console``."""
-        for line in self.header_lines():
-            console.print(line, highlight=False, markup=False)
-        for table in self.rich_tables():
-            console.print()
-            console.print(table)
-
-    # -- CSV -----------------------------------------------------------------------------
+        """Print the header, the comparison and the rich tables to ``console``."""
+        report_text.print_rich(self, console)
 
     def csv_rows(self) -> list[dict[str, Any]]:
         """One flat row per model; an empty cell is undefined or not available."""
-        out = []
-        for m in self.models:
-            v = m.values
-            row: dict[str, Any] = {
-                "input": m.input.name,
-                "model": m.name,
-                "score_column": m.score_column,
-                "rows": v["rows"],
-                "rows_dropped": v["rows_dropped"],
-                "positives": v["positives"],
-                "negatives": v["negatives"],
-                "prevalence": v["prevalence"],
-                "curve": v["curve"]["kind"],
-                "ap_method": v["ap"]["method"],
-                "ap": v["ap"]["value"],
-                **{f"ap_{k}": value for k, value in v["average_precision"].items()},
-                "min_ap": v["min_ap"]["value"],
-                "normalized_ap": v["normalized_ap"]["value"],
-                "min_aucpr_davis_goadrich": v["min_aucpr"]["value"],
-                "aucnpr_davis_goadrich": v["aucnpr"]["value"],
-                "best_f_beta": v["best_f"]["beta"],
-            }
-            for key in ("best_f", "precision_at_recall", "recall_at_precision"):
-                entry = v[key]
-                if "level" in entry:
-                    row[f"{key}_level"] = entry["level"]
-                for part in ("value", "threshold", "precision", "recall"):
-                    row[key if part == "value" else f"{key}_{part}"] = entry[part]
-            out.append(row)
-        return out
+        return report_text.csv_rows(self)
 
     def to_csv(self) -> str:
-        rows = self.csv_rows()
-        buffer = _io.StringIO()
-        writer = csv.DictWriter(buffer, fieldnames=list(rows[0]), lineterminator="\n")
-        writer.writeheader()
-        for row in rows:
-            writer.writerow({k: "" if v is None else (repr(v) if isinstance(v, float) else v)
-                             for k, v in row.items()})
-        return buffer.getvalue()
+        return report_text.to_csv(self)
 
     # -- fail-under ------------------------------------------------------------------------
 
@@ -429,8 +326,16 @@ class Report:
 
     # -- files -----------------------------------------------------------------------------
 
+    def to_html(self, *, title: str = "prcurve report") -> str:
+        """The report as one self-contained, interactive HTML page
+        (:func:`prcurve.present.html.render_html`; needs bokeh, in the ``report`` extra)."""
+        from prcurve.present.html import render_html
+
+        return render_html(self, title=title)
+
     def write(self, out_dir: str | Path, *, plots: bool = True) -> list[Path]:
-        """Write report.json, curve_<model>.csv, pr_curve.png/.svg and threshold.png.
+        """Write report.json, curve_<model>.csv and, with ``plots``, pr_curve.png/.svg,
+        threshold.png and the interactive report.html.
 
         Returns the paths written, report.json last.
         """
@@ -453,109 +358,81 @@ class Report:
             written.append(path)
             models.append(ModelReport(model.name, model.input, model.score_column, model.curve,
                                       model.values, curve_file=path.name))
+        final = Report(self.settings, self.inputs, models, self.notes)
         if plots:
             written.extend(self._write_plots(folder))
-        final = Report(self.settings, self.inputs, models, self.notes)
+            page = folder / "report.html"
+            page.write_text(final.to_html(), encoding="utf-8")
+            written.append(page)
         report_path = folder / "report.json"
         names_written = [p.name for p in written] + [report_path.name]
         report_path.write_text(final.to_json(files=names_written))
         written.append(report_path)
         return written
 
-    def _write_plots(self, folder: Path) -> list[Path]:
+    def _repr_html_(self) -> str:
+        """Notebook display: the header, the models side by side and the PR plot (SVG).
+
+        The interactive page is :meth:`to_html`; this needs no script to show."""
+        import html
+
+        parts = [f"<p>{html.escape(line)}</p>" for line in self.header_lines()]
+        parts.append(self.comparison_table().to_html(digits=None, caption="models"))
+        try:
+            from prcurve.present.plot import svg_text
+
+            parts.append(svg_text(self.pr_figure()))
+        except ImportError:  # no matplotlib: the numbers alone
+            parts.append("<p>(install matplotlib to see the plot)</p>")
+        return "\n".join(parts)
+
+    def pr_figure(self) -> Figure:
+        """The report's PR figure (pr_curve.png): one panel per prevalence, each with its
+        unachievable region (matplotlib, imported here)."""
         # Figures built without pyplot: no GUI backend, no global state, nothing to close.
         from matplotlib.figure import Figure
 
         from prcurve.present import plot
 
         curves = {m.name: m.curve for m in self.models}
-        written = []
         groups = plot.group_by_prevalence(curves)
         style = {"ap_method": self.settings.ap_method, "beta": self.settings.beta}
         if len(groups) == 1:
             figure = Figure(figsize=plot.PR_FIGSIZE, layout="constrained")
             plot.plot_pr_curves(curves, figure.add_subplot(), **style)  # type: ignore[arg-type]
-        else:  # one panel per prevalence: each has its own unachievable region (seed 004)
-            inputs = {m.name: m.input.name for m in self.models}
-            titles = []
-            for group in groups:
-                names = ", ".join(dict.fromkeys(inputs[name] for name in group))
-                titles.append(f"{names} (π = {next(iter(group.values())).prevalence:.3g})")
-            figure = Figure(layout="constrained")
-            plot.plot_pr_curves_grid(groups, titles=titles, figure=figure,
-                                     **style)  # type: ignore[arg-type]
-        for suffix in ("png", "svg"):
-            path = folder / f"pr_curve.{suffix}"
-            figure.savefig(path, dpi=plot.DPI)
-            written.append(path)
-        grid = plot.plot_thresholds_grid(curves, beta=self.settings.beta,
+            return figure
+        inputs = {m.name: m.input.name for m in self.models}
+        titles = []
+        for group in groups:
+            names = ", ".join(dict.fromkeys(inputs[name] for name in group))
+            titles.append(f"{names} (π = {next(iter(group.values())).prevalence:.3g})")
+        figure = Figure(layout="constrained")
+        plot.plot_pr_curves_grid(groups, titles=titles, figure=figure,
+                                 **style)  # type: ignore[arg-type]
+        return figure
+
+    def _write_plots(self, folder: Path) -> list[Path]:
+        # Figures built without pyplot: no GUI backend, no global state, nothing to close.
+        from matplotlib.figure import Figure
+
+        from prcurve.present import plot
+        from prcurve.present.threshold_plot import plot_thresholds_grid
+
+        curves = {m.name: m.curve for m in self.models}
+        written = []
+        figure = self.pr_figure()
+        path = folder / "pr_curve.png"
+        figure.savefig(path, dpi=plot.DPI)
+        written.append(path)
+        path = folder / "pr_curve.svg"
+        path.write_text(plot.svg_text(figure), encoding="utf-8")  # the same bytes every run
+        written.append(path)
+        grid = plot_thresholds_grid(curves, beta=self.settings.beta,
                                          figure=Figure(layout="constrained"))
         path = folder / "threshold.png"
         grid.savefig(path, dpi=plot.DPI)
         written.append(path)
         return written
-
-
-def _plain(value: Any) -> Any:
-    return value.item() if isinstance(value, np.generic) else value
-
-
-def _fmt(value: float | None) -> str:
-    return "undefined" if value is None else f"{value:.4f}"
-
-
-def _fmt_entry(entry: Mapping[str, Any]) -> str:
-    if entry["value"] is None:
-        note = str(entry.get("note", "undefined"))
-        return "not available" if note.startswith("not available") else "undefined"
-    return f"{entry['value']:.4f}"
-
-
-def _fmt_threshold(value: float | None) -> str:
-    return "" if value is None else f"{value:.6g}"
-
-
-def _count(value: float) -> str:
-    return f"{int(value)}" if float(value).is_integer() else f"{value:.6g}"
-
-
-def _note(entry: Mapping[str, Any]) -> str:
-    return str(entry.get("note", "")) if entry["value"] is None else ""
-
-
-def _pr_text(entry: Mapping[str, Any]) -> str:
-    if entry["value"] is None:
-        return str(entry.get("note", "undefined"))
-    return f"precision {entry['precision']:.4f}, recall {entry['recall']:.4f}"
-
-
-def _curve_text(curve: Mapping[str, Any]) -> str:
-    if curve["kind"] == "binned":
-        return f"binned curve: {curve['bins']} bins, {curve['thresholds']} thresholds"
-    return f"exact curve: {curve['thresholds']} thresholds"
-
-
-def _state_text(state: Mapping[str, Any]) -> str:
-    engine = "Dask" if state["engine"] == "dask" else "streamed"
-    if state["mode"] == "exact":
-        return f"{engine}, exact: every distinct score kept"
-    if state["switched_at_row"] is not None:
-        return (f"{engine}, binned: more than {state['max_distinct']} distinct scores "
-                f"after {state['switched_at_row']} rows")
-    return f"{engine}, binned as asked (--bins)"
-
-
-def _bounds_text(bounds: Mapping[str, Any]) -> str:
-    if bounds["lower"] is None:
-        return "undefined"
-    return f"[{bounds['lower']:.4f}, {bounds['upper']:.4f}]"
-
-
-def _dropped_text(values: Mapping[str, Any]) -> str:
-    if not values["rows_dropped"]:
-        return ""
-    reasons = ", ".join(f"{k.replace('_', ' ')} {n}" for k, n in values["dropped"].items())
-    return f"{values['rows_dropped']} dropped by --drop-invalid ({reasons})"
 
 
 def parse_fail_under(text: str) -> tuple[str, float]:

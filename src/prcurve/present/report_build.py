@@ -34,13 +34,14 @@ from prcurve.core.curve import OperatingPoint, PRCurve
 from prcurve.errors import UndefinedMetricWarning
 from prcurve.present.report import InputSummary, ModelReport, Report, ReportSettings
 from prcurve.space import bounds
+from prcurve.space.intervals import bootstrap_average_precision
 from prcurve.space.multiclass import pr_curve
 
 if TYPE_CHECKING:
     from prcurve.io import LoadedInput, ScoredColumn
     from prcurve.io.stream import StreamedCounts, StreamedInput
 
-__all__ = ["build_report", "build_streamed_report", "evaluate", "model_names"]
+__all__ = ["build_report", "build_streamed_report", "evaluate", "model_names", "report"]
 
 
 
@@ -105,6 +106,36 @@ def _bounds_values(
     return out
 
 
+def _interval_values(curve: PRCurve, settings: ReportSettings) -> dict[str, Any] | None:
+    """The headline AP's stratified bootstrap interval, or why there is none."""
+    if settings.ci_level is None:
+        return None
+    method = settings.ap_method
+    entry: dict[str, Any] = {"statistic": f"average_precision[{method}]",
+                             "method": "percentile bootstrap (stratified)",
+                             "level": settings.ci_level, "resamples": settings.resamples,
+                             "seed": settings.seed, "low": None, "high": None}
+    cells = len(curve)
+    if settings.ci_max_cells is not None and cells > settings.ci_max_cells:
+        entry["note"] = (f"not computed by default: {cells} distinct scores make the bootstrap "
+                         f"slow (above {settings.ci_max_cells}); pass --ci {settings.ci_level:g} "
+                         "to compute it")
+        return entry
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UndefinedMetricWarning)
+            interval = bootstrap_average_precision(
+                curve, method=method, n_resamples=settings.resamples, level=settings.ci_level,
+                seed=settings.seed)
+    except ValueError as error:  # e.g. weighted data: resampling needs whole counts
+        entry["note"] = f"not available: {error}"
+        return entry
+    entry["low"], entry["high"] = _number(interval.lower), _number(interval.upper)
+    if entry["low"] is None:
+        entry["note"] = "undefined"
+    return entry
+
+
 def _model_values(curve: PRCurve, settings: ReportSettings) -> dict[str, Any]:
     """Every number of one model, read off its curve (undefined -> None with a note)."""
     with warnings.catch_warnings():
@@ -115,6 +146,7 @@ def _model_values(curve: PRCurve, settings: ReportSettings) -> dict[str, Any]:
         best = curve.best_f(settings.beta)
         at_recall = curve.precision_at_recall(settings.recall_level)
         at_precision = curve.recall_at_precision(settings.precision_level)
+        roc_auc = _number(curve.roc().auc())
     aucpr = ap["davis_goadrich"]
     edges = curve.edges
     values: dict[str, Any] = {
@@ -133,6 +165,8 @@ def _model_values(curve: PRCurve, settings: ReportSettings) -> dict[str, Any]:
         "ap": {"method": settings.ap_method, "value": ap[settings.ap_method]},
         "aucpr": {"method": "davis_goadrich", "value": aucpr},
         **_bounds_values(curve, settings.ap_method, _nan(ap[settings.ap_method]), _nan(aucpr)),
+        "roc_auc": roc_auc,
+        "ap_interval": _interval_values(curve, settings),
         "best_f": _point(best, beta=settings.beta),
         "precision_at_recall": _point(at_recall, level=settings.recall_level),
         "recall_at_precision": _point(at_precision, level=settings.precision_level),
@@ -269,3 +303,42 @@ def evaluate(
         weights = data[2] if len(data) > 2 else None
         out.append(_evaluate_one(name, summary, None, None, y_true, y_score, weights, chosen))
     return Report(settings=chosen, inputs=[summary], models=out)
+
+
+def report(
+    y_true: Any,
+    y_score: Any,
+    *,
+    sample_weight: Any = None,
+    ap_method: APMethod = "step",
+    beta: float = 1.0,
+    bins: int | None = None,
+    recall_level: float = 0.9,
+    precision_level: float = 0.9,
+    ci: float | None = 0.95,
+    resamples: int = 1000,
+) -> Report:
+    """The report of one model's scores, or of several models' scores of the same samples.
+
+    ``y_score`` is one array (a model called "model") or a mapping of model
+    name to scores; labels and weights as in :func:`prcurve.pr_curve`. The
+    other keywords are :class:`~prcurve.present.report.ReportSettings`
+    (``ci=None`` for no bootstrap interval; it is always computed when asked
+    here). The :class:`~prcurve.present.report.Report` displays itself in a
+    notebook (its models side by side and the PR plot); ``.to_text()``,
+    ``.to_json()``, ``.to_html()`` (the interactive page) and
+    ``.write(folder)`` give the command line's outputs.
+
+    Examples
+    --------
+    >>> import prcurve
+    >>> r = prcurve.report([1, 0, 1, 0], {"a": [0.9, 0.8, 0.7, 0.6], "b": [0.6, 0.7, 0.8, 0.9]})
+    >>> [m.name for m in r.models], round(r.models[0].values["ap"]["value"], 4)
+    (['a', 'b'], 0.8333)
+    """
+    settings = ReportSettings(ap_method=ap_method, beta=beta, bins=bins,
+                              recall_level=recall_level, precision_level=precision_level,
+                              ci_level=ci, resamples=resamples, ci_max_cells=None)
+    models = y_score if isinstance(y_score, Mapping) else {"model": y_score}
+    return evaluate({str(name): (y_true, scores, sample_weight)
+                     for name, scores in models.items()}, settings)

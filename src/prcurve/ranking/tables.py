@@ -23,6 +23,7 @@ from typing import Any, ClassVar, TypeVar
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from prcurve.core.table import Table
 from prcurve.ranking import keys as _keys
 from prcurve.ranking.trec_format import parse_numbers, read_bytes, split_fields
 from prcurve.validation.arrays import as_1d, check_finite_numbers, check_same_length
@@ -71,6 +72,30 @@ class _LongTable:
 
     def __len__(self) -> int:
         return int(self.query_id.shape[0])
+
+    def _values(self) -> NDArray[Any]:  # pragma: no cover - every subclass defines it
+        raise NotImplementedError
+
+    def __repr__(self) -> str:
+        source = f", source={self.source!r}" if self.source else ""
+        n = self._queries.labels.shape[0]
+        return (f"{type(self).__name__}({n} {'query' if n == 1 else 'queries'}, "
+                f"{len(self)} {'row' if len(self) == 1 else 'rows'}{self._summary()}{source})")
+
+    def _summary(self) -> str:
+        return ""
+
+    def to_table(self) -> Table:
+        """The rows as a :class:`~prcurve.Table`: ids as text (bytes decoded as UTF-8)."""
+        return Table({"query_id": _as_text(self.query_id), "doc_id": _as_text(self.doc_id),
+                      self._VALUE: self._values()})
+
+    def _repr_html_(self) -> str:
+        """Notebook display: the summary and the first and last rows, ids as text."""
+        import html
+
+        return (f"<p>{html.escape(repr(self))}</p>"
+                + self.to_table().to_html(max_rows=10))
 
     def __post_init__(self) -> None:
         queries = _keys.encode(self.query_id, grouped=True, sort_labels=True)
@@ -141,7 +166,7 @@ class _LongTable:
 _T = TypeVar("_T", bound=_LongTable)
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(frozen=True, eq=False, repr=False)
 class Qrels(_LongTable):
     """Relevance judgments as a long table: one row per (query, document, grade).
 
@@ -170,6 +195,12 @@ class Qrels(_LongTable):
     source: str | None = None
     line: I64 | None = field(default=None, repr=False)
 
+    def _values(self) -> NDArray[Any]:
+        return self.relevance
+
+    def _summary(self) -> str:
+        return f", {int(np.count_nonzero(self.relevance > 0))} with grade > 0"
+
     @classmethod
     def from_arrays(
         cls, query_id: ArrayLike, doc_id: ArrayLike, relevance: ArrayLike
@@ -186,7 +217,7 @@ class Qrels(_LongTable):
         return read_qrels(path)
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(frozen=True, eq=False, repr=False)
 class Run(_LongTable):
     """Retrieved documents as a long table: one row per (query, document, score).
 
@@ -215,6 +246,12 @@ class Run(_LongTable):
     run_id: str | None = None
     source: str | None = None
     line: I64 | None = field(default=None, repr=False)
+
+    def _values(self) -> NDArray[Any]:
+        return self.score
+
+    def _summary(self) -> str:
+        return "" if self.run_id is None else f", run_id={self.run_id!r}"
 
     @classmethod
     def from_arrays(
@@ -351,3 +388,11 @@ def read_run(path: str | os.PathLike[str]) -> Run:
     """
     data, source = read_bytes(path, "run")
     return parse_run(data, source)
+
+
+def _as_text(ids: NDArray[Any]) -> NDArray[Any]:
+    """Ids for display: bytes decoded as UTF-8 (undecodable bytes shown escaped)."""
+    if ids.dtype.kind == "S":
+        return np.array([i.decode("utf-8", "backslashreplace") for i in ids.tolist()],
+                        dtype=object)
+    return ids

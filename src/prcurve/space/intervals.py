@@ -55,6 +55,7 @@ from prcurve.core.average_precision import (
 )
 from prcurve.core.counts import SUM_TOLERANCE, ThresholdCounts, first_reaching
 from prcurve.core.curve import PRCurve
+from prcurve.core.table import Table
 from prcurve.core.undefined import ZeroDivision, ratio, undefined, undefined_scope
 from prcurve.validation.arrays import check_choice, check_finite_number, check_n_threads, wrong_type
 from prcurve.validation.labels import check_hard_labels, check_scored_labels
@@ -119,6 +120,16 @@ class Interval:
     level: float
     n_resamples: int
 
+    def __str__(self) -> str:
+        return (f"{self.statistic} = {self.estimate:.4f}, {self.level:.0%} interval "
+                f"[{self.lower:.4f}, {self.upper:.4f}] ({self.method}"
+                + (f", {self.n_resamples} resamples)" if self.n_resamples else ")"))
+
+    def _repr_html_(self) -> str:
+        import html
+
+        return f"<p>{html.escape(str(self))}</p>"
+
 
 class ThresholdIntervals(NamedTuple):
     """Precision and recall of ``score >= threshold``, each with its interval."""
@@ -143,6 +154,16 @@ class CurveInterval:
     level: float
     n_resamples: int
 
+    def to_table(self) -> Table:
+        """One row per recall level: the estimate and the interval's ends."""
+        return Table({"recall": self.recall, "estimate": self.estimate, "lower": self.lower,
+                      "upper": self.upper})
+
+    def _repr_html_(self) -> str:
+        caption = (f"{self.statistic}: {self.level:.0%} pointwise interval ({self.method}, "
+                   f"{self.n_resamples} resamples)")
+        return self.to_table().to_html(max_rows=12, caption=caption)
+
 
 @dataclass(frozen=True)
 class PairedComparison:
@@ -157,6 +178,15 @@ class PairedComparison:
     estimate_b: float
     difference: Interval
     p_value: float
+
+    def __str__(self) -> str:
+        return (f"{self.statistic}: a = {self.estimate_a:.4f}, b = {self.estimate_b:.4f}; "
+                f"difference {self.difference}; p = {self.p_value:.4g}")
+
+    def _repr_html_(self) -> str:
+        import html
+
+        return f"<p>{html.escape(str(self))}</p>"
 
 
 # -- the compressed, resamplable state ------------------------------------------------------------

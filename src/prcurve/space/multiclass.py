@@ -13,6 +13,7 @@ the binary core, which knows nothing of classes.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import reduce
 from typing import Any, Literal, overload
@@ -28,12 +29,21 @@ from prcurve.core.average_precision import (
 )
 from prcurve.core.counts import ThresholdCounts
 from prcurve.core.curve import PRCurve, binary_pr_curve
+from prcurve.core.roc import ROCCurve, binary_roc_auc
 from prcurve.core.undefined import ZeroDivision, undefined, undefined_scope
 from prcurve.validation.arrays import check_choice, check_zero_division
 from prcurve.validation.labels import BinaryLabels, check_score_matrix
 from prcurve.validation.space import unsupported_with_score_matrix
 
-__all__ = ["AVERAGES", "Average", "OneVsRest", "average_precision", "one_vs_rest", "pr_curve"]
+__all__ = [
+    "AVERAGES",
+    "Average",
+    "OneVsRest",
+    "average_precision",
+    "one_vs_rest",
+    "pr_curve",
+    "roc_auc",
+]
 
 F64 = NDArray[np.float64]
 
@@ -92,18 +102,35 @@ class OneVsRest:
         with undefined_scope(zero_division):
             return self._average_precision(name, avg)
 
+    def roc_auc(self, average: Average | None = "macro", *,
+                zero_division: ZeroDivision = "nan") -> Any:
+        """Area under each class's ROC curve, averaged as :meth:`average_precision` is.
+
+        ``"micro"`` is the area of the pooled state (every (sample, class) cell),
+        ``"weighted"`` weights each class by its positive weight.
+        """
+        avg = check_choice("average", average, AVERAGES)
+        with undefined_scope(zero_division):
+            return self._average(lambda c: ROCCurve(c).auc(), avg, "roc_auc")
+
     def _average_precision(self, method: str, average: str | None) -> Any:
+        return self._average(lambda c: ap_from_counts(c, method), average,
+                             f"average_precision[{method}]")
+
+    def _average(self, value: Callable[[ThresholdCounts], float], average: str | None,
+                 what: str) -> Any:
+        """One value per class from its state, then the average over classes."""
         if average == "micro":
-            return ap_from_counts(self.micro_counts(), method)
+            return value(self.micro_counts())
         if average == "weighted":
             support = self.support
             total = float(support.sum())
             if total == 0:
-                return undefined(f"average_precision[{method}] (no positives in any class)")
+                return undefined(f"{what} (no positives in any class)")
             present = np.flatnonzero(support > 0)
-            values = np.array([ap_from_counts(self.counts[j], method) for j in present])
+            values = np.array([value(self.counts[j]) for j in present])
             return float(np.dot(values, support[present]) / total)
-        values = np.array([ap_from_counts(c, method) for c in self.counts])
+        values = np.array([value(c) for c in self.counts])
         if average is None:
             return values
         return float(values.mean())
@@ -360,3 +387,44 @@ def pr_curve(
     curve = binary_pr_curve(y_true, y_score, sample_weight=sample_weight, pos_label=pos_label,
                             bins=bins, zero_division=zero_division)
     return [curve] if avg is None else curve
+
+
+def roc_auc(
+    y_true: ArrayLike,
+    y_score: ArrayLike,
+    *,
+    sample_weight: ArrayLike | None = None,
+    pos_label: Any = None,
+    average: Average | None = "macro",
+    labels: ArrayLike | None = None,
+    zero_division: ZeroDivision = "nan",
+) -> Any:
+    """Area under the ROC curve: scikit-learn's ``roc_auc_score``, from the same counts.
+
+    1-D scores give the binary area (trapezoidal; ties count one half). An
+    (n, k) score matrix is scored one-vs-rest (:func:`one_vs_rest`) and
+    averaged: ``"macro"`` (scikit-learn's ``multi_class="ovr"``), ``"weighted"``
+    by each class's positive weight, ``"micro"`` the area of every (sample,
+    class) cell pooled (scikit-learn's micro for indicator matrices), or None
+    for one value per class. Without positives or negatives the area is
+    undefined (``zero_division``; scikit-learn raises).
+
+    Examples
+    --------
+    >>> from prcurve import roc_auc
+    >>> roc_auc([1, 0, 1, 0], [0.9, 0.8, 0.7, 0.6])
+    0.75
+    >>> scores = [[0.5, 0.3, 0.2], [0.3, 0.4, 0.3], [0.2, 0.2, 0.6], [0.6, 0.3, 0.1]]
+    >>> roc_auc([0, 1, 2, 1], scores, average=None).round(4).tolist()
+    [0.6667, 0.875, 1.0]
+    """
+    avg = check_choice("average", average, AVERAGES)
+    if np.ndim(y_score) == 2:
+        with undefined_scope(zero_division):
+            ovr = one_vs_rest(y_true, y_score, labels=labels, sample_weight=sample_weight)
+            if pos_label is not None:
+                raise unsupported_with_score_matrix("pos_label")
+            return ovr._average(lambda c: ROCCurve(c).auc(), avg, "roc_auc")
+    value = binary_roc_auc(y_true, y_score, sample_weight=sample_weight, pos_label=pos_label,
+                           zero_division=zero_division)
+    return np.array([value]) if avg is None else value
