@@ -140,3 +140,32 @@ def test_many_batches_of_float32_scores_bit_for_bit() -> None:
         acc.add(scores[part], BinaryLabels(positive[part], None), None)
     want = ThresholdCounts.from_scores(positive, scores)
     assert_equal_states(acc.counts(), want, exact=True)
+
+
+@FAST
+@given(split=split_data(), switch=st.integers(0, 6), run_rows=st.integers(1, 30))
+def test_accumulator_leaves_the_packed_path_midway(split, switch, run_rows) -> None:
+    """float32 batches take the packed path; a later float64 batch moves every run to
+    the general one, and the state still equals counting all rows."""
+    data, bounds = split
+    acc = ExactAccumulator(run_rows=run_rows)
+    with mock.patch.object(merge_module, "MERGE_PIECE", 2):
+        for k, (scores, labels, weights) in enumerate(batches(data, bounds, np.float32)):
+            acc.add(scores.astype(np.float64) if k >= switch else scores, labels, weights)
+        got = acc.counts()
+    want = ThresholdCounts.from_scores(data.y_true, data.y_score.astype(np.float32),
+                                       sample_weight=data.sample_weight)
+    assert_equal_states(got, want, data.exact)
+
+
+def test_packed_keys_keep_the_order_of_float32_scores() -> None:
+    """Signed zeros, negatives, subnormals and infinities: keys sort as the floats do,
+    and turn back into the same floats (-0.0 into 0.0)."""
+    scores = np.array([-np.inf, -3.5, -1e-45, -0.0, 0.0, 1e-45, 0.25, 3.4e38, np.inf],
+                      dtype=np.float32)
+    keys = merge_module._float32_keys(scores)
+    assert np.all(np.diff(keys.astype(np.int64)) >= 0)
+    assert keys[3] == keys[4]
+    back = merge_module._key_floats(keys.astype(np.uint64))
+    assert_array_equal(back, scores + np.float32(0.0))
+    assert not np.signbit(back[3])

@@ -13,17 +13,25 @@ in linear time), three gathers, and the sum of the weights of a score present in
 Cumulative counts are computed once, when :meth:`ExactAccumulator.counts` builds the
 :class:`~prcurve.ThresholdCounts`; without weights every count is an integer, so the
 state equals ``ThresholdCounts.from_scores`` on all the rows bit for bit.
+
+float32 scores without weights (the common case of a model's output at scale) take a
+packed path: each class keeps its own run of ``uint64`` words, the score's
+order-preserving 32-bit key above its count, so a merge is one stable ``np.sort`` of
+two concatenated runs (timsort: linear) and the sum of adjacent words with one key --
+no gathers of separate arrays. The two classes' keys are joined once, in
+:meth:`ExactAccumulator.counts`.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
-from prcurve.core.counts import ThresholdCounts, _run_lengths, _runs
+from prcurve.core.counts import ThresholdCounts, _run_lengths, _run_starts, _runs
 from prcurve.validation.labels import BinaryLabels, weight_overflow
 
 __all__ = ["DEFAULT_RUN_ROWS", "MERGE_PIECE", "ExactAccumulator", "merge_runs"]
@@ -147,11 +155,16 @@ class ExactAccumulator:
         self._buffered = 0
         self._rows = 0
         self._weighted = False
+        # The packed path (float32, unweighted): one stack per class, or None once a
+        # batch leaves it (weights, soft labels, another dtype, over 2^32 - 1 rows).
+        self._packed: tuple[list[Packed], list[Packed]] | None = ([], [])
 
     def __len__(self) -> int:
         """At least the number of distinct scores so far: the rows of the counted runs
         plus the rows not yet counted."""
-        return sum(int(run[0].shape[0]) for run in self._stack) + self._buffered
+        packed = 0 if self._packed is None else sum(
+            int(run.shape[0]) for stack in self._packed for run in stack)
+        return sum(int(run[0].shape[0]) for run in self._stack) + self._buffered + packed
 
     def add(self, scores: NDArray[np.floating[Any]], labels: BinaryLabels,
             weights: F64 | None) -> None:
@@ -159,6 +172,9 @@ class ExactAccumulator:
         if scores.shape[0] == 0:
             return
         self._weighted = self._weighted or weights is not None or labels.positive is None
+        if self._packed is not None and (self._weighted or scores.dtype != np.float32
+                                         or self._rows + scores.shape[0] > _UINT32_LIMIT):
+            self._leave_packed()
         self._buffer.append((scores, labels, weights))
         self._buffered += int(scores.shape[0])
         self._rows += int(scores.shape[0])
@@ -169,19 +185,30 @@ class ExactAccumulator:
         """Count the buffered rows as one run and merge it into the stack."""
         if not self._buffer:
             return
+        if self._packed is not None:
+            scores, positive = _concatenated(self._buffer)
+            self._buffer, self._buffered = [], 0
+            for stack, keys in zip(self._packed, (scores[positive], scores[~positive]),
+                                   strict=True):
+                if keys.shape[0]:
+                    stack.append(_packed_run(keys))
+                    _settle(stack, _merge_packed)
+            return
         run = _count_run(self._buffer, self._weighted)
         self._buffer, self._buffered = [], 0
         self._stack.append(run)
-        # Merge while the one below is at most twice as large: sizes at least double
-        # downwards, so each row takes part in O(log n) merges.
-        while len(self._stack) >= 2 and (
-                self._stack[-2][0].shape[0] <= 2 * self._stack[-1][0].shape[0]):
-            self._merge_top()
+        _settle(self._stack, lambda a, b: merge_runs(a, b, self._dtype()))
 
-    def _merge_top(self) -> None:
-        top = self._stack.pop()
-        below = self._stack.pop()  # off the stack: freed as soon as merged
-        self._stack.append(merge_runs(below, top, self._dtype()))
+    def _leave_packed(self) -> None:
+        """Move the packed runs to the general stack (one run) and leave the packed path."""
+        if self._packed is None:
+            return
+        pos_stack, neg_stack = self._packed
+        self._packed = None
+        if pos_stack or neg_stack:
+            self._stack.append(_unpack(_fold(pos_stack, _merge_packed),
+                                       _fold(neg_stack, _merge_packed)))
+            _settle(self._stack, lambda a, b: merge_runs(a, b, self._dtype()))
 
     def _dtype(self) -> np.dtype[Any]:
         if self._weighted:
@@ -191,11 +218,11 @@ class ExactAccumulator:
     def counts(self) -> ThresholdCounts:
         """The exact state of every row added (the buffer is counted, the stack merged)."""
         self.flush()
-        while len(self._stack) >= 2:
-            self._merge_top()
+        self._leave_packed()
         if not self._stack:
             return ThresholdCounts.empty()
-        values, pos, neg = self._stack[0]
+        values, pos, neg = _fold(self._stack, lambda a, b: merge_runs(a, b, self._dtype()))
+        self._stack = [(values, pos, neg)]
         keep = None if not self._weighted else (pos + neg) > 0  # no zero-weight group
         if keep is not None and not keep.all():
             values, pos, neg = values[keep], pos[keep], neg[keep]
@@ -206,6 +233,137 @@ class ExactAccumulator:
         if not math.isfinite(n_pos + n_neg):
             raise weight_overflow("sample_weight", max(n_pos, n_neg))
         return ThresholdCounts._trusted(thresholds, tp, fp, n_pos, n_neg)
+
+
+def _settle(stack: list[Any], merge: Callable[[Any, Any], Any]) -> None:
+    """Merge the top of a stack of runs while the one below is at most twice as large:
+    sizes at least double downwards, so each row takes part in O(log n) merges."""
+    while len(stack) >= 2 and _length(stack[-2]) <= 2 * _length(stack[-1]):
+        top = stack.pop()
+        below = stack.pop()  # off the stack: freed as soon as merged
+        stack.append(merge(below, top))
+
+
+def _length(run: Run | Packed) -> int:
+    """The distinct scores of a run (general or packed)."""
+    return int(run[0].shape[0] if isinstance(run, tuple) else run.shape[0])
+
+
+def _fold(stack: list[Any], merge: Callable[[Any, Any], Any]) -> Any:
+    """All runs of a stack merged into one (smallest first); None for an empty stack."""
+    while len(stack) >= 2:
+        top = stack.pop()
+        below = stack.pop()
+        stack.append(merge(below, top))
+    return stack[0] if stack else None
+
+
+Packed = NDArray[np.uint64]
+"""A run of one class: ascending ``key << 32 | count`` words, one per distinct score."""
+
+_LOW = np.uint64(_UINT32_LIMIT)
+_SHIFT = np.uint64(32)
+
+
+def _float32_keys(scores: NDArray[np.float32]) -> NDArray[np.uint32]:
+    """Order-preserving unsigned keys of float32 scores (no NaN; -0.0 as 0.0)."""
+    bits = (scores + np.float32(0.0)).view(np.uint32)  # -0.0 + 0.0 is 0.0
+    negative = bits >= np.uint32(1 << 31)
+    # Positive floats: set the sign bit; negative ones: flip every bit (IEEE 754 order).
+    keys: NDArray[np.uint32] = np.where(negative, ~bits, bits | np.uint32(1 << 31))
+    return keys
+
+
+def _key_floats(keys: NDArray[np.uint64]) -> NDArray[np.float32]:
+    """The float32 scores of keys (the inverse of :func:`_float32_keys`)."""
+    k = keys.astype(np.uint32)
+    positive = k >= np.uint32(1 << 31)
+    return np.where(positive, k & np.uint32((1 << 31) - 1), ~k).view(np.float32)
+
+
+def _packed_run(scores: NDArray[np.float32]) -> Packed:
+    """One class's rows of a run counted: distinct scores' keys above their counts."""
+    scores = np.sort(scores)
+    starts = _run_starts(scores)
+    keys = _float32_keys(scores if starts is None else scores[starts]).astype(np.uint64)
+    keys <<= _SHIFT
+    if starts is None:
+        keys |= np.uint64(1)
+        return keys
+    counts = np.diff(starts, append=scores.shape[0])
+    keys |= counts.astype(np.uint64)
+    return keys
+
+
+def _merge_packed(a: Packed, b: Packed) -> Packed:
+    """Two runs of one class merged: one stable sort of the two ascending runs (timsort
+    merges them in linear time), the counts of a key in both added (counts fit 32 bits:
+    the packed path holds fewer than 2^32 rows)."""
+    both = np.concatenate((a, b))
+    both.sort(kind="stable")
+    # Each run is strictly increasing, so a key in both runs is a pair of neighbours:
+    # add the first's count to the second and drop the first. Piece by piece (the
+    # temporaries stay in cache), compacting in place: writes never pass the reads.
+    n, written = both.shape[0], 0
+    for start in range(0, n, MERGE_PIECE):
+        stop = min(start + MERGE_PIECE, n)
+        keys = both[start:min(stop + 1, n)] >> _SHIFT
+        shared = np.flatnonzero(keys[1:] == keys[:-1])
+        piece = both[start:stop]
+        if shared.shape[0] == 0:
+            both[written:written + piece.shape[0]] = piece
+            written += piece.shape[0]
+            continue
+        both[start + shared + 1] += both[start + shared] & _LOW  # may reach the next piece
+        keep = np.ones(piece.shape[0], dtype=bool)
+        keep[shared] = False
+        kept = piece[keep]
+        both[written:written + kept.shape[0]] = kept
+        written += kept.shape[0]
+    both.resize(written, refcheck=False)
+    return both
+
+
+def _unpack(pos_run: Packed | None, neg_run: Packed | None) -> Run:
+    """The two classes' runs joined: ascending float32 scores, uint32 counts of each."""
+    empty = np.zeros(0, dtype=np.uint64)
+    pos_run = empty if pos_run is None else pos_run
+    neg_run = empty if neg_run is None else neg_run
+    # Keys tagged by class (2 key, 2 key + 1) and merged by one stable sort of the two
+    # ascending runs; each tagged word keeps its run's order, so a run's counts land in
+    # order on the groups of equal keys.
+    tagged = np.concatenate(((pos_run >> _SHIFT) << np.uint64(1),
+                             ((neg_run >> _SHIFT) << np.uint64(1)) | np.uint64(1)))
+    tagged.sort(kind="stable")
+    keys = tagged >> np.uint64(1)
+    first = np.ones(keys.shape[0], dtype=bool)
+    np.not_equal(keys[1:], keys[:-1], out=first[1:])
+    group = np.cumsum(first) - 1
+    keys = keys[first]
+    is_neg = (tagged & np.uint64(1)).astype(bool)
+    del tagged, first
+    pos = np.zeros(keys.shape[0], dtype=np.uint32)
+    neg = np.zeros(keys.shape[0], dtype=np.uint32)
+    pos[group[~is_neg]] = (pos_run & _LOW).astype(np.uint32)
+    neg[group[is_neg]] = (neg_run & _LOW).astype(np.uint32)
+    return _key_floats(keys), pos, neg
+
+
+def _concatenated(
+    batches: list[tuple[NDArray[Any], BinaryLabels, F64 | None]],
+) -> tuple[NDArray[Any], NDArray[np.bool_]]:
+    """The scores and the positive mask of buffered hard-label batches, joined."""
+    if len(batches) == 1:
+        scores, labels, _ = batches[0]
+        positive = labels.positive
+    else:
+        scores = np.concatenate([b[0] for b in batches])
+        parts = [b[1].positive for b in batches]
+        positive = None if any(p is None for p in parts) else np.concatenate(
+            [p for p in parts if p is not None])
+    if positive is None:  # unreachable: soft labels leave the hard-label paths
+        raise TypeError("hard labels expected")
+    return scores, positive
 
 
 def _cumulative_descending(weights: NDArray[Any]) -> F64:
@@ -222,12 +380,8 @@ def _count_run(
     batches: list[tuple[NDArray[Any], BinaryLabels, F64 | None]], weighted: bool,
 ) -> Run:
     """One run: the buffered batches counted together (one sort)."""
-    scores = batches[0][0] if len(batches) == 1 else np.concatenate([b[0] for b in batches])
     if not weighted:
-        positive = (batches[0][1].positive if len(batches) == 1
-                    else np.concatenate([b[1].positive for b in batches]))
-        if positive is None:  # unreachable: weighted covers soft labels
-            raise TypeError("hard labels expected")
+        scores, positive = _concatenated(batches)
         # As ThresholdCounts._from_checked: two sorts, integer counts.
         values, totals = _runs(np.sort(scores))
         pos_scores = scores[positive]
@@ -240,6 +394,7 @@ def _count_run(
         neg = totals.astype(counts)
         neg -= pos
         return values, pos, neg
+    scores = batches[0][0] if len(batches) == 1 else np.concatenate([b[0] for b in batches])
     fraction = np.concatenate([b[1].positive_fraction() for b in batches])
     w = np.concatenate([np.ones(b[0].shape[0]) if b[2] is None else b[2] for b in batches])
     order = np.argsort(scores, kind="stable")
