@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from prcurve.core.sorting import sorted_copy
 from prcurve.validation.arrays import wrong_type
 from prcurve.validation.labels import (
     BinaryLabels,
@@ -350,9 +351,8 @@ class ThresholdCounts:
             # Hard, unweighted labels: two np.sort calls and no argsort. The
             # distinct scores and their counts come from all the scores; the
             # positives' share of each from the positives' scores alone.
-            all_values, totals = _runs(np.sort(scores))
-            pos_scores = scores[labels.positive]
-            pos_scores.sort()
+            all_values, totals = _runs(sorted_copy(scores))
+            pos_scores = sorted_copy(scores, where=labels.positive)
             pos_values, pos_counts = _runs(pos_scores)
             pos = np.zeros(all_values.shape[0])
             pos[np.searchsorted(all_values, pos_values)] = pos_counts
@@ -537,13 +537,13 @@ class RecallSteps:
         Memory is one copy of the scores plus O(distinct positive scores).
         """
         # Peak memory: the negatives' scores plus O(distinct positive scores).
-        pos_scores = scores[positive]
-        pos_scores.sort()
+        pos_scores = sorted_copy(scores, where=positive)
         n_pos = pos_scores.shape[0]
         pos_values, pos_starts = _run_lengths(pos_scores)
         del pos_scores
-        neg_scores = scores[~positive]
-        neg_scores.sort()
+        negative = ~positive
+        neg_scores = sorted_copy(scores, where=negative)
+        del negative
         n_neg = neg_scores.shape[0]
         # Ascending order: positives with score >= pos_values[i] number n_pos - starts[i],
         # negatives n_neg - (number of negative scores < pos_values[i]).
