@@ -174,13 +174,19 @@ def ap_interpolated(points: Sequence[Point], n_pos: float) -> float:
     return area
 
 
+# docs/definitions.md, "Sums of weights": a recall within this of a level reaches it (the
+# documented definition, so that the order in which weights are summed cannot move a level).
+LEVEL_TOLERANCE = 1e-10
+
+
 def _at_recall_levels(points: Sequence[Point], n_pos: float, n_intervals: int) -> float:
     recalls = _recalls(points, n_pos)
     precisions = [_precision(p) for p in points]
     total = 0.0
     for k in range(n_intervals + 1):
         level = k / n_intervals
-        reaching = [p for p, r in zip(precisions, recalls, strict=True) if r >= level]
+        reaching = [p for p, r in zip(precisions, recalls, strict=True)
+                    if r >= level - LEVEL_TOLERANCE]
         total += max(reaching) if reaching else 0.0
     return total / (n_intervals + 1)
 

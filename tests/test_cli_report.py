@@ -298,8 +298,8 @@ def test_unwritable_output_folder(scores: Path, tmp_path: Path,
 
 
 @pytest.mark.parametrize(("option", "value", "fragment"), [
-    ("--bins", "ten", "--bins: expected an integer >= 1, found 'ten'"),
-    ("--bins", "0", "--bins: expected an integer >= 1"),
+    ("--bins", "ten", "--bins: expected an integer from 1 to 67108864, found 'ten'"),
+    ("--bins", "0", "--bins: expected an integer from 1 to 67108864"),
     ("--beta", "-1", "--beta: expected a number > 0"),
     ("--recall-level", "1.5", "--recall-level: expected a number in [0, 1]"),
     ("--ap-method", "auc", "--ap-method: unknown value 'auc'. Use one of 'step'"),

@@ -205,7 +205,7 @@ def _ranking_data(seed: int) -> tuple[pd.DataFrame, dict[str, dict[str, int]]]:
 
 @pytest.mark.parametrize("missing", ["skip", "zero"])
 def test_ranking_on_cluster_equals_in_memory(client: object, missing: str) -> None:
-    from prcurve.io.dask import evaluate_ranking
+    from prcurve.dask import evaluate_ranking
     from prcurve.ranking import evaluate
 
     run, qrels = _ranking_data(3)

@@ -91,7 +91,7 @@ def test_outputs_never_overwrite_an_input(tmp_path: Path,
     code = main(["coco", str(tmp_path / "report.json"), str(dt), "--out", str(tmp_path),
                  "--no-plots"])
     assert code == 2
-    assert "overwrite an input" in capsys.readouterr().err
+    assert "holds the input" in capsys.readouterr().err
     assert (tmp_path / "report.json").read_text() == before
 
 

@@ -191,6 +191,25 @@ def test_average_precision_matches_oracle(method: str, data: Scored) -> None:
     assert_allclose(curve.average_precision(method), expected, **AP_TOL[method])
 
 
+@pytest.mark.parametrize(("tiny", "reaches_one"), [(1e-11, True), (1e-8, False)])
+def test_recall_levels_are_reached_within_the_documented_tolerance(
+    tiny: float, reaches_one: bool,
+) -> None:
+    """A positive share below 1e-10 of the positive weight (docs/definitions.md, "Sums of
+    weights") leaves the recall = 1 level reached; above it, the level is missed. Found by
+    the oracle test above with a soft label of 1e-10."""
+    y_true = np.zeros(40)
+    y_true[1], y_true[30] = 1.0, tiny
+    y_score = np.zeros(40)
+    y_score[1] = 1.0
+    state = prcurve.ThresholdCounts.from_scores(y_true, y_score)
+    points = list(zip(state.tp.tolist(), state.fp.tolist(), strict=True))
+    for method in ("11point", "101point"):
+        value = prcurve.average_precision(y_true, y_score, method=method)
+        assert value == pytest.approx(oracles.AP_ORACLES[method](points, state.n_pos), abs=1e-15)
+        assert (value == 1.0) == reaches_one
+
+
 @pytest.mark.parametrize("method", prcurve.AP_METHODS)
 @SLOW
 @given(data=scored(labels="hard", weights="none"))

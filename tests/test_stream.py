@@ -380,7 +380,7 @@ def test_report_switches_to_bins_and_reports_bounds(
 
 @pytest.mark.parametrize(("argv_tail", "message"), [
     (["--max-distinct", "0"], "--max-distinct: expected an integer >= 1 or 'none'"),
-    (["--switch-bins", "many"], "--switch-bins: expected an integer >= 1"),
+    (["--switch-bins", "many"], "--switch-bins: expected an integer from 1 to 67108864"),
     (["--workers", "2", "--dask", "tcp://x:1"], "--dask: given together with --workers"),
 ])
 def test_report_streaming_bad_options(tmp_path: Path, capsys: pytest.CaptureFixture[str],
@@ -407,7 +407,7 @@ def test_report_stream_refuses_npz(tmp_path: Path, capsys: pytest.CaptureFixture
 
 def test_range_from_parquet_statistics_equals_a_pass(tmp_path: Path) -> None:
     from prcurve.io.batches import BatchReader as _Reader
-    from prcurve.io.batches import LabelReader as _Labels
+    from prcurve.io.batches import LabelRule as _Labels
     from prcurve.io.batches import _parquet_range
     from prcurve.io.batches import choose_columns as _choose_columns
     from prcurve.io.batches import open_dataset as _dataset
@@ -417,7 +417,7 @@ def test_range_from_parquet_statistics_equals_a_pass(tmp_path: Path) -> None:
     paths = _write_parts(tmp_path, y, s, w, parts=3)
     files = [str(p) for p in paths]
     columns = _choose_columns(_dataset(files, "parquet").schema, "x", "label", ["score"], None)
-    reader = _Reader(files, "parquet", "x", columns, _Labels("label", "x", None), False, 1000)
+    reader = _Reader(files, "parquet", "x", columns, _Labels("label", None), False, 1000)
     assert _parquet_range(reader, "score") == (float(s.min()), float(s.max()))
     streamed = stream_counts(paths, label="label", score="score", bins=1000)
     np.testing.assert_array_equal(streamed.counts.edges, resolve_edges(1000, s))

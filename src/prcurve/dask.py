@@ -1,6 +1,7 @@
 """The count state reduced over a Dask cluster: the public entry point.
 
-``prcurve.dask`` re-exports :mod:`prcurve.io.dask`, where the code lives
+``prcurve.dask`` re-exports :mod:`prcurve.io.dask`, :mod:`prcurve.io.dask_ranking` and
+:mod:`prcurve.io.dask_detection`, where the code lives
 (docs/scale.md; the ``dask`` extra): :func:`pr_counts` reduces each score
 column of a Dask DataFrame (or Parquet files) to an exact or binned count
 state, :func:`evaluate_ranking` evaluates a run held in a Dask DataFrame, and
@@ -9,7 +10,8 @@ state, :func:`evaluate_ranking` evaluates a run held in a Dask DataFrame, and
 called.
 """
 
-from prcurve.io.dask import evaluate_ranking, pr_counts
+from prcurve.io.dask import pr_counts
 from prcurve.io.dask_detection import evaluate_detections
+from prcurve.io.dask_ranking import evaluate_ranking
 
 __all__ = ["evaluate_detections", "evaluate_ranking", "pr_counts"]

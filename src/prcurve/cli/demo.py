@@ -50,7 +50,8 @@ def run_demo(args: argparse.Namespace) -> int:
             print(f"prcurve demo: simulated data written to {out / 'data'}{os.sep} "
                   "(seed 000's simulation and a more skewed variant); the report follows.\n")
         args.inputs = [str(p) for p in paths]
-        loaded = [load_scores(p, label="label", scores=("strong", "weak")) for p in paths]
+        # The columns are found as `prcurve report` finds them (the report says so).
+        loaded = [load_scores(p) for p in paths]
         return execute(args, loaded, listing=True)
 
     return guard(demo)

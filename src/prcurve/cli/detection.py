@@ -28,7 +28,9 @@ from typing import Any
 from prcurve.cli.common import UsageError as _UsageError
 from prcurve.cli.common import guard as _guard
 from prcurve.cli.report import prepare_out as _prepare_out
+from prcurve.present.files import save_figure, write_text
 from prcurve.validation import boxes as _checks
+from prcurve.validation.files import check_not_an_input, check_out_folder
 
 __all__ = ["register", "run_coco", "run_voc"]
 
@@ -125,23 +127,27 @@ def _integer(option: str, text: str, low: int) -> int:
 # -- output ------------------------------------------------------------------------------
 
 
+def _out_folder(args: argparse.Namespace) -> Path | None:
+    """``--out`` checked (neither is, holds nor lies inside an input) and created."""
+    if args.out is None:
+        return None
+    check_out_folder(args.out, [args.ground_truth, args.detections])
+    return _prepare_out(args.out)
+
+
 def _write_text(path: Path, text: str, inputs: list[Path]) -> Path:
-    resolved = path.resolve()
-    if any(resolved == p.resolve() for p in inputs if p.exists()):
-        raise _checks.output_is_input(str(path))
-    path.write_text(text)
-    return path
+    check_not_an_input(path, inputs)
+    return write_text(path, text)
 
 
 def _save(figure: Any, path: Path, inputs: list[Path]) -> Path:
     import matplotlib.pyplot as plt
 
-    resolved = path.resolve()
-    if any(resolved == p.resolve() for p in inputs if p.exists()):
+    try:
+        check_not_an_input(path, inputs)
+        save_figure(figure, path, dpi=DPI)
+    finally:
         plt.close(figure)
-        raise _checks.output_is_input(str(path))
-    figure.savefig(path, dpi=DPI)
-    plt.close(figure)
     return path
 
 
@@ -226,7 +232,7 @@ def _coco(args: argparse.Namespace) -> int:
 
     iou_type = _checks.check_iou_type(args.iou_type)
     options = _bootstrap_options(args)
-    out = _prepare_out(args.out) if args.out is not None else None
+    out = _out_folder(args)
     inputs = [Path(args.ground_truth), Path(args.detections)]
     evaluation = evaluate_coco(args.ground_truth, args.detections, iou_type=iou_type)
     report = evaluation.to_dict()
@@ -302,7 +308,7 @@ def _voc(args: argparse.Namespace) -> int:
     threshold = _number("--iou-threshold", args.iou_threshold, 0.0, 1.0)
     method = _checks.check_choice("--ap-method", args.ap_method, VOC_AP_METHODS)
     options = _bootstrap_options(args)
-    out = _prepare_out(args.out) if args.out is not None else None
+    out = _out_folder(args)
     inputs = [Path(args.ground_truth), Path(args.detections)]
     evaluation = evaluate_voc(args.ground_truth, args.detections, iou_threshold=threshold,
                               ap_method=method, inclusive_pixels=not args.continuous_pixels)

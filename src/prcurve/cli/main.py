@@ -14,6 +14,7 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from prcurve._version import __version__
 from prcurve.cli import demo, detection, report, trec
 from prcurve.cli.common import Parser, UsageError
 
@@ -25,6 +26,8 @@ def _parser() -> argparse.ArgumentParser:
         prog="prcurve",
         description="Precision-recall analysis with every convention named.",
     )
+    parser.add_argument("--version", action="version", version=f"prcurve {__version__}",
+                        help="print prcurve's version and exit")
     register(parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser))
     return parser
 
@@ -52,7 +55,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         args = parser.parse_args(list(sys.argv[1:] if argv is None else argv))
         if args.command is None:
             raise UsageError("no command given (see 'prcurve --help')")
-    except SystemExit as exit_request:  # --help
+    except SystemExit as exit_request:  # --help, --version
         return int(exit_request.code or 0)
     except UsageError as error:
         print(f"prcurve: error: {error}", file=sys.stderr)

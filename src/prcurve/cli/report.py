@@ -29,14 +29,16 @@ from prcurve.core.average_precision import AP_METHODS
 from prcurve.validation.arrays import check_choice
 from prcurve.validation.files import (
     bad_option,
+    check_out_folder,
     check_workers,
     dask_needs_parquet,
     dask_options_conflict,
-    unsupported_with_dask,
+    dask_unreachable,
     unwritable_output,
 )
 
 __all__ = [
+    "MAX_BINS",
     "STREAM_ABOVE_BYTES",
     "add_output_options",
     "execute",
@@ -47,6 +49,10 @@ __all__ = [
 
 STREAM_ABOVE_BYTES = 512 << 20
 """``prcurve report`` streams a file larger than this (and any folder) without --stream."""
+
+MAX_BINS = 1 << 26
+"""The most bins ``--bins`` and ``--switch-bins`` accept (67,108,864: about 1.6 GB of
+edges and counts); more would exhaust memory rather than bin more finely."""
 
 
 # -- arguments ----------------------------------------------------------------------------
@@ -145,14 +151,7 @@ def _settings(args: argparse.Namespace) -> Any:
 
     method = check_choice("--ap-method", args.ap_method, AP_METHODS)
     beta = _number("--beta", args.beta, "a number > 0", lambda x: x > 0)
-    bins = None
-    if args.bins is not None:
-        try:
-            bins = int(args.bins)
-        except ValueError:
-            raise bad_option("--bins", args.bins, "an integer >= 1") from None
-        if bins < 1:
-            raise bad_option("--bins", args.bins, "an integer >= 1")
+    bins = _integer_option("--bins", args.bins, None, maximum=MAX_BINS)
     recall = _number("--recall-level", args.recall_level, "a number in [0, 1]",
                      lambda x: 0 <= x <= 1)
     precision = _number("--precision-level", args.precision_level, "a number in [0, 1]",
@@ -254,7 +253,7 @@ def _load(args: argparse.Namespace) -> tuple[list[Any], list[str]]:
 
 
 def _integer_option(option: str, text: str | None, default: int | None,
-                    allow_none: bool = False) -> int | None:
+                    allow_none: bool = False, maximum: int | None = None) -> int | None:
     if text is None:
         return default
     if allow_none and text.strip().lower() == "none":
@@ -263,8 +262,9 @@ def _integer_option(option: str, text: str | None, default: int | None,
         value = int(text)
     except ValueError:
         value = 0
-    if value < 1:
-        expected = "an integer >= 1" + (" or 'none'" if allow_none else "")
+    if value < 1 or (maximum is not None and value > maximum):
+        expected = ("an integer >= 1" if maximum is None
+                    else f"an integer from 1 to {maximum}") + (" or 'none'" if allow_none else "")
         raise bad_option(option, text, expected)
     return value
 
@@ -287,8 +287,8 @@ def _load_streamed(args: argparse.Namespace, bins: int | None) -> tuple[list[Any
 
     max_distinct = _integer_option("--max-distinct", args.max_distinct, DEFAULT_MAX_DISTINCT,
                                    allow_none=True)
-    switch_bins = int(_integer_option("--switch-bins", args.switch_bins, DEFAULT_SWITCH_BINS)
-                      or DEFAULT_SWITCH_BINS)
+    switch_bins = int(_integer_option("--switch-bins", args.switch_bins, DEFAULT_SWITCH_BINS,
+                                      maximum=MAX_BINS) or DEFAULT_SWITCH_BINS)
     streamed, notes = [], []
     for path in args.inputs:
         with _progress(path, sys.stderr) as on_rows:
@@ -332,6 +332,10 @@ def _input_notes(one: Any) -> list[str]:
     return notes
 
 
+DASK_CONNECT_SECONDS = 5
+"""How long ``--dask ADDRESS`` waits for the scheduler before saying it cannot reach it."""
+
+
 @contextmanager
 def _dask_client(args: argparse.Namespace) -> Iterator[Any]:
     """A distributed Client: to --dask ADDRESS, or to a local cluster of --workers N."""
@@ -343,7 +347,12 @@ def _dask_client(args: argparse.Namespace) -> Iterator[Any]:
         raise ImportError("--dask and --workers need dask and distributed, which are not "
                           "installed: pip install 'prcurve[dask]'") from error
     if args.workers is None:
-        with distributed.Client(args.dask) as client:
+        try:
+            client = distributed.Client(args.dask, timeout=DASK_CONNECT_SECONDS)
+        except (OSError, TimeoutError, ValueError, TypeError) as error:
+            reason = str(error).splitlines()[0] if str(error) else type(error).__name__
+            raise dask_unreachable(args.dask, reason) from None
+        with client:
             yield client
         return
     # dashboard_address=None would mean the default port 8787, taken by any other cluster.
@@ -355,55 +364,25 @@ def _dask_client(args: argparse.Namespace) -> Iterator[Any]:
 
 
 def _load_dask(args: argparse.Namespace, bins: int | None) -> tuple[list[Any], list[str]]:
-    import numpy as np
-
-    from prcurve.core.binned import BinnedCounts
-    from prcurve.core.binned import ap_bounds as bounds_of
     from prcurve.io.batches import choose_columns, input_files, open_dataset
-    from prcurve.io.columns import positive_value
-    from prcurve.io.dask import pr_counts_columns
-    from prcurve.io.stream import StreamedCounts, StreamedInput
+    from prcurve.io.dask import dask_scores
 
     if args.dask is not None and args.workers is not None:
         raise dask_options_conflict()
     if args.workers is not None:
         check_workers(args.workers)
-    if args.drop_invalid:
-        raise unsupported_with_dask("--drop-invalid")
     plans = []  # every input checked before a scheduler is contacted
     for path in args.inputs:
         files, fmt, name = input_files(path, args.input_format)
         if fmt != "parquet":
             raise dask_needs_parquet(name, fmt)
-        schema = open_dataset(files, fmt).schema
-        columns = choose_columns(schema, name, args.label, args.score, args.weight)
-        label_type = schema.field(columns.label).type.to_pandas_dtype()
-        if args.positive is not None:
-            pos_label = positive_value(args.positive, np.empty(0, dtype=label_type),
-                                        columns.label)
-            positive: Any = pos_label
-        else:
-            pos_label, positive = None, True if np.dtype(label_type).kind == "b" else 1
-        plans.append((files, fmt, name, columns, pos_label, positive))
+        columns = choose_columns(open_dataset(files, fmt).schema, name, args.label, args.score,
+                                 args.weight)
+        plans.append((files, name, columns))
     streamed, notes = [], []
     with _dask_client(args):
-        for files, fmt, name, columns, pos_label, positive in plans:
-            rows, states = pr_counts_columns(files, label=columns.label, scores=columns.scores,
-                                             weight=columns.weight, bins=bins,
-                                             pos_label=pos_label)
-            models = [
-                StreamedCounts(column, state,
-                               "binned" if isinstance(state, BinnedCounts) else "exact", rows,
-                               None, None,
-                               bounds_of(state) if isinstance(state, BinnedCounts) else None)
-                for column, state in zip(columns.scores, states, strict=True)
-            ]
-            one = StreamedInput(path=name, format=fmt, files=len(files), n_rows=rows,
-                                batches=0, label_column=columns.label,
-                                label_chosen=columns.label_chosen, positive_label=positive,
-                                weight_column=columns.weight,
-                                scores_chosen=columns.scores_chosen, models=models,
-                                skipped_columns=columns.skipped, engine="dask")
+        for files, name, columns in plans:
+            one = dask_scores(files, name, columns, args.positive, bins, args.drop_invalid)
             notes.extend(_input_notes(one))
             streamed.append(one)
     return streamed, notes
@@ -430,6 +409,8 @@ def execute(args: argparse.Namespace, loaded_inputs: list[Any] | None = None,
 
     settings = _settings(args)
     gates = [parse_fail_under(text) for text in args.fail_under]
+    if args.out is not None and loaded_inputs is None:  # never write into or over an input
+        check_out_folder(args.out, args.inputs)
     out = prepare_out(args.out) if args.out is not None else None
     if loaded_inputs is None and _wants_streaming(args):
         load = _load_dask if (args.dask is not None or args.workers is not None) else (
@@ -446,7 +427,7 @@ def execute(args: argparse.Namespace, loaded_inputs: list[Any] | None = None,
     written: list[Path] = []
     if out is not None:
         try:
-            written = report.write(out, plots=not args.no_plots)
+            written = report.write(out, plots=not args.no_plots, inputs=args.inputs)
         except OSError as error:
             raise unwritable_output(str(out), error.strerror or str(error)) from None
     _emit(report, args, [p.name for p in written])

@@ -3,10 +3,12 @@
 - :mod:`~prcurve.io.readers`: files (CSV, TSV, Parquet, JSON Lines, .npz) to named columns;
 - :mod:`~prcurve.io.columns`: the label, score and weight columns chosen and checked
   (:func:`load_scores`);
+- :mod:`~prcurve.io.rows`: every row rule, one place for a file, a batch and a partition;
 - :mod:`~prcurve.io.stream`: inputs larger than memory, read in batches into count states
   (public as :mod:`prcurve.stream`);
 - :mod:`~prcurve.io.dask`: count states reduced over a Dask cluster (public as
   :mod:`prcurve.dask`);
+- :mod:`~prcurve.io.dask_ranking`: ranking measures of a run held in a Dask DataFrame;
 - :mod:`~prcurve.io.demo`: the simulated data of ``prcurve demo``.
 
 Everything here turns input into the core count state; nothing computes a metric.

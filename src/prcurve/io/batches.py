@@ -4,14 +4,16 @@
 of one format), :func:`choose_columns` picks the label, score and weight
 columns from the schema, and :class:`BatchReader` yields checked batches: the
 scores of each column, which rows are positive, the weights, and the rows
-dropped with ``drop_invalid`` (each problem reported with the file and row, as
-:mod:`prcurve.io.columns` does for a whole file). :mod:`prcurve.io.stream`
-folds the batches into count states.
+dropped with ``drop_invalid``. Every row rule is
+:func:`prcurve.io.columns.check_block`, the one used for a whole file in memory
+and for a Dask partition; each problem is reported with the file and its row.
+:mod:`prcurve.io.stream` folds the batches into count states.
 """
 
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,26 +22,28 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from prcurve.io.columns import (
-    LABEL_CANDIDATES,
-    checked_scores,
-    first_rows,
-    missing_values,
-    positive_value,
+from prcurve.errors import InvalidInputError
+from prcurve.io.columns import check_roles, choose_label
+from prcurve.io.readers import (
+    FORMATS,
+    RowsCallback,
+    arrow_to_numpy,
+    check_unique_names,
+    csv_convert_options,
+    detect_format,
+    diagnose_jsonl,
+    json_starts_with_object,
+    need,
 )
-from prcurve.io.readers import FORMATS, RowsCallback, arrow_to_numpy, detect_format, need
+from prcurve.io.rows import CheckedBlock, LabelRule, RowProblem, check_block
 from prcurve.validation.files import (
     cannot_stream,
-    inconsistent_labels,
-    invalid_scores,
-    invalid_weights,
-    labels_not_binary,
+    changed_type,
+    empty_input,
     missing_column,
     missing_file,
-    missing_labels,
     mixed_formats,
     no_input_files,
-    no_label_column,
     no_score_columns,
     unreadable_input,
 )
@@ -49,7 +53,7 @@ __all__ = [
     "Batch",
     "BatchReader",
     "Columns",
-    "LabelReader",
+    "LabelRule",
     "choose_columns",
     "input_files",
     "open_dataset",
@@ -59,6 +63,8 @@ __all__ = [
 
 F64 = NDArray[np.float64]
 
+Batch = CheckedBlock
+"""A checked batch: :class:`prcurve.io.columns.CheckedBlock`."""
 
 
 _READAHEAD = 2  # batches read ahead of the one being counted (pyarrow's default is 16)
@@ -110,27 +116,99 @@ def _known(path: Path, formats: dict[str, str]) -> bool:
     return bool(suffixes) and suffixes[-1] in formats
 
 
-def open_dataset(files: list[str], fmt: str, promote: Sequence[str] = ()) -> Any:
+def _file_format(fmt: str) -> Any:
     ds = need("pyarrow.dataset", f"{fmt} files in batches")
     if fmt == "parquet":
-        file_format: Any = ds.ParquetFileFormat()
-    elif fmt in ("csv", "tsv"):
+        return ds.ParquetFileFormat()
+    if fmt in ("csv", "tsv"):
         pacsv = need("pyarrow.csv", "CSV and TSV files")
-        file_format = ds.CsvFileFormat(
-            parse_options=pacsv.ParseOptions(delimiter="," if fmt == "csv" else "\t"))
-    else:
-        file_format = ds.JsonFileFormat()
-    dataset = ds.dataset(files, format=file_format)
-    if fmt == "parquet" or not promote:
-        return dataset
-    # Text formats: pyarrow infers each column's type from the first block of the first
-    # file; a number with a fraction in a later block of an integer column would stop
-    # the read. Integer score and weight columns (``promote``) are read as float64.
+        return ds.CsvFileFormat(
+            parse_options=pacsv.ParseOptions(delimiter="," if fmt == "csv" else "\t"),
+            convert_options=csv_convert_options(pacsv))
+    return ds.JsonFileFormat()
+
+
+def open_dataset(files: list[str], fmt: str, promote: Sequence[str] = ()) -> Any:
+    """The files as one ``pyarrow.dataset``, its schema from the first file.
+
+    Text formats: pyarrow infers each column's type from the first block of
+    the first file. A number with a fraction in a later block of an integer
+    column would stop the read, so integer score and weight columns
+    (``promote``) are read as float64; text columns of CSV and TSV are read as
+    bytes, so that a byte that is not UTF-8 is named with its row rather than
+    stopping the read. A file pyarrow cannot open is a one-line error.
+    """
+    ds = need("pyarrow.dataset", f"{fmt} files in batches")
     pa = need("pyarrow", "files in batches")
-    schema = pa.schema([
-        pa.field(f.name, pa.float64()) if f.name in promote and pa.types.is_integer(f.type)
-        else f for f in dataset.schema])
-    return ds.dataset(files, format=file_format, schema=schema)
+    file_format = _file_format(fmt)
+    if fmt == "jsonl":
+        for path in files:
+            if not json_starts_with_object(path):  # pyarrow would crash or stop: say why
+                diagnose_jsonl(path)
+                raise unreadable_input(path, fmt, "no JSON object found")
+    try:
+        dataset = ds.dataset(files, format=file_format)
+    except (pa.ArrowInvalid, pa.ArrowTypeError, OSError) as error:
+        raise _diagnosed(files, fmt, error) from None
+    try:
+        names = dataset.schema.names
+    except UnicodeDecodeError as error:  # a header that is not UTF-8
+        raise unreadable_input(files[0], fmt, f"a column name is not UTF-8 text ({error})"
+                               ) from None
+    check_unique_names(files[0], names)
+    if fmt == "parquet":
+        return dataset
+    text = fmt in ("csv", "tsv")
+    fields = []
+    for f in dataset.schema:
+        if f.name in promote and pa.types.is_integer(f.type):
+            f = pa.field(f.name, pa.float64())
+        elif text and (pa.types.is_string(f.type) or pa.types.is_large_string(f.type)):
+            f = pa.field(f.name, pa.binary())
+        fields.append(f)
+    return ds.dataset(files, format=file_format, schema=pa.schema(fields))
+
+
+def _diagnosed(files: Sequence[str], fmt: str, error: Exception) -> InvalidInputError:
+    """The one-line error of a file pyarrow could not open or read in batches."""
+    text = str(error) or type(error).__name__
+    path = next((f for f in files if f in text), files[0])
+    if "Empty JSON" in text or "Empty CSV" in text:
+        return empty_input(path, "an empty file")
+    duplicated = re.search(r"multiple columns named (.+?)\s*$", text, re.MULTILINE)
+    if duplicated:
+        check_unique_names(path, [duplicated.group(1)] * 2)
+    if fmt == "jsonl":
+        for one in files if path not in text else [path]:
+            diagnose_jsonl(one)
+    if fmt == "parquet":
+        pq = need("pyarrow.parquet", "Parquet files")
+        for one in files:
+            try:
+                names = pq.read_schema(one).names
+            except Exception:  # only for a message; the error being reported is the real one
+                continue
+            check_unique_names(one, names)
+    converted = re.search(r"In CSV column #(\d+): Row #(\d+): CSV conversion error to "
+                          r"(\w+): invalid value '(.*)'", text)
+    if converted:
+        column, line, kind, value = converted.groups()
+        names = _csv_header(path, fmt)
+        name = names[int(column)] if int(column) < len(names) else f"#{column}"
+        return changed_type(path, name, f"row {int(line) - 1}", repr(value),
+                            f"{kind} values", streamed=True)
+    reason = text.split(": Invalid: ")[-1] if ": Invalid: " in text else text
+    return unreadable_input(path, fmt, reason)
+
+
+def _csv_header(path: str, fmt: str) -> list[str]:
+    pacsv = need("pyarrow.csv", "CSV and TSV files")
+    try:
+        with pacsv.open_csv(path, parse_options=pacsv.ParseOptions(
+                delimiter="," if fmt == "csv" else "\t")) as reader:
+            return list(reader.schema.names)
+    except Exception:  # only for a message; the error being reported is the real one
+        return []
 
 
 @dataclass
@@ -149,27 +227,21 @@ def choose_columns(schema: Any, name: str, label: str | None, scores: Sequence[s
     pa = need("pyarrow", "files in batches")
 
     names = list(schema.names)
-    if label is not None:
-        if label not in names:
-            raise missing_column("--label", label, name, names)
-        label_chosen = "option"
-    else:
-        lowered = {n.lower(): n for n in names}
-        found = [c for c in LABEL_CANDIDATES if c in names] or [
-            lowered[c] for c in LABEL_CANDIDATES if c in lowered]
-        if not found:
-            raise no_label_column(name, LABEL_CANDIDATES, names)
-        label, label_chosen = found[0], "auto"
+    check_unique_names(name, names)
+    label, label_chosen = choose_label(name, names, label)
     if weight is not None and weight not in names:
         raise missing_column("--weight", weight, name, names)
     used = {label} | ({weight} if weight is not None else set())
     if scores:
+        check_roles(label, label_chosen, weight, scores, "option")
         for column in scores:
             if column not in names:
                 raise missing_column("--score", column, name, names)
         chosen, how = list(scores), "option"
     else:
         def numeric(t: Any) -> bool:
+            if pa.types.is_dictionary(t):
+                t = t.value_type
             return bool(pa.types.is_integer(t) or pa.types.is_floating(t)
                         or pa.types.is_decimal(t))
 
@@ -177,59 +249,9 @@ def choose_columns(schema: Any, name: str, label: str | None, scores: Sequence[s
         how = "auto"
         if not chosen:
             raise no_score_columns(name, names)
+    check_roles(label, label_chosen, weight, chosen, how)
     skipped = [n for n in names if n not in used and n not in chosen]
     return Columns(label, label_chosen, chosen, how, weight, skipped)
-
-
-class LabelReader:
-    """Positive masks of label batches, consistent across batches."""
-
-    def __init__(self, column: str, name: str, positive: str | None) -> None:
-        self.column, self.name, self.positive = column, name, positive
-        self.target: Any = None
-        self.resolved = False
-        self.seen_zero = self.seen_minus_one = False
-        self.value: Any = None  # the positive value, for the report
-
-    def mask(self, values: NDArray[Any]) -> NDArray[np.bool_]:
-        if self.positive is not None:
-            if not self.resolved:
-                self.target = positive_value(self.positive, values, self.column)
-                self.value, self.resolved = self.target, True
-            target = self.target
-            if values.dtype.kind == "O":
-                return np.array([v == target or (isinstance(v, str) and v == str(target))
-                                 for v in values.tolist()], dtype=bool)
-            return np.asarray(values == target, dtype=bool)
-        kind = values.dtype.kind
-        if kind == "O" and all(isinstance(v, bool) for v in values.tolist()):
-            values, kind = values.astype(bool), "b"
-        if kind == "b":
-            self.value = True if self.value is None else self.value
-            return np.asarray(values, dtype=bool)
-        if kind not in "iuf":
-            raise labels_not_binary(self.column, self.name, values.astype(str))
-        one = values == 1
-        zero = values == 0
-        if (zero | one).all():
-            self.seen_zero = self.seen_zero or bool(zero.any())
-        elif ((values == -1) | one).all():
-            self.seen_minus_one = True
-        else:
-            raise labels_not_binary(self.column, self.name, values)
-        if self.seen_zero and self.seen_minus_one:
-            raise inconsistent_labels(self.column, self.name)
-        self.value = 1
-        return np.asarray(one, dtype=bool)
-
-
-@dataclass
-class Batch:
-    positive: NDArray[np.bool_]
-    weights: F64 | None
-    scores: dict[str, NDArray[np.floating[Any]]]
-    keep: dict[str, NDArray[np.bool_] | None]
-    dropped: dict[str, dict[str, int]]
 
 
 def _numbers(pa: Any, column: Any) -> NDArray[Any]:
@@ -243,7 +265,7 @@ class BatchReader:
     """The batches of the input, checked: one place for every row-level rule."""
 
     def __init__(self, files: list[str], fmt: str, name: str, columns: Columns,
-                 labels: LabelReader, drop_invalid: bool, batch_rows: int) -> None:
+                 labels: LabelRule, drop_invalid: bool, batch_rows: int) -> None:
         self.files, self.fmt, self.name = files, fmt, name
         self.columns, self.labels = columns, labels
         self.drop_invalid, self.batch_rows = drop_invalid, batch_rows
@@ -260,6 +282,7 @@ class BatchReader:
         rows = 0
         for fragment, path in zip(dataset.get_fragments(), self.files, strict=False):
             first_row = 1
+            where = str(fragment.path or path)
             try:
                 # A few batches decoded ahead: overlap without holding a file in memory.
                 stream = fragment.to_batches(schema=dataset.schema, columns=wanted,
@@ -269,85 +292,24 @@ class BatchReader:
                     n = record.num_rows
                     if n == 0:
                         continue
-                    batch = self._check(pa, record, scores, fragment.path or path, first_row)
+                    try:
+                        batch = self._check(pa, record, scores)
+                    except RowProblem as problem:
+                        raise problem.error(where, first_row) from None
                     first_row += n
                     rows += n
                     if on_rows is not None:
                         on_rows(n)
                     yield rows, batch
             except (pa.ArrowInvalid, pa.ArrowTypeError, OSError) as error:
-                raise unreadable_input(str(fragment.path or path), self.fmt,
-                                                   str(error) or type(error).__name__
-                                                   ) from None
+                raise _diagnosed([where], self.fmt, error) from None
 
-    def _check(self, pa: Any, record: Any, scores: Sequence[str], path: str,
-               first_row: int) -> Batch:
+    def _check(self, pa: Any, record: Any, scores: Sequence[str]) -> Batch:
         c = self.columns
-        n = record.num_rows
-
-        def rows_of(mask: NDArray[np.bool_]) -> list[int]:
-            return [r + first_row - 1 for r in first_rows(mask)]
-
-        label_values = _numbers(pa, record.column(c.label))
-        label_missing = missing_values(label_values)
-        if label_missing.any():
-            if not self.drop_invalid:
-                raise missing_labels(c.label, path, int(label_missing.sum()),
-                                                 rows_of(label_missing))
-            positive = np.zeros(n, dtype=bool)
-            positive[~label_missing] = self.labels.mask(label_values[~label_missing])
-        else:
-            positive = self.labels.mask(label_values)
-        weights: F64 | None = None
-        weight_missing = None
-        if c.weight is not None:
-            weights, bad = checked_scores(_numbers(pa, record.column(c.weight)))
-            for reason, found in (("score_non_numeric", "non-numeric"),
-                                  ("score_infinite", "infinite")):
-                if bad[reason].any():
-                    raise invalid_weights(c.weight, path, found,
-                                                      rows_of(bad[reason]),
-                                                      int(bad[reason].sum()))
-            negative = weights < 0
-            if negative.any():
-                raise invalid_weights(c.weight, path, "negative",
-                                                  rows_of(negative), int(negative.sum()))
-            weight_missing = bad["score_missing_or_nan"]
-            if weight_missing.any() and not self.drop_invalid:
-                raise invalid_weights(c.weight, path, "missing or NaN",
-                                                  rows_of(weight_missing),
-                                                  int(weight_missing.sum()))
-        out = Batch(positive, weights, {}, {}, {})
-        for column in scores:
-            values = _numbers(pa, record.column(column))
-            if values.dtype.kind == "f":
-                finite = np.isfinite(values)
-                clean = bool(finite.all())
-                floats: NDArray[np.floating[Any]] = values
-                if not clean:
-                    floats, bad = checked_scores(values)
-            else:
-                floats, bad = checked_scores(values)
-                clean = not any(m.any() for m in bad.values())
-            drop = None
-            if not clean:
-                invalid = (bad["score_missing_or_nan"] | bad["score_non_numeric"]
-                           | bad["score_infinite"])
-                if not self.drop_invalid:
-                    raise invalid_scores(
-                        column, path, int(bad["score_missing_or_nan"].sum()),
-                        int(bad["score_non_numeric"].sum()), int(bad["score_infinite"].sum()),
-                        rows_of(invalid))
-                drop = invalid
-                out.dropped[column] = {k: int(m.sum()) for k, m in bad.items() if m.any()}
-            for reason, mask in (("label_missing", label_missing),
-                                 ("weight_missing_or_nan", weight_missing)):
-                if mask is not None and mask.any():
-                    drop = mask if drop is None else drop | mask
-                    out.dropped.setdefault(column, {})[reason] = int(mask.sum())
-            out.scores[column] = floats
-            out.keep[column] = None if drop is None else ~drop
-        return out
+        weights = None if c.weight is None else _numbers(pa, record.column(c.weight))
+        return check_block(_numbers(pa, record.column(c.label)), self.labels, weights, c.weight,
+                           {column: _numbers(pa, record.column(column)) for column in scores},
+                           self.drop_invalid)
 
 
 def _parquet_range(reader: BatchReader, column: str) -> tuple[float, float] | None:

@@ -22,7 +22,6 @@ Examples
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -31,38 +30,40 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from prcurve.errors import InvalidInputError
 from prcurve.io.readers import (
     RawTable,
     RowsCallback,
     is_numeric,
     mostly_numbers,
-    parse_numbers,
     read_table,
 )
+from prcurve.io.rows import (
+    LabelRule,
+    RowProblem,
+    check_block,
+    check_weight_totals,
+    normalize_labels,
+)
 from prcurve.validation.files import (
-    invalid_scores,
-    invalid_weights,
-    labels_not_binary,
+    column_in_two_roles,
+    label_column_in_two_roles,
     missing_column,
-    missing_labels,
     no_label_column,
     no_positives,
+    no_positives_left,
     no_rows_left,
     no_score_columns,
     positive_not_found,
+    several_label_columns,
 )
-from prcurve.validation.labels import check_labels
 
 __all__ = [
     "LABEL_CANDIDATES",
     "LoadedInput",
     "ScoredColumn",
-    "checked_scores",
-    "first_rows",
+    "check_roles",
+    "choose_label",
     "load_scores",
-    "missing_values",
-    "positive_value",
 ]
 
 F64 = NDArray[np.float64]
@@ -70,7 +71,6 @@ F64 = NDArray[np.float64]
 LABEL_CANDIDATES: tuple[str, ...] = ("label", "y", "y_true", "target", "truth")
 
 
-_FIRST_ROWS = 5  # how many row numbers an error message lists
 
 
 @dataclass(frozen=True)
@@ -112,101 +112,38 @@ class LoadedInput:
     models: list[ScoredColumn]
     skipped_columns: list[str]
 
-
-def missing_values(values: NDArray[Any]) -> NDArray[np.bool_]:
-    if values.dtype.kind == "f":
-        return np.asarray(np.isnan(values), dtype=bool)
-    if values.dtype.kind == "O":
-        return np.array(
-            [v is None or (isinstance(v, float) and math.isnan(v)) for v in values.tolist()],
-            dtype=bool,
-        )
-    return np.zeros(values.shape[0], dtype=bool)
+# -- choosing the columns ----------------------------------------------------------------------
 
 
-def first_rows(mask: NDArray[np.bool_]) -> list[int]:
-    return [int(i) + 1 for i in np.flatnonzero(mask)[:_FIRST_ROWS]]
+def check_roles(label: str, label_chosen: str, weight: str | None, scores: Sequence[str],
+                scores_chosen: str) -> None:
+    """Each column has one role: the label is not a score or the weight, no score is named
+    twice (scoring the labels would report AP = 1 silently)."""
+    if weight is not None and weight == label:
+        raise label_column_in_two_roles(label, label_chosen, "--weight")
+    seen: set[str] = set()
+    for column in scores:
+        if column == label:
+            raise label_column_in_two_roles(label, label_chosen, "--score")
+        if column == weight:
+            raise column_in_two_roles(column, "--weight", "--score")
+        if column in seen and scores_chosen == "option":
+            raise column_in_two_roles(column, "--score", "--score")
+        seen.add(column)
 
 
-def checked_scores(values: NDArray[Any]) -> tuple[F64, dict[str, NDArray[np.bool_]]]:
-    """Scores as float64 and the masks of missing/NaN, non-numeric and infinite rows."""
-    if values.dtype.kind in "iufb":
-        floats = values.astype(np.float64)
-        non_numeric = np.zeros(values.shape[0], dtype=bool)
-    else:
-        floats, non_numeric = parse_numbers(values.astype(object))
-    missing = np.isnan(floats) & ~non_numeric
-    infinite = np.isinf(floats)
-    return floats, {
-        "score_missing_or_nan": missing,
-        "score_non_numeric": non_numeric,
-        "score_infinite": infinite,
-    }
-
-
-def positive_value(text: str, values: NDArray[Any], column: str) -> Any:
-    """``--positive`` read in the type of the label column."""
-    present = values[~missing_values(values)]
-    kind = values.dtype.kind
-    try:
-        if kind == "b" or (kind == "O" and all(isinstance(v, bool) for v in present.tolist())):
-            lowered = text.strip().lower()
-            if lowered not in ("true", "false", "1", "0"):
-                raise ValueError(text)
-            return lowered in ("true", "1")
-        if kind in "iu":
-            number = float(text)
-            return int(number) if number.is_integer() else number
-        if kind == "f":
-            return float(text)
-    except ValueError:
-        raise positive_not_found(text, column, present) from None
-    return text
-
-
-def _binarize(
-    values: NDArray[Any], column: str, path: str, positive: str | None
-) -> tuple[NDArray[np.bool_], Any]:
-    """The positive mask of the present labels and the positive value (for the report)."""
-    if positive is not None:
-        target = positive_value(positive, values, column)
-        if values.dtype.kind == "O":
-            mask = np.array([v == target or (isinstance(v, str) and v == str(target))
-                             for v in values.tolist()], dtype=bool)
-        else:
-            mask = np.asarray(values == target, dtype=bool)
-        if not mask.any():
-            raise positive_not_found(positive, column, values)
-        return mask, target
-    kind = values.dtype.kind
-    if kind == "O":  # text labels need --positive, unless they are all booleans
-        if all(isinstance(v, bool) for v in values.tolist()):
-            values = values.astype(bool)
-        else:
-            raise labels_not_binary(column, path, values.astype(str))
-    try:
-        labels = check_labels("--label", values, None, allow_soft=False)
-    except InvalidInputError:
-        raise labels_not_binary(column, path, values) from None
-    if labels.positive is None:  # allow_soft=False: hard labels only
-        raise TypeError("check_labels returned soft labels with allow_soft=False")
-    return labels.positive, True if kind == "b" else 1
-
-
-def _choose_label(table: RawTable, label: str | None) -> tuple[str, str]:
-    names = list(table.columns)
+def choose_label(path: str, names: Sequence[str], label: str | None) -> tuple[str, str]:
+    """The label column and how it was chosen ("option" or "auto")."""
     if label is not None:
-        if label not in table.columns:
-            raise missing_column("--label", label, table.path, names)
+        if label not in names:
+            raise missing_column("--label", label, path, names)
         return label, "option"
-    for candidate in LABEL_CANDIDATES:
-        if candidate in table.columns:
-            return candidate, "auto"
-    lowered = {n.lower(): n for n in names}
-    for candidate in LABEL_CANDIDATES:
-        if candidate in lowered:
-            return lowered[candidate], "auto"
-    raise no_label_column(table.path, LABEL_CANDIDATES, names)
+    found = [n for n in names if n.lower() in LABEL_CANDIDATES]
+    if len(found) > 1:  # which holds the labels is a guess, and the other would be scored
+        raise several_label_columns(path, found)
+    if found:
+        return found[0], "auto"
+    raise no_label_column(path, LABEL_CANDIDATES, names)
 
 
 def _choose_scores(
@@ -257,7 +194,7 @@ def load_scores(
     positive : str, optional
         The label value of the positive class, as text; it is read in the
         column's type. Needed unless the labels are booleans, {0, 1} or
-        {-1, 1}.
+        {-1, 1} (as numbers or as their text).
     drop_invalid : bool, default False
         Skip rows with a missing, NaN, non-numeric or infinite score, a
         missing label or a missing weight (per model: each score column keeps
@@ -275,77 +212,61 @@ def load_scores(
     ------
     InvalidInputError
         With the file, the column, the problem and the fix: see
-        docs/cli.md for every case.
+        docs/cli.md for every case. Without ``label``, a file with more than one
+        of the usual label columns is refused (which one holds the labels would
+        be a guess, and the other would be scored as a model). A missing
+        label (an empty field, null, NA, blank text) is never read as a label
+        value; a column named for two roles (``scores=["label"]``) and weights
+        that sum to 0 are refused.
     """
     table = read_table(path, input_format=input_format, on_rows=on_rows)
     names = list(table.columns)
-    label_column, label_chosen = _choose_label(table, label)
+    label_column, label_chosen = choose_label(table.path, names, label)
     if weight is not None and weight not in table.columns:
         raise missing_column("--weight", weight, table.path, names)
     used = {label_column} | ({weight} if weight is not None else set())
+    if scores:
+        check_roles(label_column, label_chosen, weight, scores, "option")
     score_columns, scores_chosen, skipped = _choose_scores(table, scores, used)
+    check_roles(label_column, label_chosen, weight, score_columns, scores_chosen)
 
-    label_values = table.columns[label_column]
-    label_missing = missing_values(label_values)
-    if label_missing.any() and not drop_invalid:
-        raise missing_labels(label_column, table.path, int(label_missing.sum()),
-                                         first_rows(label_missing))
-    present_labels = label_values[~label_missing]
-    if present_labels.dtype.kind == "O" and all(
-        isinstance(v, bool) for v in present_labels.tolist()
-    ):
-        present_labels = present_labels.astype(bool)
-    positive_mask = np.zeros(table.n_rows, dtype=bool)
-    mask, positive_label = _binarize(present_labels, label_column, table.path, positive)
-    positive_mask[~label_missing] = mask
-    if not mask.any():
-        raise no_positives(label_column, table.path, present_labels)
-
-    weights: F64 | None = None
-    weight_missing = np.zeros(table.n_rows, dtype=bool)
-    if weight is not None:
-        weights, weight_bad = checked_scores(table.columns[weight])
-        weight_missing = weight_bad["score_missing_or_nan"]
-        for reason, found in (("score_non_numeric", "non-numeric"),
-                              ("score_infinite", "infinite")):
-            wrong = weight_bad[reason]
-            if wrong.any():
-                raise invalid_weights(weight, table.path, found, first_rows(wrong),
-                                                  int(wrong.sum()))
-        negative = weights < 0
-        if negative.any():
-            raise invalid_weights(weight, table.path, "negative",
-                                              first_rows(negative), int(negative.sum()))
-        if weight_missing.any() and not drop_invalid:
-            raise invalid_weights(weight, table.path, "missing or NaN",
-                                              first_rows(weight_missing),
-                                              int(weight_missing.sum()))
+    rule = LabelRule(label_column, positive)
+    try:
+        block = check_block(
+            table.columns[label_column], rule,
+            None if weight is None else table.columns[weight], weight,
+            {column: table.columns[column] for column in score_columns}, drop_invalid)
+    except RowProblem as problem:
+        raise problem.error(table.path) from None
+    if not block.positive.any():
+        present = normalize_labels(table.columns[label_column], label_column)[0]
+        if positive is not None:
+            raise positive_not_found(positive, label_column, present)
+        raise no_positives(label_column, table.path, present)
 
     models = []
     for column in score_columns:
-        floats, bad = checked_scores(table.columns[column])
-        invalid = bad["score_missing_or_nan"] | bad["score_non_numeric"] | bad["score_infinite"]
-        if invalid.any() and not drop_invalid:
-            raise invalid_scores(
-                column, table.path, int(bad["score_missing_or_nan"].sum()),
-                int(bad["score_non_numeric"].sum()), int(bad["score_infinite"].sum()),
-                first_rows(invalid),
-            )
-        reasons = {**bad, "label_missing": label_missing, "weight_missing_or_nan": weight_missing}
-        drop = invalid | label_missing | weight_missing
-        keep = ~drop
-        if not keep.any():
+        keep = block.keep[column]
+        kept = slice(None) if keep is None else keep
+        if keep is not None and not keep.any():
             raise no_rows_left(column, table.path, table.n_rows)
-        if not positive_mask[keep].any():
-            raise no_positives(label_column, table.path, present_labels)
+        scores_kept = np.asarray(block.scores[column], dtype=np.float64)[kept]
+        positive_kept = block.positive[kept]
+        weights_kept = None if block.weights is None else block.weights[kept]
+        if not positive_kept.any():  # every positive row dropped for this column
+            raise no_positives_left(column, table.path)
+        if weights_kept is not None:
+            check_weight_totals(weight, table.path, float(weights_kept[positive_kept].sum()),
+                                float(weights_kept.sum()))
+        dropped = block.dropped.get(column, {})
         models.append(
             ScoredColumn(
                 column=column,
-                scores=floats[keep],
-                positive=positive_mask[keep],
-                weights=None if weights is None else weights[keep],
-                rows_dropped=int(drop.sum()),
-                dropped={reason: int(m.sum()) for reason, m in reasons.items() if m.any()},
+                scores=scores_kept,
+                positive=positive_kept,
+                weights=weights_kept,
+                rows_dropped=0 if keep is None else int(np.count_nonzero(~keep)),
+                dropped=dict(dropped),
             )
         )
     return LoadedInput(
@@ -354,7 +275,7 @@ def load_scores(
         n_rows=table.n_rows,
         label_column=label_column,
         label_chosen=label_chosen,
-        positive_label=positive_label,
+        positive_label=rule.value,
         weight_column=weight,
         scores_chosen=scores_chosen,
         models=models,

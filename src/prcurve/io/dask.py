@@ -15,6 +15,14 @@ plots) works unchanged (docs/scale.md):
   partitioning or the order (exact to float64 rounding for non-integer
   weights, exactly for counts).
 
+Nothing is raised on a worker (a raised error would print the worker's
+traceback): each task returns what it found, and the client raises the one-line
+error, with the file and its row for Parquet files (each task reads its own row
+groups, so it knows where its rows start) and the row of the whole data for a
+Dask DataFrame. ``prcurve report --dask`` checks every row with the rules of
+:func:`prcurve.io.columns.check_block`, as in memory and streamed
+(:func:`dask_scores`).
+
 It runs on whatever scheduler is active: a ``dask.distributed.Client`` made
 before the call included. Needs the ``dask`` extra
 (``pip install 'prcurve[dask]'``: ``dask[dataframe]`` and ``distributed``).
@@ -37,6 +45,7 @@ True
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from functools import reduce
 from pathlib import Path
 from typing import Any
@@ -44,22 +53,34 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from prcurve.core.binned import BinnedCounts, resolve_edges
+from prcurve.core.binned import BinnedCounts, ap_bounds, resolve_edges
 from prcurve.core.counts import ThresholdCounts
 from prcurve.errors import InvalidInputError
-from prcurve.io.batches import input_files, parquet_statistics_range
-from prcurve.ranking import Qrels, RankingEvaluation, evaluate
-from prcurve.ranking.kernels import summarize
-from prcurve.ranking.measures import parse_measures
-from prcurve.validation.arrays import check_choice, check_edges, check_n_bins
-from prcurve.validation.files import bad_option, dask_missing_columns, empty_input, not_a_dask_input
+from prcurve.io.batches import Columns, input_files, parquet_statistics_range
+from prcurve.io.readers import arrow_to_numpy, need
+from prcurve.io.rows import LabelRule, RowProblem, check_block, check_weight_totals
+from prcurve.validation.arrays import check_edges, check_n_bins, distinct_values
+from prcurve.validation.files import (
+    bad_option,
+    dask_missing_columns,
+    dask_partition_error,
+    empty_input,
+    no_positives,
+    no_positives_left,
+    no_rows_left,
+    not_a_dask_input,
+    positive_not_found,
+)
+from prcurve.validation.labels import BinaryLabels, check_labels, check_positive_class
 
-__all__ = ["evaluate_ranking", "pr_counts"]
+__all__ = ["dask_scores", "pr_counts"]
 
 State = ThresholdCounts | BinnedCounts
 
+_PIECE_ROWS = 1 << 22  # rows of consecutive row groups read by one task (at least one group)
 
-def _need_dask() -> tuple[Any, Any]:
+
+def need_dask() -> tuple[Any, Any]:
     try:
         import dask
         import dask.dataframe as dd
@@ -91,9 +112,9 @@ def _local_parquet_files(data: Any) -> list[str] | None:
     return files if fmt == "parquet" else None
 
 
-def _frame(data: Any, columns: list[str]) -> Any:
+def dask_frame(data: Any, columns: list[str]) -> Any:
     """The Dask DataFrame of ``data`` restricted to ``columns``."""
-    _, dd = _need_dask()
+    _, dd = need_dask()
     paths = _paths(data)
     if paths is not None:
         frame = dd.read_parquet(paths if len(paths) > 1 else paths[0])
@@ -108,52 +129,313 @@ def _frame(data: Any, columns: list[str]) -> Any:
     return frame[columns]
 
 
-def _partition_states(
-    frame: Any, label: str, scores: Sequence[str], weight: str | None,
-    edges: Sequence[NDArray[np.float64] | None], pos_label: Any,
-) -> tuple[int, list[State]]:
-    """The rows of one partition and one state per score column."""
-    n = len(frame)
+# -- what a task returns -----------------------------------------------------------------
+
+
+@dataclass
+class _Spec:
+    """What every task needs: the columns, the bins, and how labels are read.
+
+    ``rule`` set: the file rules of ``prcurve report`` (:func:`check_block`);
+    else the library's (``from_scores`` with ``pos_label``, soft labels allowed).
+    ``mode`` is ``"count"`` (states) or ``"range"`` (each column's smallest and
+    largest valid score, for equal-width bins).
+    """
+
+    label: str
+    scores: list[str]
+    weight: str | None
+    edges: list[NDArray[np.float64] | None]
+    pos_label: Any = None
+    rule: LabelRule | None = None
+    mode: str = "count"
+    drop_invalid: bool = False
+
+    @property
+    def columns(self) -> list[str]:
+        return [self.label, *([self.weight] if self.weight else []),
+                *[s for s in self.scores if s not in (self.label, self.weight)]]
+
+
+@dataclass
+class _Part:
+    """The result of one or more partitions: plain data, never an exception raised."""
+
+    sizes: list[tuple[int, int]]  # (partition, rows)
+    states: list[State]
+    rules: list[tuple[int, LabelRule]] = field(default_factory=list)
+    problem: tuple[int, RowProblem | str] | None = None  # the first, by partition
+    ranges: list[tuple[float, float]] = field(default_factory=list)
+    positives: int = 0  # positive rows (file rules), whatever their weight
+    # Per score column (file rules): rows and positive rows kept, rows dropped by reason.
+    kept: list[int] = field(default_factory=list)
+    kept_positives: list[int] = field(default_factory=list)
+    dropped: list[dict[str, int]] = field(default_factory=list)
+    # pos_label (library rules): whether any partition holds it, and else a few label values
+    # of each kind, so that the rule for an absent pos_label is applied to the whole.
+    matched: bool = False
+    unmatched: list[Any] = field(default_factory=list)
+
+
+_UNMATCHED_KEPT = 8  # label values kept of each kind (text, other) when pos_label is absent
+
+
+def _some_values(values: Sequence[Any]) -> list[Any]:
+    """At most ``_UNMATCHED_KEPT`` distinct values of each kind: enough for the rule's
+    message and for its checks (two distinct values; text beside numbers)."""
+    text = [v for v in dict.fromkeys(values) if isinstance(v, (str, bytes))]
+    other = [v for v in dict.fromkeys(values) if not isinstance(v, (str, bytes))]
+    return text[:_UNMATCHED_KEPT] + other[:_UNMATCHED_KEPT]
+
+
+def _empty_states(spec: _Spec) -> list[State]:
+    return [ThresholdCounts.empty() if e is None else BinnedCounts(e) for e in spec.edges]
+
+
+def _count(columns: dict[str, NDArray[Any]], n: int, index: int, spec: _Spec) -> _Part:
+    """One partition's states (or ranges), or what is wrong with its rows."""
+    empty = _Part([(index, n)], _empty_states(spec),
+                  ranges=[(np.inf, -np.inf)] * len(spec.scores))
     if n == 0:
-        return 0, [ThresholdCounts.empty() if e is None else BinnedCounts(e) for e in edges]
-    y = frame[label].to_numpy()
-    w = None if weight is None else frame[weight].to_numpy(dtype=np.float64)
+        return empty
+    if spec.rule is None:
+        return _count_library(columns, index, spec, empty)
+    rule = LabelRule(spec.rule.column, spec.rule.positive)
+    try:
+        block = check_block(columns[spec.label], rule,
+                            None if spec.weight is None else columns[spec.weight], spec.weight,
+                            {s: columns[s] for s in spec.scores}, spec.drop_invalid)
+    except RowProblem as problem:
+        empty.problem = (index, problem)
+        return empty
+    empty.rules = [(index, rule)]
+    empty.positives = int(np.count_nonzero(block.positive))
     states: list[State] = []
-    for score, e in zip(scores, edges, strict=True):
-        s = frame[score].to_numpy()
-        if e is None:
-            states.append(ThresholdCounts.from_scores(y, s, sample_weight=w, pos_label=pos_label))
+    for column, edges in zip(spec.scores, spec.edges, strict=True):
+        keep = block.keep[column]
+        scores, positive, weights = block.scores[column], block.positive, block.weights
+        if keep is not None:
+            scores, positive = scores[keep], positive[keep]
+            weights = None if weights is None else weights[keep]
+        empty.kept.append(int(scores.shape[0]))
+        empty.kept_positives.append(int(np.count_nonzero(positive)))
+        empty.dropped.append(dict(block.dropped.get(column, {})))
+        if spec.mode == "range":
+            continue
+        labels = BinaryLabels(positive=positive, soft=None)
+        if edges is None:
+            states.append(ThresholdCounts._from_checked(scores, labels, weights))
         else:
-            states.append(BinnedCounts.from_scores(y, s, e, sample_weight=w,
-                                                   pos_label=pos_label))
-    return n, states
+            binned = BinnedCounts(edges)
+            binned._add_checked(scores, labels, weights)
+            states.append(binned)
+    if spec.mode == "range":
+        empty.ranges = [_range(block.scores[c], block.keep[c]) for c in spec.scores]
+    else:
+        empty.states = states
+    return empty
 
 
-def _merge(*parts: tuple[int, list[State]]) -> tuple[int, list[State]]:
-    """Merge several partitions' results: rows add, states merge column by column."""
-    rows = sum(p[0] for p in parts)
-    columns = zip(*(p[1] for p in parts), strict=True)
-    return rows, [reduce(lambda a, b: a.merge(b), states) for states in columns]
+def _range(scores: NDArray[Any], keep: NDArray[np.bool_] | None) -> tuple[float, float]:
+    kept = scores if keep is None else scores[keep]
+    if not kept.shape[0]:
+        return np.inf, -np.inf
+    return float(np.min(kept)), float(np.max(kept))
 
 
-def _edges(bins: int | ArrayLike | None, data: Any, frame: Any, scores: Sequence[str],
-           dask: Any, compute: dict[str, Any]) -> list[NDArray[np.float64] | None]:
+def _count_library(columns: dict[str, NDArray[Any]], index: int, spec: _Spec,
+                   empty: _Part) -> _Part:
+    y = columns[spec.label]
+    w = None if spec.weight is None else np.asarray(columns[spec.weight], dtype=np.float64)
+    states: list[State] = []
+    try:
+        if spec.pos_label is not None:
+            # Whether pos_label occurs is a property of the whole, not of a partition: a
+            # partition of negatives only is fine. Its labels become booleans here, and
+            # the absent-pos_label rule is applied to the whole (pr_counts_columns).
+            positive = check_labels(spec.label, y, spec.pos_label, check_positive=False)
+            y = np.asarray(positive.positive, dtype=bool)  # set whenever pos_label is given
+            if y.any():
+                empty.matched = True
+            else:
+                empty.unmatched = _some_values(distinct_values(columns[spec.label]).tolist())
+        for score, e in zip(spec.scores, spec.edges, strict=True):
+            s = columns[score]
+            if e is None:
+                states.append(ThresholdCounts.from_scores(y, s, sample_weight=w))
+            else:
+                states.append(BinnedCounts.from_scores(y, s, e, sample_weight=w))
+    except (InvalidInputError, ValueError, TypeError) as error:
+        empty.problem = (index, str(error))
+        return empty
+    empty.states = states
+    return empty
+
+
+def _frame_task(frame: Any, index: int, spec: _Spec) -> _Part:
+    """A partition of a Dask DataFrame (its rows counted from the data's first row)."""
+    if spec.rule is not None:
+        pa = need("pyarrow", "Dask partitions")
+        columns = {c: arrow_to_numpy(pa, pa.Array.from_pandas(frame[c])) for c in spec.columns}
+    else:
+        columns = {c: frame[c].to_numpy() for c in spec.columns}
+    return _count(columns, len(frame), index, spec)
+
+
+def _piece_task(path: str, groups: list[int], index: int, spec: _Spec) -> _Part:
+    """Row groups of one Parquet file, read here (the task knows its file and rows)."""
+    pa = need("pyarrow", "Parquet files")
+    pq = need("pyarrow.parquet", "Parquet files")
+    try:
+        with pq.ParquetFile(path) as file:
+            table = file.read_row_groups(groups, columns=spec.columns)
+    except (OSError, ValueError, TypeError) as error:
+        return _Part([(index, 0)], _empty_states(spec), problem=(index, f"cannot read "
+                     f"{path!r}: {error}"))
+    columns = {}
+    for name in spec.columns:
+        column = table.column(name)
+        if pa.types.is_floating(column.type) and column.null_count == 0:
+            columns[name] = np.asarray(column.to_numpy())
+        else:
+            columns[name] = arrow_to_numpy(pa, column)
+    return _count(columns, table.num_rows, index, spec)
+
+
+def _merge(*parts: _Part) -> _Part:
+    """Merge several partitions' results: states merge column by column; the first problem."""
+    problems = [p.problem for p in parts if p.problem is not None]
+    ranges = [
+        (min(r[0] for r in column), max(r[1] for r in column))
+        for column in zip(*(p.ranges for p in parts), strict=True)
+    ]
+    return _Part(
+        sizes=[size for p in parts for size in p.sizes],
+        states=[reduce(lambda a, b: a.merge(b), states)
+                for states in zip(*(p.states for p in parts), strict=True)],
+        rules=[rule for p in parts for rule in p.rules],
+        problem=min(problems, key=lambda p: p[0]) if problems else None,
+        ranges=ranges,
+        positives=sum(p.positives for p in parts),
+        kept=_sum_lists([p.kept for p in parts]),
+        kept_positives=_sum_lists([p.kept_positives for p in parts]),
+        dropped=[_sum_counts(column) for column in zip(*(p.dropped for p in parts if p.dropped),
+                                                       strict=True)],
+        matched=any(p.matched for p in parts),
+        unmatched=_some_values([v for p in parts for v in p.unmatched]),
+    )
+
+
+def _sum_lists(lists: list[list[int]]) -> list[int]:
+    present = [one for one in lists if one]
+    return [sum(values) for values in zip(*present, strict=True)] if present else []
+
+
+def _sum_counts(counts: tuple[dict[str, int], ...]) -> dict[str, int]:
+    total: dict[str, int] = {}
+    for one in counts:
+        for reason, n in one.items():
+            total[reason] = total.get(reason, 0) + n
+    return total
+
+
+# -- the graph ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Piece:
+    path: str
+    groups: list[int]
+    first_row: int  # the file's row number of the piece's first row
+
+
+def _pieces(files: Sequence[str]) -> list[_Piece]:
+    """Consecutive row groups of each file, about ``_PIECE_ROWS`` rows per piece."""
+    pq = need("pyarrow.parquet", "Parquet files")
+    pieces = []
+    for path in files:
+        metadata = pq.read_metadata(path)
+        groups: list[int] = []
+        rows = 0
+        first = 1
+        for g in range(metadata.num_row_groups):
+            groups.append(g)
+            rows += metadata.row_group(g).num_rows
+            if rows >= _PIECE_ROWS:
+                pieces.append(_Piece(path, groups, first))
+                first += rows
+                groups, rows = [], 0
+        if groups or not pieces or pieces[-1].path != path:
+            pieces.append(_Piece(path, groups, first))
+    return pieces
+
+
+def _compute(data: Any, spec: _Spec, split_every: int, dask: Any,
+             compute: dict[str, Any], files: list[str] | None) -> tuple[_Part, list[_Piece] | None]:
+    delayed = dask.delayed
+    shared = delayed(spec)
+    if files is not None:
+        pieces = _pieces(files)
+        level = [delayed(_piece_task)(p.path, p.groups, i, shared) for i, p in enumerate(pieces)]
+    else:
+        pieces = None
+        frame = dask_frame(data, spec.columns)
+        level = [delayed(_frame_task)(part, i, shared) for i, part in enumerate(frame.to_delayed())]
+    while len(level) > 1:  # the tree: split_every states per merge task
+        level = [delayed(_merge)(*level[i:i + split_every])
+                 for i in range(0, len(level), split_every)]
+    if not level:
+        raise empty_input("data", "no partitions")
+    return dask.compute(level[0], **compute)[0], pieces
+
+
+def _raise_problem(result: _Part, pieces: list[_Piece] | None, name: str) -> None:
+    """The first problem found, with its file and row (or the data's row)."""
+    if result.problem is None:
+        return
+    index, problem = result.problem
+    if pieces is not None:
+        path, first_row = pieces[index].path, pieces[index].first_row
+    else:
+        sizes = dict(result.sizes)
+        path, first_row = name, 1 + sum(sizes[i] for i in sizes if i < index)
+    if isinstance(problem, RowProblem):
+        raise problem.error(path, first_row)
+    raise dask_partition_error(index, first_row, problem)
+
+
+def _edges(bins: int | ArrayLike | None, data: Any, spec: _Spec, files: list[str] | None,
+           split_every: int, dask: Any, compute: dict[str, Any], name: str
+           ) -> list[NDArray[np.float64] | None]:
+    scores = spec.scores
     if bins is None:
         return [None] * len(scores)
     if isinstance(bins, (int, np.integer)) and not isinstance(bins, bool):
         check_n_bins("bins", bins)
         # Equal-width bins over the full range of each column: the in-memory edges. From
-        # the Parquet statistics of local files when they have them, else one Dask pass.
-        files = _local_parquet_files(data)
+        # the Parquet statistics of local files when they have them, else one pass.
         known = [None if files is None else parquet_statistics_range(files, s) for s in scores]
         if all(r is not None for r in known):
             ranges: Sequence[Any] = known
+        elif spec.rule is not None:
+            ranging = _Spec(spec.label, scores, spec.weight, [None] * len(scores),
+                            rule=spec.rule, mode="range", drop_invalid=spec.drop_invalid)
+            result, pieces = _compute(data, ranging, split_every, dask, compute, files)
+            _raise_problem(result, pieces, name)
+            ranges = [r if np.isfinite(r[0]) else (0.0, 1.0) for r in result.ranges]
         else:
+            frame = dask_frame(data, spec.columns)
             ranges = dask.compute(*[(frame[s].min(), frame[s].max()) for s in scores],
                                   **compute)
         return [resolve_edges(int(bins), np.array([float(lo), float(hi)]))
                 for lo, hi in ranges]
     return [check_edges("bins", bins)] * len(scores)
+
+
+def _check_split_every(split_every: Any) -> int:
+    if isinstance(split_every, bool) or not isinstance(split_every, int) or split_every < 2:
+        raise bad_option("split_every", split_every, "an integer >= 2")
+    return split_every
 
 
 def pr_counts_columns(
@@ -168,24 +450,32 @@ def pr_counts_columns(
     **compute: Any,
 ) -> tuple[int, list[State]]:
     """:func:`pr_counts` for several score columns in one pass; also returns the rows."""
-    dask, _ = _need_dask()
-    if isinstance(split_every, bool) or not isinstance(split_every, int) or split_every < 2:
-        raise bad_option("split_every", split_every, "an integer >= 2")
-    frame = _frame(data, [label, *([weight] if weight else []),
-                          *[s for s in scores if s not in (label, weight)]])
-    edges = _edges(bins, data, frame, scores, dask, compute)
-    delayed = dask.delayed
-    level = [delayed(_partition_states)(part, label, list(scores), weight, edges, pos_label)
-             for part in frame.to_delayed()]
-    while len(level) > 1:  # the tree: split_every states per merge task
-        level = [delayed(_merge)(*level[i:i + split_every])
-                 for i in range(0, len(level), split_every)]
-    if not level:
-        raise empty_input("data", "no partitions")
-    rows, states = dask.compute(level[0], **compute)[0]
+    dask, _ = need_dask()
+    split_every = _check_split_every(split_every)
+    files = _local_parquet_files(data)
+    if files is None:  # checks the columns of a DataFrame or remote data before any task
+        dask_frame(data, [label, *([weight] if weight else []), *scores])
+    spec = _Spec(label, list(scores), weight, [], pos_label=pos_label)
+    spec.edges = _edges(bins, data, spec, files, split_every, dask, compute, "data")
+    if files is not None:
+        _check_parquet_columns(files, spec.columns)
+    result, pieces = _compute(data, spec, split_every, dask, compute, files)
+    _raise_problem(result, pieces, "data")
+    rows = sum(n for _, n in result.sizes)
     if rows == 0:
         raise empty_input("data", "no rows")
-    return int(rows), list(states)
+    if pos_label is not None and not result.matched:  # the rule, on the whole data
+        check_positive_class(pos_label, {label: np.array(result.unmatched, dtype=object)})
+    return int(rows), list(result.states)
+
+
+def _check_parquet_columns(files: Sequence[str], columns: Sequence[str]) -> None:
+    pq = need("pyarrow.parquet", "Parquet files")
+    for path in files:
+        found = pq.read_schema(path).names
+        missing = [c for c in columns if c not in found]
+        if missing:
+            raise dask_missing_columns(missing, found)
 
 
 def pr_counts(
@@ -205,12 +495,14 @@ def pr_counts(
     ----------
     data : dask.dataframe.DataFrame, str, Path or sequence of them
         A Dask DataFrame, or Parquet files (a file, a folder, a glob or a
-        list) read with ``dask.dataframe.read_parquet``.
+        list): local files are read by the tasks, a row-group range each;
+        others with ``dask.dataframe.read_parquet``.
     label, score : str
         The label and score columns. Labels as in
         :meth:`prcurve.ThresholdCounts.from_scores` (booleans, {0, 1},
         {-1, 1}, soft labels in [0, 1], or ``pos_label``), checked per
-        partition.
+        partition; whether ``pos_label`` occurs is checked on the whole (a
+        partition of negatives only is fine).
     weight : str, optional
         A column of non-negative sample weights.
     bins : int or array_like, optional
@@ -233,113 +525,62 @@ def pr_counts(
     Raises
     ------
     InvalidInputError
-        A missing column, bad labels, scores or weights in a partition, or no rows.
+        A missing column, bad labels, scores or weights in a partition (named
+        with the partition and the row where it starts), or no rows.
     """
     return pr_counts_columns(data, label=label, scores=[score], weight=weight, bins=bins,
                              pos_label=pos_label, split_every=split_every, **compute)[1][0]
 
 
-# -- ranking: per-query evaluation, one query per partition ------------------------------
+def dask_scores(files: list[str], name: str, columns: Columns, positive: str | None = None,
+                bins: int | None = None, drop_invalid: bool = False, split_every: int = 8,
+                **compute: Any) -> Any:
+    """Parquet files counted on the active Dask scheduler with ``prcurve report``'s rules.
 
-
-def _evaluate_partition(
-    frame: Any, qrels: Any, columns: tuple[str, str, str], measures: tuple[Any, ...],
-    options: dict[str, Any],
-) -> tuple[NDArray[Any], dict[str, NDArray[np.float64]]] | None:
-    """Every query of one partition (each query lies wholly in one partition)."""
-    if len(frame) == 0:
-        return None
-    query, doc, score = columns
-    run = (frame[query].to_numpy(), frame[doc].to_numpy(),
-           frame[score].to_numpy(dtype=np.float64))
-    result = evaluate(qrels, run, measures, queries_without_results="skip", **options)
-    if result.n_queries == 0:  # none of the partition's queries is judged
-        return None
-    return result.query_ids, {name: np.asarray(v) for name, v in result.per_query.items()}
-
-
-def evaluate_ranking(
-    qrels: Any,
-    run: Any,
-    measures: Any = ("AP", "P@10"),
-    *,
-    relevance_level: int = 1,
-    depth: int | None = None,
-    queries_without_results: str = "skip",
-    convention: str = "trec_eval_10",
-    score_precision: str = "float64",
-    zero_division: Any = 0,
-    query: str = "query_id",
-    doc: str = "doc_id",
-    score: str = "score",
-    **compute_kwargs: Any,
-) -> Any:
-    """:func:`prcurve.ranking.evaluate` over a run held in a Dask DataFrame.
-
-    The run (a Dask DataFrame or Parquet path with columns ``query``, ``doc``
-    and ``score``) is shuffled so that each query lies in one partition, each
-    partition is evaluated by :func:`prcurve.ranking.evaluate` in one task,
-    and the per-query values are gathered and summarised exactly as the
-    in-memory evaluation does (same query order, same trec_eval summation), so
-    the result equals ``evaluate(qrels, <the whole run>, ...)``. The judgments
-    (any form :class:`prcurve.ranking.Qrels` accepts) are sent to the workers
-    once. Options are those of :func:`prcurve.ranking.evaluate`;
-    ``compute_kwargs`` go to ``dask.compute`` (e.g. ``scheduler="sync"``).
-
-    Returns
-    -------
-    prcurve.ranking.RankingEvaluation
-
-    Examples
-    --------
-    >>> import pandas as pd
-    >>> import dask.dataframe as dd
-    >>> from prcurve.io.dask import evaluate_ranking
-    >>> run = pd.DataFrame({"query_id": ["q1", "q1", "q2", "q2"],
-    ...                     "doc_id": ["a", "b", "x", "y"], "score": [0.9, 0.8, 0.2, 0.7]})
-    >>> qrels = {"q1": {"a": 1, "b": 0}, "q2": {"x": 1}}
-    >>> result = evaluate_ranking(qrels, dd.from_pandas(run, npartitions=2), ["AP", "P@2"],
-    ...                           scheduler="sync")
-    >>> result.per_query["AP"].tolist(), result.n_queries
-    ([1.0, 0.5], 2)
+    Every row is checked as in memory and streamed
+    (:func:`prcurve.io.columns.check_block`): a missing label, a bad score or
+    weight is a one-line error naming the column, the file and its row;
+    labels are one binary labelling across all partitions; weights that sum
+    to 0 are refused; with ``drop_invalid`` bad rows are skipped and counted per
+    column, as in memory. Returns a :class:`prcurve.io.stream.StreamedInput`
+    whose ``engine`` is ``"dask"``.
     """
-    dask, _ = _need_dask()
-    parsed = parse_measures(measures)
-    check_choice("queries_without_results", queries_without_results,
-                             ("skip", "zero"))
-    judgments = Qrels.coerce(qrels)
-    columns = (query, doc, score)
-    frame = _frame(run, list(columns)).shuffle(on=query)
-    options = {"relevance_level": relevance_level, "depth": depth, "convention": convention,
-               "score_precision": score_precision, "zero_division": zero_division}
-    shared = dask.delayed(judgments)
-    tasks = [dask.delayed(_evaluate_partition)(part, shared, columns, parsed, options)
-             for part in frame.to_delayed()]
-    parts = [p for p in dask.compute(*tasks, **compute_kwargs) if p is not None]
+    from prcurve.io.stream import StreamedCounts, StreamedInput
 
-    query_ids = [p[0] for p in parts]
-    per_query = {str(m): [p[1][str(m)] for p in parts] for m in parsed}
-    has_results = [np.ones(p[0].shape[0], dtype=bool) for p in parts]
-    if queries_without_results == "zero":
-        # A judged query absent from the run scores as with an empty run (trec_eval -c).
-        seen = np.concatenate(query_ids) if query_ids else np.zeros(0, dtype=object)
-        missing = ~np.isin(judgments.query_id, seen)
-        if missing.any():
-            empty = (np.zeros(0, dtype=object), np.zeros(0, dtype=object), np.zeros(0))
-            absent = Qrels(judgments.query_id[missing], judgments.doc_id[missing],
-                           judgments.relevance[missing])
-            rest = evaluate(absent, empty, parsed, queries_without_results="zero", **options)
-            query_ids.append(rest.query_ids)
-            for m in parsed:
-                per_query[str(m)].append(np.asarray(rest.per_query[str(m)]))
-            has_results.append(rest.has_results)
-    ids = np.concatenate(query_ids) if query_ids else np.zeros(0, dtype=object)
-    order = np.argsort(ids, kind="stable")  # the in-memory order: ids ascending
-    values = {name: np.concatenate(v)[order] if v else np.zeros(0)
-              for name, v in per_query.items()}
-    results = np.concatenate(has_results)[order] if has_results else np.zeros(0, dtype=bool)
-    summary = {str(m): summarize(m, values[str(m)], results, convention) for m in parsed}
-    return RankingEvaluation(
-        measures=parsed, query_ids=ids[order], per_query=values, summary=summary,
-        n_queries=int(ids.shape[0]), has_results=results, convention=convention,
-    )
+    dask, _ = need_dask()
+    split_every = _check_split_every(split_every)
+    spec = _Spec(columns.label, list(columns.scores), columns.weight, [],
+                 rule=LabelRule(columns.label, positive), drop_invalid=drop_invalid)
+    spec.edges = _edges(bins, files, spec, files, split_every, dask, compute, name)
+    result, pieces = _compute(files, spec, split_every, dask, compute, files)
+    _raise_problem(result, pieces, name)
+    rule = LabelRule(columns.label, positive)
+    try:
+        for _, one in sorted(result.rules, key=lambda r: r[0]):
+            rule.merge(one)
+    except RowProblem as problem:
+        raise problem.error(name) from None
+    rows = sum(n for _, n in result.sizes)
+    if rows == 0:
+        raise empty_input(name, "no rows")
+    if result.positives == 0:
+        if positive is not None:
+            raise positive_not_found(positive, columns.label, rule.values_seen())
+        raise no_positives(columns.label, name, np.array([0]))
+    models = []
+    for i, (column, state) in enumerate(zip(columns.scores, result.states, strict=True)):
+        kept = result.kept[i]
+        if kept == 0:
+            raise no_rows_left(column, name, rows)
+        if result.kept_positives[i] == 0:
+            raise no_positives_left(column, name)
+        check_weight_totals(columns.weight, name, state.n_pos, state.n_pos + state.n_neg)
+        dropped = result.dropped[i] if result.dropped else {}
+        bounds = ap_bounds(state) if isinstance(state, BinnedCounts) else None
+        models.append(StreamedCounts(column, state, "exact" if bounds is None else "binned",
+                                     kept, None, None, bounds, rows - kept, dropped))
+    return StreamedInput(path=name, format="parquet", files=len(files), n_rows=rows,
+                         batches=0, label_column=columns.label,
+                         label_chosen=columns.label_chosen, positive_label=rule.value,
+                         weight_column=columns.weight, scores_chosen=columns.scores_chosen,
+                         models=models, skipped_columns=columns.skipped, engine="dask")

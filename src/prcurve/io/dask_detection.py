@@ -19,7 +19,7 @@ import numpy as np
 from prcurve.detection import Detections, DetectionState
 from prcurve.detection.evaluate import as_ground_truth
 from prcurve.detection.state import make_protocol
-from prcurve.io.dask import _frame, _need_dask
+from prcurve.io.dask import dask_frame, need_dask
 from prcurve.validation.arrays import check_choice
 
 __all__ = ["evaluate_detections"]
@@ -100,13 +100,13 @@ def evaluate_detections(
     >>> bool((result.precision == whole.precision).all()), result.n_images
     (True, 3)
     """
-    dask, _ = _need_dask()
+    dask, _ = need_dask()
     chosen = make_protocol(protocol, {})
     fmt = check_choice("box_format", box_format, tuple(_DETECTION_COLUMNS))
     box_columns = tuple(boxes) if boxes is not None else _DETECTION_COLUMNS[fmt]
     gt = as_ground_truth(ground_truth)
     columns = [image, category, score, *box_columns]
-    frame = _frame(detections, columns)
+    frame = dask_frame(detections, columns)
     meta = frame._meta.assign(**{_ROW: np.zeros(0, dtype=np.int64)})
     frame = frame.map_partitions(_number_rows, meta=meta).shuffle(on=image)
     shared = dask.delayed(gt)

@@ -13,9 +13,12 @@ compressed: ``.gz``, ``.bz2``, ``.zst``, ``.lz4``) and ``.npz``.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
-from collections.abc import Callable, Iterable
+import zipfile
+import zlib
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -26,9 +29,12 @@ from numpy.typing import NDArray
 from prcurve.errors import InvalidInputError
 from prcurve.validation.arrays import check_choice
 from prcurve.validation.files import (
+    changed_type,
+    duplicate_column,
     empty_input,
     missing_file,
     not_a_file,
+    not_single_values,
     ragged_npz,
     unknown_file_format,
     unreadable_input,
@@ -39,8 +45,12 @@ __all__ = [
     "RawTable",
     "RowsCallback",
     "arrow_to_numpy",
+    "check_unique_names",
     "detect_format",
+    "diagnose_jsonl",
+    "json_starts_with_object",
     "need",
+    "object_array",
     "read_table",
 ]
 
@@ -66,6 +76,13 @@ _TEXT_FORMATS = ("csv", "tsv", "jsonl")
 
 
 RowsCallback = Callable[[int], None]
+
+
+READ_ERRORS: tuple[type[Exception], ...] = (
+    OSError, ValueError, TypeError, KeyError, IndexError, OverflowError, EOFError,
+    RecursionError, NotImplementedError, zipfile.BadZipFile, zlib.error,
+)
+"""What a reader raises on a file it cannot read: each becomes a one-line message."""
 
 
 @dataclass(frozen=True)
@@ -176,8 +193,15 @@ def read_table(
         raise
     except ImportError:
         raise
-    except (OSError, ValueError, TypeError, KeyError) as error:  # pyarrow's errors included
+    except READ_ERRORS as error:  # pyarrow's errors included (ArrowInvalid is a ValueError)
         raise unreadable_input(name, fmt, str(error) or type(error).__name__) from None
+    except MemoryError:
+        raise unreadable_input(name, fmt, "not enough memory to read it whole; --stream reads "
+                               "CSV, TSV, Parquet and JSON Lines in batches") from None
+    except Exception as error:
+        if type(error).__module__.startswith("pyarrow"):  # any other ArrowException
+            raise unreadable_input(name, fmt, str(error) or type(error).__name__) from None
+        raise
     n_rows = len(next(iter(columns.values()))) if columns else 0
     if not columns:
         raise empty_input(name, "no columns")
@@ -190,6 +214,25 @@ def _is_empty_file_error(error: Exception) -> bool:
     return str(error).startswith(("Empty CSV file", "Empty JSON file"))
 
 
+def check_unique_names(path: str, names: Sequence[str]) -> None:
+    """Refuse a file with two columns of one name (which would be chosen is a guess)."""
+    seen: set[str] = set()
+    for name in names:
+        if name in seen:
+            raise duplicate_column(path, name)
+        seen.add(name)
+
+
+def csv_convert_options(pacsv: Any, **options: Any) -> Any:
+    """How CSV and TSV text becomes values, the same in memory and streamed.
+
+    The empty field and pyarrow's null spellings (``NA``, ``N/A``, ``NULL``,
+    ``null``, ``NaN``, ``nan``, ...) are missing in every column, text columns
+    included, so that a missing label is never read as a label value.
+    """
+    return pacsv.ConvertOptions(strings_can_be_null=True, **options)
+
+
 def _read_delimited(path: Path, delimiter: str, on_rows: RowsCallback | None) -> dict[
     str, NDArray[Any]
 ]:
@@ -197,27 +240,40 @@ def _read_delimited(path: Path, delimiter: str, on_rows: RowsCallback | None) ->
     pacsv = need("pyarrow.csv", "CSV and TSV files")
     parse = pacsv.ParseOptions(delimiter=delimiter)
     try:
-        reader = pacsv.open_csv(path, parse_options=parse)
+        reader = pacsv.open_csv(path, parse_options=parse,
+                                convert_options=csv_convert_options(pacsv))
     except pa.ArrowInvalid as error:
         if _is_empty_file_error(error):
             raise empty_input(str(path), "an empty file") from None
         raise
-    names = reader.schema.names
+    try:
+        names = reader.schema.names
+    except UnicodeDecodeError as error:
+        raise ValueError(f"a column name is not UTF-8 text ({error})") from None
+    check_unique_names(str(path), names)
     try:
         return _arrow_columns(pa, _drain(reader, on_rows), reader.schema)
-    except pa.ArrowInvalid as error:
-        if "conversion error" not in str(error):
-            raise
-    # The types pyarrow inferred from the first block do not fit a later row (a
-    # word in a column of numbers): read every column as text and type it whole.
-    convert = pacsv.ConvertOptions(
-        column_types={n: pa.string() for n in names}, strings_can_be_null=True
-    )
+    except pa.ArrowInvalid:
+        pass
+    # The types pyarrow inferred from the first block do not fit a later row (a word in
+    # a column of numbers, a byte that is not UTF-8 in a text column): read every column
+    # as bytes and type it whole.
+    convert = csv_convert_options(pacsv, column_types={n: pa.binary() for n in names})
     reader = pacsv.open_csv(path, parse_options=parse, convert_options=convert)
     if on_rows is not None:
         on_rows(-1)
     columns = _arrow_columns(pa, _drain(reader, on_rows), reader.schema)
-    return {name: _type_text_column(values) for name, values in columns.items()}
+    return {name: _type_text_column(_decoded(values)) for name, values in columns.items()}
+
+
+def _decoded(values: NDArray[Any]) -> NDArray[Any]:
+    """Bytes as text where they are UTF-8; other bytes are kept (and named when used)."""
+    out: NDArray[Any] = values.copy()
+    for i, value in enumerate(values.tolist()):
+        if isinstance(value, bytes):
+            with contextlib.suppress(UnicodeDecodeError):
+                out[i] = value.decode("utf-8")
+    return out
 
 
 def _drain(reader: Iterable[Any], on_rows: RowsCallback | None) -> list[Any]:
@@ -232,14 +288,35 @@ def _drain(reader: Iterable[Any], on_rows: RowsCallback | None) -> list[Any]:
 def _read_parquet(path: Path, on_rows: RowsCallback | None) -> dict[str, NDArray[Any]]:
     pa = need("pyarrow", "Parquet files")
     pq = need("pyarrow.parquet", "Parquet files")
-    file = pq.ParquetFile(path)
-    schema = file.schema_arrow
-    return _arrow_columns(pa, _drain(file.iter_batches(batch_size=1 << 16), on_rows), schema)
+    with pq.ParquetFile(path) as file:
+        schema = file.schema_arrow
+        check_unique_names(str(path), schema.names)
+        batches = _drain(file.iter_batches(batch_size=1 << 16), on_rows)
+    return _arrow_columns(pa, batches, schema)
+
+
+def json_starts_with_object(path: str | Path) -> bool:
+    """Whether the first value of a JSON Lines file opens an object (``{``).
+
+    pyarrow's JSON reader (26.0) crashes the process on a file whose first
+    value is ``null``; such a file, or any whose first value is not an object,
+    is left to Python's json, which names the line. Reads at most 64 KiB.
+    """
+    pa = need("pyarrow", "JSON Lines files")
+    try:
+        with pa.input_stream(str(path), compression="detect") as stream:
+            head = stream.read(1 << 16)
+    except (OSError, ValueError) as error:  # a broken compressed file, say
+        raise unreadable_input(str(path), "jsonl", str(error) or type(error).__name__) from None
+    head = head.removeprefix(b"\xef\xbb\xbf").lstrip(b" \t\r\n")
+    return head.startswith(b"{") or not head
 
 
 def _read_jsonl(path: Path, on_rows: RowsCallback | None) -> dict[str, NDArray[Any]]:
     pa = need("pyarrow", "JSON Lines files")
     pajson = need("pyarrow.json", "JSON Lines files")
+    if not json_starts_with_object(path):
+        return _read_jsonl_python(path, on_rows)
     try:
         if hasattr(pajson, "open_json"):
             reader = pajson.open_json(path)
@@ -259,26 +336,100 @@ def _read_jsonl(path: Path, on_rows: RowsCallback | None) -> dict[str, NDArray[A
     return _read_jsonl_python(path, on_rows)
 
 
-def _read_jsonl_python(path: Path, on_rows: RowsCallback | None) -> dict[str, NDArray[Any]]:
+def _json_lines(path: str) -> Iterator[tuple[int, dict[str, Any]]]:
+    """(line number, object) for each non-blank line; a bad line is a one-line error."""
     pa = need("pyarrow", "JSON Lines files")
-    records: list[dict[str, Any]] = []
-    with pa.input_stream(str(path), compression="detect") as stream:
-        text = stream.read().decode("utf-8")
-    for number, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            record = json.loads(line)
-        except json.JSONDecodeError as error:
-            raise unreadable_input(
-                str(path), "jsonl", f"line {number}: {error.msg}"
-            ) from None
-        if not isinstance(record, dict):
-            raise unreadable_input(
-                str(path), "jsonl", f"line {number}: expected a JSON object, found "
-                f"{type(record).__name__}"
-            )
-        records.append(record)
+    with pa.input_stream(path, compression="detect") as stream:
+        number = 0
+        pending = b""
+        while True:
+            try:
+                chunk = stream.read(1 << 20)
+            except (OSError, ValueError) as error:  # a broken compressed file, say
+                raise unreadable_input(path, "jsonl", str(error) or type(error).__name__
+                                       ) from None
+            lines = (pending + chunk).split(b"\n")
+            pending = lines.pop() if chunk else b""
+            for raw in lines:
+                number += 1
+                record = _json_record(path, number, raw)
+                if record is not None:
+                    yield number, record
+            if not chunk:
+                break
+
+
+def _json_record(path: str, number: int, raw: bytes) -> dict[str, Any] | None:
+    if not raw.strip():
+        return None
+    try:
+        line = raw.decode("utf-8-sig" if number == 1 else "utf-8")
+    except UnicodeDecodeError as error:
+        raise unreadable_input(
+            path, "jsonl", f"line {number}: byte {raw[error.start:error.start + 1]!r} at "
+            f"position {error.start + 1} is not UTF-8 text") from None
+    try:
+        record = json.loads(line, object_pairs_hook=_unique_keys)
+    except json.JSONDecodeError as error:
+        raise unreadable_input(path, "jsonl", f"line {number}: {error.msg}") from None
+    except _DuplicateKeyError as error:
+        raise duplicate_column(path, error.args[0], f" (line {number} has the key twice)"
+                               ) from None
+    except RecursionError:
+        raise unreadable_input(path, "jsonl", f"line {number}: nested too deeply") from None
+    if not isinstance(record, dict):
+        found = "null" if record is None else _JSON_KINDS.get(type(record), "a value")
+        raise unreadable_input(
+            path, "jsonl", f"line {number}: expected a JSON object {{...}}, found {found}")
+    return record
+
+
+class _DuplicateKeyError(ValueError):
+    pass
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in out:
+            raise _DuplicateKeyError(key)
+        out[key] = value
+    return out
+
+
+_JSON_KINDS = {bool: "boolean", int: "number", float: "number", str: "string",
+               list: "list", dict: "object"}
+
+
+def diagnose_jsonl(path: str) -> None:
+    """Find what stopped pyarrow in a JSON Lines file, line by line, and say it.
+
+    Raises the one-line error of the first malformed line, or of the first
+    value whose kind (number, string, boolean, list, object) differs from the
+    earlier values of its key, which pyarrow cannot read in batches. Memory
+    is one line; returns if nothing is found.
+    """
+    kinds: dict[str, tuple[str, int]] = {}
+    for number, record in _json_lines(path):
+        for key, value in record.items():
+            if value is None:
+                continue
+            kind = _JSON_KINDS.get(type(value), type(value).__name__)
+            if kind in ("list", "object"):
+                raise not_single_values("INPUT", key, path, 1, [], kind, where=f"line {number}")
+            first = kinds.setdefault(key, (kind, number))
+            if first[0] != kind:
+                raise changed_type(path, key, f"line {number}", f"the {kind} {_short(value)}",
+                                   f"{first[0]}s (from line {first[1]})", streamed=True)
+
+
+def _short(value: Any) -> str:
+    text = json.dumps(value)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def _read_jsonl_python(path: Path, on_rows: RowsCallback | None) -> dict[str, NDArray[Any]]:
+    records = [record for _, record in _json_lines(str(path))]
     if on_rows is not None:
         on_rows(len(records))
     if not records:
@@ -290,8 +441,20 @@ def _read_jsonl_python(path: Path, on_rows: RowsCallback | None) -> dict[str, ND
 
 
 def _read_npz(path: Path) -> dict[str, NDArray[Any]]:
-    with np.load(path, allow_pickle=False) as archive:
-        arrays = {name: archive[name] for name in archive.files}
+    with path.open("rb") as handle:
+        if handle.read(4) != b"PK\x03\x04":
+            what = "an empty file" if handle.tell() == 0 else "it is not a zip archive"
+            raise ValueError(f"not a NumPy .npz archive: {what}; write it with np.savez")
+        handle.seek(0)
+        archive = np.load(handle, allow_pickle=False)
+        if not isinstance(archive, np.lib.npyio.NpzFile):
+            raise ValueError("not a NumPy .npz archive")
+        with archive:
+            check_unique_names(str(path), archive.files)
+            arrays = {name: archive[name] for name in archive.files}
+    for name, array in arrays.items():
+        if not isinstance(array, np.ndarray):  # a zip member that is not a .npy file
+            raise ValueError(f"the member {name!r} is not a NumPy array")
     shapes = {name: a.shape for name, a in arrays.items()}
     if any(len(s) != 1 for s in shapes.values()) or len({s[0] for s in shapes.values()}) > 1:
         raise ragged_npz(str(path), shapes)
@@ -301,8 +464,10 @@ def _read_npz(path: Path) -> dict[str, NDArray[Any]]:
             values = array.astype(object)
             values[array == array.dtype.type()] = None  # an empty string is missing
             out[name] = values
-        else:
+        elif array.dtype.kind in "biuf":
             out[name] = array
+        else:  # complex, dates, structured: Python objects, named if used
+            out[name] = object_array(array.tolist())
     return out
 
 
@@ -311,21 +476,49 @@ def _arrow_columns(pa: Any, batches: list[Any], schema: Any) -> dict[str, NDArra
     return {name: arrow_to_numpy(pa, table.column(i)) for i, name in enumerate(table.column_names)}
 
 
+def object_array(values: Sequence[Any]) -> NDArray[np.object_]:
+    """A 1-D object array of ``values``, each kept whole (a list stays one element)."""
+    return np.fromiter(values, dtype=object, count=len(values))
+
+
 def arrow_to_numpy(pa: Any, column: Any) -> NDArray[Any]:
-    """One pyarrow column as NumPy: numbers (NaN if missing), bools, or objects."""
+    """One pyarrow column as NumPy: numbers (NaN if missing), bools, or objects.
+
+    Signed integers become int64 and unsigned ones keep their type (a uint64
+    above 2**63 is not wrapped around); with a missing value, float64. Text is
+    ``str``, bytes ``bytes``, a missing value None, and any other value (a
+    list, a struct, a date) a Python object, kept whole.
+    """
     kind = column.type
     if pa.types.is_dictionary(kind):
         column = column.cast(kind.value_type)
         kind = column.type
     has_nulls = column.null_count > 0
     if pa.types.is_integer(kind) and not has_nulls:
-        return np.asarray(column.to_numpy(), dtype=np.int64)
+        values = np.asarray(column.to_numpy())
+        return values if pa.types.is_unsigned_integer(kind) else values.astype(np.int64)
     if pa.types.is_integer(kind) or pa.types.is_floating(kind) or pa.types.is_decimal(kind):
         return np.asarray(column.cast(pa.float64()).to_numpy(zero_copy_only=False),
                           dtype=np.float64)
     if pa.types.is_boolean(kind) and not has_nulls:
         return np.asarray(column.to_numpy(zero_copy_only=False), dtype=bool)
-    return np.array(column.to_pylist(), dtype=object)
+    if pa.types.is_nested(kind):
+        # Never a label, score or weight: each row is an empty list or object (named as
+        # such if the column is used), and the values are not read. pyarrow 26's JSON
+        # reader can build a list of strings whose values cannot be read back.
+        marker: Any = {} if pa.types.is_struct(kind) or pa.types.is_map(kind) else []
+        valid = np.asarray(column.is_valid().to_numpy(zero_copy_only=False), dtype=bool)
+        return object_array([marker if v else None for v in valid.tolist()])
+    if pa.types.is_temporal(kind):  # shown as text: Python's datetime has a smaller range
+        column = column.cast(pa.string())
+    try:
+        return object_array(column.to_pylist())
+    except UnicodeDecodeError:  # pyarrow's JSON reader does not check UTF-8: keep the bytes
+        raw = column.cast(pa.large_binary() if pa.types.is_large_string(kind) else pa.binary())
+        return _decoded(object_array(raw.to_pylist()))
+
+
+_INT64 = np.iinfo(np.int64)
 
 
 def _from_python_values(values: list[Any]) -> NDArray[Any]:
@@ -334,31 +527,37 @@ def _from_python_values(values: list[Any]) -> NDArray[Any]:
     if present and all(isinstance(v, bool) for v in present):
         if len(present) == len(values):
             return np.array(values, dtype=bool)
-        return np.array(values, dtype=object)
+        return object_array(values)
     if present and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in present):
-        if len(present) == len(values) and all(isinstance(v, int) for v in present):
+        if len(present) == len(values) and all(
+            isinstance(v, int) and _INT64.min <= v <= _INT64.max for v in present
+        ):
             return np.array(values, dtype=np.int64)
-        return np.array([math.nan if v is None else float(v) for v in values], dtype=np.float64)
-    return np.array(values, dtype=object)
+        try:
+            return np.array([math.nan if v is None else float(v) for v in values],
+                            dtype=np.float64)
+        except OverflowError:  # an integer beyond float64: kept, and named if used
+            pass
+    return object_array(values)
 
 
 def _type_text_column(values: NDArray[Any]) -> NDArray[Any]:
     """A column read as text, typed as a whole: integers, numbers, booleans or text."""
     present = [v for v in values.tolist() if v is not None]
-    if not present:
+    if not present or not all(isinstance(v, str) for v in present):
         return values
     for convert, dtype in ((int, np.int64), (float, np.float64)):
         try:
             converted = [math.nan if v is None else convert(v) for v in values.tolist()]
-        except ValueError:
+            if dtype is np.int64 and len(present) < len(values):
+                dtype = np.float64
+            return np.array(converted, dtype=dtype)
+        except (ValueError, OverflowError):
             continue
-        if dtype is np.int64 and len(present) < len(values):
-            dtype = np.float64
-        return np.array(converted, dtype=dtype)
     lowered = {v.lower() for v in present}
     if lowered <= {"true", "false"}:
         flags = [None if v is None else v.lower() == "true" for v in values.tolist()]
-        return np.array(flags, dtype=bool if len(present) == len(values) else object)
+        return np.array(flags, dtype=bool) if len(present) == len(values) else object_array(flags)
     return values
 
 
@@ -367,21 +566,19 @@ def is_numeric(values: NDArray[Any]) -> bool:
 
 
 def mostly_numbers(values: NDArray[Any]) -> bool:
-    """A text column in which more than half the present values read as numbers."""
+    """A column of objects in which more than half the present values read as numbers."""
     if values.dtype.kind != "O":
         return False
-    present = [v for v in values.tolist() if v is not None]
-    if not present or not all(isinstance(v, (str, int, float)) for v in present):
-        return False
-    return int(np.count_nonzero(parse_numbers(np.array(present, dtype=object))[1])) * 2 < len(
-        present
-    )
+    present = values[np.array([v is not None for v in values.tolist()], dtype=bool)]
+    n = int(present.shape[0])
+    return n > 0 and int(np.count_nonzero(parse_numbers(present)[1])) * 2 < n
 
 
 def parse_numbers(values: NDArray[Any]) -> tuple[F64, NDArray[np.bool_]]:
     """Object values as float64 and a mask of the ones that are not numbers.
 
-    None is missing (NaN, not "non-numeric"); booleans are not numbers.
+    None is missing (NaN, not "non-numeric"); booleans, lists, objects and
+    bytes that are not UTF-8 are not numbers.
     """
     out = np.empty(values.shape[0], dtype=np.float64)
     bad = np.zeros(values.shape[0], dtype=bool)
@@ -389,13 +586,13 @@ def parse_numbers(values: NDArray[Any]) -> tuple[F64, NDArray[np.bool_]]:
         if value is None:
             out[i] = math.nan
             continue
-        if isinstance(value, bool):
+        if isinstance(value, (bool, list, dict, tuple)):
             bad[i] = True
             out[i] = math.nan
             continue
         try:
             out[i] = float(value)
-        except (TypeError, ValueError):
+        except (TypeError, ValueError, OverflowError):
             bad[i] = True
             out[i] = math.nan
     return out, bad

@@ -65,10 +65,10 @@ from numpy.typing import ArrayLike, NDArray
 from prcurve.core.binned import APBounds, BinnedCounts, ap_bounds, resolve_edges
 from prcurve.core.counts import ThresholdCounts
 from prcurve.core.curve import PRCurve
+from prcurve.core.merge import ExactAccumulator
 from prcurve.io.batches import (
     Batch,
     BatchReader,
-    LabelReader,
     choose_columns,
     input_files,
     open_dataset,
@@ -76,12 +76,14 @@ from prcurve.io.batches import (
     score_range,
 )
 from prcurve.io.readers import RowsCallback
+from prcurve.io.rows import LabelRule, check_weight_totals
 from prcurve.validation.arrays import check_edges, check_n_bins
 from prcurve.validation.files import (
     check_batch_rows,
     check_max_distinct,
     empty_input,
     no_positives,
+    no_positives_left,
     no_rows_left,
     positive_not_found,
 )
@@ -167,12 +169,15 @@ class _ColumnState:
     def __init__(self, column: str, max_distinct: int | None) -> None:
         self.column = column
         self.max_distinct = max_distinct
-        self.stack: list[ThresholdCounts] = []
+        # Exact batches: buffered into wide runs, merged as sorted runs (core/merge.py).
+        self.accumulator = ExactAccumulator()
+        self.checked_at = 0  # the accumulator's size when max_distinct was last checked
         self.binned: BinnedCounts | None = None
         self.switched_at: int | None = None
         self.rows = 0
         self.dropped: dict[str, int] = {}
         self.rows_dropped = 0
+        self.positives = 0  # kept positive rows, whatever their weight
 
     def start_binned(self, edges: F64) -> None:
         self.binned = BinnedCounts(edges)
@@ -191,29 +196,27 @@ class _ColumnState:
         if n == 0:
             return
         self.rows += n
+        self.positives += int(np.count_nonzero(positive))
         labels = BinaryLabels(positive=positive, soft=None)
         if self.binned is not None:
             self.binned._add_checked(scores, labels, weights)
             return
-        self.stack.append(ThresholdCounts._from_checked(scores, labels, weights))
-        # Merge while the one below is at most twice as large: sizes at least double
-        # downwards, so each row takes part in O(log n) merges.
-        while len(self.stack) >= 2 and len(self.stack[-2]) <= 2 * len(self.stack[-1]):
-            top = self.stack.pop()
-            self.stack[-1] = self.stack[-1].merge(top)
-        if self.max_distinct is not None and sum(map(len, self.stack)) > self.max_distinct:
-            exact = self.exact()
-            self.stack = [exact]
+        self.accumulator.add(scores, labels, weights)
+        if self.max_distinct is None:
+            return
+        # len() bounds the distinct scores from above (rows not yet counted included):
+        # count them exactly only when it has passed the limit and grown by half since.
+        size = len(self.accumulator)
+        if size > self.max_distinct and size > 1.5 * self.checked_at:
+            exact = self.accumulator.counts()
+            self.checked_at = len(exact)
             if len(exact) > self.max_distinct:
                 self.binned = exact.to_binned(switch())
-                self.stack = []
+                self.accumulator = ExactAccumulator()
                 self.switched_at = rows_read
 
     def exact(self) -> ThresholdCounts:
-        total = ThresholdCounts.empty()
-        for state in reversed(self.stack):  # smallest first
-            total = state.merge(total) if len(total) else state
-        return total
+        return self.accumulator.counts()
 
     def result(self) -> StreamedCounts:
         if self.binned is not None:
@@ -296,7 +299,7 @@ def stream_scores(
     files, fmt, name = input_files(source, input_format)
     dataset = open_dataset(files, fmt)
     columns = choose_columns(dataset.schema, name, label, scores, weight)
-    labels = LabelReader(columns.label, name, positive)
+    labels = LabelRule(columns.label, positive)
     reader = BatchReader(files, fmt, name, columns, labels, drop_invalid, batch_rows)
     states = {s: _ColumnState(s, None if bins is not None else max_distinct)
               for s in columns.scores}
@@ -315,12 +318,16 @@ def stream_scores(
         raise empty_input(name, "no rows")
     if not any_positive:
         if positive is not None:
-            raise positive_not_found(positive, columns.label, np.array([]))
+            raise positive_not_found(positive, columns.label, labels.values_seen())
         raise no_positives(columns.label, name, np.array([0]))
     models = [state.result() for state in states.values()]
-    for model in models:
+    for model, state in zip(models, states.values(), strict=True):
         if model.rows == 0:
             raise no_rows_left(model.column, name, rows)
+        if state.positives == 0:  # every positive row was dropped for this column
+            raise no_positives_left(model.column, name)
+        check_weight_totals(columns.weight, name, model.counts.n_pos,
+                            model.counts.n_pos + model.counts.n_neg)
     return StreamedInput(
         path=name, format=fmt, files=len(files), n_rows=rows, batches=batches,
         label_column=columns.label, label_chosen=columns.label_chosen,

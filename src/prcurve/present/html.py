@@ -41,6 +41,7 @@ from __future__ import annotations
 
 import html
 import math
+import re
 import warnings
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
@@ -498,7 +499,23 @@ def render_html(report: Report, *, title: str = "prcurve report") -> str:
     document.add_root(layout)
     document.js_on_event("document_ready", initial)
     page: str = bk.embed.file_html(document, resources=bk.resources.INLINE, title=title)
-    return page.replace("<head>", f"<head>\n<style>{_STYLE}</style>", 1)
+    return _fixed_ids(page.replace("<head>", f"<head>\n<style>{_STYLE}</style>", 1))
+
+
+_UUID = r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
+_RANDOM_IDS = re.compile(  # the three ids Bokeh draws at random for a standalone page
+    rf'<div id="({_UUID})" data-root-id=|<script type="application/json" id="({_UUID})">'
+    rf'|\{{"({_UUID})":\{{"version"')
+
+
+def _fixed_ids(page: str) -> str:
+    """``page`` with Bokeh's random element and document ids replaced by fixed ones, so
+    that two runs of a command write the same bytes (the model ids count from a fixed
+    start in each process). Only the ids found where Bokeh puts them are replaced."""
+    found = dict.fromkeys(u for m in _RANDOM_IDS.finditer(page) for u in m.groups() if u)
+    for k, uuid in enumerate(found):
+        page = page.replace(uuid, f"prcurve-{k}")
+    return page
 
 
 def _header_html(report: Report) -> str:

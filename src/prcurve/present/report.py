@@ -48,7 +48,13 @@ from prcurve.core.curve import PRCurve
 from prcurve.core.table import Table
 from prcurve.errors import UndefinedMetricWarning
 from prcurve.present import report_text
-from prcurve.validation.files import bad_fail_under, metric_not_available
+from prcurve.present.files import replace_file, save_figure
+from prcurve.validation.files import (
+    bad_fail_under,
+    check_not_an_input,
+    gate_out_of_range,
+    metric_not_available,
+)
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -60,6 +66,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "FAIL_UNDER_METRICS",
+    "FAIL_UNDER_RANGE",
     "REPORT_SCHEMA",
     "InputSummary",
     "ModelReport",
@@ -84,6 +91,11 @@ FAIL_UNDER_METRICS: tuple[str, ...] = (
     "precision_at_recall",
     "recall_at_precision",
 )
+
+
+FAIL_UNDER_RANGE: tuple[float, float] = (0.0, 1.0)
+"""Every ``--fail-under`` metric lies in [0, 1] (an AP, an area, a normalized area, an F,
+a precision, a recall); a gate outside it is refused."""
 
 
 @dataclass(frozen=True)
@@ -333,40 +345,65 @@ class Report:
 
         return render_html(self, title=title)
 
-    def write(self, out_dir: str | Path, *, plots: bool = True) -> list[Path]:
+    def write(self, out_dir: str | Path, *, plots: bool = True,
+              inputs: Sequence[str | Path] | None = None) -> list[Path]:
         """Write report.json, curve_<model>.csv and, with ``plots``, pr_curve.png/.svg,
         threshold.png and the interactive report.html.
 
+        The folder is created if needed. No input is ever written over:
+        ``inputs`` (default: the paths of the report's inputs) are compared
+        with each file to be written, by resolved path and by
+        :func:`os.path.samefile`, and each file is written beside its target
+        and then renamed onto it, so an existing file or link in the folder is
+        replaced, never written through. The files are the same bytes on every
+        run (no dates in the pictures).
+
         Returns the paths written, report.json last.
+
+        Raises
+        ------
+        InvalidInputError
+            A file to be written is an input (or a link to one).
         """
         folder = Path(out_dir)
-        written: list[Path] = []
+        folder.mkdir(parents=True, exist_ok=True)
+        protected = [i.path for i in self.inputs if i.path] if inputs is None else list(inputs)
         names: set[str] = set()
-        models = []
+        planned: list[tuple[ModelReport, Path]] = []
         for model in self.models:
             stem = _safe_file_name(model.name)
             candidate, k = stem, 2
             while candidate in names:
                 candidate, k = f"{stem}_{k}", k + 1
             names.add(candidate)
-            path = folder / f"curve_{candidate}.csv"
+            planned.append((model, folder / f"curve_{candidate}.csv"))
+        pictures = ["pr_curve.png", "pr_curve.svg", "threshold.png", "report.html"] if plots else []
+        for target in [*(p for _, p in planned), *(folder / n for n in pictures),
+                       folder / "report.json"]:
+            check_not_an_input(target, protected)
+        written: list[Path] = []
+        models = []
+        for model, path in planned:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", UndefinedMetricWarning)
                 table = model.curve.to_table(("threshold", "precision", "recall", "tp", "fp",
                                               "f1"))
-            path.write_text(table.to_csv())
+            text = table.to_csv()
+            replace_file(path, lambda temp, text=text: temp.write_text(text))  # type: ignore[misc]
             written.append(path)
             models.append(ModelReport(model.name, model.input, model.score_column, model.curve,
                                       model.values, curve_file=path.name))
         final = Report(self.settings, self.inputs, models, self.notes)
         if plots:
             written.extend(self._write_plots(folder))
+            page_text = final.to_html()
             page = folder / "report.html"
-            page.write_text(final.to_html(), encoding="utf-8")
+            replace_file(page, lambda temp: temp.write_text(page_text, encoding="utf-8"))
             written.append(page)
         report_path = folder / "report.json"
         names_written = [p.name for p in written] + [report_path.name]
-        report_path.write_text(final.to_json(files=names_written))
+        report_text = final.to_json(files=names_written)
+        replace_file(report_path, lambda temp: temp.write_text(report_text))
         written.append(report_path)
         return written
 
@@ -419,20 +456,14 @@ class Report:
         from prcurve.present.threshold_plot import plot_thresholds_grid
 
         curves = {m.name: m.curve for m in self.models}
-        written = []
         figure = self.pr_figure()
-        path = folder / "pr_curve.png"
-        figure.savefig(path, dpi=plot.DPI)
-        written.append(path)
-        path = folder / "pr_curve.svg"
-        path.write_text(plot.svg_text(figure), encoding="utf-8")  # the same bytes every run
-        written.append(path)
         grid = plot_thresholds_grid(curves, beta=self.settings.beta,
-                                         figure=Figure(layout="constrained"))
-        path = folder / "threshold.png"
-        grid.savefig(path, dpi=plot.DPI)
-        written.append(path)
-        return written
+                                    figure=Figure(layout="constrained"))
+        # Each picture through present.files: renamed into place, the same bytes every run.
+        shots = [(figure, "pr_curve.png"), (figure, "pr_curve.svg"), (grid, "threshold.png")]
+        for picture, name in shots:
+            save_figure(picture, folder / name, dpi=plot.DPI)
+        return [folder / name for _, name in shots]
 
 
 def parse_fail_under(text: str) -> tuple[str, float]:
@@ -452,4 +483,7 @@ def parse_fail_under(text: str) -> tuple[str, float]:
         raise bad_fail_under(text, FAIL_UNDER_METRICS) from None
     if not sep or metric not in FAIL_UNDER_METRICS or not math.isfinite(value):
         raise bad_fail_under(text, FAIL_UNDER_METRICS)
+    low, high = FAIL_UNDER_RANGE
+    if not low <= value <= high:  # a gate that could never pass (or never fail)
+        raise gate_out_of_range(text, metric, low, high)
     return metric, value

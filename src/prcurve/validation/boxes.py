@@ -511,11 +511,6 @@ def bad_protocol_parameters(name: str, error: Exception) -> InvalidInputError:
                              "see COCOProtocol and VOCProtocol for the parameters")
 
 
-def output_is_input(path: str) -> InvalidInputError:
-    return InvalidInputError("--out", f"writing {path!r} would overwrite an input file",
-                             "choose another output folder")
-
-
 def unsupported_resampling(method: str, supported: Sequence[str]) -> InvalidInputError:
     return InvalidInputError(
         "evaluation", f"uses the AP method {method!r}, which the image bootstrap does not "

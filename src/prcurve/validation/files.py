@@ -3,7 +3,9 @@ and the checks of the streaming and Dask options."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -85,6 +87,15 @@ def no_label_column(
     )
 
 
+def several_label_columns(path: str, found: Sequence[str]) -> InvalidInputError:
+    return InvalidInputError(
+        "--label",
+        f"{path!r} has more than one of the usual label columns ({_columns_text(found)})",
+        "pass --label COL naming the column of true labels (the others are then scored as "
+        "models unless --score names the score columns)",
+    )
+
+
 def no_score_columns(path: str, found: Sequence[str]) -> InvalidInputError:
     return InvalidInputError(
         "--score",
@@ -96,8 +107,12 @@ def no_score_columns(path: str, found: Sequence[str]) -> InvalidInputError:
 
 def labels_not_binary(column: str, path: str, values: NDArray[Any]) -> InvalidInputError:
     desc = describe_values(values)
-    shown = np.unique(values)
-    example = str(shown[-1].item() if hasattr(shown[-1], "item") else shown[-1])
+    try:
+        shown = np.unique(values)
+    except TypeError:  # mixed, unorderable values (numbers and text)
+        shown = np.array(list(dict.fromkeys(values.tolist())), dtype=object)
+    last = shown[-1] if shown.shape[0] else "VALUE"
+    example = str(last.item() if hasattr(last, "item") else last)
     return InvalidInputError(
         "--label",
         f"column {column!r} of {path!r} is not a 0/1 or boolean label: values {desc}",
@@ -164,6 +179,166 @@ def no_rows_left(column: str, path: str, dropped: int) -> InvalidInputError:
     return InvalidInputError(
         "--drop-invalid",
         f"all {dropped} rows of {path!r} were invalid for column {column!r}, none is left",
+        "fix the input; the messages without --drop-invalid list the bad rows",
+    )
+
+
+def duplicate_column(path: str, column: str, where: str = "") -> InvalidInputError:
+    """Two columns of one name; ``where`` says where (a JSON Lines line)."""
+    return InvalidInputError(
+        "INPUT", f"{path!r} has more than one column named {column!r}{where}",
+        "rename the columns so that each name occurs once; prcurve does not guess which "
+        "one is meant",
+    )
+
+
+def column_in_two_roles(column: str, first: str, second: str) -> InvalidInputError:
+    """A column named for two roles: ``first`` and ``second`` are option names (--label ...)."""
+    if first == second:
+        return InvalidInputError(second, f"column {column!r} is given twice",
+                                 f"name each column once with {second}")
+    return InvalidInputError(
+        second, f"column {column!r} is given as both {first} and {second}",
+        f"a column can have one role: choose another column for {second} (or for {first})",
+    )
+
+
+def label_column_in_two_roles(column: str, chosen: str, option: str) -> InvalidInputError:
+    """The label column, found automatically (``chosen == "auto"``), named again by ``option``."""
+    if chosen == "auto":
+        return InvalidInputError(
+            option, f"column {column!r} is the label column (found automatically) and is also "
+            f"given with {option}",
+            f"name another column with {option}, or pass --label naming another label column",
+        )
+    return column_in_two_roles(column, "--label", option)
+
+
+def labels_not_text(column: str, path: str, count: int, rows: Sequence[int],
+                    example: bytes) -> InvalidInputError:
+    return InvalidInputError(
+        "--label",
+        f"column {column!r} of {path!r} has {count} label(s) that are not UTF-8 text "
+        f"({_rows_text(rows, count)}: {example[:20]!r})",
+        "save the file as UTF-8 (for example iconv -f latin1 -t utf-8 IN > OUT)",
+    )
+
+
+def not_single_values(option: str, column: str, path: str, count: int, rows: Sequence[int],
+                      found: str, where: str = "") -> InvalidInputError:
+    """List or object values where one value per row is expected (``where``: "line 5")."""
+    what = {"--label": "label", "--weight": "weight", "--score": "score"}.get(option, "value")
+    at = where or _rows_text(rows, count)
+    kinds = {"label": "a number, a boolean or a string", "value": "a number, a boolean or a "
+             "string"}.get(what, "a number")
+    return InvalidInputError(
+        option,
+        f"column {column!r} of {path!r} holds {count} {found} value(s) ({at}) where one "
+        f"{what} per row is expected",
+        f"write one {what} per row, as {kinds}",
+    )
+
+
+def zero_total_weight(column: str, path: str, positives_only: bool) -> InvalidInputError:
+    if positives_only:
+        return InvalidInputError(
+            "--weight",
+            f"every positive row of {path!r} has weight 0 in column {column!r} (the positive "
+            "weights sum to 0), so recall and every AP are undefined",
+            "check --weight and --positive; some positive row needs a weight > 0",
+        )
+    return InvalidInputError(
+        "--weight", f"the weights in column {column!r} of {path!r} sum to 0 (every kept row has "
+        "weight 0), so no rate is defined",
+        "check --weight; some rows need a weight > 0",
+    )
+
+
+def out_overlaps_input(out: str, source: str, how: str) -> InvalidInputError:
+    """``--out`` that ``how`` ("is", "holds", "is inside") the input ``source``."""
+    return InvalidInputError(
+        "--out", f"the output folder {out!r} {how} the input {source!r}",
+        "choose an output folder that neither holds nor is inside an input, so that no input "
+        "is written into or over",
+    )
+
+
+def out_replaces_input(target: str, source: str) -> InvalidInputError:
+    return InvalidInputError(
+        "--out", f"writing {target!r} would replace the input {source!r} (the same file)",
+        "choose an output folder that holds no input or link to one",
+    )
+
+
+def check_out_folder(out: str | Path, inputs: Sequence[str | Path]) -> None:
+    """Refuse an output folder that is, holds or is inside an input file or folder.
+
+    Paths are compared resolved (links followed) and, for what exists, by
+    ``os.path.samefile``, so that no output can be written into or over an input.
+    """
+    folder = Path(out).resolve()
+    for source in inputs:
+        path = Path(source)
+        if not path.exists():
+            continue
+        real = path.resolve()
+        same = real == folder or (folder.exists() and os.path.samefile(folder, real))
+        if same:
+            raise out_overlaps_input(str(out), str(source), "is")
+        if real.is_dir() and folder.is_relative_to(real):
+            raise out_overlaps_input(str(out), str(source), "is inside")
+        if real.is_relative_to(folder):
+            raise out_overlaps_input(str(out), str(source), "holds")
+
+
+def check_not_an_input(target: str | Path, inputs: Sequence[str | Path]) -> None:
+    """Refuse to write ``target`` when it is (or links to, or lies inside) an input."""
+    path = Path(target)
+    if not (path.exists() or path.is_symlink()):
+        return
+    real = path.resolve()
+    for source in inputs:
+        input_path = Path(source)
+        if not input_path.exists():
+            continue
+        input_real = input_path.resolve()
+        if (real == input_real or (input_real.is_dir() and real.is_relative_to(input_real))
+                or (path.exists() and os.path.samefile(path, input_real))):
+            raise out_replaces_input(str(target), str(source))
+
+
+def dask_unreachable(address: str, reason: str) -> InvalidInputError:
+    return InvalidInputError(
+        "--dask", f"cannot reach a Dask scheduler at {address!r} ({reason})",
+        "check the address (tcp://HOST:PORT, as `dask scheduler` prints it) and that the "
+        "scheduler is running, or pass --workers N to start a local cluster",
+    )
+
+
+def gate_out_of_range(text: str, metric: str, low: float, high: float) -> InvalidInputError:
+    return InvalidInputError(
+        "--fail-under",
+        f"{text!r} can never be met or never fail: {metric} lies in [{low:g}, {high:g}]",
+        f"pass a VALUE in [{low:g}, {high:g}]",
+    )
+
+
+def changed_type(path: str, column: str, where: str, value: str, expected: str,
+                 streamed: bool) -> InvalidInputError:
+    """A value of another type than the column's earlier values (``where``: "row 5", "line 5")."""
+    fix = ("fix that value, or read the file without --stream (in memory a column's type comes "
+           "from all its rows)" if streamed else "fix that value")
+    return InvalidInputError(
+        "INPUT", f"column {column!r} of {path!r} holds {value} at {where}, where the values "
+        f"before it are {expected}", fix,
+    )
+
+
+def no_positives_left(column: str, path: str) -> InvalidInputError:
+    return InvalidInputError(
+        "--drop-invalid",
+        f"every positive row of {path!r} was skipped for column {column!r} (an invalid value), "
+        "so recall and every AP are undefined for it",
         "fix the input; the messages without --drop-invalid list the bad rows",
     )
 
@@ -275,10 +450,13 @@ def check_workers(value: Any) -> int:
     return number
 
 
-def unsupported_with_dask(option: str) -> InvalidInputError:
-    return InvalidInputError(option, "is not supported with --dask or --workers",
-                             f"clean the data first, or run without --dask/--workers to use "
-                             f"{option} (streaming on one machine supports it)")
+def dask_partition_error(partition: int, first_row: int, message: str) -> InvalidInputError:
+    """A library error met in one partition; its row numbers count within the partition."""
+    return InvalidInputError(
+        "data", f"in partition {partition}, which starts at row {first_row} of the data: "
+        f"{message.rstrip('.')}",
+        "fix those rows (an index in the message counts from 0 within the partition)",
+    )
 
 
 def dask_needs_parquet(path: str, file_format: str) -> InvalidInputError:
