@@ -102,7 +102,9 @@ def test_to_table_columns_and_csv() -> None:
     np.testing.assert_array_equal(table["f1"], curve.f_beta(1.0))
     csv_lines = table.to_csv().splitlines()
     assert csv_lines[0] == "threshold,tp,fp,fn,tn,f1"
-    assert csv_lines[1] == "0.9,1.0,0.0,3.0,4.0,0.4"
+    # Full precision: the text reads back as the same numbers (pyarrow's writer spells
+    # whole floats without ".0"; docs/definitions.md, "to_table").
+    assert [float(x) for x in csv_lines[1].split(",")] == [0.9, 1.0, 0.0, 3.0, 4.0, 0.4]
     assert len(csv_lines) == 8
     assert table.to_dict()["tp"] == curve.tp.tolist()
     with pytest.raises(prcurve.InvalidInputError, match="columns"):

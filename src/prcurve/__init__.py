@@ -15,9 +15,17 @@ Examples
 from prcurve._version import __version__
 from prcurve.core.average_precision import AP_METHODS, APMethod
 from prcurve.core.binned import BinnedCounts
-from prcurve.core.confusion import ConfusionMatrix, confusion_matrix, f1, f_beta, precision, recall
+from prcurve.core.confusion import ConfusionMatrix, confusion_matrix
 from prcurve.core.counts import ThresholdCounts
 from prcurve.core.curve import OperatingPoint, PRCurve
+from prcurve.core.label_metrics import (
+    ClassConfusion,
+    class_confusion,
+    f1,
+    f_beta,
+    precision,
+    recall,
+)
 from prcurve.core.roc import ROCCurve, roc_curve
 from prcurve.core.table import Table
 from prcurve.errors import InvalidInputError, UndefinedMetricError, UndefinedMetricWarning
@@ -77,6 +85,7 @@ __all__ = [
     "APMethod",
     "Aggregate",
     "BinnedCounts",
+    "ClassConfusion",
     "ConfusionMatrix",
     "CurveInterval",
     "Interval",
@@ -106,6 +115,7 @@ __all__ = [
     "bootstrap_average_precision",
     "bootstrap_curve",
     "bootstrap_threshold",
+    "class_confusion",
     "compare_average_precision",
     "confusion_matrix",
     "evaluate_ranking",

@@ -8,6 +8,7 @@
 - :mod:`~prcurve.core.confusion`: the confusion matrix and every rate of it;
 - :mod:`~prcurve.core.average_precision`: average precision in every named method;
 - :mod:`~prcurve.core.curve`: :class:`~prcurve.PRCurve`, every view of a state;
+- :mod:`~prcurve.core.sorting`: sorting scores on several cores (threads, off for small arrays);
 - :mod:`~prcurve.core.table`: :class:`~prcurve.Table`, the tabular form views return.
 
 Everything here is binary (one positive class); multi-class dispatch is in

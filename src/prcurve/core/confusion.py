@@ -21,6 +21,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from prcurve.core.counts import scale_exponent
+from prcurve.core.label_counts import binary_cells
 from prcurve.core.table import Table
 from prcurve.core.undefined import Number, ZeroDivision, ratio, undefined_scope
 from prcurve.errors import UndefinedMetricWarning
@@ -30,9 +31,10 @@ from prcurve.validation.arrays import (
     check_positive_number,
     check_zero_division,
 )
-from prcurve.validation.labels import check_label_pair, check_weights
+from prcurve.validation.label_codes import HardLabels, check_label_arrays, no_positive_anywhere
+from prcurve.validation.labels import check_weights
 
-__all__ = ["ConfusionMatrix", "confusion_matrix", "f1", "f_beta", "precision", "recall"]
+__all__ = ["RATES", "ConfusionMatrix", "confusion_matrix", "rate_of_cells"]
 
 F64 = NDArray[np.float64]
 
@@ -131,6 +133,33 @@ def _cohen_kappa(tp: Number, fp: Number, fn: Number, tn: Number) -> F64:
     agreement = np.subtract(np.multiply(tp, tn), np.multiply(fn, fp))
     denominator = np.add(np.multiply(tp + fp, fp + tn), np.multiply(tp + fn, fn + tn))
     return ratio(2.0 * agreement, denominator, "cohen_kappa")
+
+
+RATES: dict[str, Callable[[Any, Any, Any, Any], F64]] = {
+    "recall": _recall, "specificity": _specificity, "precision": _precision, "npv": _npv,
+    "fpr": _fpr, "fnr": _fnr, "fdr": _fdr, "false_omission_rate": _false_omission_rate,
+    "accuracy": _accuracy, "balanced_accuracy": _balanced_accuracy, "mcc": _mcc,
+    "informedness": _informedness, "markedness": _markedness, "prevalence": _prevalence,
+    "cohen_kappa": _cohen_kappa,
+}
+"""Every rate of (TP, FP, FN, TN) by name (F-beta and E take a parameter: see
+:func:`rate_of_cells`)."""
+
+
+def rate_of_cells(
+    name: str, tp: Any, fp: Any, fn: Any, tn: Any, *, beta: float = 1.0,
+) -> F64:
+    """The rate ``name`` (a key of :data:`RATES`, ``"f1"`` or ``"f_beta"``) of counts or arrays of
+    counts, element-wise, scaled by one power of two when the counts are of extreme size
+    (exact, and every rate is a ratio of forms of one degree, so it is unchanged)."""
+    cells = [np.asarray(c, dtype=np.float64) for c in (tp, fp, fn, tn)]
+    largest = max((float(c.max()) for c in cells if c.size), default=0.0)
+    k = scale_exponent(largest)
+    if k:
+        cells = [np.ldexp(c, k) for c in cells]
+    if name in ("f_beta", "f1"):
+        return _f_beta(cells[0], cells[1], cells[2], 1.0 if name == "f1" else beta)
+    return RATES[name](*cells)
 
 
 # -- the matrix -----------------------------------------------------------------------
@@ -386,105 +415,16 @@ def _confusion_matrix(
     zero_division: ZeroDivision, *, scale_free: bool,
 ) -> ConfusionMatrix:
     """:func:`confusion_matrix`; ``scale_free`` for callers that return a rate only (the
-    weights may then be rescaled, see :func:`prcurve.validation.labels.check_weights`)."""
-    truth, predicted = check_label_pair(y_true, y_pred, pos_label)
-    weights = check_weights("sample_weight", sample_weight, truth.n, scale_free=scale_free)
-    fraction = truth.positive_fraction()
-    if predicted.positive is None:  # unreachable: allow_soft=False
-        raise TypeError("predictions must be hard labels")
-    pred = predicted.positive
-    w = np.ones(truth.n) if weights is None else weights
-    pos_w = w * fraction
-    neg_w = w - pos_w if truth.soft is None else w * (1.0 - fraction)
-    tp = float(pos_w[pred].sum())
-    fn = float(pos_w[~pred].sum())
-    fp = float(neg_w[pred].sum())
-    tn = float(neg_w[~pred].sum())
+    weights may then be rescaled, see :func:`prcurve.validation.labels.check_weights`).
+
+    One counting pass over labels checked without copies (:mod:`prcurve.core.label_counts`).
+    """
+    truth, predicted = check_label_arrays(y_true, y_pred, pos_label)
+    weights = check_weights("sample_weight", sample_weight, predicted.n, scale_free=scale_free)
+    tp, fp, fn, tn = binary_cells(truth, predicted, weights)
+    if pos_label is not None and isinstance(truth, HardLabels) and (
+            (weights is None and tp + fn + fp == 0) or (weights is not None and not (
+                truth.mask().any() or predicted.mask().any()))):
+        # pos_label in neither array (whatever the weights): the rule of check_positive_class.
+        no_positive_anywhere(y_true, y_pred, pos_label)
     return ConfusionMatrix(tp, fp, fn, tn, zero_division=zero_division)
-
-
-def precision(
-    y_true: ArrayLike,
-    y_pred: ArrayLike,
-    *,
-    sample_weight: ArrayLike | None = None,
-    pos_label: Any = None,
-    zero_division: ZeroDivision = "nan",
-) -> float:
-    """Precision TP / (TP + FP) of binary predictions.
-
-    Examples
-    --------
-    >>> from prcurve import precision
-    >>> round(precision([1, 1, 1, 1, 0, 0, 0, 0], [1, 1, 0, 0, 0, 1, 0, 0]), 2)
-    0.67
-    """
-    return _confusion_matrix(y_true, y_pred, sample_weight, pos_label, zero_division,
-                             scale_free=True).precision
-
-
-def recall(
-    y_true: ArrayLike,
-    y_pred: ArrayLike,
-    *,
-    sample_weight: ArrayLike | None = None,
-    pos_label: Any = None,
-    zero_division: ZeroDivision = "nan",
-) -> float:
-    """Recall TP / (TP + FN) of binary predictions.
-
-    Examples
-    --------
-    >>> from prcurve import recall
-    >>> recall([1, 1, 1, 1, 0, 0, 0, 0], [1, 1, 0, 0, 0, 1, 0, 0])
-    0.5
-    """
-    return _confusion_matrix(y_true, y_pred, sample_weight, pos_label, zero_division,
-                             scale_free=True).recall
-
-
-def f_beta(
-    y_true: ArrayLike,
-    y_pred: ArrayLike,
-    *,
-    beta: float,
-    sample_weight: ArrayLike | None = None,
-    pos_label: Any = None,
-    zero_division: ZeroDivision = "nan",
-) -> float:
-    """F-beta of binary predictions, for any ``beta > 0``.
-
-    Examples
-    --------
-    The Precision And Recall tutorial's F0.5, F1 and F2 (0.63, 0.57, 0.53 there, from
-    rounded inputs):
-
-    >>> from prcurve import f_beta
-    >>> y_true, y_pred = [1, 1, 1, 1, 0, 0, 0, 0], [1, 1, 0, 0, 0, 1, 0, 0]
-    >>> [round(f_beta(y_true, y_pred, beta=b), 2) for b in (0.5, 1.0, 2.0)]
-    [0.62, 0.57, 0.53]
-    """
-    return _confusion_matrix(y_true, y_pred, sample_weight, pos_label, zero_division,
-                             scale_free=True).f_beta(beta)
-
-
-def f1(
-    y_true: ArrayLike,
-    y_pred: ArrayLike,
-    *,
-    sample_weight: ArrayLike | None = None,
-    pos_label: Any = None,
-    zero_division: ZeroDivision = "nan",
-) -> float:
-    """F1 = 2 TP / (2 TP + FP + FN) of binary predictions.
-
-    Examples
-    --------
-    >>> from prcurve import f1
-    >>> round(f1([1, 1, 1, 1, 0, 0, 0, 0], [1, 1, 0, 0, 0, 1, 0, 0]), 4)
-    0.5714
-    """
-    return f_beta(
-        y_true, y_pred, beta=1.0, sample_weight=sample_weight, pos_label=pos_label,
-        zero_division=zero_division,
-    )

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from prcurve.core.sorting import sorted_copy
 from prcurve.validation.arrays import wrong_type
 from prcurve.validation.labels import (
     BinaryLabels,
@@ -33,7 +34,7 @@ from prcurve.validation.labels import (
 if TYPE_CHECKING:
     from prcurve.core.binned import BinnedCounts
 
-__all__ = ["ThresholdCounts"]
+__all__ = ["ThresholdCounts", "merge_cumulative"]
 
 F64 = NDArray[np.float64]
 
@@ -121,42 +122,74 @@ def _runs(sorted_values: NDArray[Any]) -> tuple[NDArray[Any], F64]:
     return sorted_values[starts], counts
 
 
-def _union_ascending(
-    a_values: F64, a_pos: F64, a_neg: F64, b_values: F64, b_pos: F64, b_neg: F64
-) -> tuple[F64, F64, F64]:
-    """Merge two ascending sets of distinct values, adding weights of equal values.
+_UINT32_LIMIT = (1 << 32) - 1
 
-    Invariant: both inputs are strictly increasing; so is the output.
+
+def _counts_dtype(tp_a: NDArray[Any], fp_a: NDArray[Any], tp_b: NDArray[Any],
+                  fp_b: NDArray[Any]) -> np.dtype[Any]:
+    """The dtype the merged cumulative counts need: float64 for weights, uint32 while
+    integer counts fit, else int64."""
+    dtype = np.result_type(tp_a, tp_b)
+    if dtype.kind == "f":
+        return np.dtype(np.float64)
+    largest = sum(int(a[-1]) if a.shape[0] else 0 for a in (tp_a, fp_a, tp_b, fp_b))
+    return np.dtype(np.uint32) if largest <= _UINT32_LIMIT else np.dtype(np.int64)
+
+
+def merge_cumulative(
+    values_a: NDArray[Any], tp_a: NDArray[Any], fp_a: NDArray[Any],
+    values_b: NDArray[Any], tp_b: NDArray[Any], fp_b: NDArray[Any],
+) -> tuple[NDArray[Any], NDArray[Any], NDArray[Any]]:
+    """The merge of two states given as strictly decreasing thresholds and cumulative
+    counts (at or above each threshold): the thresholds of both, strictly decreasing,
+    and the cumulative counts of the union.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from prcurve.core.counts import merge_cumulative
+    >>> v, tp, fp = merge_cumulative(np.array([0.9, 0.5]), np.array([1, 1]), np.array([0, 1]),
+    ...                              np.array([0.5, 0.1]), np.array([1, 2]), np.array([0, 0]))
+    >>> v.tolist(), tp.tolist(), fp.tolist()
+    ([0.9, 0.5, 0.1], [1, 2, 3], [0, 1, 1])
     """
-    if b_values.shape[0] == 0:
-        return a_values, a_pos, a_neg
-    if a_values.shape[0] == 0:
-        return b_values, b_pos, b_neg
-    slot = np.searchsorted(a_values, b_values, side="left")  # number of a < b
-    in_range = slot < a_values.shape[0]
-    shared = np.zeros(b_values.shape[0], dtype=bool)
-    shared[in_range] = a_values[slot[in_range]] == b_values[in_range]
-    pos = a_pos.copy()
-    neg = a_neg.copy()
-    if shared.any():
-        # b is strictly increasing, so the matched slots are distinct.
-        pos[slot[shared]] += b_pos[shared]
-        neg[slot[shared]] += b_neg[shared]
-        only_b = ~shared
-        slot, b_values, b_pos, b_neg = slot[only_b], b_values[only_b], b_pos[only_b], b_neg[only_b]
-    # The k-th value of b lands after the slot[k] values of a below it and the
-    # k values of b before it; a fills the remaining positions in order.
-    size = a_values.shape[0] + b_values.shape[0]
-    b_at = slot + np.arange(b_values.shape[0])
-    a_at = np.ones(size, dtype=bool)
-    a_at[b_at] = False
-    merged = []
-    for a_part, b_part in ((a_values, b_values), (pos, b_pos), (neg, b_neg)):
-        out = np.empty(size, dtype=np.float64)
-        out[b_at] = b_part
-        out[a_at] = a_part
-        merged.append(out)
-    return merged[0], merged[1], merged[2]
+    n_a, n_b = values_a.shape[0], values_b.shape[0]
+    dtype = _counts_dtype(tp_a, fp_a, tp_b, fp_b)
+    if n_a == 0 or n_b == 0:
+        values, tp, fp = (values_b, tp_b, fp_b) if n_a == 0 else (values_a, tp_a, fp_a)
+        return values, tp.astype(dtype, copy=False), fp.astype(dtype, copy=False)
+    both = np.concatenate((values_a, values_b))
+    # Two strictly decreasing runs: timsort reverses each and merges them (linear time).
+    order = np.argsort(both, kind="stable")[::-1]
+    values = both[order]
+    del both
+    from_a = order < n_a
+    del order
+    n = n_a + n_b
+    index = np.cumsum(from_a, dtype=np.intp)  # thresholds of a at or above position j
+    tp = _gather(tp_a, index, dtype)
+    fp = _gather(fp_a, index, dtype)
+    np.cumsum(np.logical_not(from_a, out=from_a), dtype=np.intp, out=index)  # those of b
+    del from_a
+    tp += _gather(tp_b, index, dtype)
+    fp += _gather(fp_b, index, dtype)
+    del index
+    keep = np.empty(n, dtype=bool)
+    np.not_equal(values[:-1], values[1:], out=keep[:-1])  # the last of each equal pair
+    keep[-1] = True
+    if not keep.all():
+        values, tp, fp = values[keep], tp[keep], fp[keep]
+    return values, tp, fp
+
+
+def _gather(
+    cumulative: NDArray[Any], index: NDArray[np.intp], dtype: np.dtype[Any],
+) -> NDArray[Any]:
+    """``cumulative[index - 1]``, 0 where ``index`` is 0 (nothing of that run above)."""
+    padded = np.empty(cumulative.shape[0] + 1, dtype=dtype)
+    padded[0] = 0
+    padded[1:] = cumulative
+    return padded[index]
 
 
 class ThresholdCounts:
@@ -318,9 +351,8 @@ class ThresholdCounts:
             # Hard, unweighted labels: two np.sort calls and no argsort. The
             # distinct scores and their counts come from all the scores; the
             # positives' share of each from the positives' scores alone.
-            all_values, totals = _runs(np.sort(scores))
-            pos_scores = scores[labels.positive]
-            pos_scores.sort()
+            all_values, totals = _runs(sorted_copy(scores))
+            pos_scores = sorted_copy(scores, where=labels.positive)
             pos_values, pos_counts = _runs(pos_scores)
             pos = np.zeros(all_values.shape[0])
             pos[np.searchsorted(all_values, pos_values)] = pos_counts
@@ -412,16 +444,13 @@ class ThresholdCounts:
         if not math.isfinite(self._n_pos + self._n_neg + other._n_pos + other._n_neg):
             raise weight_overflow("other", max(self._n_pos, self._n_neg, other._n_pos,
                                                other._n_neg))
-        values, pos, neg = _union_ascending(
-            self._thresholds[::-1], self.pos_weight()[::-1], self.neg_weight()[::-1],
-            other._thresholds[::-1], other.pos_weight()[::-1], other.neg_weight()[::-1],
-        )
-        # Keep every threshold either side had: a weight below the rounding of
-        # the cumulative sums can difference to 0 without being absent.
-        merged = ThresholdCounts._from_ascending(
-            np.ascontiguousarray(values), np.ascontiguousarray(pos), np.ascontiguousarray(neg),
-            drop_empty=False,
-        )
+        values, tp, fp = merge_cumulative(self._thresholds, self._tp, self._fp,
+                                          other._thresholds, other._tp, other._fp)
+        # Every threshold either side had is kept (a weight below the rounding of the
+        # cumulative sums can difference to 0 without being absent).
+        last = tp.shape[0] > 0
+        merged = ThresholdCounts._trusted(values, tp, fp, float(tp[-1]) if last else 0.0,
+                                          float(fp[-1]) if last else 0.0)
         # The totals are the merged cumulative counts plus each side's weight below every
         # threshold, so tp[-1] == n_pos stays exact when no weight is below (adding the two
         # totals instead rounds differently from the cumulative sum: a final recall of
@@ -508,13 +537,13 @@ class RecallSteps:
         Memory is one copy of the scores plus O(distinct positive scores).
         """
         # Peak memory: the negatives' scores plus O(distinct positive scores).
-        pos_scores = scores[positive]
-        pos_scores.sort()
+        pos_scores = sorted_copy(scores, where=positive)
         n_pos = pos_scores.shape[0]
         pos_values, pos_starts = _run_lengths(pos_scores)
         del pos_scores
-        neg_scores = scores[~positive]
-        neg_scores.sort()
+        negative = ~positive
+        neg_scores = sorted_copy(scores, where=negative)
+        del negative
         n_neg = neg_scores.shape[0]
         # Ascending order: positives with score >= pos_values[i] number n_pos - starts[i],
         # negatives n_neg - (number of negative scores < pos_values[i]).

@@ -180,10 +180,74 @@ class Table:
         return "\n".join(lines)
 
     def to_csv(self, digits: int | Mapping[str, int] | None = None) -> str:
-        """Comma-separated text with a header row; full precision (``repr``) by default.
+        """Comma-separated text with a header row; full precision by default.
 
-        Built column by column: a million rows take about a second.
+        Full precision is the shortest text that reads back as the same float64 (the
+        number is never rounded). When pyarrow is installed (the ``report`` extra) and
+        every column is numeric, pyarrow's CSV writer writes the rows: about 3 s for
+        10^7 rows of six columns, where Python's ``repr`` takes about a second per 10^6
+        rows per column. Its spelling of a number can differ from ``repr``'s (``1`` for
+        ``1.0``, ``1e-7`` for ``1e-07``, ``0.00001`` for ``1e-05``), never its value.
+        With ``digits`` (decimals for all columns or per column name), string or
+        boolean columns, the text is Python's, column by column.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from prcurve.core.table import Table
+        >>> text = Table({"recall": np.array([0.5, 2 / 3])}).to_csv()
+        >>> [float(x) for x in text.split()[1:]] == [0.5, 2 / 3]
+        True
         """
+        if digits is None and self._columns and all(
+                values.dtype.kind in "iuf" for values in self._columns.values()):
+            fast = _arrow_csv(self._columns)
+            if fast is not None:
+                return fast
         lines = [",".join(self._columns)]
         lines.extend(",".join(row) for row in zip(*self._text_columns(digits), strict=True))
         return "\n".join(lines) + "\n"
+
+
+_CSV_MIN_PART = 1 << 18
+"""Rows per thread at least, when pyarrow writes a CSV in threads."""
+
+
+def _arrow_csv(columns: Mapping[str, NDArray[Any]]) -> str | None:
+    """Numeric columns as CSV rows by pyarrow's writer (imported here); None without
+    pyarrow. The header is written here, as the Python path writes it (unquoted)."""
+    import importlib
+
+    try:
+        pa = importlib.import_module("pyarrow")
+        pa_csv = importlib.import_module("pyarrow.csv")
+    except ImportError:
+        return None
+    # Narrow floats as float64 (the values the Python path prints): float32's shortest
+    # text would read back as a different float64.
+    table = pa.table({f"c{i}": np.ascontiguousarray(
+        values.astype(np.float64) if values.dtype.kind == "f" else values)
+        for i, values in enumerate(columns.values())})
+    # Row ranges written in threads (pyarrow formats without the GIL), joined in order.
+    from prcurve.core.sorting import sort_threads
+
+    rows = table.num_rows
+    parts = max(1, min(sort_threads(), rows // _CSV_MIN_PART))
+    bounds = [rows * k // parts for k in range(parts + 1)]
+    options = pa_csv.WriteOptions(include_header=False, quoting_style="none")
+
+    def write(k: int) -> bytes:
+        sink = pa.BufferOutputStream()
+        pa_csv.write_csv(table.slice(bounds[k], bounds[k + 1] - bounds[k]), sink, options)
+        return bytes(sink.getvalue().to_pybytes())
+
+    if parts == 1:
+        texts = [write(0)]
+    else:
+        from concurrent.futures import ThreadPoolExecutor
+
+        with ThreadPoolExecutor(max_workers=parts) as pool:
+            texts = list(pool.map(write, range(parts)))
+    body = b"".join(texts).decode("ascii")
+    return ",".join(columns) + "\n" + body
+

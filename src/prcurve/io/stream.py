@@ -65,6 +65,7 @@ from numpy.typing import ArrayLike, NDArray
 from prcurve.core.binned import APBounds, BinnedCounts, ap_bounds, resolve_edges
 from prcurve.core.counts import ThresholdCounts
 from prcurve.core.curve import PRCurve
+from prcurve.core.merge import ExactAccumulator
 from prcurve.io.batches import (
     Batch,
     BatchReader,
@@ -168,7 +169,9 @@ class _ColumnState:
     def __init__(self, column: str, max_distinct: int | None) -> None:
         self.column = column
         self.max_distinct = max_distinct
-        self.stack: list[ThresholdCounts] = []
+        # Exact batches: buffered into wide runs, merged as sorted runs (core/merge.py).
+        self.accumulator = ExactAccumulator()
+        self.checked_at = 0  # the accumulator's size when max_distinct was last checked
         self.binned: BinnedCounts | None = None
         self.switched_at: int | None = None
         self.rows = 0
@@ -198,25 +201,22 @@ class _ColumnState:
         if self.binned is not None:
             self.binned._add_checked(scores, labels, weights)
             return
-        self.stack.append(ThresholdCounts._from_checked(scores, labels, weights))
-        # Merge while the one below is at most twice as large: sizes at least double
-        # downwards, so each row takes part in O(log n) merges.
-        while len(self.stack) >= 2 and len(self.stack[-2]) <= 2 * len(self.stack[-1]):
-            top = self.stack.pop()
-            self.stack[-1] = self.stack[-1].merge(top)
-        if self.max_distinct is not None and sum(map(len, self.stack)) > self.max_distinct:
-            exact = self.exact()
-            self.stack = [exact]
+        self.accumulator.add(scores, labels, weights)
+        if self.max_distinct is None:
+            return
+        # len() bounds the distinct scores from above (rows not yet counted included):
+        # count them exactly only when it has passed the limit and grown by half since.
+        size = len(self.accumulator)
+        if size > self.max_distinct and size > 1.5 * self.checked_at:
+            exact = self.accumulator.counts()
+            self.checked_at = len(exact)
             if len(exact) > self.max_distinct:
                 self.binned = exact.to_binned(switch())
-                self.stack = []
+                self.accumulator = ExactAccumulator()
                 self.switched_at = rows_read
 
     def exact(self) -> ThresholdCounts:
-        total = ThresholdCounts.empty()
-        for state in reversed(self.stack):  # smallest first
-            total = state.merge(total) if len(total) else state
-        return total
+        return self.accumulator.counts()
 
     def result(self) -> StreamedCounts:
         if self.binned is not None:

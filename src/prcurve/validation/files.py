@@ -535,3 +535,16 @@ def frame_column_names(argument: str, value: Any) -> InvalidInputError:
     return InvalidInputError(
         argument, f"with a data frame, expected a column name or a list of them, found "
         f"{type(value).__name__}", f"pass {argument}='column' (or a list of column names)")
+def not_a_spark_frame(value: Any) -> InvalidInputError:
+    return InvalidInputError(
+        "frame", f"expected a Spark DataFrame, found {type(value).__name__}",
+        "pass spark.read.parquet(...), spark.table(...) or another pyspark.sql.DataFrame",
+    )
+
+
+def error_in_partition(argument: str, message: str) -> InvalidInputError:
+    """An input error raised while a Spark task read its partition, with its message
+    (argument, what was found and the fix, and the partition) kept as it was."""
+    error = InvalidInputError(argument, "x", "x")
+    error.args = (message,)
+    return error

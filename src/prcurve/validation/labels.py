@@ -306,6 +306,26 @@ def check_weights(
             f"length mismatch: {weights.shape[0]} weights for {n_samples} samples",
             "pass one weight per sample",
         )
+    with np.errstate(over="ignore", invalid="ignore"):
+        total = float(weights.sum())
+    # A finite total means every weight is finite; then the minimum finds a negative one.
+    # Only an input that fails these two passes pays for the masks that word the error.
+    if not (math.isfinite(total) and (n_samples == 0 or weights.min() >= 0)):
+        _check_weight_values(name, weights)
+    if whole and total == 0 and n_samples:
+        raise zero_weight(name, n_samples)
+    if not math.isfinite(total):
+        if not scale_free:
+            raise weight_overflow(name, float(weights.max()))
+        # Every result of the caller is unchanged by a common factor: make the largest
+        # weight < 1 by a power of two (exact; the total is then at most n_samples).
+        with np.errstate(under="ignore"):
+            return np.ldexp(weights, -math.frexp(float(weights.max()))[1])
+    return weights
+
+
+def _check_weight_values(name: str, weights: NDArray[np.float64]) -> None:
+    """No NaN, infinite or negative weight, each error with its count and first indices."""
     bad = ~np.isfinite(weights)
     if bad.any():
         raise InvalidInputError(
@@ -322,18 +342,6 @@ def check_weights(
             f"{first_indices(negative)})",
             "pass non-negative weights; a weight of 0 removes a sample",
         )
-    with np.errstate(over="ignore"):
-        total = float(weights.sum())
-    if whole and total == 0 and n_samples:
-        raise zero_weight(name, n_samples)
-    if not math.isfinite(total):
-        if not scale_free:
-            raise weight_overflow(name, float(weights.max()))
-        # Every result of the caller is unchanged by a common factor: make the largest
-        # weight < 1 by a power of two (exact; the total is then at most n_samples).
-        with np.errstate(under="ignore"):
-            return np.ldexp(weights, -math.frexp(float(weights.max()))[1])
-    return weights
 
 
 def zero_weight(name: str, n_samples: int) -> InvalidInputError:

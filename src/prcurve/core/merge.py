@@ -1,0 +1,404 @@
+"""An accumulator that folds batches of scores into one exact count state at about the
+cost of sorting them.
+
+Batches are not counted one by one: their rows are buffered until ``run_rows`` rows
+(default 2^23) and counted together with one sort (fewer, wider merges: a 10^8-row
+stream makes a dozen runs, not a hundred). Each run's state is kept as ascending
+distinct scores with the positive and negative weight at each, in a compact form:
+the scores' own float dtype (float32 scores stay 4 bytes) and, without weights,
+``uint32`` counts while they fit. The runs wait in a stack whose sizes at least double
+downwards (each row is merged O(log n) times) and are merged by one stable
+``argsort`` of two ascending runs concatenated (timsort finds the runs and merges them
+in linear time), three gathers, and the sum of the weights of a score present in both.
+Cumulative counts are computed once, when :meth:`ExactAccumulator.counts` builds the
+:class:`~prcurve.ThresholdCounts`; without weights every count is an integer, so the
+state equals ``ThresholdCounts.from_scores`` on all the rows bit for bit.
+
+float32 scores without weights (the common case of a model's output at scale) take a
+packed path: each class keeps its own run of ``uint64`` words, the score's
+order-preserving 32-bit key above its count, so a merge is one stable ``np.sort`` of
+two concatenated runs (timsort: linear) and the sum of adjacent words with one key --
+no gathers of separate arrays. The two classes' keys are joined once, in
+:meth:`ExactAccumulator.counts`.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from prcurve.core.counts import ThresholdCounts, _run_lengths, _run_starts, _runs
+from prcurve.validation.labels import BinaryLabels, weight_overflow
+
+__all__ = ["DEFAULT_RUN_ROWS", "MERGE_PIECE", "ExactAccumulator", "merge_runs"]
+
+F64 = NDArray[np.float64]
+Run = tuple[NDArray[Any], NDArray[Any], NDArray[Any]]
+"""Ascending distinct scores, and the positive and negative weight at each."""
+
+DEFAULT_RUN_ROWS = 1 << 23
+_UINT32_LIMIT = (1 << 32) - 1
+
+
+def merge_runs(a: Run, b: Run, dtype: np.dtype[Any] | None = None) -> Run:
+    """The union of two runs: ascending distinct scores, weights of a shared score added.
+
+    ``dtype`` is that of the merged weights (by default float64 for float weights; for
+    counts uint32 while their total fits, else int64). The runs are merged piece by
+    piece (about :data:`MERGE_PIECE` rows of the longer run and the rows of the other
+    between the same scores), so the sort and its temporaries stay in
+    cache and the only large arrays are the inputs and the output.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from prcurve.core.merge import merge_runs
+    >>> v, pos, neg = merge_runs((np.array([0.1, 0.5]), np.array([1, 0]), np.array([0, 2])),
+    ...                          (np.array([0.5, 0.9]), np.array([3, 1]), np.array([1, 0])))
+    >>> v.tolist(), pos.tolist(), neg.tolist()
+    ([0.1, 0.5, 0.9], [1, 3, 1], [0, 3, 0])
+    """
+    n_a, n_b = a[0].shape[0], b[0].shape[0]
+    dtype = _weights_dtype(a, b) if dtype is None else dtype
+    if n_a == 0 or n_b == 0:
+        values, pos, neg = b if n_a == 0 else a
+        return values, pos.astype(dtype, copy=False), neg.astype(dtype, copy=False)
+    if n_a < n_b:
+        a, b, n_a, n_b = b, a, n_b, n_a  # pieces cut along the longer run
+    n = n_a + n_b
+    out = (np.empty(n, dtype=np.result_type(a[0], b[0])), np.empty(n, dtype=dtype),
+           np.empty(n, dtype=dtype))
+    a = (a[0], a[1].astype(dtype, copy=False), a[2].astype(dtype, copy=False))
+    b = (b[0], b[1].astype(dtype, copy=False), b[2].astype(dtype, copy=False))
+    cuts_a = np.arange(MERGE_PIECE, n_a, MERGE_PIECE)
+    starts_a = np.concatenate(([0], cuts_a, [n_a]))
+    starts_b = np.concatenate(([0], np.searchsorted(b[0], a[0][cuts_a]), [n_b]))
+    filled = 0
+    for k in range(starts_a.shape[0] - 1):
+        part_a = slice(int(starts_a[k]), int(starts_a[k + 1]))
+        part_b = slice(int(starts_b[k]), int(starts_b[k + 1]))
+        filled += _merge_piece([x[part_a] for x in a], [x[part_b] for x in b], out, filled)
+    for array in out:
+        array.resize(filled, refcheck=False)  # shared scores counted once: shorter
+    return out
+
+
+MERGE_PIECE = 1 << 18
+"""Rows of the longer run merged at a time by :func:`merge_runs`."""
+
+
+def _weights_dtype(a: Run, b: Run) -> np.dtype[Any]:
+    """float64 for weights; for counts uint32 while the total fits, else int64."""
+    dtype = np.result_type(a[1], b[1])
+    if dtype.kind == "f":
+        return np.dtype(np.float64)
+    total = sum(int(run[i].sum(dtype=np.int64)) for run in (a, b) for i in (1, 2))
+    return np.dtype(np.uint32) if total <= _UINT32_LIMIT else np.dtype(np.int64)
+
+
+def _merge_piece(a: list[NDArray[Any]], b: list[NDArray[Any]],
+                 out: tuple[NDArray[Any], ...], at: int) -> int:
+    """Merge one piece of each run into ``out[.][at:]``; return the rows written."""
+    both = np.concatenate((a[0], b[0]))
+    order = np.argsort(both, kind="stable")  # two ascending runs: a linear-time merge
+    m = both.shape[0]
+    values = out[0][at:at + m]
+    np.take(both, order, out=values)
+    pos, neg = out[1][at:at + m], out[2][at:at + m]
+    np.take(np.concatenate((a[1], b[1])), order, out=pos)
+    np.take(np.concatenate((a[2], b[2])), order, out=neg)
+    # A score in both runs appears twice in a row (each run is strictly increasing):
+    # add the first's weights to the second and drop the first.
+    shared = np.flatnonzero(values[:-1] == values[1:])
+    if shared.shape[0] == 0:
+        return int(m)
+    pos[shared + 1] += pos[shared]
+    neg[shared + 1] += neg[shared]
+    keep = np.ones(m, dtype=bool)
+    keep[shared] = False
+    kept = m - shared.shape[0]
+    for array in (values, pos, neg):
+        array[:kept] = array[keep]
+    return int(kept)
+
+
+class ExactAccumulator:
+    """Batches of checked scores and labels folded into one exact count state.
+
+    Parameters
+    ----------
+    run_rows : int, default 2**23
+        Rows buffered before they are counted together (one sort); memory holds at most
+        this many rows besides the state.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from prcurve.core.merge import ExactAccumulator
+    >>> from prcurve.validation.labels import BinaryLabels
+    >>> acc = ExactAccumulator(run_rows=2)
+    >>> acc.add(np.array([0.9, 0.5]), BinaryLabels(np.array([True, False]), None), None)
+    >>> acc.add(np.array([0.5, 0.1]), BinaryLabels(np.array([True, True]), None), None)
+    >>> c = acc.counts()
+    >>> c.thresholds.tolist(), c.tp.tolist(), c.fp.tolist()
+    ([0.9, 0.5, 0.1], [1.0, 2.0, 3.0], [0.0, 1.0, 1.0])
+    """
+
+    def __init__(self, run_rows: int = DEFAULT_RUN_ROWS) -> None:
+        self._run_rows = max(1, int(run_rows))
+        self._stack: list[Run] = []
+        self._buffer: list[tuple[NDArray[Any], BinaryLabels, F64 | None]] = []
+        self._buffered = 0
+        self._rows = 0
+        self._weighted = False
+        # The packed path (float32, unweighted): one stack per class, or None once a
+        # batch leaves it (weights, soft labels, another dtype, over 2^32 - 1 rows).
+        self._packed: tuple[list[Packed], list[Packed]] | None = ([], [])
+
+    def __len__(self) -> int:
+        """At least the number of distinct scores so far: the rows of the counted runs
+        plus the rows not yet counted."""
+        packed = 0 if self._packed is None else sum(
+            int(run.shape[0]) for stack in self._packed for run in stack)
+        return sum(int(run[0].shape[0]) for run in self._stack) + self._buffered + packed
+
+    def add(self, scores: NDArray[np.floating[Any]], labels: BinaryLabels,
+            weights: F64 | None) -> None:
+        """Fold one batch (scores, labels and weights that passed validation)."""
+        if scores.shape[0] == 0:
+            return
+        self._weighted = self._weighted or weights is not None or labels.positive is None
+        if self._packed is not None and (self._weighted or scores.dtype != np.float32
+                                         or self._rows + scores.shape[0] > _UINT32_LIMIT):
+            self._leave_packed()
+        self._buffer.append((scores, labels, weights))
+        self._buffered += int(scores.shape[0])
+        self._rows += int(scores.shape[0])
+        if self._buffered >= self._run_rows:
+            self.flush()
+
+    def flush(self) -> None:
+        """Count the buffered rows as one run and merge it into the stack."""
+        if not self._buffer:
+            return
+        if self._packed is not None:
+            scores, positive = _concatenated(self._buffer)
+            self._buffer, self._buffered = [], 0
+            for stack, keys in zip(self._packed, (scores[positive], scores[~positive]),
+                                   strict=True):
+                if keys.shape[0]:
+                    stack.append(_packed_run(keys))
+                    _settle(stack, _merge_packed)
+            return
+        run = _count_run(self._buffer, self._weighted)
+        self._buffer, self._buffered = [], 0
+        self._stack.append(run)
+        _settle(self._stack, lambda a, b: merge_runs(a, b, self._dtype()))
+
+    def _leave_packed(self) -> None:
+        """Move the packed runs to the general stack (one run) and leave the packed path."""
+        if self._packed is None:
+            return
+        pos_stack, neg_stack = self._packed
+        self._packed = None
+        if pos_stack or neg_stack:
+            self._stack.append(_unpack(_fold(pos_stack, _merge_packed),
+                                       _fold(neg_stack, _merge_packed)))
+            _settle(self._stack, lambda a, b: merge_runs(a, b, self._dtype()))
+
+    def _dtype(self) -> np.dtype[Any]:
+        if self._weighted:
+            return np.dtype(np.float64)
+        return np.dtype(np.uint32) if self._rows <= _UINT32_LIMIT else np.dtype(np.int64)
+
+    def counts(self) -> ThresholdCounts:
+        """The exact state of every row added (the buffer is counted, the stack merged)."""
+        self.flush()
+        self._leave_packed()
+        if not self._stack:
+            return ThresholdCounts.empty()
+        values, pos, neg = _fold(self._stack, lambda a, b: merge_runs(a, b, self._dtype()))
+        self._stack = [(values, pos, neg)]
+        keep = None if not self._weighted else (pos + neg) > 0  # no zero-weight group
+        if keep is not None and not keep.all():
+            values, pos, neg = values[keep], pos[keep], neg[keep]
+        thresholds = values[::-1].astype(np.float64) + 0.0  # a copy; -0.0 becomes 0.0
+        tp, fp = _cumulative_descending(pos), _cumulative_descending(neg)
+        n_pos = float(tp[-1]) if tp.shape[0] else 0.0
+        n_neg = float(fp[-1]) if fp.shape[0] else 0.0
+        if not math.isfinite(n_pos + n_neg):
+            raise weight_overflow("sample_weight", max(n_pos, n_neg))
+        return ThresholdCounts._trusted(thresholds, tp, fp, n_pos, n_neg)
+
+
+def _settle(stack: list[Any], merge: Callable[[Any, Any], Any]) -> None:
+    """Merge the top of a stack of runs while the one below is at most twice as large:
+    sizes at least double downwards, so each row takes part in O(log n) merges."""
+    while len(stack) >= 2 and _length(stack[-2]) <= 2 * _length(stack[-1]):
+        top = stack.pop()
+        below = stack.pop()  # off the stack: freed as soon as merged
+        stack.append(merge(below, top))
+
+
+def _length(run: Run | Packed) -> int:
+    """The distinct scores of a run (general or packed)."""
+    return int(run[0].shape[0] if isinstance(run, tuple) else run.shape[0])
+
+
+def _fold(stack: list[Any], merge: Callable[[Any, Any], Any]) -> Any:
+    """All runs of a stack merged into one (smallest first); None for an empty stack."""
+    while len(stack) >= 2:
+        top = stack.pop()
+        below = stack.pop()
+        stack.append(merge(below, top))
+    return stack[0] if stack else None
+
+
+Packed = NDArray[np.uint64]
+"""A run of one class: ascending ``key << 32 | count`` words, one per distinct score."""
+
+_LOW = np.uint64(_UINT32_LIMIT)
+_SHIFT = np.uint64(32)
+
+
+def _float32_keys(scores: NDArray[np.float32]) -> NDArray[np.uint32]:
+    """Order-preserving unsigned keys of float32 scores (no NaN; -0.0 as 0.0)."""
+    bits = (scores + np.float32(0.0)).view(np.uint32)  # -0.0 + 0.0 is 0.0
+    negative = bits >= np.uint32(1 << 31)
+    # Positive floats: set the sign bit; negative ones: flip every bit (IEEE 754 order).
+    keys: NDArray[np.uint32] = np.where(negative, ~bits, bits | np.uint32(1 << 31))
+    return keys
+
+
+def _key_floats(keys: NDArray[np.uint64]) -> NDArray[np.float32]:
+    """The float32 scores of keys (the inverse of :func:`_float32_keys`)."""
+    k = keys.astype(np.uint32)
+    positive = k >= np.uint32(1 << 31)
+    return np.where(positive, k & np.uint32((1 << 31) - 1), ~k).view(np.float32)
+
+
+def _packed_run(scores: NDArray[np.float32]) -> Packed:
+    """One class's rows of a run counted: distinct scores' keys above their counts."""
+    scores = np.sort(scores)
+    starts = _run_starts(scores)
+    keys = _float32_keys(scores if starts is None else scores[starts]).astype(np.uint64)
+    keys <<= _SHIFT
+    if starts is None:
+        keys |= np.uint64(1)
+        return keys
+    counts = np.diff(starts, append=scores.shape[0])
+    keys |= counts.astype(np.uint64)
+    return keys
+
+
+def _merge_packed(a: Packed, b: Packed) -> Packed:
+    """Two runs of one class merged: one stable sort of the two ascending runs (timsort
+    merges them in linear time), the counts of a key in both added (counts fit 32 bits:
+    the packed path holds fewer than 2^32 rows)."""
+    both = np.concatenate((a, b))
+    both.sort(kind="stable")
+    # Each run is strictly increasing, so a key in both runs is a pair of neighbours:
+    # add the first's count to the second and drop the first. Piece by piece (the
+    # temporaries stay in cache), compacting in place: writes never pass the reads.
+    n, written = both.shape[0], 0
+    for start in range(0, n, MERGE_PIECE):
+        stop = min(start + MERGE_PIECE, n)
+        keys = both[start:min(stop + 1, n)] >> _SHIFT
+        shared = np.flatnonzero(keys[1:] == keys[:-1])
+        piece = both[start:stop]
+        if shared.shape[0] == 0:
+            both[written:written + piece.shape[0]] = piece
+            written += piece.shape[0]
+            continue
+        both[start + shared + 1] += both[start + shared] & _LOW  # may reach the next piece
+        keep = np.ones(piece.shape[0], dtype=bool)
+        keep[shared] = False
+        kept = piece[keep]
+        both[written:written + kept.shape[0]] = kept
+        written += kept.shape[0]
+    both.resize(written, refcheck=False)
+    return both
+
+
+def _unpack(pos_run: Packed | None, neg_run: Packed | None) -> Run:
+    """The two classes' runs joined: ascending float32 scores, uint32 counts of each."""
+    empty = np.zeros(0, dtype=np.uint64)
+    pos_run = empty if pos_run is None else pos_run
+    neg_run = empty if neg_run is None else neg_run
+    # Keys tagged by class (2 key, 2 key + 1) and merged by one stable sort of the two
+    # ascending runs; each tagged word keeps its run's order, so a run's counts land in
+    # order on the groups of equal keys.
+    tagged = np.concatenate(((pos_run >> _SHIFT) << np.uint64(1),
+                             ((neg_run >> _SHIFT) << np.uint64(1)) | np.uint64(1)))
+    tagged.sort(kind="stable")
+    keys = tagged >> np.uint64(1)
+    first = np.ones(keys.shape[0], dtype=bool)
+    np.not_equal(keys[1:], keys[:-1], out=first[1:])
+    group = np.cumsum(first) - 1
+    keys = keys[first]
+    is_neg = (tagged & np.uint64(1)).astype(bool)
+    del tagged, first
+    pos = np.zeros(keys.shape[0], dtype=np.uint32)
+    neg = np.zeros(keys.shape[0], dtype=np.uint32)
+    pos[group[~is_neg]] = (pos_run & _LOW).astype(np.uint32)
+    neg[group[is_neg]] = (neg_run & _LOW).astype(np.uint32)
+    return _key_floats(keys), pos, neg
+
+
+def _concatenated(
+    batches: list[tuple[NDArray[Any], BinaryLabels, F64 | None]],
+) -> tuple[NDArray[Any], NDArray[np.bool_]]:
+    """The scores and the positive mask of buffered hard-label batches, joined."""
+    if len(batches) == 1:
+        scores, labels, _ = batches[0]
+        positive = labels.positive
+    else:
+        scores = np.concatenate([b[0] for b in batches])
+        parts = [b[1].positive for b in batches]
+        positive = None if any(p is None for p in parts) else np.concatenate(
+            [p for p in parts if p is not None])
+    if positive is None:  # unreachable: soft labels leave the hard-label paths
+        raise TypeError("hard labels expected")
+    return scores, positive
+
+
+def _cumulative_descending(weights: NDArray[Any]) -> F64:
+    """Cumulative sums from the top of ascending per-score weights, as float64: in the
+    weights' own dtype first (integer counts: exact, and a contiguous sum is fast)."""
+    native = np.int64 if weights.dtype.kind in "iu" else np.float64
+    reversed_copy = weights[::-1].astype(native)
+    with np.errstate(over="ignore"):
+        np.cumsum(reversed_copy, out=reversed_copy)
+    return reversed_copy.astype(np.float64, copy=False)
+
+
+def _count_run(
+    batches: list[tuple[NDArray[Any], BinaryLabels, F64 | None]], weighted: bool,
+) -> Run:
+    """One run: the buffered batches counted together (one sort)."""
+    if not weighted:
+        scores, positive = _concatenated(batches)
+        # As ThresholdCounts._from_checked: two sorts, integer counts.
+        values, totals = _runs(np.sort(scores))
+        pos_scores = scores[positive]
+        del positive
+        pos_scores.sort()
+        pos_values, pos_counts = _runs(pos_scores)
+        counts = np.uint32 if scores.shape[0] <= _UINT32_LIMIT else np.int64
+        pos = np.zeros(values.shape[0], dtype=counts)
+        pos[np.searchsorted(values, pos_values)] = pos_counts
+        neg = totals.astype(counts)
+        neg -= pos
+        return values, pos, neg
+    scores = batches[0][0] if len(batches) == 1 else np.concatenate([b[0] for b in batches])
+    fraction = np.concatenate([b[1].positive_fraction() for b in batches])
+    w = np.concatenate([np.ones(b[0].shape[0]) if b[2] is None else b[2] for b in batches])
+    order = np.argsort(scores, kind="stable")
+    values, starts = _run_lengths(scores[order])
+    pos = np.add.reduceat((w * fraction)[order], starts)
+    neg = np.add.reduceat((w * (1.0 - fraction))[order], starts)
+    return values, pos, neg
