@@ -482,12 +482,14 @@ def test_measure_round_trip(text: str, measure: Measure) -> None:
 
 
 def test_every_measure_name_evaluates() -> None:
-    forms = {"k": "@3", "r": "@0.5"}
-    from prcurve.ranking.measures import _PARAMETERS
+    forms = {"k": "@3", "r": "@0.5", "m": "@0.5", "n": "@3"}
+    from prcurve.ranking.measures import _PARAMETERS, TEXT_MEASURES
 
     names = [n + forms.get(_PARAMETERS[n] or "", "") for n in MEASURE_NAMES]
     result = evaluate({"q": {"a": 1, "b": 0}}, {"q": {"a": 0.2, "b": 0.4}}, names)
-    assert set(result.summary) == set(names)
+    assert set(result.per_query) == set(names)
+    assert set(result.summary) == {n for n in names if n.split("@")[0] not in TEXT_MEASURES}
+    assert result.per_query["relstring@3"].tolist() == ["01"]
 
 
 @pytest.mark.parametrize(
