@@ -346,16 +346,16 @@ LINE_IDS = st.text(alphabet=st.sampled_from("abQ019#-_é"), min_size=1, max_size
 def test_arrow_and_exact_readers_agree(
     rows: list[tuple[str, str, float, int]], delimiter: str, crlf: bool,
 ) -> None:
-    import prcurve.ranking.tables as tables
+    import prcurve.ranking.trec_format as trec_format
 
     rows = list({(q, d): (q, d, s, g) for q, d, s, g in rows}.values())  # one row per pair
     end = "\r\n" if crlf else "\n"
     run = "".join(delimiter.join([q, "Q0", d, "1", repr(s), "r"]) + end for q, d, s, _ in rows)
     qrels = "".join(delimiter.join([q, "0", d, str(g)]) + end for q, d, _, g in rows)
     results = []
-    original = tables.arrow_columns
+    original = trec_format._arrow_columns
     for arrow in (True, False):
-        tables.arrow_columns = original if arrow else (lambda data, kind: None)
+        trec_format._arrow_columns = original if arrow else (lambda *args: None)
         try:
             r = parse_run(run.encode(), "r")
             q = parse_qrels(qrels.encode(), "q")
@@ -365,20 +365,35 @@ def test_arrow_and_exact_readers_agree(
         except InvalidInputError as error:  # e.g. a query id "#...": a comment line
             results.append(str(error))
         finally:
-            tables.arrow_columns = original
+            trec_format._arrow_columns = original
     assert results[0] == results[1]
 
 
-def test_arrow_reader_takes_plain_files_and_leaves_others() -> None:
-    from prcurve.ranking.trec_format import arrow_columns
+def test_arrow_reader_takes_plain_files_and_leaves_others(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import prcurve.ranking.trec_format as trec_format
 
-    assert arrow_columns(PLAIN_RUN, "run") is not None
-    assert arrow_columns(PLAIN_RUN.replace(b"\n", b"\r\n"), "run") is not None
-    for other in (b"# c\n" + PLAIN_RUN, PLAIN_RUN.replace(b" Q0", b"  Q0"),
-                  PLAIN_RUN + b"\n", PLAIN_RUN.replace(b"run\n", b"run\r"),
-                  PLAIN_RUN.replace(b"d2", b"d\x0b2"), PLAIN_RUN.replace(b"run\n", b"run x\n"),
-                  PLAIN_RUN.replace(b"1.5", b"nan")):
-        assert arrow_columns(other, "run") is None
+    read = []
+    original = trec_format._arrow_columns
+
+    def spy(*args: Any) -> Any:
+        found = original(*args)
+        read.append(found is not None)
+        return found
+
+    monkeypatch.setattr(trec_format, "_arrow_columns", spy)
+    plain = (PLAIN_RUN, PLAIN_RUN.replace(b"\n", b"\r\n"), PLAIN_RUN.replace(b" ", b"\t"))
+    others = (b"# c\n" + PLAIN_RUN, PLAIN_RUN.replace(b" Q0", b"  Q0"), PLAIN_RUN + b"\n",
+              PLAIN_RUN.replace(b"run\n", b"run\r"), PLAIN_RUN.replace(b"d2", b"d\x0b2"),
+              PLAIN_RUN.replace(b"run\n", b"run x\n"), PLAIN_RUN.replace(b" Q0", b"\tQ0"))
+    for i, data in enumerate(plain + others):
+        (tmp_path / f"r{i}").write_bytes(data)
+        read.clear()
+        run = read_run(tmp_path / f"r{i}")
+        assert (bool(read) and read[-1]) == (data in plain), data
+        if data in plain:
+            assert run.doc_id.tolist() == [b"d1", b"d2", b"d1"]
 
 
 # -- pytrec_eval (trec_eval 9 inside) as a differential reference ----------------------------

@@ -105,12 +105,12 @@ def _run_trec(args: argparse.Namespace) -> str:
     from prcurve.errors import InvalidInputError
     from prcurve.ranking.tables import parse_run, read_qrels, read_run
     from prcurve.ranking.trec_eval import TrecEvalOptions, format_trec_eval, skipped_queries
-    from prcurve.ranking.trec_format import first_line_fields
+    from prcurve.ranking.trec_format import decoded, first_line_fields
     from prcurve.validation.ranking import with_swap_hint
 
     try:
-        run = (parse_run(sys.stdin.buffer.read(), "<stdin>") if args.run == "-"
-               else read_run(args.run))
+        run = (parse_run(decoded(sys.stdin.buffer.read(), "<stdin>", "run"), "<stdin>")
+               if args.run == "-" else read_run(args.run))
         qrels = read_qrels(args.qrels)
     except InvalidInputError as error:
         heads = [None if path == "-" else first_line_fields(path) for path in (args.qrels,

@@ -24,7 +24,7 @@ from prcurve.ranking.measures import (
     TEXT_MEASURES,
     Measure,
 )
-from prcurve.ranking.state import JUDGED, UNJUDGED, Rankings, sequential_sums
+from prcurve.ranking.state import JUDGED, UNJUDGED, Rankings
 
 __all__ = [
     "MIN_GEO_MEAN",
@@ -313,12 +313,28 @@ def _powers(p: float, n: int) -> F64:
 
 def _rbp_residual(r: Rankings, p: float) -> F64:
     """trec_eval's rbp_resid (m_rbp_resid.c): p^n + (1 - p) * the sum of p^(i-1)
-    over the documents of rank i not judged with a grade >= 0; 0 if there are none."""
-    powers = _powers(p, int(r.lengths.max(initial=0)))
-    missing = r.selection("not_judged", lambda: r.code < JUDGED)
-    total = sequential_sums(powers[missing.position], missing.first, missing.count)
-    out = powers[r.lengths] + (1.0 - p) * total
-    out[missing.count == 0] = 0.0
+    over the documents of rank i not judged with a grade >= 0; 0 if there are none.
+
+    Those are most documents of a typical run, so the sum runs rank by rank over
+    all queries (adding 0.0 for a judged document leaves a sum unchanged) instead
+    of selecting the rows: a few arrays of one value per query.
+    """
+    n = r.lengths
+    powers = _powers(p, int(n.max(initial=0)))
+    by_length = np.argsort(-n, kind="stable")
+    ordered = n[by_length]
+    starts = r.starts[by_length]
+    active = np.searchsorted(-ordered, -np.arange(int(ordered[0]) if ordered.shape[0] else 0),
+                             side="left")
+    total = np.zeros(n.shape[0])
+    missing = np.zeros(n.shape[0], dtype=np.int64)
+    for j, k in enumerate(active.tolist()):
+        unjudged = r.code[starts[:k] + j] < JUDGED
+        total[:k] += np.where(unjudged, powers[j], 0.0)
+        missing[:k] += unjudged
+    out = np.empty(n.shape[0])
+    out[by_length] = powers[ordered] + (1.0 - p) * total
+    out[by_length[missing == 0]] = 0.0
     out[~r.has_results] = 0.0
     return out
 

@@ -26,13 +26,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from prcurve.ranking import keys as _keys
-from prcurve.ranking.trec_format import (
-    arrow_columns,
-    last_line_field,
-    parse_numbers,
-    read_bytes,
-    split_fields,
-)
+from prcurve.ranking.trec_format import Columns, parse_columns, read_columns
 from prcurve.validation.arrays import as_1d, check_finite_numbers, check_same_length
 from prcurve.validation.ranking import (
     check_columns,
@@ -87,11 +81,18 @@ class _LongTable:
                    else _keys.encode(query_id, grouped=True, sort_labels=True))
         docs = doc_id if isinstance(doc_id, _keys.Encoded) else _keys.encode(doc_id)
         self._queries, self._docs = queries, docs
-        # One row per (query, document): codes make each pair one exact integer.
-        pair = queries.codes * max(docs.labels.shape[0], 1) + docs.codes
-        ordered = np.sort(pair)
-        if (ordered[1:] == ordered[:-1]).any():
-            self._raise_duplicate(pair)
+        # One row per (query, document): codes make each pair one exact integer
+        # (32 bits when they fit: half the memory of the sort).
+        width = max(docs.labels.shape[0], 1)
+        if queries.labels.shape[0] * width < 2**32:
+            pair = queries.codes.astype(np.uint32)
+            pair *= np.uint32(width)
+            pair += docs.codes.astype(np.uint32)
+        else:
+            pair = queries.codes * width + docs.codes
+        pair.sort()
+        if (pair[1:] == pair[:-1]).any():
+            self._raise_duplicate(queries.codes * width + docs.codes)
 
     def __len__(self) -> int:
         return int(self._queries.codes.shape[0])
@@ -409,33 +410,25 @@ def _encode_column(column: Any, name: str) -> _keys.Encoded | None:
     return _keys.Encoded(labels, codes.astype(np.int64))
 
 
+def _qrels(columns: Columns) -> Qrels:
+    return Qrels(columns.queries, columns.docs, columns.values, columns.source, columns.line,
+                 consecutive_lines=columns.line is None)
+
+
+def _run(columns: Columns) -> Run:
+    # trec_eval reports the run id of the last line.
+    return Run(columns.queries, columns.docs, columns.values, columns.run_id, columns.source,
+               columns.line, consecutive_lines=columns.line is None)
+
+
 def parse_qrels(data: bytes, source: str = "<qrels>") -> Qrels:
     """Judgments from the bytes of a qrels file (see :func:`read_qrels`)."""
-    fast = arrow_columns(data, "qrels")
-    if fast is not None:
-        return Qrels(fast.queries, fast.docs, fast.values.astype(np.int64, copy=False), source,
-                     consecutive_lines=True)
-    fields = split_fields(data, source, "qrels", 4, True, "query iter docno relevance")
-    relevance = parse_numbers(fields, 3, np.int64, source, "qrels", "relevance")
-    return Qrels(
-        fields.strings(0), fields.strings(2), relevance.astype(np.int64), source, fields.line
-    )
+    return _qrels(parse_columns(data, source, "qrels"))
 
 
 def parse_run(data: bytes, source: str = "<run>") -> Run:
     """A run from the bytes of a TREC run file (see :func:`read_run`)."""
-    fast = arrow_columns(data, "run")
-    if fast is not None:
-        # trec_eval reports the run id of the last line.
-        return Run(fast.queries, fast.docs, fast.values.astype(np.float64, copy=False),
-                   last_line_field(data, 5), source, consecutive_lines=True)
-    fields = split_fields(data, source, "run", 6, False, "query Q0 docno rank score run_id")
-    score = parse_numbers(fields, 4, np.float64, source, "run", "score")
-    s, e = fields.bounds(5)
-    run_id = bytes(fields.buffer[s[-1]:e[-1]]).decode("utf-8", "surrogateescape")
-    return Run(
-        fields.strings(0), fields.strings(2), score.astype(np.float64), run_id, source, fields.line
-    )
+    return _run(parse_columns(data, source, "run"))
 
 
 def read_qrels(path: str | os.PathLike[str]) -> Qrels:
@@ -465,8 +458,7 @@ def read_qrels(path: str | os.PathLike[str]) -> Qrels:
     >>> q.doc_id.tolist(), q.relevance.tolist(), q.line.tolist()
     ([b'doc-1', b'doc#2'], [1, 0], [2, 3])
     """
-    data, source = read_bytes(path, "qrels")
-    return parse_qrels(data, source)
+    return _qrels(read_columns(path, "qrels"))
 
 
 def read_run(path: str | os.PathLike[str]) -> Run:
@@ -496,5 +488,4 @@ def read_run(path: str | os.PathLike[str]) -> Run:
     >>> r.doc_id.tolist(), r.score.tolist(), r.run_id
     ([b'd1', b'd2'], [2.5, 1.5], 'myrun')
     """
-    data, source = read_bytes(path, "run")
-    return parse_run(data, source)
+    return _run(read_columns(path, "run"))
