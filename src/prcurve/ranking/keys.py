@@ -167,6 +167,14 @@ def encode(ids: NDArray[Any], *, grouped: bool = False, sort_labels: bool = Fals
         if 4 * starts.shape[0] <= n:
             block_ids = encode(ids[starts], sort_labels=sort_labels)
             return Encoded(block_ids.labels, np.repeat(block_ids.codes, lengths))
+    words = text_words(ids) if n else None
+    if words is not None:  # short text ids: exact words, no check against the ids needed
+        encoded = encode_words(words)
+        labels = encoded.labels
+        if ids.dtype.kind == "U":  # back to text: the bytes were code points below 256
+            labels = np.char.decode(labels, "latin-1").astype(ids.dtype)
+        out = Encoded(labels, encoded.codes)
+        return _by_label(out) if sort_labels else out
     keys = id_keys(ids)
     table_keys = distinct(keys)
     codes = KeyTable(table_keys).find(keys)
@@ -176,12 +184,38 @@ def encode(ids: NDArray[Any], *, grouped: bool = False, sort_labels: bool = Fals
     if ids.dtype.kind not in "iu" and not np.array_equal(labels[codes], ids):
         labels, inverse = np.unique(ids, return_inverse=True)  # a hash collision: exact
         return Encoded(labels, inverse.astype(np.int64))
-    if sort_labels:
-        by_id = np.argsort(labels, kind="stable")
-        rank = np.empty_like(by_id)
-        rank[by_id] = np.arange(by_id.shape[0])
-        return Encoded(labels[by_id], rank[codes])
-    return Encoded(labels, codes)
+    return _by_label(Encoded(labels, codes)) if sort_labels else Encoded(labels, codes)
+
+
+def _by_label(encoded: Encoded) -> Encoded:
+    """The same encoding with its labels in id order (byte order for strings)."""
+    by_id = np.argsort(encoded.labels, kind="stable")
+    rank = np.empty(by_id.shape[0], dtype=np.int64)
+    rank[by_id] = np.arange(by_id.shape[0])
+    return Encoded(encoded.labels[by_id], rank[encoded.codes])
+
+
+def text_words(ids: NDArray[Any], max_words: int = 4) -> list[U64] | None:
+    """The words (:func:`encode_words`) of a text column: bytes (``S``), or
+    ``U`` whose characters are all below 256 (one byte each, exact); None for
+    other columns, longer ids than ``max_words`` words, or ids holding NUL."""
+    if ids.dtype.kind not in "SU":
+        return None
+    unit = 4 if ids.dtype.kind == "U" else 1
+    width = ids.dtype.itemsize // unit
+    n_words = max((width + 7) // 8, 1)
+    if n_words > max_words:
+        return None
+    matrix = np.ascontiguousarray(ids).view(np.uint32 if unit == 4 else np.uint8).reshape(
+        -1, max(width, 1))
+    if unit == 4 and width and int(matrix.max(initial=0)) > 255:
+        return None
+    padded = np.zeros((ids.shape[0], 8 * n_words), dtype=np.uint8)
+    padded[:, :width] = matrix[:, :width]  # NUL padding, as in the array itself
+    if width and not (padded[:, 0] != 0).all():
+        return None  # an empty id, or one starting with NUL: the general path
+    words = padded.view(">u8")
+    return [words[:, k].astype(np.uint64) for k in range(n_words)]
 
 
 def match(ids: NDArray[Any], targets: NDArray[Any]) -> I64:
