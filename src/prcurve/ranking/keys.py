@@ -116,7 +116,7 @@ class KeyTable:
         with np.errstate(over="ignore"):
             product = keys * _FIBONACCI
         product >>= self._shift
-        slots: NDArray[np.intp] = product.astype(np.intp)
+        slots: NDArray[np.intp] = product.view(np.intp)  # < 2^bits: the same value
         return slots
 
     def find(self, keys: U64) -> I64:
@@ -132,9 +132,11 @@ class KeyTable:
 
     def _find(self, keys: U64) -> I64:
         slot = self._slots(keys)
-        hit = self._key[slot] == keys
-        found: I64 = np.where(hit, self._index[slot], -1)  # a hit on key 0 may be a free slot
-        rows = np.flatnonzero(~hit | (found < 0))
+        found: I64 = self._index[slot]
+        # A free slot ends the search (-1); an occupied one may hold another key.
+        rows = np.flatnonzero(self._key[slot] != keys)
+        rows = rows[found[rows] >= 0]
+        found[rows] = -1
         slot = slot[rows]
         while rows.shape[0]:
             occupied = self._index[slot] >= 0
@@ -162,14 +164,14 @@ def encode(ids: NDArray[Any], *, grouped: bool = False, sort_labels: bool = Fals
     order (byte order for strings), so codes compare as the ids do.
     """
     n = ids.shape[0]
-    if grouped and n:
+    words = text_words(ids) if n else None
+    if words is None and grouped and n:
         starts, lengths = blocks(ids)
         if 4 * starts.shape[0] <= n:
             block_ids = encode(ids[starts], sort_labels=sort_labels)
             return Encoded(block_ids.labels, np.repeat(block_ids.codes, lengths))
-    words = text_words(ids) if n else None
     if words is not None:  # short text ids: exact words, no check against the ids needed
-        encoded = encode_words(words)
+        encoded = encode_words(words, grouped=grouped)
         labels = encoded.labels
         if ids.dtype.kind == "U":  # back to text: the bytes were code points below 256
             labels = np.char.decode(labels, "latin-1").astype(ids.dtype)
@@ -212,10 +214,12 @@ def text_words(ids: NDArray[Any], max_words: int = 4) -> list[U64] | None:
         return None
     padded = np.zeros((ids.shape[0], 8 * n_words), dtype=np.uint8)
     padded[:, :width] = matrix[:, :width]  # NUL padding, as in the array itself
-    if width and not (padded[:, 0] != 0).all():
+    if width and not padded[:, 0].all():
         return None  # an empty id, or one starting with NUL: the general path
-    words = padded.view(">u8")
-    return [words[:, k].astype(np.uint64) for k in range(n_words)]
+    words = padded.view(np.uint64)
+    if np.little_endian:
+        words.byteswap(inplace=True)  # the bytes, read big-endian: words compare as they do
+    return [np.ascontiguousarray(words[:, k]) for k in range(n_words)]
 
 
 def match(ids: NDArray[Any], targets: NDArray[Any]) -> I64:
