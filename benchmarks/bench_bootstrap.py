@@ -1,6 +1,6 @@
 """Time the stratified bootstrap of AP: 1,000 resamples of 10^6 samples.
 
-The bootstrap resamples the tie groups of the count state (prcurve.intervals), so
+The bootstrap resamples the tie groups of the count state (prcurve.space.intervals), so
 a resample costs O(samples) integer draws and one bincount, never a sort. Run:
 
     .venv/bin/python benchmarks/bench_bootstrap.py [--resamples 1000] [--samples 1000000]
@@ -19,7 +19,7 @@ import time
 import numpy as np
 
 import prcurve
-from prcurve.intervals import bootstrap_average_precision
+from prcurve.space.intervals import bootstrap_average_precision
 
 
 def main() -> None:

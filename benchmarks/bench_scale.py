@@ -13,7 +13,7 @@ temporary folder, deleted afterwards, and measures, each in a fresh process
 3. ``exact stream``: ``stream_counts(..., max_distinct=None)``, the exact
    state of the float32 scores and its step AP; checks that the binned AP of
    (1) is within its bounds of this exact AP;
-4. ``dask``: ``prcurve.dask.pr_counts(folder, bins=2^20)`` on a LocalCluster
+4. ``dask``: ``prcurve.io.dask.pr_counts(folder, bins=2^20)`` on a LocalCluster
    with 2 worker processes against ``stream_counts(..., bins=2^20)`` in one process.
 
 Run: ``.venv/bin/python benchmarks/bench_scale.py [--rows 100000000]``.
@@ -82,7 +82,7 @@ def _child_report(folder: str, extra: list[str]) -> dict[str, Any]:
     import contextlib
     import io
 
-    from prcurve._cli_report import main
+    from prcurve.cli import main
 
     out = io.StringIO()
     start = time.perf_counter()
@@ -98,7 +98,7 @@ def _child_report(folder: str, extra: list[str]) -> dict[str, Any]:
 
 
 def _child_exact(folder: str) -> dict[str, Any]:
-    from prcurve.stream import stream_counts
+    from prcurve.io.stream import stream_counts
 
     start = time.perf_counter()
     streamed = stream_counts(folder, label="label", score="score", max_distinct=None)
@@ -108,7 +108,7 @@ def _child_exact(folder: str) -> dict[str, Any]:
 
 
 def _child_single(folder: str) -> dict[str, Any]:
-    from prcurve.stream import stream_counts
+    from prcurve.io.stream import stream_counts
 
     start = time.perf_counter()
     streamed = stream_counts(folder, label="label", score="score", bins=BINS)
@@ -120,7 +120,7 @@ def _child_dask(folder: str) -> dict[str, Any]:
     import distributed
 
     from prcurve import PRCurve
-    from prcurve.dask import pr_counts
+    from prcurve.io.dask import pr_counts
 
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
                                   dashboard_address=":0") as cluster, \

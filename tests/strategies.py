@@ -3,7 +3,7 @@
 :func:`scored` draws a :class:`Scored` data set: labels (hard 0/1 or soft in
 [0, 1]), scores (from a small set of well-separated values, so ties are
 frequent, or continuous) and optional non-negative weights (integers or
-floats, zeros included). ``Scored.exact`` says whether every weighted sum over
+floats, zeros included, never all zero). ``Scored.exact`` says whether every weighted sum over
 the data is exact in float64 (integer weights and dyadic labels), so a test can
 demand bit-for-bit equality there and a tolerance elsewhere.
 """
@@ -141,6 +141,10 @@ def scored(
         element = st.one_of(st.just(0.0), st.floats(0.01, 10.0))
         sample_weight = np.array(draw(st.lists(element, min_size=n, max_size=n)))
         exact = False
+    if sample_weight is not None and not sample_weight.any():
+        # A whole data set whose weights are all 0 is refused (issue 10; tested in
+        # test_edges_numbers.py): keep one sample so every drawn set can be measured.
+        sample_weight[draw(st.integers(0, n - 1))] = 1.0
     return Scored(y_true, y_score, sample_weight, exact)
 
 

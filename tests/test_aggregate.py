@@ -9,8 +9,8 @@ import pytest
 
 import prcurve
 from prcurve import InvalidInputError, ThresholdCounts
-from prcurve.aggregate import aggregate
-from prcurve.bounds import aucnpr
+from prcurve.space.aggregate import aggregate
+from prcurve.space.bounds import aucnpr
 
 
 def folds(seed: int = 0) -> tuple[list[prcurve.PRCurve], np.ndarray, np.ndarray]:
@@ -81,7 +81,12 @@ def test_vertical_average() -> None:
 def test_part_without_positives() -> None:
     empty = prcurve.pr_curve([0, 0, 0], [0.3, 0.2, 0.1])
     full = prcurve.pr_curve([1, 0, 1], [0.3, 0.2, 0.1])
-    assert aggregate([empty, full], "mean_normalized").part_values[0] == 0.0  # paper: 0
+    # No positives: normalized AP is 0/0 (issue 10: the undefined-value policy by default);
+    # the paper's convention (0) on request.
+    paper = aggregate([empty, full], "mean_normalized", degenerate="paper")
+    assert paper.part_values[0] == 0.0
+    with pytest.warns(prcurve.UndefinedMetricWarning):
+        assert math.isnan(aggregate([empty, full], "mean_normalized").part_values[0])
     assert aggregate([empty, full], "mean", zero_division=0).part_values[0] == 0.0
     with pytest.warns(prcurve.UndefinedMetricWarning):
         assert math.isnan(aggregate([empty, full], "mean").value)

@@ -17,7 +17,7 @@ from tests.strategies import FAST, SLOW, scored
 
 import prcurve
 from prcurve import InvalidInputError, UndefinedMetricError, UndefinedMetricWarning
-from prcurve.bounds import (
+from prcurve.space.bounds import (
     aucnpr,
     is_achievable,
     min_aucpr,
@@ -161,8 +161,12 @@ def test_degenerate_prevalence_conventions() -> None:
     assert min_aucpr(1.0, (0.5, 0.9)) == pytest.approx(0.4)
     assert min_aucpr(1e-15) == pytest.approx(0.0, abs=1e-14)
     assert min_aucpr(1 - 1e-12) == pytest.approx(1.0, abs=1e-10)
-    assert aucnpr(0.0, 0.0) == 0.0
-    assert aucnpr(1.0, 1.0) == 1.0
+    # AUCNPR at π = 0 or 1 is 0/0: the undefined-value policy by default (issue 10), the
+    # paper's convention (§3: 0 and 1 "when a numeric score is required") on request.
+    assert aucnpr(0.0, 0.0, degenerate="paper") == 0.0
+    assert aucnpr(1.0, 1.0, degenerate="paper") == 1.0
+    with pytest.raises(UndefinedMetricError):
+        aucnpr(1.0, 1.0, zero_division="raise")
     with pytest.raises(UndefinedMetricError):
         aucnpr(1.0, 1.0, degenerate="undefined", zero_division="raise")
     assert aucnpr(0.0, 0.0, degenerate="undefined", zero_division=1) == 1.0
@@ -347,10 +351,12 @@ def test_aucnpr_function_matches_curve_method() -> None:
 def test_aucnpr_degenerate_curves() -> None:
     only_neg = prcurve.pr_curve([0, 0, 0], [0.3, 0.2, 0.1])
     only_pos = prcurve.pr_curve([1, 1], [0.3, 0.2])
-    assert only_neg.aucnpr() == 0.0
-    assert only_pos.aucnpr() == 1.0
+    assert only_neg.aucnpr(degenerate="paper") == 0.0
+    assert only_pos.aucnpr(degenerate="paper") == 1.0
     with pytest.warns(UndefinedMetricWarning):
         assert math.isnan(only_neg.aucnpr(degenerate="undefined"))
+    with pytest.warns(UndefinedMetricWarning):  # the default since issue 10: 0/0
+        assert math.isnan(only_pos.aucnpr())
     strict = prcurve.pr_curve([1, 1], [0.3, 0.2], zero_division="raise")
     with pytest.raises(UndefinedMetricError):
         strict.aucnpr(degenerate="undefined")
@@ -420,8 +426,8 @@ def test_restricted_areas_add_up(data, cut: float) -> None:  # type: ignore[no-u
                              zero_division=0)
     if curve.n_pos == 0:
         return
-    from prcurve.average_precision import ap_over_recall_range, segment_areas
-    from prcurve.counts import RecallSteps
+    from prcurve.core.average_precision import ap_over_recall_range, segment_areas
+    from prcurve.core.counts import RecallSteps
 
     steps = RecallSteps.from_counts(curve.counts)
     for method in AREA_METHODS:

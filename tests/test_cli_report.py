@@ -6,6 +6,7 @@ import argparse
 import io
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -14,9 +15,9 @@ import numpy as np
 import pytest
 
 from prcurve import pr_curve
-from prcurve._cli_report import register
 from prcurve.cli import main
-from prcurve.report import evaluate
+from prcurve.cli.main import register
+from prcurve.present.report_build import evaluate
 
 RNG = np.random.default_rng(11)
 Y = np.r_[np.ones(30, dtype=int), np.zeros(70, dtype=int)]
@@ -53,7 +54,8 @@ def test_text_report_in_process(scores: Path, capsys: pytest.CaptureFixture[str]
     assert code == 0
     expected = evaluate({"a": (Y, A)})
     assert "model a (scores.csv, column 'a')" in out
-    assert f"AP (step)                       {expected.models[0].values['ap']['value']:.4f}" in out
+    ap = expected.models[0].values["ap"]["value"]
+    assert re.search(rf"\n  AP \(step\) +{ap:.4f} ", out)
     assert "model b (scores.csv, column 'b')" in out
     assert err.splitlines() == [
         "prcurve: scores.csv: label column 'label' (found automatically; --label to choose "
@@ -136,8 +138,8 @@ def test_out_writes_every_file(scores: Path, tmp_path: Path,
     code, _, err = run(["report", str(scores), "--out", str(out), "--score", "a"], capsys)
     assert code == 0
     names = sorted(p.name for p in out.iterdir())
-    assert names == ["curve_a.csv", "pr_curve.png", "pr_curve.svg", "report.json",
-                     "threshold.png"]
+    assert names == ["curve_a.csv", "pr_curve.png", "pr_curve.svg", "report.html",
+                     "report.json", "threshold.png"]
     assert f"prcurve: wrote {out / 'report.json'}" in err.splitlines()
 
 
@@ -342,8 +344,8 @@ def test_demo_in_a_subprocess(tmp_path: Path) -> None:
     folder = tmp_path / "prcurve-demo"
     written = ["curve_seed000_strong.csv", "curve_seed000_weak.csv", "curve_skewed_strong.csv",
                "curve_skewed_weak.csv", "pr_curve.png", "pr_curve.svg", "threshold.png",
-               "report.json"]
-    assert f"prcurve demo wrote 8 files to prcurve-demo{os.sep}:" in result.stdout
+               "report.html", "report.json"]
+    assert f"prcurve demo wrote 9 files to prcurve-demo{os.sep}:" in result.stdout
     for name in written:
         assert (folder / name).is_file()
         assert f"  {Path('prcurve-demo') / name}" in result.stdout.splitlines()

@@ -12,6 +12,11 @@ from prcurve.cli import main
 
 V10 = Path(__file__).parent / "fixtures" / "trec_eval_v10"
 V9 = Path(__file__).parent / "fixtures" / "trec_eval_v9"
+ALL_TREC_NOTE = (
+    "prcurve: note: not computed (as trec_eval's all_trec also leaves them out): the "
+    "preference measures prefs_* and the judgment-group measures *_avgjg, which need "
+    "-R prefs, qrels_prefs or qrels_jg input\n"
+)
 
 
 @pytest.mark.parametrize(
@@ -37,7 +42,8 @@ def test_output_is_trec_eval_s(
     assert main(["trec", *files]) == 0
     captured = capsys.readouterr()
     assert captured.out == expected.read_text()  # every line, byte for byte
-    assert captured.err == ""
+    all_trec = any(a.endswith("all_trec") for a in argv)
+    assert captured.err == (ALL_TREC_NOTE if all_trec else "")
 
 
 @pytest.mark.parametrize(
@@ -125,3 +131,17 @@ def test_report_and_demo_share_the_command_line(capsys: pytest.CaptureFixture[st
     assert "usage: prcurve report" in capsys.readouterr().out
     assert main(["report", "no-such-file.csv"]) == 2
     assert capsys.readouterr().err.count("\n") == 1
+
+
+def test_all_trec_names_what_it_leaves_out(capsys: pytest.CaptureFixture[str]) -> None:
+    # Issue 14: nothing silently skipped. trec_eval's all_trec (measures.c,
+    # trec_names) has no prefs_* or *_avgjg measure either; the note says so.
+    argv = ["trec", "-m", "all_trec", str(V10 / "qrels.test"), str(V10 / "results.test")]
+    assert main(argv) == 0
+    captured = capsys.readouterr()
+    assert captured.out.startswith("runid")
+    assert captured.err.count("\n") == 1
+    assert "prefs_*" in captured.err
+    assert "*_avgjg" in captured.err
+    assert main(["trec", "-m", "map", str(V10 / "qrels.test"), str(V10 / "results.test")]) == 0
+    assert capsys.readouterr().err == ""

@@ -18,9 +18,9 @@ dd = pytest.importorskip("dask.dataframe")
 distributed = pytest.importorskip("distributed")
 
 from prcurve import BinnedCounts, PRCurve, ThresholdCounts  # noqa: E402
-from prcurve.binned import resolve_edges  # noqa: E402
-from prcurve.dask import pr_counts  # noqa: E402
+from prcurve.core.binned import resolve_edges  # noqa: E402
 from prcurve.errors import InvalidInputError  # noqa: E402
+from prcurve.io.dask import pr_counts  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -205,7 +205,7 @@ def _ranking_data(seed: int) -> tuple[pd.DataFrame, dict[str, dict[str, int]]]:
 
 @pytest.mark.parametrize("missing", ["skip", "zero"])
 def test_ranking_on_cluster_equals_in_memory(client: object, missing: str) -> None:
-    from prcurve.dask import evaluate_ranking
+    from prcurve.io.dask import evaluate_ranking
     from prcurve.ranking import evaluate
 
     run, qrels = _ranking_data(3)

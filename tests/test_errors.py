@@ -92,7 +92,8 @@ def test_soft_labels_outside_unit_interval(scored: Callable[..., Any]) -> None:
 
 
 def test_nan_labels(scored: Callable[..., Any]) -> None:
-    with raises("y_true", "NaN labels", "index 1"):
+    # One message for every kind of missing label (issue 10): NaN, None, pandas NA.
+    with raises("y_true", "1 missing label(s) (None, NaN or NA)", "index 1"):
         scored([0.0, np.nan], [0.1, 0.2])
 
 

@@ -15,8 +15,8 @@ from tests.strategies import FAST, scored
 
 import prcurve
 from prcurve import InvalidInputError, ThresholdCounts, UndefinedMetricWarning
-from prcurve.average_precision import ap_batch, ap_from_counts
-from prcurve.intervals import (
+from prcurve.core.average_precision import ap_batch, ap_from_counts
+from prcurve.space.intervals import (
     _Cells,
     _draw_cells,
     _sample_cells,

@@ -14,7 +14,7 @@ from sklearn.metrics import average_precision_score
 
 import prcurve
 from prcurve import InvalidInputError, UndefinedMetricWarning
-from prcurve.aggregate import one_vs_rest
+from prcurve.space.multiclass import one_vs_rest
 
 AVERAGES = ["macro", "micro", "weighted", None]
 

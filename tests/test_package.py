@@ -82,7 +82,7 @@ def test_main_job_command_runs(tmp_path: Path) -> None:
     assert result.returncode == 0, result.stderr
     assert "Traceback" not in result.stderr
     out = tmp_path / "prcurve-demo"
-    for name in ("report.json", "pr_curve.png", "pr_curve.svg", "threshold.png"):
+    for name in ("report.json", "pr_curve.png", "pr_curve.svg", "threshold.png", "report.html"):
         assert (out / name).stat().st_size > 0
         assert f"prcurve-demo/{name}" in result.stdout
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import xml.etree.ElementTree as ET
 from pathlib import Path
+from typing import Any
 
 import matplotlib
 import numpy as np
@@ -16,20 +17,23 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from PIL import Image
 
-from prcurve import bounds, pr_curve
+from prcurve import pr_curve
 from prcurve.cli import main
-from prcurve.plot import (
+from prcurve.present.plot import (
     DPI,
     PR_FIGSIZE,
     group_by_prevalence,
     plot_pr_curve,
     plot_pr_curves,
     plot_pr_curves_grid,
+    pr_grid_size,
+)
+from prcurve.present.threshold_plot import (
     plot_thresholds,
     plot_thresholds_grid,
-    pr_grid_size,
     threshold_grid_size,
 )
+from prcurve.space import bounds
 
 RNG = np.random.default_rng(7)
 Y = np.r_[np.ones(40, dtype=int), np.zeros(90, dtype=int)]
@@ -238,3 +242,103 @@ def test_one_panel_per_prevalence(tmp_path: Path, capsys: pytest.CaptureFixture[
     width, height = pr_grid_size(2)
     with Image.open(out / "pr_curve.png") as image:
         assert image.size == (int(width * DPI), int(height * DPI))
+
+
+# -- labels never collide; low prevalence stays readable -----------------------------------
+
+
+def _label_boxes(drawn: Any) -> tuple[list[Any], list[Any], Any, Any]:
+    canvas = FigureCanvasAgg(drawn.figure)
+    canvas.draw()
+    renderer = canvas.get_renderer()
+    from matplotlib.text import Text
+
+    # Each label's own box (an Annotation's extent would include its leader line).
+    labels = [Text.get_window_extent(label, renderer) for label in drawn.best_labels.values()]
+    markers = [point.get_window_extent(renderer) for point in drawn.best_points.values()]
+    legend = drawn.ax.get_legend()
+    legend_box = legend.get_window_extent(renderer) if legend is not None else None
+    return labels, markers, legend_box, drawn.ax.get_window_extent(renderer)
+
+
+def _overlap(a: Any, b: Any) -> bool:
+    return bool(a.x0 < b.x1 and b.x0 < a.x1 and a.y0 < b.y1 and b.y0 < a.y1)
+
+
+def assert_labels_clear(drawn: Any) -> None:
+    labels, markers, legend, axes = _label_boxes(drawn)
+    assert len(labels) == len(drawn.best_points)
+    for i, box in enumerate(labels):
+        inside = axes.x0 <= box.x0 and box.x1 <= axes.x1 and axes.y0 <= box.y0 <= box.y1
+        assert inside, "label leaves the axes"
+        assert box.y1 <= axes.y1, "label leaves the axes"
+        for other in labels[i + 1:]:
+            assert not _overlap(box, other), "two best-F labels overlap"
+        for marker in markers:
+            assert not _overlap(box, marker), "a label covers a best-F marker"
+        if legend is not None:
+            assert not _overlap(box, legend), "a label covers the legend"
+
+
+def test_best_labels_of_near_identical_curves_do_not_collide() -> None:
+    # The breast-cancer panel: two logistic regressions that differ only in their
+    # regularisation have nearly the same curve and the same best-F point.
+    from sklearn.datasets import load_breast_cancer
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.model_selection import train_test_split
+    from sklearn.preprocessing import StandardScaler
+
+    features, labels = load_breast_cancer(return_X_y=True)
+    x_train, x_test, y_train, y_test = train_test_split(features, labels, test_size=0.5,
+                                                        random_state=0)
+    scaler = StandardScaler().fit(x_train)
+    x_train, x_test = scaler.transform(x_train), scaler.transform(x_test)
+    curves = {}
+    for c in (1.0, 0.8):
+        model = LogisticRegression(C=c, max_iter=5000).fit(x_train, y_train)
+        curves[f"logistic C={c}"] = pr_curve(y_test, model.predict_proba(x_test)[:, 1])
+    best = [curve.best_f() for curve in curves.values()]
+    assert abs(best[0].recall - best[1].recall) < 0.02  # the points nearly coincide
+    assert_labels_clear(plot_pr_curves(curves))
+    assert_labels_clear(plot_pr_curves(curves, legend="lower left"))
+
+
+def test_many_curves_with_one_best_point_get_leader_lines_not_overlaps() -> None:
+    curve = pr_curve(Y, S_GOOD)
+    assert_labels_clear(plot_pr_curves({f"copy {k}": curve for k in range(6)}))
+    drawn = plot_pr_curves({f"copy {k}": curve for k in range(20)})
+    assert_labels_clear(drawn)
+    leaders = [label for label in drawn.best_labels.values() if label.arrow_patch is not None]
+    assert leaders, "labels that cannot sit next to their point get a leader line"
+
+
+def test_grid_panels_place_labels_after_the_layout() -> None:
+    curves = {"a": pr_curve(Y, S_GOOD), "a2": pr_curve(Y, S_GOOD + 0.01),
+              "b": pr_curve(Y_SKEW, S_SKEW)}
+    panels = plot_pr_curves_grid(group_by_prevalence(curves), figure=Figure(
+        layout="constrained"))
+    for panel in panels:
+        assert_labels_clear(panel)
+
+
+def test_low_prevalence_gets_an_inset_and_the_minimum_ap_is_written() -> None:
+    rng = np.random.default_rng(8)
+    n = 5000
+    labels = rng.random(n) < 0.01
+    curve = pr_curve(labels, np.where(labels, rng.normal(2, 1, n), rng.normal(0, 1, n)))
+    pi = curve.prevalence
+    drawn = plot_pr_curve(curve, label="rare")
+    assert drawn.inset is not None
+    assert drawn.inset.get_ylim() == pytest.approx((0.0, 6 * pi))
+    (region,) = drawn.inset.collections
+    top = region.get_paths()[0].vertices
+    top = top[top[:, 1] > 0]
+    np.testing.assert_allclose(top[:, 1], bounds.min_precision(top[:, 0], pi), rtol=1e-12)
+    minimum = bounds.min_average_precision(curve.n_pos, curve.n_neg, "step")
+    written = "\n".join(note.get_text() for note in drawn.notes)
+    assert f"min AP (step) at π = {pi:.3g}: {minimum:.3g}" in written
+    assert_labels_clear(drawn)
+    # A balanced curve needs no inset; its minimum AP is still written.
+    balanced = plot_pr_curve(pr_curve(Y, S_GOOD), ap_method="interpolated")
+    assert balanced.inset is None
+    assert "min AP (interpolated)" in balanced.notes[0].get_text()

@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 from sklearn.metrics import average_precision_score
 
 from prcurve import InvalidInputError, UndefinedMetricWarning
-from prcurve.average_precision import ap_from_counts
+from prcurve.core.average_precision import ap_from_counts
 from prcurve.ranking import (
     MEASURE_NAMES,
     Measure,

@@ -17,15 +17,16 @@ import pyarrow.parquet as pq
 import pytest
 
 import prcurve
-from prcurve import AP_METHODS, bounds, pr_curve
+from prcurve import AP_METHODS, pr_curve
 from prcurve.cli import main
-from prcurve.report import (
+from prcurve.present.report import (
     FAIL_UNDER_METRICS,
     REPORT_SCHEMA,
     ReportSettings,
-    evaluate,
     parse_fail_under,
 )
+from prcurve.present.report_build import evaluate
+from prcurve.space import bounds
 
 RNG = np.random.default_rng(4)
 N_POS, N_NEG = 60, 140
@@ -163,22 +164,32 @@ def test_binned_report(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> No
 def test_evaluate_and_text_layout() -> None:
     report = evaluate({"a": ([1, 0, 1, 0], [0.9, 0.8, 0.7, 0.6])})
     text = report.to_text()
+    # The interval is the library's bootstrap with the report's seed; ROC AUC its roc_auc.
+    interval = prcurve.bootstrap_average_precision(pr_curve([1, 0, 1, 0], [0.9, 0.8, 0.7, 0.6]),
+                                                   n_resamples=1000, seed=0)
+    ci = f"[{interval.lower:.4f}, {interval.upper:.4f}]"
+    auc = prcurve.roc_auc([1, 0, 1, 0], [0.9, 0.8, 0.7, 0.6])
     assert text.splitlines()[3:] == [
         "model a (arrays)",
-        "  rows                                 4",
-        "  positives                            2                    negatives 2",
-        "  prevalence                      0.5000",
-        "  AP (step)                       0.8333                    exact curve: 4 thresholds",
-        "  AUCPR (davis_goadrich)          0.7973",
-        "  min AP (step) for these counts  0.4167",
-        "  normalized AP (step)            0.7143",
-        "  min AUCPR (davis_goadrich)      0.3069",
-        "  AUCNPR (davis_goadrich)         0.7075",
-        "  best F1                         0.8000  at threshold 0.7  precision 0.6667, "
+        "  rows                                           4",
+        "  positives                                      2                    negatives 2",
+        "  prevalence                                0.5000",
+        "  AP (step)                                 0.8333                    exact curve: 4 "
+        "thresholds",
+        f"  AP (step) 95% CI                {ci}                    percentile bootstrap "
+        "(stratified), 1000 resamples, seed 0",
+        "  AUCPR (davis_goadrich)                    0.7973",
+        "  min AP (step) for these counts            0.4167",
+        "  normalized AP (step)                      0.7143",
+        "  min AUCPR (davis_goadrich)                0.3069",
+        "  AUCNPR (davis_goadrich)                   0.7075",
+        f"  ROC AUC                                   {auc:.4f}                    the same "
+        "counts, ROC view",
+        "  best F1                                   0.8000  at threshold 0.7  precision 0.6667, "
         "recall 1.0000",
-        "  precision at recall >= 0.9      0.6667  at threshold 0.7  precision 0.6667, "
+        "  precision at recall >= 0.9                0.6667  at threshold 0.7  precision 0.6667, "
         "recall 1.0000",
-        "  recall at precision >= 0.9      0.5000  at threshold 0.9  precision 1.0000, "
+        "  recall at precision >= 0.9                0.5000  at threshold 0.9  precision 1.0000, "
         "recall 0.5000",
     ]
 
@@ -230,3 +241,51 @@ def test_fail_under_parsing_and_failures() -> None:
         assert value is not None
         assert math.isfinite(value)
         assert label
+
+
+# -- intervals, ROC AUC and the side-by-side table -------------------------------------------
+
+
+def test_interval_and_roc_auc_are_the_librarys(tmp_path: Path,
+                                                capsys: pytest.CaptureFixture[str]) -> None:
+    path = write_formats(tmp_path)[0]
+    assert main(["report", str(path), "--format", "json", "--ci", "0.9", "--resamples",
+                 "300"]) == 0
+    models = json.loads(capsys.readouterr().out)["models"]
+    for model, scores in zip(models, (STRONG, WEAK), strict=True):
+        curve = pr_curve(LABELS, scores)
+        expected = prcurve.bootstrap_average_precision(curve, n_resamples=300, level=0.9,
+                                                       seed=0)
+        interval = model["ap_interval"]
+        assert (interval["low"], interval["high"]) == (expected.lower, expected.upper)
+        assert interval["level"] == 0.9
+        assert interval["resamples"] == 300
+        assert interval["method"] == "percentile bootstrap (stratified)"
+        assert model["roc_auc"] == prcurve.roc_auc(LABELS, scores)
+    assert main(["report", str(path), "--format", "json", "--ci", "none"]) == 0
+    assert json.loads(capsys.readouterr().out)["models"][0]["ap_interval"] is None
+
+
+def test_interval_is_skipped_with_a_note_when_it_would_be_slow_or_impossible() -> None:
+    from prcurve.present.report import ReportSettings as Settings
+
+    few_cells = Settings(ci_max_cells=3)
+    model = evaluate({"a": (LABELS, STRONG)}, few_cells).models[0].values
+    assert model["ap_interval"]["low"] is None
+    assert "--ci 0.95 to compute it" in model["ap_interval"]["note"]
+    weighted = evaluate({"a": (LABELS, STRONG, np.full(LABELS.shape, 0.5))}).models[0].values
+    assert weighted["ap_interval"]["low"] is None
+    assert weighted["ap_interval"]["note"].startswith("not available")
+
+
+def test_models_side_by_side_fit_100_columns() -> None:
+    report = evaluate({"seed000:strong": (LABELS, STRONG), "seed000:weak": (LABELS, WEAK)})
+    text = report.to_text()
+    assert "models side by side" in text
+    table = report.comparison_table()
+    assert table["model"].tolist() == ["seed000:strong", "seed000:weak"]
+    assert table["AP (step)"].tolist() == [f"{report.models[0].values['ap']['value']:.4f}",
+                                           f"{report.models[1].values['ap']['value']:.4f}"]
+    assert max(len(line) for line in table.to_text().splitlines()) <= 100
+    every = report.comparison_table(every_method=True)
+    assert [f"AP ({m})" for m in AP_METHODS] == [c for c in every.columns if c.startswith("AP (")]

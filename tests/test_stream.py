@@ -17,9 +17,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from prcurve import BinnedCounts, PRCurve, ThresholdCounts
-from prcurve.binned import resolve_edges
+from prcurve.core.binned import resolve_edges
 from prcurve.errors import InvalidInputError
-from prcurve.stream import DEFAULT_MAX_DISTINCT, ap_bounds, stream_counts, stream_scores
+from prcurve.io.stream import DEFAULT_MAX_DISTINCT, ap_bounds, stream_counts, stream_scores
 
 
 def _data(n: int, seed: int = 0, *, distinct: int | None = None, float32: bool = False):
@@ -275,7 +275,7 @@ def test_labels_checked_across_batches(tmp_path: Path) -> None:
 
 _MEMORY_SCRIPT = textwrap.dedent("""
     import json, sys, tracemalloc
-    from prcurve.stream import stream_counts
+    from prcurve.io.stream import stream_counts
     tracemalloc.start()
     streamed = stream_counts(sys.argv[1], label="label", score="score",
                              batch_rows=1 << 16, max_distinct=1 << 12, switch_bins=1024)
@@ -406,7 +406,11 @@ def test_report_stream_refuses_npz(tmp_path: Path, capsys: pytest.CaptureFixture
 
 
 def test_range_from_parquet_statistics_equals_a_pass(tmp_path: Path) -> None:
-    from prcurve.stream import _choose_columns, _dataset, _Labels, _parquet_range, _Reader
+    from prcurve.io.batches import BatchReader as _Reader
+    from prcurve.io.batches import LabelReader as _Labels
+    from prcurve.io.batches import _parquet_range
+    from prcurve.io.batches import choose_columns as _choose_columns
+    from prcurve.io.batches import open_dataset as _dataset
 
     y, s, w = _data(5000, seed=21, float32=True)
     s[0] = 0.0

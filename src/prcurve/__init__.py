@@ -12,37 +12,16 @@ Examples
 0.8056
 """
 
-from prcurve.aggregate import Aggregate, OneVsRest, aggregate, one_vs_rest
-from prcurve.average_precision import AP_METHODS, APMethod, average_precision
-from prcurve.binned import BinnedCounts
-from prcurve.bounds import (
-    MinimumPRCurve,
-    aucnpr,
-    is_achievable,
-    min_aucpr,
-    min_average_precision,
-    min_pr_curve,
-    min_precision,
-    modified_f1,
-    modified_f_beta,
-    normalized_average_precision,
-    worst_ranking_counts,
-)
-from prcurve.confusion import ConfusionMatrix, confusion_matrix, f1, f_beta, precision, recall
-from prcurve.counts import ThresholdCounts
-from prcurve.curve import OperatingPoint, PRCurve, pr_curve
+from prcurve._version import __version__
+from prcurve.core.average_precision import AP_METHODS, APMethod
+from prcurve.core.binned import BinnedCounts
+from prcurve.core.confusion import ConfusionMatrix, confusion_matrix, f1, f_beta, precision, recall
+from prcurve.core.counts import ThresholdCounts
+from prcurve.core.curve import OperatingPoint, PRCurve
+from prcurve.core.roc import ROCCurve, roc_curve
+from prcurve.core.table import Table
 from prcurve.errors import InvalidInputError, UndefinedMetricError, UndefinedMetricWarning
-from prcurve.intervals import (
-    CurveInterval,
-    Interval,
-    PairedComparison,
-    ThresholdIntervals,
-    aucpr_interval,
-    bootstrap_average_precision,
-    bootstrap_curve,
-    bootstrap_threshold,
-    compare_average_precision,
-)
+from prcurve.present.report_build import report
 from prcurve.ranking import (
     JudgedRun,
     Measure,
@@ -60,9 +39,38 @@ from prcurve.ranking import (
     reciprocal_rank,
 )
 from prcurve.ranking import evaluate as evaluate_ranking
-from prcurve.table import Table
-
-__version__ = "0.1.0"
+from prcurve.space.aggregate import Aggregate, aggregate
+from prcurve.space.bounds import (
+    MinimumPRCurve,
+    aucnpr,
+    is_achievable,
+    min_aucpr,
+    min_average_precision,
+    min_pr_curve,
+    min_precision,
+    modified_f1,
+    modified_f_beta,
+    normalized_average_precision,
+    worst_ranking_counts,
+)
+from prcurve.space.intervals import (
+    CurveInterval,
+    Interval,
+    PairedComparison,
+    ThresholdIntervals,
+    aucpr_interval,
+    bootstrap_average_precision,
+    bootstrap_curve,
+    bootstrap_threshold,
+    compare_average_precision,
+)
+from prcurve.space.multiclass import (
+    OneVsRest,
+    average_precision,
+    one_vs_rest,
+    pr_curve,
+    roc_auc,
+)
 
 __all__ = [
     "AP_METHODS",
@@ -81,6 +89,7 @@ __all__ = [
     "PRCurve",
     "PairedComparison",
     "Qrels",
+    "ROCCurve",
     "RankingEvaluation",
     "Run",
     "Table",
@@ -122,5 +131,8 @@ __all__ = [
     "recall",
     "recall_at_k",
     "reciprocal_rank",
+    "report",
+    "roc_auc",
+    "roc_curve",
     "worst_ranking_counts",
 ]

@@ -3,7 +3,7 @@
 Every error about a user's input is an :class:`InvalidInputError`, a subclass
 of :class:`ValueError`; it is raised from one place, the :mod:`prcurve.validation` package.
 Every undefined value (0/0) is handled by one policy (see
-``prcurve._undefined``), which warns with :class:`UndefinedMetricWarning` or
+:mod:`prcurve.core.undefined`), which warns with :class:`UndefinedMetricWarning` or
 raises :class:`UndefinedMetricError`.
 """
 

@@ -9,7 +9,8 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from prcurve._undefined import ZeroDivision, undefined_scope
+from prcurve.core.table import Table
+from prcurve.core.undefined import ZeroDivision, undefined_scope
 from prcurve.ranking.join import Prepared, prepare
 from prcurve.ranking.kernels import compute, summarize
 from prcurve.ranking.measures import (
@@ -41,7 +42,7 @@ __all__ = [
 F64 = NDArray[np.float64]
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(frozen=True, eq=False, repr=False)
 class RankingEvaluation:
     """Per-query values and summaries of ranking measures over many queries.
 
@@ -63,6 +64,26 @@ class RankingEvaluation:
     n_queries: int
     has_results: NDArray[np.bool_] = field(repr=False)
     convention: str = "trec_eval_10"
+
+    def __repr__(self) -> str:
+        values = ", ".join(f"{name}={value:.4f}" for name, value in self.summary.items())
+        queries = "query" if self.n_queries == 1 else "queries"
+        return (f"RankingEvaluation({self.n_queries} {queries}, {values}; "
+                f"convention {self.convention})")
+
+    def to_table(self) -> Table:
+        """One row per query (ids as text) and one column per measure."""
+        ids = self.query_ids
+        text = (np.array([q.decode("utf-8", "backslashreplace") for q in ids.tolist()],
+                         dtype=object) if ids.dtype.kind == "S" else ids)
+        return Table({"query": text, **self.per_query})
+
+    def _repr_html_(self) -> str:
+        """Notebook display: the summaries, then the per-query values."""
+        summary = Table({"measure": np.array(list(self.summary), dtype=object),
+                         "all": np.array(list(self.summary.values()))})
+        caption = f"RankingEvaluation: {self.n_queries} queries ({self.convention})"
+        return summary.to_html(caption=caption) + self.to_table().to_html(max_rows=10)
 
     def __getitem__(self, measure: str | Measure) -> float:
         """The summary value of one measure, e.g. ``result["AP"]`` or ``result["map"]``."""

@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from prcurve._undefined import ratio
+from prcurve.core.undefined import ratio
 from prcurve.ranking import graded
 from prcurve.ranking.measures import (
     GEOMETRIC_MEASURES,

@@ -7,8 +7,8 @@ from typing import Any, Literal
 import numpy as np
 from numpy.typing import ArrayLike
 
-from prcurve._undefined import ZeroDivision, undefined_scope
-from prcurve.counts import ThresholdCounts
+from prcurve.core.counts import ThresholdCounts
+from prcurve.core.undefined import ZeroDivision, undefined_scope
 from prcurve.ranking import kernels
 from prcurve.ranking.state import Rankings
 from prcurve.validation.arrays import check_choice

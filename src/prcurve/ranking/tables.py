@@ -25,6 +25,7 @@ from typing import Any, ClassVar, TypeVar
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from prcurve.core.table import Table
 from prcurve.ranking import keys as _keys
 from prcurve.ranking.trec_format import Columns, parse_columns, read_columns
 from prcurve.validation.arrays import as_1d, check_finite_numbers, check_same_length
@@ -97,11 +98,6 @@ class _LongTable:
     def __len__(self) -> int:
         return int(self._queries.codes.shape[0])
 
-    def __repr__(self) -> str:
-        where = f", source={self.source!r}" if self.source is not None else ""
-        return (f"{type(self).__name__}({len(self)} rows, "
-                f"{self._queries.labels.shape[0]} queries{where})")
-
     @property
     def query_id(self) -> NDArray[Any]:
         """Each row's query id (bytes as in the file, or as given)."""
@@ -122,6 +118,30 @@ class _LongTable:
         if self._line is None and self._consecutive_lines:
             self._line = np.arange(1, len(self) + 1, dtype=np.int64)
         return self._line
+
+    def _values(self) -> NDArray[Any]:  # pragma: no cover - every subclass defines it
+        raise NotImplementedError
+
+    def __repr__(self) -> str:
+        source = f", source={self.source!r}" if self.source else ""
+        n = self._queries.labels.shape[0]
+        return (f"{type(self).__name__}({n} {'query' if n == 1 else 'queries'}, "
+                f"{len(self)} {'row' if len(self) == 1 else 'rows'}{self._summary()}{source})")
+
+    def _summary(self) -> str:
+        return ""
+
+    def to_table(self) -> Table:
+        """The rows as a :class:`~prcurve.Table`: ids as text (bytes decoded as UTF-8)."""
+        return Table({"query_id": _as_text(self.query_id), "doc_id": _as_text(self.doc_id),
+                      self._VALUE: self._values()})
+
+    def _repr_html_(self) -> str:
+        """Notebook display: the summary and the first and last rows, ids as text."""
+        import html
+
+        return (f"<p>{html.escape(repr(self))}</p>"
+                + self.to_table().to_html(max_rows=10))
 
     def _raise_duplicate(self, pair: I64) -> None:
         """Name the first row that repeats an earlier (query, document) pair."""
@@ -224,6 +244,12 @@ class Qrels(_LongTable):
         self.relevance = relevance
         self._build(query_id, doc_id, source, line, consecutive_lines)
 
+    def _values(self) -> NDArray[Any]:
+        return self.relevance
+
+    def _summary(self) -> str:
+        return f", {int(np.count_nonzero(self.relevance > 0))} with grade > 0"
+
     @classmethod
     def from_arrays(
         cls, query_id: ArrayLike | _keys.Encoded, doc_id: ArrayLike | _keys.Encoded,
@@ -271,6 +297,12 @@ class Run(_LongTable):
         self.score = score
         self.run_id = run_id
         self._build(query_id, doc_id, source, line, consecutive_lines)
+
+    def _values(self) -> NDArray[Any]:
+        return self.score
+
+    def _summary(self) -> str:
+        return "" if self.run_id is None else f", run_id={self.run_id!r}"
 
     @classmethod
     def from_arrays(
@@ -489,3 +521,11 @@ def read_run(path: str | os.PathLike[str]) -> Run:
     ([b'd1', b'd2'], [2.5, 1.5], 'myrun')
     """
     return _run(read_columns(path, "run"))
+
+
+def _as_text(ids: NDArray[Any]) -> NDArray[Any]:
+    """Ids for display: bytes decoded as UTF-8 (undecodable bytes shown escaped)."""
+    if ids.dtype.kind == "S":
+        return np.array([i.decode("utf-8", "backslashreplace") for i in ids.tolist()],
+                        dtype=object)
+    return ids

@@ -25,12 +25,18 @@ def first_indices(mask: NDArray[np.bool_], limit: int = 5) -> str:
     return ", ".join(str(int(i)) for i in where)
 
 
+def distinct_values(values: NDArray[Any]) -> NDArray[Any]:
+    """The distinct values of an array: sorted, or in order of first appearance when they
+    cannot be sorted (mixed, unorderable objects)."""
+    try:
+        return np.unique(values)
+    except TypeError:  # mixed, unorderable objects
+        return np.array(list(dict.fromkeys(values.tolist())), dtype=object)
+
+
 def describe_values(values: NDArray[Any]) -> str:
     """The distinct values of an array, at most ``MAX_LISTED`` of them."""
-    try:
-        distinct = np.unique(values)
-    except TypeError:  # mixed, unorderable objects
-        distinct = np.array(list(dict.fromkeys(values.tolist())), dtype=object)
+    distinct = distinct_values(values)
     shown = ", ".join(repr(v.item() if hasattr(v, "item") else v) for v in distinct[:MAX_LISTED])
     more = f" and {len(distinct) - MAX_LISTED} more" if len(distinct) > MAX_LISTED else ""
     return f"{{{shown}{more}}} ({len(distinct)} distinct)"

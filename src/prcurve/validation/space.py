@@ -67,6 +67,22 @@ def check_class_total(name: str, value: Any, *, integer: bool, purpose: str = ""
     return number
 
 
+def check_class_totals_sum(n_pos: float, n_neg: float) -> None:
+    """``n_pos + n_neg`` is a finite float64 (the prevalence divides by it)."""
+    if not math.isfinite(n_pos + n_neg):
+        raise InvalidInputError(
+            "n_neg", f"n_pos + n_neg overflows float64 ({n_pos!r} + {n_neg!r})",
+            "pass class totals in a common smaller unit (every bound depends on their ratio, "
+            "and the step minimum on whole numbers of samples)",
+        )
+
+
+def too_many_points(name: str, size: int, fix: str) -> InvalidInputError:
+    """A discrete curve or state of ``size`` points does not fit in memory."""
+    return InvalidInputError(name, f"the result would have {size:,} points, more than memory "
+                             "holds", fix)
+
+
 def method_without_recall_range(method: str) -> InvalidInputError:
     return InvalidInputError(
         "recall_range", f"method {method!r} averages precision at fixed recall levels and has "

@@ -1,0 +1,328 @@
+"""The ``prcurve coco`` and ``prcurve voc`` commands.
+
+``prcurve coco GT.json DT.json`` prints the 12 lines pycocotools'
+``COCOeval.summarize()`` prints (same labels, same 3-decimal numbers) for the
+box protocol; ``prcurve voc GT.json DT.json`` prints PASCAL VOC's mAP and the
+AP of each class. Both read COCO JSON (the instances file and the results
+list). ``--json`` prints the report as JSON instead; ``--out DIR`` writes
+report.json, per_class.csv and the plots; ``--bootstrap N`` adds image-level
+intervals for mAP and AP50 (COCO). Bad input is one line on standard error
+and exit status 2. Usage: docs/cli.md, protocols: docs/detection.md.
+
+Examples
+--------
+>>> from prcurve.cli import main
+>>> main(["coco", "no-such-gt.json", "no-such-dt.json"])  # the error goes to stderr
+2
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+from pathlib import Path
+from typing import Any
+
+from prcurve.cli.common import UsageError as _UsageError
+from prcurve.cli.common import guard as _guard
+from prcurve.cli.report import prepare_out as _prepare_out
+from prcurve.validation import boxes as _checks
+
+__all__ = ["register", "run_coco", "run_voc"]
+
+DPI = 150
+
+
+def _common(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("ground_truth", metavar="GT.json",
+                        help="COCO instances file: images, annotations, categories")
+    parser.add_argument("detections", metavar="DT.json",
+                        help="COCO results file: a list of {image_id, category_id, bbox, score}")
+    parser.add_argument("--json", action="store_true",
+                        help="print the report as JSON instead of the summary")
+    parser.add_argument("--out", metavar="DIR",
+                        help="write report.json, per_class.csv and the plots to DIR")
+    parser.add_argument("--no-plots", action="store_true",
+                        help="with --out, write report.json and per_class.csv but no plots")
+    parser.add_argument("--bootstrap", default=None, metavar="N",
+                        help="add image-level bootstrap intervals for mAP (and AP50 for COCO) "
+                        "with N resamples")
+    parser.add_argument("--level", default="0.95", metavar="L",
+                        help="confidence level of the bootstrap intervals (default 0.95)")
+    parser.add_argument("--seed", default="0", metavar="S",
+                        help="seed of the bootstrap resamples (default 0)")
+    parser.add_argument("--interval", default="percentile", metavar="KIND",
+                        help="percentile (default) or basic: the bootstrap interval "
+                        "(docs/detection.md)")
+
+
+def register(subparsers: Any) -> None:
+    """Add the ``coco`` and ``voc`` subcommands to an argparse subparsers object."""
+    coco = subparsers.add_parser(
+        "coco",
+        help="COCO box evaluation (mAP@[.5:.95], AP50, ...), pycocotools' summary",
+        description=(
+            "Evaluate COCO-format detections against COCO ground truth with COCO's box "
+            "protocol and print the 12 lines pycocotools' COCOeval.summarize() prints. "
+            "See docs/detection.md."
+        ),
+    )
+    _common(coco)
+    coco.add_argument("--iou-type", default="bbox", metavar="TYPE",
+                      help="bbox (default); segm and keypoints are not supported")
+    coco.add_argument("--per-class", action="store_true",
+                      help="also print AP, AP50, AP75 and the best-F1 score threshold per class")
+    coco.set_defaults(handler=run_coco)
+
+    voc = subparsers.add_parser(
+        "voc",
+        help="PASCAL VOC evaluation (AP at IoU >= 0.5 per class, mAP)",
+        description=(
+            "Evaluate COCO-format detections against ground truth with PASCAL VOC's protocol "
+            "(difficult objects ignored, duplicates false positives) and print mAP and each "
+            "class's AP. See docs/detection.md."
+        ),
+    )
+    _common(voc)
+    voc.add_argument("--iou-threshold", default="0.5", metavar="T",
+                     help="minimum overlap of a match (default 0.5)")
+    voc.add_argument("--ap-method", default="interpolated", metavar="METHOD",
+                     help="interpolated (VOC 2010+ all-point, default) or 11point (VOC 2007)")
+    voc.add_argument("--continuous-pixels", action="store_true",
+                     help="no '+ 1' in widths and heights (the devkit counts pixels inclusively)")
+    voc.set_defaults(handler=run_voc)
+
+
+# -- options ------------------------------------------------------------------------------
+
+
+def _number(option: str, text: str, low: float, high: float, *, open_low: bool = False,
+            open_high: bool = False) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    ok = math.isfinite(value) and (value > low if open_low else value >= low) and (
+        value < high if open_high else value <= high)
+    if not ok:
+        interval = f"{'(' if open_low else '['}{low:g}, {high:g}{')' if open_high else ']'}"
+        raise _UsageError(f"{option}: expected a number in {interval}, found {text!r}")
+    return value
+
+
+def _integer(option: str, text: str, low: int) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = low - 1
+    if value < low:
+        raise _UsageError(f"{option}: expected an integer >= {low}, found {text!r}")
+    return value
+
+
+# -- output ------------------------------------------------------------------------------
+
+
+def _write_text(path: Path, text: str, inputs: list[Path]) -> Path:
+    resolved = path.resolve()
+    if any(resolved == p.resolve() for p in inputs if p.exists()):
+        raise _checks.output_is_input(str(path))
+    path.write_text(text)
+    return path
+
+
+def _save(figure: Any, path: Path, inputs: list[Path]) -> Path:
+    import matplotlib.pyplot as plt
+
+    resolved = path.resolve()
+    if any(resolved == p.resolve() for p in inputs if p.exists()):
+        plt.close(figure)
+        raise _checks.output_is_input(str(path))
+    figure.savefig(path, dpi=DPI)
+    plt.close(figure)
+    return path
+
+
+def _emit(text: str) -> None:
+    try:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+    except BrokenPipeError:  # e.g. piped into `head`
+        pass
+
+
+def _write(out: Path, report: dict[str, Any], table_csv: str, figures: list[tuple[str, Any]],
+           inputs: list[Path]) -> list[Path]:
+    written = [_write_text(out / "per_class.csv", table_csv, inputs)]
+    for name, make in figures:
+        written.append(_save(make(), out / name, inputs))
+    report = dict(report, files=[p.name for p in written] + ["report.json"])
+    written.append(_write_text(out / "report.json",
+                               json.dumps(report, indent=2, allow_nan=False) + "\n", inputs))
+    for path in written:
+        print(f"prcurve: wrote {path}", file=sys.stderr)
+    return written
+
+
+def _fmt(value: Any) -> str:
+    if isinstance(value, float):
+        return "nan" if math.isnan(value) else repr(value)
+    return str(value)
+
+
+def _csv(rows: list[dict[str, Any]]) -> str:
+    """Comma-separated rows; names quoted when they hold a comma or a quote."""
+    columns = list(rows[0]) if rows else []
+
+    def cell(value: Any) -> str:
+        text = "" if value is None else _fmt(value)
+        if any(c in text for c in ',"\n'):
+            text = '"' + text.replace('"', '""') + '"'
+        return text
+
+    lines = [",".join(columns)]
+    lines.extend(",".join(cell(row[c]) for c in columns) for row in rows)
+    return "\n".join(lines) + "\n"
+
+
+def _bootstrap_options(args: argparse.Namespace) -> tuple[int | None, float, int, str]:
+    from prcurve.detection.bootstrap import INTERVALS
+
+    resamples = None if args.bootstrap is None else _integer("--bootstrap", args.bootstrap, 1)
+    level = _number("--level", args.level, 0.0, 1.0, open_low=True, open_high=True)
+    seed = _integer("--seed", args.seed, 0)
+    kind = _checks.check_choice("--interval", args.interval, INTERVALS)
+    return resamples, level, seed, kind
+
+
+def _add_intervals(evaluation: Any, statistics: tuple[str, ...], options: tuple[
+        int | None, float, int, str], report: dict[str, Any], lines: list[str]) -> None:
+    """Bootstrap intervals into the report and the printed lines (when asked for)."""
+    from prcurve.detection import bootstrap_detection
+
+    resamples, level, seed, kind = options
+    if resamples is None:
+        return
+    intervals = bootstrap_detection(evaluation, statistics=statistics, n_resamples=resamples,
+                                    level=level, seed=seed, interval=kind)
+    report["intervals"] = {
+        name: {"statistic": ci.statistic, "estimate": ci.estimate, "lower": ci.lower,
+               "upper": ci.upper, "method": ci.method, "level": ci.level,
+               "n_resamples": ci.n_resamples}
+        for name, ci in intervals.items()}
+    for name, ci in intervals.items():
+        lines.append(f" {name:<5} {ci.estimate:0.3f}, {100 * level:g}% interval "
+                     f"[{ci.lower:0.3f}, {ci.upper:0.3f}] ({ci.method}, "
+                     f"{ci.n_resamples} resamples, seed {seed})")
+
+
+# -- coco ---------------------------------------------------------------------------------
+
+
+def _coco(args: argparse.Namespace) -> int:
+    from prcurve.detection import evaluate_coco
+
+    iou_type = _checks.check_iou_type(args.iou_type)
+    options = _bootstrap_options(args)
+    out = _prepare_out(args.out) if args.out is not None else None
+    inputs = [Path(args.ground_truth), Path(args.detections)]
+    evaluation = evaluate_coco(args.ground_truth, args.detections, iou_type=iou_type)
+    report = evaluation.to_dict()
+    report["inputs"] = {"ground_truth": args.ground_truth, "detections": args.detections}
+    lines = evaluation.summary().splitlines()
+    _add_intervals(evaluation, ("mAP", "AP50"), options, report, lines)
+    if args.per_class:
+        lines.append("")
+        lines.extend(_coco_class_lines(report))
+    if out is not None:
+        _write(out, report, _csv([_flat(row) for row in report["per_category"]]),
+               [] if args.no_plots else [
+                   ("pr_iou.png", lambda: _plot(evaluation.plot_iou_curves)),
+                   ("pr_classes.png", lambda: _plot(evaluation.plot_class_curves))],
+               inputs)
+    if args.json:
+        _emit(json.dumps(report, indent=2, allow_nan=False) + "\n")
+    else:
+        _emit("\n".join(lines) + "\n")
+    return 0
+
+
+def _plot(draw: Any) -> Any:
+    import matplotlib
+
+    if matplotlib.get_backend().lower() not in ("agg", "pdf", "svg", "ps", "cairo"):
+        matplotlib.use("Agg")
+    return draw()
+
+
+def _flat(row: dict[str, Any]) -> dict[str, Any]:
+    """A per-category row with its best-F1 point as four columns."""
+    flat = {k: v for k, v in row.items() if not isinstance(v, dict)}
+    best = row.get("best_f1", {})
+    for key in ("threshold", "f1", "precision", "recall"):
+        flat[f"best_f1_{key}"] = best.get(key)
+    return flat
+
+
+def _coco_class_lines(report: dict[str, Any]) -> list[str]:
+    rows = report["per_category"]
+    width = max([len(str(r["name"])) for r in rows] + [8])
+
+    def show(value: Any) -> str:
+        return "    -" if value is None else f"{value:0.3f}"
+
+    header = (f" {'category':<{width}}  {'AP':>5}  {'AP50':>5}  {'AP75':>5}  {'n_gt':>6}  "
+              f"best F1 at score (precision, recall)")
+    lines = [header]
+    for r in rows:
+        best = r["best_f1"]
+        point = ("-" if best["threshold"] is None else
+                 f"{best['f1']:0.3f} at {best['threshold']:.4g} "
+                 f"({best['precision']:0.3f}, {best['recall']:0.3f})")
+        lines.append(f" {r['name']!s:<{width}}  {show(r['AP'])}  {show(r.get('AP50'))}  "
+                     f"{show(r.get('AP75'))}  {r['n_gt']:>6}  {point}")
+    lines.append(" (IoU 0.50 for best F1; AP per class: mean over IoU 0.50:0.95, 101-point)")
+    return lines
+
+
+def run_coco(args: argparse.Namespace) -> int:
+    """The ``coco`` handler: returns the exit status."""
+    return _guard(lambda: _coco(args))
+
+
+# -- voc ----------------------------------------------------------------------------------
+
+
+def _voc(args: argparse.Namespace) -> int:
+    from prcurve.detection import evaluate_voc
+    from prcurve.detection.protocol import VOC_AP_METHODS
+
+    threshold = _number("--iou-threshold", args.iou_threshold, 0.0, 1.0)
+    method = _checks.check_choice("--ap-method", args.ap_method, VOC_AP_METHODS)
+    options = _bootstrap_options(args)
+    out = _prepare_out(args.out) if args.out is not None else None
+    inputs = [Path(args.ground_truth), Path(args.detections)]
+    evaluation = evaluate_voc(args.ground_truth, args.detections, iou_threshold=threshold,
+                              ap_method=method, inclusive_pixels=not args.continuous_pixels)
+    report = evaluation.to_dict()
+    report["inputs"] = {"ground_truth": args.ground_truth, "detections": args.detections}
+    lines = evaluation.summary().splitlines()
+    _add_intervals(evaluation, ("mAP",), options, report, lines)
+    if out is not None:
+        _write(out, report, _csv([_flat(row) for row in report["per_category"]]),
+               [] if args.no_plots else [
+                   ("pr_classes.png", lambda: _plot(lambda: evaluation.plot_class_curves(
+                       iou_threshold=threshold)))],
+               inputs)
+    if args.json:
+        _emit(json.dumps(report, indent=2, allow_nan=False) + "\n")
+    else:
+        _emit("\n".join(lines) + "\n")
+    return 0
+
+
+def run_voc(args: argparse.Namespace) -> int:
+    """The ``voc`` handler: returns the exit status."""
+    return _guard(lambda: _voc(args))

@@ -1,0 +1,468 @@
+"""The ``prcurve report`` command: files of labels and scores to a report.
+
+``register(subparsers)`` adds it to the ``prcurve`` command line; it sets
+``handler``, a function of the parsed arguments that returns the exit status:
+0 done, 1 a ``--fail-under`` gate failed, 2 bad input (one line on standard
+error, never a traceback). :func:`prcurve.cli.main` runs them. Usage: docs/cli.md.
+
+Examples
+--------
+>>> from prcurve.cli import main
+>>> main(["report", "no-such-file.csv"])  # the error goes to stderr
+2
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import os
+import sys
+import tempfile
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import IO, Any
+
+from prcurve.cli.common import guard, is_terminal, say
+from prcurve.core.average_precision import AP_METHODS
+from prcurve.validation.arrays import check_choice
+from prcurve.validation.files import (
+    bad_option,
+    check_workers,
+    dask_needs_parquet,
+    dask_options_conflict,
+    unsupported_with_dask,
+    unwritable_output,
+)
+
+__all__ = [
+    "STREAM_ABOVE_BYTES",
+    "add_output_options",
+    "execute",
+    "prepare_out",
+    "register",
+    "run_report",
+]
+
+STREAM_ABOVE_BYTES = 512 << 20
+"""``prcurve report`` streams a file larger than this (and any folder) without --stream."""
+
+
+# -- arguments ----------------------------------------------------------------------------
+
+
+def add_output_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--ap-method", default="step", metavar="METHOD",
+        help=f"the headline AP method: {', '.join(AP_METHODS)} (default step; every method "
+        "is in report.json)",
+    )
+    parser.add_argument("--beta", default="1", metavar="B",
+                        help="F-beta for the best threshold and the iso-F lines (default 1)")
+    parser.add_argument("--bins", default=None, metavar="N",
+                        help="use the binned curve: N equal-width bins over the observed scores")
+    parser.add_argument("--recall-level", default="0.9", metavar="R",
+                        help="report the precision at recall >= R (default 0.9)")
+    parser.add_argument("--precision-level", default="0.9", metavar="P",
+                        help="report the recall at precision >= P (default 0.9)")
+    parser.add_argument("--ci", default=None, metavar="LEVEL",
+                        help="bootstrap confidence interval of the headline AP at LEVEL, e.g. "
+                        "0.95; 'none' for no interval (default: 0.95 when the curve has at most "
+                        "100000 thresholds, noted otherwise)")
+    parser.add_argument("--resamples", default="1000", metavar="N",
+                        help="bootstrap resamples for --ci (default 1000; seed 0)")
+    parser.add_argument("--format", default="text", metavar="FORMAT",
+                        help="standard output: text (default), json or csv")
+    parser.add_argument(
+        "--fail-under", action="append", default=[], metavar="METRIC=VALUE",
+        help="exit 1 when a model's METRIC is below VALUE (repeatable); METRIC: ap, "
+        "ap_<method>, aucpr, normalized_ap, aucnpr, best_f, precision_at_recall, "
+        "recall_at_precision",
+    )
+    parser.add_argument("--no-plots", action="store_true",
+                        help="with --out, write report.json and the curves but no plots and "
+                        "no report.html")
+
+
+def register(subparsers: Any) -> None:
+    """Add the ``report`` subcommand to an argparse subparsers object."""
+    report = subparsers.add_parser(
+        "report",
+        help="from files of labels and scores to a report with plots",
+        description=(
+            "Read labels and model scores (CSV, TSV, Parquet, JSON Lines or .npz) and report, "
+            "per model, AP with its method, the Davis-Goadrich area, the unachievable-region "
+            "bounds, the best-F threshold, precision at a recall and recall at a precision. "
+            "See docs/cli.md."
+        ),
+    )
+    report.add_argument("inputs", nargs="+", metavar="INPUT",
+                        help="files with one row per sample; each score column is a model")
+    report.add_argument("--label", metavar="COL",
+                        help="label column (default: label, y, y_true, target or truth)")
+    report.add_argument("--score", action="append", default=[], metavar="COL",
+                        help="score column, one per model (repeatable; default: every other "
+                        "numeric column)")
+    report.add_argument("--weight", metavar="COL", help="column of sample weights")
+    report.add_argument("--positive", metavar="VALUE",
+                        help="label value of the positive class (needed unless labels are "
+                        "0/1, -1/1 or booleans)")
+    report.add_argument("--drop-invalid", action="store_true",
+                        help="skip rows with a missing, NaN or non-numeric score, label or "
+                        "weight, and count them in the report")
+    report.add_argument("--input-format", metavar="FORMAT",
+                        help="csv, tsv, parquet, jsonl or npz, when the file name does not say")
+    report.add_argument("--out", metavar="DIR",
+                        help="write report.json, curve_<model>.csv, pr_curve.png/.svg, "
+                        "threshold.png and the interactive report.html to DIR")
+    scale = report.add_argument_group("large inputs (docs/scale.md)")
+    scale.add_argument("--stream", action="store_true",
+                       help="read the inputs in batches, memory bounded by the count state "
+                       "(automatic for a folder and for files over "
+                       f"{STREAM_ABOVE_BYTES >> 20} MiB)")
+    scale.add_argument("--max-distinct", default=None, metavar="N",
+                       help="when streaming, keep a model exact up to N distinct scores, then "
+                       "switch to bins (default 4194304 = 2^22; 'none' for no limit)")
+    scale.add_argument("--switch-bins", default=None, metavar="N",
+                       help="the equal-width bins after such a switch, over the full score "
+                       "range (default 1048576 = 2^20)")
+    scale.add_argument("--dask", default=None, metavar="ADDRESS",
+                       help="compute the counts of Parquet inputs on the Dask scheduler at "
+                       "ADDRESS (e.g. tcp://10.0.0.5:8786)")
+    scale.add_argument("--workers", default=None, metavar="N",
+                       help="compute the counts of Parquet inputs on a local Dask cluster of "
+                       "N worker processes")
+    add_output_options(report)
+    report.set_defaults(handler=run_report)
+
+
+# -- option checks -------------------------------------------------------------------------
+
+
+def _settings(args: argparse.Namespace) -> Any:
+    from prcurve.present.report import ReportSettings
+
+    method = check_choice("--ap-method", args.ap_method, AP_METHODS)
+    beta = _number("--beta", args.beta, "a number > 0", lambda x: x > 0)
+    bins = None
+    if args.bins is not None:
+        try:
+            bins = int(args.bins)
+        except ValueError:
+            raise bad_option("--bins", args.bins, "an integer >= 1") from None
+        if bins < 1:
+            raise bad_option("--bins", args.bins, "an integer >= 1")
+    recall = _number("--recall-level", args.recall_level, "a number in [0, 1]",
+                     lambda x: 0 <= x <= 1)
+    precision = _number("--precision-level", args.precision_level, "a number in [0, 1]",
+                        lambda x: 0 <= x <= 1)
+    check_choice("--format", args.format, ("text", "json", "csv"))
+    resamples = _integer_option("--resamples", args.resamples, 1000)
+    ci: float | None = 0.95
+    cap: int | None = 100_000  # the default interval only where it is cheap
+    if args.ci is not None:
+        cap = None
+        ci = None if args.ci.strip().lower() == "none" else _number(
+            "--ci", args.ci, "a level in (0, 1), e.g. 0.95, or 'none'", lambda x: 0 < x < 1)
+    return ReportSettings(ap_method=method, beta=beta, bins=bins,  # type: ignore[arg-type]
+                          recall_level=recall, precision_level=precision, ci_level=ci,
+                          resamples=int(resamples or 1000), ci_max_cells=cap)
+
+
+def _number(option: str, text: str, expected: str, ok: Callable[[float], bool]) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise bad_option(option, text, expected) from None
+    if not (math.isfinite(value) and ok(value)):
+        raise bad_option(option, text, expected)
+    return value
+
+
+def prepare_out(folder: str) -> Path:
+    """Create the output folder and check that a file can be written in it."""
+    path = Path(folder)
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile(dir=path, prefix=".prcurve-write-test-"):
+            pass
+    except OSError as error:
+        raise unwritable_output(folder, error.strerror or type(error).__name__
+                                            ) from None
+    return path
+
+
+# -- progress ---------------------------------------------------------------------------
+
+
+@contextmanager
+def _progress(path: str, stream: IO[str]) -> Iterator[Callable[[int], None] | None]:
+    """A rows-read progress bar on ``stream`` when it is a terminal; None otherwise."""
+    if not is_terminal(stream):
+        yield None
+        return
+    from rich.console import Console
+    from rich.progress import (
+        Progress,
+        ProgressColumn,
+        SpinnerColumn,
+        Task,
+        TextColumn,
+        TimeElapsedColumn,
+    )
+    from rich.text import Text
+
+    class RowsPerSecond(ProgressColumn):
+        def render(self, task: Task) -> Text:
+            speed = task.finished_speed or task.speed
+            if speed is None and task.elapsed:
+                speed = task.completed / task.elapsed
+            return Text("" if speed is None else f"{speed:,.0f} rows/s", style="cyan")
+
+    console = Console(file=stream)
+    columns = (SpinnerColumn(), TextColumn("reading {task.description}"),
+               TextColumn("{task.completed:,.0f} rows"), RowsPerSecond(), TimeElapsedColumn())
+    with Progress(*columns, console=console, transient=False) as bar:
+        task = bar.add_task(Path(path).name, total=None)
+
+        def advance(rows: int) -> None:
+            if rows < 0:
+                bar.reset(task)
+            else:
+                bar.update(task, advance=rows)
+
+        yield advance
+
+
+# -- running -----------------------------------------------------------------------------
+
+
+def _load(args: argparse.Namespace) -> tuple[list[Any], list[str]]:
+    from prcurve.io import load_scores
+
+    loaded = []
+    notes = []
+    for path in args.inputs:
+        with _progress(path, sys.stderr) as on_rows:
+            one = load_scores(path, label=args.label, scores=args.score, weight=args.weight,
+                              positive=args.positive, drop_invalid=args.drop_invalid,
+                              input_format=args.input_format, on_rows=on_rows)
+        notes.extend(_input_notes(one))
+        loaded.append(one)
+    return loaded, notes
+
+
+def _integer_option(option: str, text: str | None, default: int | None,
+                    allow_none: bool = False) -> int | None:
+    if text is None:
+        return default
+    if allow_none and text.strip().lower() == "none":
+        return None
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        expected = "an integer >= 1" + (" or 'none'" if allow_none else "")
+        raise bad_option(option, text, expected)
+    return value
+
+
+def _wants_streaming(args: argparse.Namespace) -> bool:
+    """Stream when asked, for Dask, for a folder, or for a file over STREAM_ABOVE_BYTES."""
+    if args.stream or args.dask is not None or args.workers is not None:
+        return True
+    for path in args.inputs:
+        file = Path(path)
+        if file.is_dir():
+            return True
+        if file.is_file() and file.stat().st_size > STREAM_ABOVE_BYTES:
+            return True
+    return False
+
+
+def _load_streamed(args: argparse.Namespace, bins: int | None) -> tuple[list[Any], list[str]]:
+    from prcurve.io.stream import DEFAULT_MAX_DISTINCT, DEFAULT_SWITCH_BINS, stream_scores
+
+    max_distinct = _integer_option("--max-distinct", args.max_distinct, DEFAULT_MAX_DISTINCT,
+                                   allow_none=True)
+    switch_bins = int(_integer_option("--switch-bins", args.switch_bins, DEFAULT_SWITCH_BINS)
+                      or DEFAULT_SWITCH_BINS)
+    streamed, notes = [], []
+    for path in args.inputs:
+        with _progress(path, sys.stderr) as on_rows:
+            one = stream_scores(path, label=args.label, scores=args.score, weight=args.weight,
+                                positive=args.positive, max_distinct=max_distinct,
+                                switch_bins=switch_bins, bins=bins,
+                                drop_invalid=args.drop_invalid,
+                                input_format=args.input_format, on_rows=on_rows)
+        notes.extend(_input_notes(one))
+        streamed.append(one)
+    return streamed, notes
+
+
+def _input_notes(one: Any) -> list[str]:
+    """Say which columns were chosen and what was dropped or binned; the notes for
+    the report. ``one`` is a loaded or streamed input (the same fields)."""
+    name = Path(one.path).name
+    if one.label_chosen == "auto":
+        say(f"{name}: label column {one.label_column!r} (found automatically; "
+             "--label to choose another)")
+    if one.scores_chosen == "auto":
+        columns = ", ".join(repr(m.column) for m in one.models)
+        skipped = (f"; not numeric, skipped: {', '.join(map(repr, one.skipped_columns))}"
+                   if one.skipped_columns else "")
+        say(f"{name}: scoring columns {columns} (every other numeric column; --score to "
+             f"choose){skipped}")
+    notes = []
+    for model in one.models:
+        if model.rows_dropped:
+            note = (f"{name}: --drop-invalid skipped {model.rows_dropped} of {one.n_rows} "
+                    f"rows for column {model.column!r}")
+            say(note)
+            notes.append(note)
+        if getattr(model, "mode", "exact") == "binned" and model.switched_at_row is not None:
+            bounds = model.ap_bounds
+            note = (f"{name}: column {model.column!r} has more than {model.max_distinct} "
+                    f"distinct scores; its numbers come from {model.counts.n_bins} bins "
+                    f"(exact step AP within [{bounds.lower:.6f}, {bounds.upper:.6f}])")
+            say(note)
+            notes.append(note)
+    return notes
+
+
+@contextmanager
+def _dask_client(args: argparse.Namespace) -> Iterator[Any]:
+    """A distributed Client: to --dask ADDRESS, or to a local cluster of --workers N."""
+    import importlib
+
+    try:
+        distributed: Any = importlib.import_module("distributed")
+    except ImportError as error:
+        raise ImportError("--dask and --workers need dask and distributed, which are not "
+                          "installed: pip install 'prcurve[dask]'") from error
+    if args.workers is None:
+        with distributed.Client(args.dask) as client:
+            yield client
+        return
+    # dashboard_address=None would mean the default port 8787, taken by any other cluster.
+    workers = check_workers(args.workers)
+    with distributed.LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
+                                  dashboard_address=":0") as cluster, \
+            distributed.Client(cluster) as client:
+        yield client
+
+
+def _load_dask(args: argparse.Namespace, bins: int | None) -> tuple[list[Any], list[str]]:
+    import numpy as np
+
+    from prcurve.core.binned import BinnedCounts
+    from prcurve.core.binned import ap_bounds as bounds_of
+    from prcurve.io.batches import choose_columns, input_files, open_dataset
+    from prcurve.io.columns import positive_value
+    from prcurve.io.dask import pr_counts_columns
+    from prcurve.io.stream import StreamedCounts, StreamedInput
+
+    if args.dask is not None and args.workers is not None:
+        raise dask_options_conflict()
+    if args.workers is not None:
+        check_workers(args.workers)
+    if args.drop_invalid:
+        raise unsupported_with_dask("--drop-invalid")
+    plans = []  # every input checked before a scheduler is contacted
+    for path in args.inputs:
+        files, fmt, name = input_files(path, args.input_format)
+        if fmt != "parquet":
+            raise dask_needs_parquet(name, fmt)
+        schema = open_dataset(files, fmt).schema
+        columns = choose_columns(schema, name, args.label, args.score, args.weight)
+        label_type = schema.field(columns.label).type.to_pandas_dtype()
+        if args.positive is not None:
+            pos_label = positive_value(args.positive, np.empty(0, dtype=label_type),
+                                        columns.label)
+            positive: Any = pos_label
+        else:
+            pos_label, positive = None, True if np.dtype(label_type).kind == "b" else 1
+        plans.append((files, fmt, name, columns, pos_label, positive))
+    streamed, notes = [], []
+    with _dask_client(args):
+        for files, fmt, name, columns, pos_label, positive in plans:
+            rows, states = pr_counts_columns(files, label=columns.label, scores=columns.scores,
+                                             weight=columns.weight, bins=bins,
+                                             pos_label=pos_label)
+            models = [
+                StreamedCounts(column, state,
+                               "binned" if isinstance(state, BinnedCounts) else "exact", rows,
+                               None, None,
+                               bounds_of(state) if isinstance(state, BinnedCounts) else None)
+                for column, state in zip(columns.scores, states, strict=True)
+            ]
+            one = StreamedInput(path=name, format=fmt, files=len(files), n_rows=rows,
+                                batches=0, label_column=columns.label,
+                                label_chosen=columns.label_chosen, positive_label=positive,
+                                weight_column=columns.weight,
+                                scores_chosen=columns.scores_chosen, models=models,
+                                skipped_columns=columns.skipped, engine="dask")
+            notes.extend(_input_notes(one))
+            streamed.append(one)
+    return streamed, notes
+
+
+def _emit(report: Any, args: argparse.Namespace, files: Sequence[str]) -> None:
+    if args.format == "json":
+        sys.stdout.write(report.to_json(files))
+    elif args.format == "csv":
+        sys.stdout.write(report.to_csv())
+    elif is_terminal(sys.stdout):
+        from rich.console import Console
+
+        report.print_rich(Console(file=sys.stdout))
+    else:
+        sys.stdout.write(report.to_text())
+    sys.stdout.flush()
+
+
+def execute(args: argparse.Namespace, loaded_inputs: list[Any] | None = None,
+             listing: bool = False) -> int:
+    from prcurve.present.report import parse_fail_under
+    from prcurve.present.report_build import build_report, build_streamed_report
+
+    settings = _settings(args)
+    gates = [parse_fail_under(text) for text in args.fail_under]
+    out = prepare_out(args.out) if args.out is not None else None
+    if loaded_inputs is None and _wants_streaming(args):
+        load = _load_dask if (args.dask is not None or args.workers is not None) else (
+            _load_streamed)
+        streamed, notes = load(args, settings.bins)
+        report = build_streamed_report(streamed, settings, notes)
+    else:
+        if loaded_inputs is None:
+            loaded_inputs, notes = _load(args)
+        else:
+            notes = []
+        report = build_report(loaded_inputs, settings, notes)
+    failures = report.failures(gates)  # an unavailable metric is an error before any output
+    written: list[Path] = []
+    if out is not None:
+        try:
+            written = report.write(out, plots=not args.no_plots)
+        except OSError as error:
+            raise unwritable_output(str(out), error.strerror or str(error)) from None
+    _emit(report, args, [p.name for p in written])
+    if written:
+        if listing and args.format == "text":
+            print(f"\nprcurve demo wrote {len(written)} files to {out}{os.sep}:")
+            for path in written:
+                print(f"  {path}")
+        else:
+            for path in written:
+                say(f"wrote {path}")
+    for line in failures:
+        say(f"fail-under: {line}")
+    return 1 if failures else 0
+
+
+def run_report(args: argparse.Namespace) -> int:
+    """The ``report`` handler: returns the exit status."""
+    return guard(lambda: execute(args))

@@ -1,0 +1,538 @@
+"""The core state: weighted true/false positive counts at every distinct score.
+
+Every precision–recall quantity in prcurve is a function of this statistic
+(docs/definitions.md, "The core state")::
+
+    for each distinct score threshold t (strictly decreasing):
+        tp(t) = weight of positives with score >= t
+        fp(t) = weight of negatives with score >= t
+    plus the totals n_pos, n_neg
+
+:class:`ThresholdCounts` holds it exactly (one row per distinct score);
+:class:`prcurve.BinnedCounts` holds it per bin. Views (curves, AP methods,
+rates) never re-sort scores.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from prcurve.validation.arrays import wrong_type
+from prcurve.validation.labels import (
+    BinaryLabels,
+    check_scored_labels,
+    check_threshold_counts,
+    weight_overflow,
+)
+
+if TYPE_CHECKING:
+    from prcurve.core.binned import BinnedCounts
+
+__all__ = ["ThresholdCounts"]
+
+F64 = NDArray[np.float64]
+
+SUM_TOLERANCE = 1e-10
+"""How close a ratio of summed weights (a recall, a precision, an F value) must come to a
+level to count as reaching it, when a discrete outcome depends on the comparison.
+
+The same weights summed in another order (chunks, streamed batches, a cluster's merge
+tree) round differently, so ``tp / n_pos`` can land an ulp on either side of a level
+that it equals mathematically (docs/definitions.md, "Sums of weights"). Recall is exact
+where it matters most: a state whose positives are all above its last threshold has
+``tp[-1] == n_pos`` exactly, built or merged."""
+
+_MODERATE_EXPONENT = 200  # counts within 2**±200: products of four stay normal floats
+
+
+def scale_exponent(largest: float) -> int:
+    """The power of two ``k`` that brings ``largest * 2**k`` to a moderate size, or 0.
+
+    0 (no scaling: results stay bit-identical) for counts in ``[2**-200, 2**200]``.
+    Scaling every count of a state by ``2**k`` is exact and leaves every rate and AP
+    unchanged; views use it so that products of counts neither overflow nor lose digits
+    to subnormal numbers (weights like 1e300 or 1e-300).
+    """
+    if largest == 0 or not math.isfinite(largest):
+        return 0
+    exponent = math.frexp(largest)[1]
+    return 0 if abs(exponent) <= _MODERATE_EXPONENT else -exponent
+
+
+def reaching(values: NDArray[Any], level: float) -> NDArray[np.bool_]:
+    """Which ``values`` (ratios of summed weights) reach ``level``, within :data:`SUM_TOLERANCE`."""
+    return np.asarray(values >= level - SUM_TOLERANCE)
+
+
+def first_reaching(values: NDArray[Any], levels: NDArray[Any]) -> NDArray[np.intp]:
+    """For each level, the first index of non-decreasing ``values`` that reaches it
+    (:func:`reaching`); ``len(values)`` where none does."""
+    return np.searchsorted(values, np.asarray(levels) - SUM_TOLERANCE, side="left")
+
+
+def near_best(values: NDArray[Any]) -> NDArray[np.bool_]:
+    """Which ``values`` tie with the largest (NaN never does), within :data:`SUM_TOLERANCE`."""
+    defined = ~np.isnan(values)
+    if not defined.any():  # nothing to compare: every value ties
+        return np.ones(values.shape, dtype=bool)
+    best = float(np.max(values[defined]))
+    with np.errstate(invalid="ignore"):
+        return np.asarray(values >= best - SUM_TOLERANCE)
+
+
+def _run_starts(sorted_values: NDArray[Any]) -> NDArray[np.intp] | None:
+    """Where each run of equal values starts in an ascending array; None if all differ."""
+    n = sorted_values.shape[0]
+    if n == 0:
+        return np.zeros(0, dtype=np.intp)
+    change = sorted_values[1:] != sorted_values[:-1]
+    if change.all():
+        return None
+    where = np.flatnonzero(change)
+    del change
+    starts = np.empty(where.shape[0] + 1, dtype=np.intp)
+    starts[0] = 0
+    np.add(where, 1, out=starts[1:])
+    return starts
+
+
+def _run_lengths(sorted_values: NDArray[Any]) -> tuple[NDArray[Any], NDArray[np.intp]]:
+    """Distinct values of an ascending array and the index where each run starts."""
+    starts = _run_starts(sorted_values)
+    if starts is None:
+        return sorted_values, np.arange(sorted_values.shape[0])
+    return sorted_values[starts], starts
+
+
+def _runs(sorted_values: NDArray[Any]) -> tuple[NDArray[Any], F64]:
+    """Distinct values of an ascending array and how often each occurs (as float64).
+
+    When every value is distinct the input itself is returned (no copy).
+    """
+    starts = _run_starts(sorted_values)
+    if starts is None:
+        return sorted_values, np.ones(sorted_values.shape[0])
+    counts = np.diff(starts, append=sorted_values.shape[0]).astype(np.float64)
+    return sorted_values[starts], counts
+
+
+def _union_ascending(
+    a_values: F64, a_pos: F64, a_neg: F64, b_values: F64, b_pos: F64, b_neg: F64
+) -> tuple[F64, F64, F64]:
+    """Merge two ascending sets of distinct values, adding weights of equal values.
+
+    Invariant: both inputs are strictly increasing; so is the output.
+    """
+    if b_values.shape[0] == 0:
+        return a_values, a_pos, a_neg
+    if a_values.shape[0] == 0:
+        return b_values, b_pos, b_neg
+    slot = np.searchsorted(a_values, b_values, side="left")  # number of a < b
+    in_range = slot < a_values.shape[0]
+    shared = np.zeros(b_values.shape[0], dtype=bool)
+    shared[in_range] = a_values[slot[in_range]] == b_values[in_range]
+    pos = a_pos.copy()
+    neg = a_neg.copy()
+    if shared.any():
+        # b is strictly increasing, so the matched slots are distinct.
+        pos[slot[shared]] += b_pos[shared]
+        neg[slot[shared]] += b_neg[shared]
+        only_b = ~shared
+        slot, b_values, b_pos, b_neg = slot[only_b], b_values[only_b], b_pos[only_b], b_neg[only_b]
+    # The k-th value of b lands after the slot[k] values of a below it and the
+    # k values of b before it; a fills the remaining positions in order.
+    size = a_values.shape[0] + b_values.shape[0]
+    b_at = slot + np.arange(b_values.shape[0])
+    a_at = np.ones(size, dtype=bool)
+    a_at[b_at] = False
+    merged = []
+    for a_part, b_part in ((a_values, b_values), (pos, b_pos), (neg, b_neg)):
+        out = np.empty(size, dtype=np.float64)
+        out[b_at] = b_part
+        out[a_at] = a_part
+        merged.append(out)
+    return merged[0], merged[1], merged[2]
+
+
+class ThresholdCounts:
+    """Exact cumulative weighted counts at every distinct score.
+
+    Element ``i`` of ``tp`` (``fp``) is the weight of positives (negatives)
+    whose score is ``>= thresholds[i]``. ``thresholds`` is strictly
+    decreasing, so ``tp`` and ``fp`` are non-decreasing. Ties share one row:
+    one operating point. ``n_pos`` and ``n_neg`` are the total weights; for
+    counts built from scores ``tp[-1] == n_pos`` and ``fp[-1] == n_neg``, while
+    a state built elsewhere (a truncated ranking) may leave weight below every
+    threshold (``tp[-1] <= n_pos``).
+
+    Build it with :meth:`from_scores`; combine two with :meth:`merge`. The
+    arrays are read-only.
+
+    Parameters
+    ----------
+    thresholds : array_like of float, shape (k,)
+        Strictly decreasing, finite.
+    tp, fp : array_like of float, shape (k,)
+        Cumulative, non-negative, non-decreasing weights.
+    n_pos, n_neg : float
+        Total positive and negative weight, ``>= tp[-1]`` and ``>= fp[-1]``.
+
+    Examples
+    --------
+    >>> from prcurve import ThresholdCounts
+    >>> c = ThresholdCounts.from_scores([1, 0, 1, 0], [0.9, 0.8, 0.8, 0.1])
+    >>> c.thresholds.tolist(), c.tp.tolist(), c.fp.tolist()
+    ([0.9, 0.8, 0.1], [1.0, 2.0, 2.0], [0.0, 1.0, 2.0])
+    >>> c.n_pos, c.n_neg
+    (2.0, 2.0)
+    """
+
+    __slots__ = ("_fp", "_n_neg", "_n_pos", "_thresholds", "_tp")
+
+    def __init__(
+        self,
+        thresholds: ArrayLike,
+        tp: ArrayLike,
+        fp: ArrayLike,
+        n_pos: float,
+        n_neg: float,
+    ) -> None:
+        t, p, f, n_p, n_n = check_threshold_counts(thresholds, tp, fp, n_pos, n_neg)
+        self._init(t, p, f, n_p, n_n)
+
+    def _init(self, thresholds: F64, tp: F64, fp: F64, n_pos: float, n_neg: float) -> None:
+        for array in (thresholds, tp, fp):
+            array.setflags(write=False)
+        self._thresholds = thresholds
+        self._tp = tp
+        self._fp = fp
+        self._n_pos = float(n_pos)
+        self._n_neg = float(n_neg)
+
+    @classmethod
+    def _trusted(
+        cls, thresholds: F64, tp: F64, fp: F64, n_pos: float, n_neg: float
+    ) -> ThresholdCounts:
+        """Build from arrays this package computed and owns (no validation, no copy)."""
+        counts = cls.__new__(cls)
+        counts._init(thresholds, tp, fp, n_pos, n_neg)
+        return counts
+
+    @classmethod
+    def _from_ascending(
+        cls, values: F64, pos: F64, neg: F64, *, drop_empty: bool = True
+    ) -> ThresholdCounts:
+        """From ascending distinct values with per-value positive/negative weight."""
+        if drop_empty:
+            keep = (pos + neg) > 0  # a zero-weight group is no operating point
+            if not keep.all():
+                values, pos, neg = values[keep], pos[keep], neg[keep]
+        thresholds = values[::-1] + 0.0  # + 0.0 turns -0.0 into 0.0; also a copy
+        del values
+        with np.errstate(over="ignore"):
+            tp = np.cumsum(pos[::-1])
+            fp = np.cumsum(neg[::-1])
+        n_pos = float(tp[-1]) if tp.shape[0] else 0.0
+        n_neg = float(fp[-1]) if fp.shape[0] else 0.0
+        if not math.isfinite(n_pos + n_neg):  # weights summing past float64 (issue 10)
+            raise weight_overflow("sample_weight", max(float(np.max(pos, initial=0.0)),
+                                                      float(np.max(neg, initial=0.0))))
+        return cls._trusted(thresholds.astype(np.float64, copy=False), tp, fp, n_pos, n_neg)
+
+    @classmethod
+    def empty(cls) -> ThresholdCounts:
+        """The counts of no data: the identity of :meth:`merge`.
+
+        Examples
+        --------
+        >>> from prcurve import ThresholdCounts
+        >>> len(ThresholdCounts.empty())
+        0
+        """
+        z = np.zeros(0, dtype=np.float64)
+        return cls._trusted(z, z.copy(), z.copy(), 0.0, 0.0)
+
+    @classmethod
+    def from_scores(
+        cls,
+        y_true: ArrayLike,
+        y_score: ArrayLike,
+        *,
+        sample_weight: ArrayLike | None = None,
+        pos_label: Any = None,
+    ) -> ThresholdCounts:
+        """Count weighted positives and negatives at every distinct score.
+
+        Parameters
+        ----------
+        y_true : array_like, shape (n,)
+            Binary labels (booleans, {0, 1}, {-1, 1}, or any two values with
+            ``pos_label``) or soft labels in [0, 1]: a sample with label ``y``
+            and weight ``w`` adds ``w*y`` to the positives and ``w*(1-y)`` to
+            the negatives.
+        y_score : array_like, shape (n,)
+            Finite scores; higher means more likely positive. Used as given:
+            never rescaled.
+        sample_weight : array_like, shape (n,), optional
+            Finite, non-negative weights; a weight of 0 removes the sample. The
+            data may be one part of a larger whole (a chunk, a partition), so its
+            weights may all be 0: the state is then empty. Their total must be a
+            finite float64.
+        pos_label : scalar, optional
+            The value of ``y_true`` that marks a positive.
+
+        Returns
+        -------
+        ThresholdCounts
+            One row per distinct score carrying non-zero weight.
+
+        Examples
+        --------
+        >>> from prcurve import ThresholdCounts
+        >>> c = ThresholdCounts.from_scores(["spam", "ham", "spam"], [3, 2, 1], pos_label="spam")
+        >>> c.tp.tolist(), c.fp.tolist()
+        ([1.0, 1.0, 2.0], [0.0, 1.0, 1.0])
+        >>> soft = ThresholdCounts.from_scores([0.25, 1.0], [0.5, 0.5], sample_weight=[4, 1])
+        >>> soft.tp.tolist(), soft.fp.tolist()
+        ([2.0], [3.0])
+        """
+        scores, labels, weights = check_scored_labels(
+            y_true, y_score, sample_weight, pos_label, whole=False
+        )
+        return cls._from_checked(scores, labels, weights)
+
+    @classmethod
+    def _from_checked(
+        cls,
+        scores: NDArray[np.floating[Any]],
+        labels: BinaryLabels,
+        weights: F64 | None,
+    ) -> ThresholdCounts:
+        """:meth:`from_scores` on inputs that passed validation."""
+        if weights is None and labels.positive is not None:
+            # Hard, unweighted labels: two np.sort calls and no argsort. The
+            # distinct scores and their counts come from all the scores; the
+            # positives' share of each from the positives' scores alone.
+            all_values, totals = _runs(np.sort(scores))
+            pos_scores = scores[labels.positive]
+            pos_scores.sort()
+            pos_values, pos_counts = _runs(pos_scores)
+            pos = np.zeros(all_values.shape[0])
+            pos[np.searchsorted(all_values, pos_values)] = pos_counts
+            del pos_scores, pos_values, pos_counts
+            neg = np.subtract(totals, pos, out=totals)  # exact: integer counts
+            # Every distinct score carries weight >= 1: no empty group to drop.
+            return cls._from_ascending(
+                all_values.astype(np.float64, copy=False), pos, neg, drop_empty=False
+            )
+        fraction = labels.positive_fraction()
+        w = np.ones(scores.shape[0]) if weights is None else weights
+        order = np.argsort(scores, kind="stable")
+        sorted_scores = scores[order]
+        values, starts = _run_lengths(sorted_scores)
+        del sorted_scores
+        pos_w = (w * fraction)[order]
+        neg_w = (w * (1.0 - fraction))[order]
+        pos = np.add.reduceat(pos_w, starts)
+        neg = np.add.reduceat(neg_w, starts)
+        return cls._from_ascending(values.astype(np.float64, copy=False), pos, neg)
+
+    # -- the state -----------------------------------------------------------------
+
+    @property
+    def thresholds(self) -> F64:
+        """Distinct scores, strictly decreasing (read-only)."""
+        return self._thresholds
+
+    @property
+    def tp(self) -> F64:
+        """Weight of positives with score >= ``thresholds[i]`` (read-only)."""
+        return self._tp
+
+    @property
+    def fp(self) -> F64:
+        """Weight of negatives with score >= ``thresholds[i]`` (read-only)."""
+        return self._fp
+
+    @property
+    def n_pos(self) -> float:
+        """Total positive weight."""
+        return self._n_pos
+
+    @property
+    def n_neg(self) -> float:
+        """Total negative weight."""
+        return self._n_neg
+
+    def __len__(self) -> int:
+        return int(self._thresholds.shape[0])
+
+    def __repr__(self) -> str:
+        return (
+            f"ThresholdCounts({len(self)} thresholds, n_pos={self._n_pos:g}, "
+            f"n_neg={self._n_neg:g})"
+        )
+
+    def pos_weight(self) -> F64:
+        """Positive weight at exactly each threshold (the tie group's share)."""
+        return np.diff(self._tp, prepend=0.0)
+
+    def neg_weight(self) -> F64:
+        """Negative weight at exactly each threshold."""
+        return np.diff(self._fp, prepend=0.0)
+
+    # -- combining -------------------------------------------------------------------
+
+    def merge(self, other: ThresholdCounts) -> ThresholdCounts:
+        """The counts of the concatenation of both data sets.
+
+        Associative and commutative; equal to :meth:`from_scores` on the
+        concatenated data (exactly for integer weights, to float64 rounding
+        otherwise). Weight below every threshold (``n_pos - tp[-1]``) is kept.
+
+        Examples
+        --------
+        >>> from prcurve import ThresholdCounts
+        >>> a = ThresholdCounts.from_scores([1, 0], [0.9, 0.5])
+        >>> b = ThresholdCounts.from_scores([1, 1], [0.5, 0.1])
+        >>> a.merge(b).tp.tolist(), a.merge(b).fp.tolist()
+        ([1.0, 2.0, 3.0], [0.0, 1.0, 1.0])
+        """
+        if not isinstance(other, ThresholdCounts):
+            raise wrong_type("other", other, "ThresholdCounts")
+        if other._n_pos == 0 and other._n_neg == 0 and len(other) == 0:
+            return self
+        if self._n_pos == 0 and self._n_neg == 0 and len(self) == 0:
+            return other
+        if not math.isfinite(self._n_pos + self._n_neg + other._n_pos + other._n_neg):
+            raise weight_overflow("other", max(self._n_pos, self._n_neg, other._n_pos,
+                                               other._n_neg))
+        values, pos, neg = _union_ascending(
+            self._thresholds[::-1], self.pos_weight()[::-1], self.neg_weight()[::-1],
+            other._thresholds[::-1], other.pos_weight()[::-1], other.neg_weight()[::-1],
+        )
+        # Keep every threshold either side had: a weight below the rounding of
+        # the cumulative sums can difference to 0 without being absent.
+        merged = ThresholdCounts._from_ascending(
+            np.ascontiguousarray(values), np.ascontiguousarray(pos), np.ascontiguousarray(neg),
+            drop_empty=False,
+        )
+        # The totals are the merged cumulative counts plus each side's weight below every
+        # threshold, so tp[-1] == n_pos stays exact when no weight is below (adding the two
+        # totals instead rounds differently from the cumulative sum: a final recall of
+        # 0.9999999999999998 that loses the recall-1 level of 11-point AP).
+        merged._n_pos += self._weight_below(self._n_pos, self._tp) + other._weight_below(
+            other._n_pos, other._tp)
+        merged._n_neg += self._weight_below(self._n_neg, self._fp) + other._weight_below(
+            other._n_neg, other._fp)
+        return merged
+
+    @staticmethod
+    def _weight_below(total: float, cumulative: F64) -> float:
+        """The weight below every threshold, ``total - cumulative[-1]`` (never negative)."""
+        return max(total - (float(cumulative[-1]) if cumulative.shape[0] else 0.0), 0.0)
+
+    def to_binned(self, edges: ArrayLike) -> BinnedCounts:
+        """The binned counts over ``edges``, equal to binning the raw data.
+
+        Each threshold's weight goes to the bin that holds its score (see
+        :class:`prcurve.BinnedCounts` for which side of an edge a score falls
+        on). Weight below every threshold goes to the lowest bin.
+
+        Examples
+        --------
+        >>> from prcurve import ThresholdCounts
+        >>> c = ThresholdCounts.from_scores([1, 0, 1], [0.9, 0.4, 0.2])
+        >>> b = c.to_binned([0.0, 0.5, 1.0])
+        >>> b.pos.tolist(), b.neg.tolist()
+        ([1.0, 1.0], [1.0, 0.0])
+        """
+        # A convenience method: the binned module imports this one, so its class is
+        # imported lazily here (docs/architecture.md); the work is
+        # BinnedCounts.from_threshold_counts.
+        from prcurve.core.binned import BinnedCounts
+
+        return BinnedCounts.from_threshold_counts(self, edges)
+
+
+@dataclass(frozen=True)
+class RecallSteps:
+    """The operating points at which recall increases: all that AP needs.
+
+    Element ``i`` describes the ``i``-th threshold (in decreasing order) at
+    which positive weight enters: ``tp[i]`` and ``fp[i]`` are the counts at that
+    threshold, ``fp_above[i]`` the negative weight strictly above it (the
+    previous operating point's ``fp``). The previous operating point's ``tp``
+    is ``tp[i - 1]`` (0 for ``i = 0``). Every average-precision method is a
+    function of these arrays; so the negative-only thresholds, which add no
+    area, need not be kept (docs/definitions.md, "Average precision").
+    """
+
+    tp: F64
+    fp: F64
+    fp_above: F64
+    n_pos: float
+    n_neg: float
+
+    @property
+    def tp_above(self) -> F64:
+        return np.concatenate((np.zeros(1), self.tp[:-1]))
+
+    @classmethod
+    def from_counts(cls, counts: ThresholdCounts) -> RecallSteps:
+        """The recall steps, in units of ``2**-k`` for counts of extreme size
+        (:func:`scale_exponent`): every AP method is unchanged by the unit."""
+        tp, fp = counts.tp, counts.fp
+        enters = counts.pos_weight() > 0
+        fp_previous = np.concatenate((np.zeros(1), fp[:-1]))
+        steps = (tp[enters], fp[enters], fp_previous[enters])
+        n_pos, n_neg = counts.n_pos, counts.n_neg
+        k = scale_exponent(n_pos + n_neg)
+        if k:
+            steps = tuple(np.ldexp(a, k) for a in steps)  # type: ignore[assignment]
+            n_pos, n_neg = math.ldexp(n_pos, k), math.ldexp(n_neg, k)
+        return cls(*steps, n_pos, n_neg)
+
+    @classmethod
+    def from_hard_scores(
+        cls, positive: NDArray[np.bool_], scores: NDArray[np.floating[Any]]
+    ) -> RecallSteps:
+        """The same as ``from_counts(ThresholdCounts.from_scores(...))`` for hard,
+        unweighted labels, without building the full state.
+
+        Memory is one copy of the scores plus O(distinct positive scores).
+        """
+        # Peak memory: the negatives' scores plus O(distinct positive scores).
+        pos_scores = scores[positive]
+        pos_scores.sort()
+        n_pos = pos_scores.shape[0]
+        pos_values, pos_starts = _run_lengths(pos_scores)
+        del pos_scores
+        neg_scores = scores[~positive]
+        neg_scores.sort()
+        n_neg = neg_scores.shape[0]
+        # Ascending order: positives with score >= pos_values[i] number n_pos - starts[i],
+        # negatives n_neg - (number of negative scores < pos_values[i]).
+        neg_below = np.searchsorted(neg_scores, pos_values, side="left")
+        # A positive score shared by a negative: the negative just at or above it.
+        tie = np.take(neg_scores, neg_below, mode="clip") == pos_values if n_neg else (
+            np.zeros(pos_values.shape[0], dtype=bool)
+        )
+        fp_above: F64 | None = None
+        if tie.any():
+            neg_at_or_below = neg_below.copy()
+            neg_at_or_below[tie] = np.searchsorted(neg_scores, pos_values[tie], side="right")
+            fp_above = np.subtract(n_neg, neg_at_or_below[::-1], dtype=np.float64)
+            del neg_at_or_below
+        del neg_scores, pos_values, tie
+        tp = np.subtract(n_pos, pos_starts[::-1], dtype=np.float64)
+        del pos_starts
+        fp = np.subtract(n_neg, neg_below[::-1], dtype=np.float64)
+        if fp_above is None:  # no score shared by a positive and a negative
+            fp_above = fp
+        return cls(tp, fp, fp_above, float(n_pos), float(n_neg))

@@ -1,0 +1,46 @@
+"""Object detection: COCO and PASCAL VOC mean average precision, exact and fast.
+
+Boxes -> IoU -> greedy matching -> one count state per (category, IoU
+threshold, area range, maximum detections) -> the views prcurve has for any
+count state. Protocols and conventions: docs/detection.md.
+
+- :func:`evaluate_coco`: pycocotools' ``COCOeval`` (bbox) to the last bit:
+  ``precision`` [T, R, K, A, M], ``recall``, the 12 statistics and the
+  printed summary; plus per-category :class:`~prcurve.PRCurve` objects,
+  best-F thresholds and plots.
+- :func:`evaluate_voc`: the PASCAL VOC devkit's AP at IoU >= 0.5 (all-point
+  or 11-point), difficult objects ignored.
+- :class:`DetectionEvaluator`: ``update(ground_truth, detections)`` per
+  batch of images, ``compute()`` at the end; :class:`DetectionState` merges.
+- :func:`bootstrap_detection` and :func:`compare_detectors`: image-level
+  bootstrap intervals for mAP and AP50, and a paired comparison.
+
+Inputs are :class:`GroundTruth` and :class:`Detections` (arrays, tables,
+COCO JSON, per-image dicts). Needs numpy only; matplotlib for plots.
+"""
+
+from prcurve.detection.bootstrap import bootstrap_detection, compare_detectors
+from prcurve.detection.boxes import box_iou
+from prcurve.detection.coco import STAT_NAMES, COCOEvaluation
+from prcurve.detection.evaluate import evaluate_coco, evaluate_voc
+from prcurve.detection.inputs import Detections, GroundTruth
+from prcurve.detection.protocol import COCOProtocol, VOCProtocol
+from prcurve.detection.state import DetectionEvaluator, DetectionState
+from prcurve.detection.voc import VOCEvaluation
+
+__all__ = [
+    "STAT_NAMES",
+    "COCOEvaluation",
+    "COCOProtocol",
+    "DetectionEvaluator",
+    "DetectionState",
+    "Detections",
+    "GroundTruth",
+    "VOCEvaluation",
+    "VOCProtocol",
+    "bootstrap_detection",
+    "box_iou",
+    "compare_detectors",
+    "evaluate_coco",
+    "evaluate_voc",
+]

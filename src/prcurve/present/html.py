@@ -1,0 +1,521 @@
+"""The interactive HTML report: one self-contained file that works offline.
+
+:func:`render_html` turns a :class:`~prcurve.present.report.Report` into one
+HTML page with every script and style inline (Bokeh's, with its resources
+inline; no request to any network), so it can be shared as a file:
+
+- a comparison table of the models (AP in every named method, the unachievable
+  region's minimum AP and AUCNPR, best F with its threshold, bootstrap
+  intervals when the report has them, prevalence and counts);
+- per input, an interactive PR curve: hover shows each operating point's
+  threshold, precision, recall, F1 and TP/FP/FN/TN; the unachievable region
+  (Boyd et al.'s minimum PR curve), the random baseline and iso-F lines; and
+  beside it the ROC curve of the same counts;
+- a threshold control (a slider, or a typed threshold, target precision or
+  target recall) that moves an operating point on every model's curve and
+  fills each model's confusion matrix and every rate of
+  :meth:`~prcurve.ConfusionMatrix.metrics`;
+- per model, precision, recall and F1 against the threshold.
+
+Two reductions keep the file small for any input size (docs/report.md):
+
+- the *drawn* lines keep, in each of ``2 * width`` columns of the plot, the
+  first, last, lowest and highest point of the curve (M4 aggregation, Jugel
+  et al. 2014, "M4: a visualization-oriented time series data aggregation"):
+  at the plotted size every pixel of the drawn line lies within one pixel of
+  the full line and the other way round (tests/test_html_report.py renders
+  both and checks it);
+- the *operating points* the page can select are all of a model's thresholds
+  up to :data:`MAX_OPERATING_POINTS`, beyond that every k-th one plus the
+  best-F point and both ends. Each number shown for a selected point is exact
+  (the counts are the curve's own); a typed threshold selects the kept
+  point that predicts positive for ``score >= threshold`` with the nearest
+  kept threshold at or above it, and the page says which threshold that is.
+
+The rates are computed in the page from the exact counts with the formulas of
+:mod:`prcurve.core.confusion`; tests/test_html_report.py checks them, in
+headless Chromium, against :meth:`prcurve.PRCurve.at_threshold`.
+"""
+
+from __future__ import annotations
+
+import html
+import math
+import warnings
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from prcurve._version import __version__
+from prcurve.core.curve import PRCurve
+from prcurve.errors import UndefinedMetricWarning
+from prcurve.space.bounds import min_precision
+
+if TYPE_CHECKING:
+    from prcurve.present.report import ModelReport, Report
+
+__all__ = ["MAX_OPERATING_POINTS", "m4_reduce", "operating_points", "render_html"]
+
+F64 = NDArray[np.float64]
+I64 = NDArray[np.int64]
+
+MAX_OPERATING_POINTS = 20_000
+"""The most operating points (thresholds) of one model that the page keeps."""
+
+PLOT_WIDTH = 560
+"""Width in CSS pixels of the PR plot; the drawn lines are reduced for twice this."""
+
+_PALETTE = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#e377c2",
+            "#17becf", "#7f7f7f", "#bcbd22")
+_ISO_F = (0.2, 0.4, 0.6, 0.8)
+
+
+# -- reductions -----------------------------------------------------------------------------
+
+
+def m4_reduce(x: F64, y: F64, columns: int) -> I64:
+    """Indices of the points a line chart of ``columns`` pixel columns needs (M4).
+
+    ``x`` must be non-decreasing. Each column of equal width over
+    ``[x[0], x[-1]]`` keeps its first, last, lowest and highest point, in
+    their original order (Jugel et al. 2014): drawn at that width, the line
+    through the kept points stays within one pixel of the line through all.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from prcurve.present.html import m4_reduce
+    >>> x = np.linspace(0, 1, 1001); y = np.sin(40 * x)
+    >>> kept = m4_reduce(x, y, 10)
+    >>> len(kept) <= 40, int(kept[0]), int(kept[-1])
+    (True, 0, 1000)
+    """
+    n = x.shape[0]
+    if n <= 4 * columns:
+        return np.arange(n, dtype=np.int64)
+    span = float(x[-1] - x[0])
+    if span <= 0:
+        column = np.zeros(n, dtype=np.int64)
+    else:
+        column = np.minimum(((x - x[0]) / span * columns).astype(np.int64), columns - 1)
+    starts = np.flatnonzero(np.r_[True, column[1:] != column[:-1]])
+    ends = np.r_[starts[1:], n] - 1
+    # Lowest and highest per column: reduceat over the column's slice.
+    low = np.minimum.reduceat(y, starts)
+    high = np.maximum.reduceat(y, starts)
+    segment = np.repeat(np.arange(starts.shape[0]), np.diff(np.r_[starts, n]))
+    position = np.arange(n)
+    first_low = np.full(starts.shape[0], n, dtype=np.int64)
+    first_high = np.full(starts.shape[0], n, dtype=np.int64)
+    np.minimum.at(first_low, segment[y == low[segment]], position[y == low[segment]])
+    np.minimum.at(first_high, segment[y == high[segment]], position[y == high[segment]])
+    kept = np.unique(np.concatenate((starts, ends, first_low, first_high)))
+    return kept.astype(np.int64)
+
+
+def operating_points(curve: PRCurve, limit: int = MAX_OPERATING_POINTS) -> I64:
+    """Indices of the operating points of ``curve`` that the page keeps.
+
+    All of them up to ``limit``; otherwise every k-th one (k = ceil(n / limit)),
+    the last one and the best-F1 point, in threshold order.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from prcurve import pr_curve
+    >>> from prcurve.present.html import operating_points
+    >>> curve = pr_curve(np.arange(100) % 2, np.arange(100))
+    >>> len(operating_points(curve)), len(operating_points(curve, limit=10)) <= 12
+    (100, True)
+    """
+    n = len(curve)
+    if n <= limit:
+        return np.arange(n, dtype=np.int64)
+    step = math.ceil(n / limit)
+    kept = [np.arange(0, n, step, dtype=np.int64), np.array([n - 1], dtype=np.int64)]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UndefinedMetricWarning)
+        f = curve.f_beta(1.0)
+    if not np.isnan(f).all():
+        kept.append(np.array([int(np.nanargmax(f))], dtype=np.int64))
+    return np.unique(np.concatenate(kept))
+
+
+# -- the page ---------------------------------------------------------------------------------
+
+
+def _bokeh() -> Any:
+    try:
+        import bokeh
+    except ImportError as error:
+        raise ImportError(
+            "the HTML report needs bokeh, which is not installed: pip install 'prcurve[report]'"
+        ) from error
+    import bokeh.embed
+    import bokeh.layouts
+    import bokeh.models
+    import bokeh.plotting
+    import bokeh.resources
+
+    return bokeh
+
+
+def _quiet(curve: PRCurve, name: str) -> F64:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UndefinedMetricWarning)
+        values: F64 = np.asarray(getattr(curve, name) if name != "f1" else curve.f_beta(1.0),
+                                 dtype=np.float64)
+    return values
+
+
+def _number(value: Any, digits: int = 4) -> str:
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return "undefined"
+    return f"{float(value):.{digits}f}"
+
+
+def _comparison_table(report: Report) -> str:
+    """The models side by side, one row each, every AP method (static HTML)."""
+    return report.comparison_table(every_method=True).to_html(digits=None)
+
+
+def _model_state(bk: Any, model: ModelReport, index: int) -> tuple[dict[str, Any], Any]:
+    """What the page's script needs of one model: its totals, and a source holding the
+    kept operating points' exact counts (sent as binary float64 arrays, not text)."""
+    curve = model.curve
+    kept = operating_points(curve)
+    meta = {
+        "name": model.name,
+        "color": _PALETTE[index % len(_PALETTE)],
+        "n_pos": float(curve.n_pos),
+        "n_neg": float(curve.n_neg),
+        "n_thresholds": len(curve),
+        "kept": int(kept.shape[0]),
+    }
+    source = bk.models.ColumnDataSource({
+        "threshold": np.ascontiguousarray(curve.thresholds[kept]),
+        "tp": np.ascontiguousarray(curve.tp[kept]),
+        "fp": np.ascontiguousarray(curve.fp[kept]),
+    })
+    return meta, source
+
+
+def _pr_figure(bk: Any, models: Sequence[tuple[int, ModelReport]], title: str,
+               beta: float) -> tuple[Any, list[Any]]:
+    """One input's PR plot of (report index, model) pairs; returns the figure and each
+    model's marker source. A model's colour follows its index in the report."""
+    from prcurve.present.plot import _iso_f_line, _step_xy
+
+    models_ = bk.models
+    figure = bk.plotting.figure(
+        width=PLOT_WIDTH, height=PLOT_WIDTH + 30 + 22 * (len(models) + 2), x_range=(0, 1),
+        y_range=(0, 1.02),
+        x_axis_label="Recall", y_axis_label="Precision", title=title,
+        tools="pan,box_zoom,wheel_zoom,reset,save", toolbar_location="above",
+    )
+    prevalences = sorted({round(m.curve.prevalence, 12) for _, m in models
+                          if not math.isnan(m.curve.prevalence)})
+    grid = np.linspace(0.0, 1.0, 401)
+    for pi in prevalences:
+        low = np.asarray(min_precision(grid, pi), dtype=np.float64)
+        # The minimum AP names the region's size even where it is a sliver (small π).
+        minimum: dict[str, Any] = next(
+            (m.values["min_ap"] for _, m in models if round(m.curve.prevalence, 12) == pi), {})
+        size = ("" if minimum.get("value") is None
+                else f"; min AP ({minimum['method']}) = {minimum['value']:.3g}")
+        figure.varea(x=grid, y1=np.zeros_like(grid), y2=low, fill_color="#888888",
+                     fill_alpha=0.25, legend_label=f"unachievable (π = {pi:.3g}{size})")
+        figure.line([0, 1], [pi, pi], line_dash="dashed", line_color="#555555",
+                    legend_label=f"random (precision = π = {pi:.3g})")
+    for f in _ISO_F:
+        r, p = _iso_f_line(f, beta)
+        figure.line(r, p, line_color="#bbbbbb", line_width=1)
+        figure.text(x=[r[-1] - 0.01], y=[p[-1] + 0.005], text=[f"F{beta:g}={f:g}"],
+                    text_font_size="8pt", text_color="#999999", text_align="right")
+    markers = []
+    hover_renderers = []
+    for index, model in models:
+        curve = model.curve
+        color = _PALETTE[index % len(_PALETTE)]
+        ap = model.values["ap"]
+        label = f"{model.name}: AP ({ap['method']}) = {_number(ap['value'], 3)}"
+        x, y = _step_xy(curve)
+        if x.shape[0]:
+            keep = m4_reduce(x, np.nan_to_num(y, nan=0.0), 2 * PLOT_WIDTH)
+            figure.step(x[keep], y[keep], mode="before", line_color=color, line_width=2,
+                        legend_label=label)
+        # Hover points: the operating points themselves, reduced the same way.
+        recall, precision = _quiet(curve, "recall"), _quiet(curve, "precision")
+        if recall.shape[0]:
+            keep = m4_reduce(recall, np.nan_to_num(precision, nan=0.0), 2 * PLOT_WIDTH)
+            source = models_.ColumnDataSource({
+                "recall": recall[keep], "precision": precision[keep],
+                "threshold": curve.thresholds[keep], "f1": _quiet(curve, "f1")[keep],
+                "tp": curve.tp[keep], "fp": curve.fp[keep], "fn": curve.fn[keep],
+                "tn": curve.tn[keep], "model": [model.name] * int(keep.shape[0]),
+            })
+            points = figure.scatter("recall", "precision", source=source, size=7, alpha=0.0,
+                                    hover_alpha=0.9, line_color=None, fill_color=color)
+            hover_renderers.append(points)
+        marker = models_.ColumnDataSource({"recall": [], "precision": []})
+        figure.scatter("recall", "precision", source=marker, size=13, marker="circle",
+                       fill_color=color, line_color="black", line_width=1.5,
+                       name=f"marker-{index}")
+        markers.append(marker)
+    figure.add_tools(models_.HoverTool(renderers=hover_renderers, tooltips=[
+        ("model", "@model"), ("threshold", "@threshold{0.[000000]}"),
+        ("precision", "@precision{0.0000}"), ("recall", "@recall{0.0000}"),
+        ("F1", "@f1{0.0000}"), ("TP / FP", "@tp{0.[00]} / @fp{0.[00]}"),
+        ("FN / TN", "@fn{0.[00]} / @tn{0.[00]}"),
+    ]))
+    legend = figure.legend[0]
+    figure.legend.click_policy = "hide"
+    figure.legend.label_text_font_size = "8pt"
+    figure.center = [r for r in figure.center if r is not legend]
+    figure.add_layout(legend, "below")
+    return figure, markers
+
+
+def _roc_figure(bk: Any, models: Sequence[tuple[int, ModelReport]], title: str) -> tuple[
+        Any, list[Any]]:
+    """One input's ROC plot (the same counts as its PR plot); returns each model's marker."""
+    models_ = bk.models
+    figure = bk.plotting.figure(
+        width=PLOT_WIDTH, height=PLOT_WIDTH + 30 + 22 * len(models), x_range=(0, 1),
+        y_range=(0, 1.02), x_axis_label="False positive rate", y_axis_label="True positive rate",
+        title=title, tools="pan,box_zoom,wheel_zoom,reset,save", toolbar_location="above",
+    )
+    figure.line([0, 1], [0, 1], line_dash="dashed", line_color="#555555",
+                legend_label="random (AUC 0.5)")
+    markers = []
+    for index, model in models:
+        color = _PALETTE[index % len(_PALETTE)]
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UndefinedMetricWarning)
+            roc = model.curve.roc()
+            fpr, tpr, auc = roc.fpr, roc.tpr, roc.auc()
+        if not (np.isnan(fpr).any() or np.isnan(tpr).any()):
+            keep = m4_reduce(fpr, tpr, 2 * PLOT_WIDTH)
+            figure.line(fpr[keep], tpr[keep], line_color=color, line_width=2,
+                        legend_label=f"{model.name}: ROC AUC = {_number(auc, 3)}")
+        marker = models_.ColumnDataSource({"x": [], "y": []})
+        figure.scatter("x", "y", source=marker, size=13, fill_color=color, line_color="black",
+                       line_width=1.5)
+        markers.append(marker)
+    legend = figure.legend[0]
+    figure.legend.click_policy = "hide"
+    figure.legend.label_text_font_size = "8pt"
+    figure.center = [r for r in figure.center if r is not legend]
+    figure.add_layout(legend, "below")
+    return figure, markers
+
+
+def _threshold_figure(bk: Any, model: ModelReport, color: str) -> tuple[Any, Any]:
+    """Precision, recall and F1 against the threshold, with the selected threshold's line."""
+    curve = model.curve
+    figure = bk.plotting.figure(
+        width=PLOT_WIDTH, height=260, x_axis_label="threshold (predict positive if score >= t)",
+        y_axis_label="value", y_range=(0, 1.02), title=f"{model.name}: against the threshold",
+        tools="pan,box_zoom,wheel_zoom,reset,save", toolbar_location="above",
+    )
+    t = curve.thresholds[::-1]
+    for name, dash in (("precision", "solid"), ("recall", "dashed"), ("f1", "dotdash")):
+        values = _quiet(curve, name)[::-1]
+        if t.shape[0]:
+            keep = m4_reduce(t, np.nan_to_num(values, nan=0.0), 2 * PLOT_WIDTH)
+            figure.step(t[keep], values[keep], mode="after", line_color=color, line_dash=dash,
+                        line_width=2, legend_label="F1" if name == "f1" else name)
+    span = bk.models.Span(location=None, dimension="height", line_color="black",
+                          line_width=1.5)
+    figure.add_layout(span)
+    figure.legend.location = "bottom_left"
+    figure.legend.label_text_font_size = "8pt"
+    return figure, span
+
+
+
+
+def _script() -> str:
+    """The page's shared script (assets/report.js), read from the package."""
+    from importlib.resources import files
+
+    return (files("prcurve.present") / "assets" / "report.js").read_text(encoding="utf-8")
+
+
+def _controls(bk: Any, meta: list[dict[str, Any]], sources: list[Any], markers: list[Any],
+              roc_markers: list[Any], spans: list[Any], tables: list[Any]
+              ) -> tuple[Any, Any, Any, Any]:
+    models_ = bk.models
+    every = [np.asarray(s.data["threshold"]) for s in sources]
+    union = np.unique(np.concatenate(every))[::-1] if every else np.zeros(0)
+    union_source = models_.ColumnDataSource({"threshold": np.ascontiguousarray(union)})
+    start = int(union.shape[0] // 2)
+    slider = models_.Slider(start=0, end=max(int(union.shape[0]) - 1, 1), value=start, step=1,
+                            title="operating point (thresholds from highest to lowest)",
+                            width=PLOT_WIDTH, name="threshold-slider", show_value=False)
+    mode = models_.Select(title="choose by", value="threshold", name="mode",
+                          options=[("threshold", "threshold (score >= t)"),
+                                   ("precision", "target precision (highest recall with "
+                                    "precision >= p)"),
+                                   ("recall", "target recall (highest precision with "
+                                    "recall >= r)")])
+    initial = float(union[start]) if union.shape[0] else 0.0
+    box = models_.TextInput(title="value", value=repr(initial), name="value", width=220)
+    args = {"meta": meta, "sources": sources, "union": union_source, "markers": markers,
+            "roc_markers": roc_markers, "spans": spans, "tables": tables, "slider": slider,
+            "mode": mode, "box": box}
+    from_slider = models_.CustomJS(args=args, code=_script() + """
+// A typed threshold moves the slider and is kept in its tags; a drag shows the slider's.
+const typed = slider.tags.length ? slider.tags[0] : null;
+slider.tags = [];
+const t = typed === null ? thresholds[slider.value] : typed;
+if (mode.value !== "threshold") mode.value = "threshold";
+if (typed === null) box.value = String(t);
+render("threshold", t);
+""")
+    from_box = models_.CustomJS(args=args, code=_script() + """
+const v = Number(box.value);
+if (box.value.trim() === "" || !Number.isFinite(v)) return;
+if (mode.value === "threshold" && thresholds.length && v <= thresholds[0]) {
+  // The slider's position: the lowest threshold of any model at or above v.
+  let lo = 0, hi = thresholds.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (thresholds[mid] >= v) lo = mid + 1; else hi = mid;
+  }
+  if (slider.value !== lo - 1) { slider.tags = [v]; slider.value = lo - 1; return; }
+}
+render(mode.value, v);
+""")
+    slider.js_on_change("value", from_slider)
+    box.js_on_change("value", from_box)
+    mode.js_on_change("value", from_box)
+    first = models_.CustomJS(args=args, code=_script() + """
+render("threshold", thresholds.length ? thresholds[slider.value] : 0.0);
+""")
+    return slider, mode, box, first
+
+
+_DIV_STYLE = """
+table { border-collapse: collapse; font-size: 12px; margin: 4px 0 10px 0; }
+th, td { border: 1px solid #ddd; padding: 2px 7px; text-align: right; }
+th { background: #f4f4f4; font-weight: 600; } td:first-child { text-align: left; }
+h1 { font-size: 22px; margin: 0 0 4px 0; } h2 { font-size: 17px; margin: 18px 0 4px 0; }
+h4 { margin: 6px 0 2px 0; font-size: 14px; }
+p { margin: 2px 0; } .prc-meta, .prc-where, .prc-note { color: #555; font-size: 12px; }
+"""
+
+_STYLE = """
+body { font-family: system-ui, -apple-system, 'Segoe UI', Roboto, sans-serif; margin: 24px;
+       color: #222; max-width: 1500px; }
+h1 { font-size: 1.5em; margin-bottom: 0.2em; } h2 { font-size: 1.2em; margin-top: 1.6em; }
+.prc-meta { color: #555; font-size: 0.9em; }
+"""
+
+
+def render_html(report: Report, *, title: str = "prcurve report") -> str:
+    """The report as one self-contained, interactive HTML page (Bokeh, inline resources).
+
+    Parameters
+    ----------
+    report : Report
+        The report to show; every number comes from its models' curves.
+    title : str, default "prcurve report"
+        The page title.
+
+    Returns
+    -------
+    str
+        The page: all scripts and styles inline, no request to any network.
+
+    Examples
+    --------
+    >>> from prcurve.present.report_build import evaluate
+    >>> from prcurve.present.html import render_html
+    >>> page = render_html(evaluate({"a": ([1, 0, 1, 0], [0.9, 0.8, 0.7, 0.6])}))
+    >>> page.startswith("<!DOCTYPE html>"), "https://" in page.split("<body")[0]
+    (True, False)
+    """
+    bk = _bokeh()
+    models_ = bk.models
+    built = [_model_state(bk, m, i) for i, m in enumerate(report.models)]
+    meta = [b[0] for b in built]
+    sources = [b[1] for b in built]
+    by_input: dict[str, list[tuple[int, ModelReport]]] = {}
+    for index, model in enumerate(report.models):
+        by_input.setdefault(model.input.name, []).append((index, model))
+    markers: list[Any] = [None] * len(report.models)
+    roc_markers: list[Any] = [None] * len(report.models)
+    spans: list[Any] = [None] * len(report.models)
+    sheet = models_.InlineStyleSheet(css=_DIV_STYLE)
+
+    def div(text: str, **kwargs: Any) -> Any:
+        return models_.Div(text=text, stylesheets=[sheet], **kwargs)
+
+    tables = [div("", name=f"model-{i}", width=330) for i in range(len(meta))]
+    pr_figures = []
+    for name, group in by_input.items():
+        figure, group_markers = _pr_figure(bk, group, f"PR curve: {name}",
+                                           report.settings.beta)
+        for (index, _), marker in zip(group, group_markers, strict=True):
+            markers[index] = marker
+        pr_figures.append(figure)
+        roc, group_roc_markers = _roc_figure(bk, group, f"ROC curve: {name}")
+        for (index, _), marker in zip(group, group_roc_markers, strict=True):
+            roc_markers[index] = marker
+        pr_figures.append(roc)
+    threshold_figures = []
+    for index, model in enumerate(report.models):
+        figure, span = _threshold_figure(bk, model, meta[index]["color"])
+        spans[index] = span
+        threshold_figures.append(figure)
+    slider, mode, box, initial = _controls(bk, meta, sources, markers, roc_markers, spans,
+                                           tables)
+    header = div(_header_html(report), width=1400)
+    table = div("<h2>Models side by side</h2>" + _comparison_table(report), width=1400,
+                name="comparison")
+    controls = bk.layouts.column(
+        div("<h2>Operating point</h2><p class='prc-meta'>Move the slider, or type a "
+            "threshold, a target precision or a target recall: every model's operating "
+            "point, confusion matrix and rates follow.</p>", width=1400),
+        bk.layouts.row(slider, mode, box),
+        bk.layouts.row(*tables) if tables else div(""),
+    )
+    layout = bk.layouts.column(
+        header, table,
+        div("<h2>Precision–recall and ROC curves</h2><p class='prc-meta'>Each input's PR "
+            "curve and, beside it, the ROC curve of the same counts.</p>"),
+        bk.layouts.gridplot(pr_figures, ncols=2, toolbar_location="right") if pr_figures
+        else div(""),
+        controls,
+        div("<h2>Against the threshold</h2>"),
+        bk.layouts.gridplot(threshold_figures, ncols=2, toolbar_location="right")
+        if threshold_figures else div(""),
+    )
+    document = bk.plotting.Document()
+    document.add_root(layout)
+    document.js_on_event("document_ready", initial)
+    page: str = bk.embed.file_html(document, resources=bk.resources.INLINE, title=title)
+    return page.replace("<head>", f"<head>\n<style>{_STYLE}</style>", 1)
+
+
+def _header_html(report: Report) -> str:
+    s = report.settings
+    curve = "exact" if s.bins is None else f"binned, {s.bins} equal-width bins"
+    lines = [
+        f"<h1>{html.escape('prcurve report')}</h1>",
+        f"<p class='prc-meta'>prcurve {html.escape(__version__)}; predicted positive: score "
+        f"&ge; threshold; tied scores are one operating point; curve: {curve}; headline AP "
+        f"method: {html.escape(s.ap_method)}. Definitions: docs/definitions.md.</p>",
+    ]
+    for summary in report.inputs:
+        if summary.path is None:
+            continue
+        lines.append(f"<p class='prc-meta'>input {html.escape(summary.name)}: "
+                     f"{html.escape(str(summary.format))}, {summary.rows} rows; label "
+                     f"{html.escape(repr(summary.label_column))}, positive = "
+                     f"{html.escape(repr(summary.positive_label))}</p>")
+    lines.extend(f"<p class='prc-meta'>note: {html.escape(n)}</p>" for n in report.notes)
+    return "\n".join(lines)

@@ -1,0 +1,542 @@
+"""Plots of precision–recall curves with matplotlib (imported when a plot is drawn).
+
+- :func:`plot_pr_curve` / :func:`plot_pr_curves`: each curve drawn as the step
+  function that the step AP measures (the area under the drawn line is
+  ``average_precision(method="step")``), the unachievable region of seed 004
+  shaded under the minimum PR curve ``p_min(r) = rπ / (1 − π + rπ)``
+  (Theorem 1), the random classifier's precision at the prevalence π, iso-F
+  contours, and each curve's best-F point marked with its threshold. Legend
+  entries carry the AP and its method.
+- precision, recall and F-beta against the threshold are in
+  :mod:`prcurve.present.threshold_plot`.
+
+Each returns the matplotlib objects it drew, so that they can be restyled or
+inspected. Nothing here computes a metric: the values are views of the
+:class:`~prcurve.PRCurve`.
+
+Examples
+--------
+>>> import matplotlib
+>>> matplotlib.use("Agg")
+>>> from prcurve import pr_curve
+>>> from prcurve.present.plot import plot_pr_curve
+>>> curve = pr_curve([1, 0, 1, 1, 0], [0.9, 0.8, 0.7, 0.4, 0.2])
+>>> drawn = plot_pr_curve(curve, label="model")
+>>> drawn.curves["model"].get_label()
+'model: AP (step) = 0.806'
+>>> drawn.baselines[0].get_ydata().tolist()
+[0.6, 0.6]
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, cast
+
+import numpy as np
+from numpy.typing import NDArray
+
+from prcurve.core.average_precision import APMethod
+from prcurve.core.curve import PRCurve
+from prcurve.errors import UndefinedMetricWarning
+from prcurve.present.labels import place_labels
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+    from matplotlib.collections import PolyCollection
+    from matplotlib.figure import Figure
+    from matplotlib.lines import Line2D
+    from matplotlib.text import Annotation, Text
+
+__all__ = [
+    "DPI",
+    "LOW_PREVALENCE",
+    "PR_FIGSIZE",
+    "PRPlot",
+    "close",
+    "group_by_prevalence",
+    "place_labels",
+    "plot_pr_curve",
+    "plot_pr_curves",
+    "plot_pr_curves_grid",
+    "pr_grid_size",
+    "svg_text",
+]
+
+F64 = NDArray[np.float64]
+
+DPI = 150
+"""Resolution of the report's PNG files (dots per inch)."""
+
+PR_FIGSIZE = (9.0, 6.0)
+"""Size in inches of a PR figure that prcurve creates (axes left, legend right)."""
+
+_ISO_F = (0.2, 0.4, 0.6, 0.8)
+_GREY = "0.45"
+
+LOW_PREVALENCE = 0.05
+"""Below this prevalence the unachievable region is a sliver: a zoomed inset shows it."""
+
+
+@dataclass
+class PRPlot:
+    """What :func:`plot_pr_curves` drew.
+
+    Attributes
+    ----------
+    figure, ax
+        The figure and the axes drawn on.
+    curves : dict of str to Line2D
+        Each curve's step line, by name. Its data are the curve's points:
+        x = (0, recall...), y = (precision[0], precision...), drawn with
+        ``drawstyle="steps-pre"``.
+    unachievable : list of PolyCollection
+        One shaded region per distinct prevalence, under p_min(r).
+    baselines : list of Line2D
+        One horizontal line per distinct prevalence, at the prevalence.
+    iso_f : list of Line2D
+        The iso-F contours.
+    best_points : dict of str to Line2D
+        Each curve's best-F marker.
+    best_labels : dict of str to Annotation
+        Each best point's label, placed where it overlaps no other label, marker,
+        note or the legend (with a leader line when it had to move away).
+    notes : list of Text
+        The minimum AP written on the plot, one per prevalence.
+    inset : Axes or None
+        At low prevalence, a zoom on the bottom of the plot where the
+        unachievable region and the random baseline lie.
+    """
+
+    figure: Figure
+    ax: Axes
+    curves: dict[str, Line2D] = field(default_factory=dict)
+    unachievable: list[PolyCollection] = field(default_factory=list)
+    baselines: list[Line2D] = field(default_factory=list)
+    iso_f: list[Line2D] = field(default_factory=list)
+    best_points: dict[str, Line2D] = field(default_factory=dict)
+    best_labels: dict[str, Annotation] = field(default_factory=dict)
+    notes: list[Text] = field(default_factory=list)
+    inset: Axes | None = None
+
+
+def _pyplot() -> Any:
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+def svg_text(figure: Figure) -> str:
+    """The figure as SVG text, the same bytes on every run (no date, fixed ids), for
+    notebooks and files.
+
+    Examples
+    --------
+    >>> from matplotlib.figure import Figure
+    >>> from prcurve.present.plot import svg_text
+    >>> svg_text(Figure()).lstrip().startswith("<?xml")
+    True
+    """
+    import io
+
+    import matplotlib
+
+    buffer = io.StringIO()
+    with matplotlib.rc_context({"svg.hashsalt": "prcurve"}):
+        figure.savefig(buffer, format="svg", metadata={"Date": None})
+    return buffer.getvalue()
+
+
+def close(figure: Figure) -> None:
+    """Release a figure that prcurve created (``matplotlib.pyplot.close``)."""
+    _pyplot().close(figure)
+
+
+def _min_precision(recall: F64, prevalence: float) -> F64:
+    """The minimum precision at each recall for this prevalence (seed 004, Theorem 1)."""
+    from prcurve.space.bounds import min_precision
+
+    return np.asarray(min_precision(recall, prevalence), dtype=np.float64)
+
+
+def _step_xy(curve: PRCurve) -> tuple[F64, F64]:
+    """The points of the step function whose area is the step AP.
+
+    Precision p_i holds on the recall interval (r_{i-1}, r_i]; drawn with
+    ``steps-pre`` from (0, p_0), so the area under the line is
+    sum_i (r_i - r_{i-1}) p_i. Thresholds where only negatives enter add a
+    vertical drop at their recall.
+    """
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UndefinedMetricWarning)
+        recall = curve.recall
+        precision = curve.precision
+    x = np.concatenate(([0.0], recall))
+    y = np.concatenate((precision[:1], precision))
+    return x, y
+
+
+def _iso_f_line(f: float, beta: float) -> tuple[F64, F64]:
+    """Points (r, p) with F-beta(p, r) = f: p = f r / ((1 + β²) r − β² f), p <= 1."""
+    b2 = beta * beta
+    r_start = b2 * f / (1.0 + b2 - f)  # where p = 1
+    r = np.linspace(r_start, 1.0, 200)
+    p = f * r / ((1.0 + b2) * r - b2 * f)
+    return r, p
+
+
+def _format_threshold(value: float) -> str:
+    return f"{value:.3g}"
+
+
+def _setup_pr_axes(ax: Axes) -> None:
+    ax.set_xlim(0.0, 1.0)
+    ax.set_ylim(0.0, 1.0)
+    ax.set_xlabel("Recall")
+    ax.set_ylabel("Precision")
+    ax.set_aspect("equal", adjustable="box")
+    ax.grid(True, color="0.9", linewidth=0.6)
+    ax.set_axisbelow(True)
+
+
+def plot_pr_curves(
+    curves: Mapping[str, PRCurve] | Sequence[PRCurve],
+    ax: Axes | None = None,
+    *,
+    ap_method: APMethod = "step",
+    beta: float = 1.0,
+    show_unachievable: bool = True,
+    show_baseline: bool = True,
+    iso_f: Sequence[float] = _ISO_F,
+    mark_best: bool = True,
+    legend: str | None = "outside",
+    title: str | None = "Precision–recall",
+    colors: Sequence[Any] | None = None,
+) -> PRPlot:
+    """Draw several PR curves on one axes, with the unachievable region and baselines.
+
+    Parameters
+    ----------
+    curves : mapping of name to PRCurve, or sequence of PRCurve
+        The curves; a sequence is named "curve 1", "curve 2", ...
+    ax : matplotlib Axes, optional
+        Where to draw; a new figure of :data:`PR_FIGSIZE` inches if None.
+    ap_method : str, default "step"
+        The AP method named in each legend entry.
+    beta : float, default 1.0
+        The F-beta of the iso-F contours and of the best point.
+    show_unachievable : bool, default True
+        Shade the unachievable region under p_min(r) = rπ / (1 − π + rπ),
+        once per distinct prevalence π (seed 004 recommends always showing it).
+    show_baseline : bool, default True
+        Draw the random classifier's precision, a horizontal line at π.
+    iso_f : sequence of float, default (0.2, 0.4, 0.6, 0.8)
+        Levels of the iso-F-beta contours; empty for none.
+    mark_best : bool, default True
+        Mark each curve's best-F-beta point and its threshold.
+    legend : str or None, default "outside"
+        "outside" puts the legend right of the axes and "below" under it, so
+        that it never covers a curve; any other string is a matplotlib ``loc``
+        inside the axes; None draws no legend.
+    title : str or None
+        The axes title.
+    colors : sequence, optional
+        One matplotlib color per curve; the default cycle otherwise.
+
+    Returns
+    -------
+    PRPlot
+
+    Examples
+    --------
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> from prcurve import pr_curve
+    >>> from prcurve.present.plot import plot_pr_curves
+    >>> a = pr_curve([1, 0, 1, 0], [0.9, 0.8, 0.7, 0.6])
+    >>> b = pr_curve([1, 0, 1, 0], [0.6, 0.9, 0.8, 0.7])
+    >>> drawn = plot_pr_curves({"a": a, "b": b}, ap_method="interpolated")
+    >>> sorted(drawn.curves), len(drawn.unachievable), len(drawn.iso_f)
+    (['a', 'b'], 1, 4)
+    >>> drawn.curves["a"].get_label()
+    'a: AP (interpolated) = 0.833'
+    """
+    named: dict[str, PRCurve] = (
+        dict(curves) if isinstance(curves, Mapping)
+        else {f"curve {i + 1}": c for i, c in enumerate(curves)}
+    )
+    if ax is None:
+        figure = _pyplot().figure(figsize=PR_FIGSIZE, layout="constrained")
+        ax = figure.add_subplot()
+    else:
+        figure = ax.get_figure()
+    drawn = PRPlot(figure=figure, ax=ax)
+    _setup_pr_axes(ax)
+    if title:
+        ax.set_title(title)
+
+    prevalences: list[float] = []
+    for curve in named.values():
+        pi = curve.prevalence
+        if math.isfinite(pi) and not any(math.isclose(pi, q, rel_tol=1e-12) for q in prevalences):
+            prevalences.append(pi)
+    prevalences.sort(reverse=True)
+
+    r = np.linspace(0.0, 1.0, 401)
+    # Regions nest (p_min grows with π): the smaller ones are drawn darker, on top.
+    shades = ("0.6", "0.35", "0.2")
+    dashes: tuple[Any, ...] = ((0, (5, 3)), (0, (1.5, 1.5)), (0, (8, 2, 2, 2)))
+    for k, pi in enumerate(prevalences):
+        suffix = f" (π = {pi:.3g})"
+        if show_unachievable:
+            region = ax.fill_between(
+                r, 0.0, _min_precision(r, pi), facecolor=shades[k % 3], alpha=0.3,
+                edgecolor="0.35", linewidth=0.8,
+                label=f"unachievable region{suffix}", zorder=1,
+            )
+            region.set_gid(f"unachievable-{k}")
+            drawn.unachievable.append(region)
+        if show_baseline:
+            (line,) = ax.plot([0.0, 1.0], [pi, pi], linestyle=dashes[k % 3], color="0.25",
+                              linewidth=1.0, label=f"random classifier{suffix}", zorder=2)
+            line.set_gid(f"baseline-{k}")
+            drawn.baselines.append(line)
+
+    name_f = f"F{beta:g}"
+    for f in iso_f:
+        rr, pp = _iso_f_line(float(f), beta)
+        (line,) = ax.plot(rr, pp, color="0.75", linewidth=0.8, linestyle=":", zorder=1)
+        line.set_gid(f"iso-f-{f:g}")
+        ax.annotate(f"{name_f}={f:g}", xy=(float(rr[-1]), float(pp[-1])), xytext=(-2, 3),
+                    textcoords="offset points", ha="right", va="bottom", fontsize=7,
+                    color="0.5")
+        drawn.iso_f.append(line)
+
+    cycle = colors or _pyplot().rcParams["axes.prop_cycle"].by_key()["color"]
+    for i, (name, curve) in enumerate(named.items()):
+        color = cycle[i % len(cycle)]
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UndefinedMetricWarning)
+            ap = curve.average_precision(ap_method)
+            best = curve.best_f(beta)
+        x, y = _step_xy(curve)
+        # clip_on=False: every point lies in [0, 1]^2, and a line at precision 1 or
+        # recall 1 would otherwise be half hidden by the frame.
+        (line,) = ax.plot(x, y, drawstyle="steps-pre", color=color, linewidth=1.6,
+                          label=f"{name}: AP ({ap_method}) = {ap:.3f}", zorder=3, clip_on=False)
+        line.set_gid(f"curve-{i}")
+        drawn.curves[name] = line
+        if mark_best and math.isfinite(best.value):
+            (point,) = ax.plot([best.recall], [best.precision], marker="o", markersize=6,
+                               markerfacecolor=color, markeredgecolor="black",
+                               markeredgewidth=0.8, linestyle="none", zorder=4,
+                               label=f"_best {name}", clip_on=False)
+            point.set_gid(f"best-{i}")
+            label = ax.annotate(
+                f"best {name_f} {best.value:.2f}\nt = {_format_threshold(best.threshold)}",
+                xy=(best.recall, best.precision), xytext=(-8, -8), textcoords="offset points",
+                ha="right", va="top", fontsize=7, color=color,
+                bbox={"boxstyle": "round,pad=0.15", "facecolor": "white", "alpha": 0.85,
+                      "edgecolor": "none"},
+                zorder=5, annotation_clip=False,
+            )
+            label.set_in_layout(False)  # placed after the layout, outside of it
+            label.set_gid(f"best-label-{i}")
+            drawn.best_points[name] = point
+            drawn.best_labels[name] = label
+
+    if show_unachievable:
+        if prevalences and min(prevalences) < LOW_PREVALENCE:
+            drawn.inset = _low_prevalence_inset(drawn, named, min(prevalences))
+        _write_minimum_ap(drawn, named, prevalences, ap_method)
+    if legend == "outside":
+        ax.legend(loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0.0,
+                  fontsize=8, frameon=False)
+    elif legend == "below":
+        ax.set_anchor("N")  # the square axes at the top of its slot, the legend under it
+        ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.1), borderaxespad=0.0,
+                  fontsize=8, frameon=False)
+    elif legend is not None:
+        ax.legend(loc=cast(Any, legend), fontsize=8)
+    place_labels([drawn])
+    return drawn
+
+
+def _write_minimum_ap(drawn: PRPlot, curves: Mapping[str, PRCurve], prevalences: list[float],
+                      ap_method: APMethod) -> None:
+    """Write each prevalence's minimum AP on the plot (Boyd et al.: the region's size).
+
+    In the lower right corner, inside the unachievable region where no curve can
+    pass; for the prevalence of a low-prevalence inset, in the inset's title.
+    """
+    from prcurve.space.bounds import min_average_precision
+
+    lines = []
+    for pi in prevalences:
+        curve = next(c for c in curves.values() if math.isclose(c.prevalence, pi, rel_tol=1e-12))
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", UndefinedMetricWarning)
+                minimum = float(min_average_precision(curve.n_pos, curve.n_neg, ap_method))
+        except ValueError:  # e.g. the step minimum of non-integer weights
+            continue
+        text = f"min AP ({ap_method}) at π = {pi:.3g}: {minimum:.3g}"
+        if drawn.inset is not None and pi == min(prevalences):
+            title = drawn.inset.get_title()
+            drawn.inset.set_title(f"{title}\n{text}", fontsize=7, pad=2)
+            drawn.notes.append(drawn.inset.title)
+        else:
+            lines.append(text)
+    if lines:
+        note = drawn.ax.text(0.985, 0.015, "\n".join(lines), transform=drawn.ax.transAxes,
+                             ha="right", va="bottom", fontsize=7, color="0.3", zorder=6,
+                             bbox={"boxstyle": "round,pad=0.2", "facecolor": "white",
+                                   "alpha": 0.85, "edgecolor": "0.8"})
+        note.set_gid("minimum-ap")
+        drawn.notes.append(note)
+
+
+_INSET_SIZE = 0.36  # of the axes, each side
+_CORNERS = ((0.62, 0.58), (0.04, 0.06), (0.62, 0.2), (0.3, 0.58))  # lower-left (x0, y0)
+
+
+def _low_prevalence_inset(drawn: PRPlot, curves: Mapping[str, PRCurve], pi: float) -> Axes:
+    """A zoom on precision in [0, 6π]: the unachievable region and the baseline, readable.
+
+    Placed where the curves leave the most room (the fewest curve points inside).
+    """
+    ax = drawn.ax
+    top = min(1.0, 6.0 * pi)
+    points = [np.column_stack(_step_xy(c)) for c in curves.values() if len(c)]
+    every = np.concatenate(points) if points else np.zeros((0, 2))
+
+    def crowding(corner: tuple[float, float]) -> int:
+        x0, y0 = corner
+        inside = ((every[:, 0] >= x0) & (every[:, 0] <= x0 + _INSET_SIZE)
+                  & (every[:, 1] >= y0) & (every[:, 1] <= y0 + _INSET_SIZE))
+        return int(np.count_nonzero(inside))
+
+    x0, y0 = min(_CORNERS, key=crowding)
+    inset = ax.inset_axes((x0, y0, _INSET_SIZE, _INSET_SIZE))
+    inset.set_gid("low-prevalence-inset")
+    r = np.linspace(0.0, 1.0, 401)
+    inset.fill_between(r, 0.0, _min_precision(r, pi), facecolor="0.6", alpha=0.3,
+                       edgecolor="0.35", linewidth=0.8)
+    inset.plot([0.0, 1.0], [pi, pi], linestyle=(0, (5, 3)), color="0.25", linewidth=1.0)
+    for line in drawn.curves.values():
+        inset.plot(line.get_xdata(), line.get_ydata(), drawstyle="steps-pre",
+                   color=line.get_color(), linewidth=1.0)
+    inset.set_xlim(0.0, 1.0)
+    inset.set_ylim(0.0, top)
+    inset.tick_params(labelsize=6, length=2, pad=1)
+    inset.set_title(f"zoom: precision ≤ {top:.2g}", fontsize=7, pad=2)
+    inset.set_facecolor("white")
+    inset.set_zorder(5)
+    return inset
+
+
+def group_by_prevalence(curves: Mapping[str, PRCurve]) -> list[dict[str, PRCurve]]:
+    """The curves in groups of equal prevalence (to 1e-12), in order of first appearance.
+
+    Curves of different prevalence have different unachievable regions and
+    baselines (seed 004), so the report draws each group on its own axes.
+
+    Examples
+    --------
+    >>> from prcurve import pr_curve
+    >>> from prcurve.present.plot import group_by_prevalence
+    >>> groups = group_by_prevalence({"a": pr_curve([1, 0], [0.9, 0.1]),
+    ...                               "b": pr_curve([1, 0, 0], [0.9, 0.5, 0.1]),
+    ...                               "c": pr_curve([0, 1], [0.3, 0.2])})
+    >>> [sorted(g) for g in groups]
+    [['a', 'c'], ['b']]
+    """
+    groups: list[tuple[float, dict[str, PRCurve]]] = []
+    for name, curve in curves.items():
+        pi = curve.prevalence
+        for key, members in groups:
+            if math.isclose(pi, key, rel_tol=1e-12) or (math.isnan(pi) and math.isnan(key)):
+                members[name] = curve
+                break
+        else:
+            groups.append((pi, {name: curve}))
+    return [members for _, members in groups]
+
+
+def pr_grid_size(n_panels: int, ncols: int = 2) -> tuple[float, float]:
+    """The size in inches of :func:`plot_pr_curves_grid`'s figure for ``n_panels`` panels."""
+    n = max(n_panels, 1)
+    cols = min(ncols, n)
+    return (6.5 * cols, 7.6 * math.ceil(n / cols))
+
+
+def plot_pr_curves_grid(
+    groups: Sequence[Mapping[str, PRCurve]],
+    *,
+    titles: Sequence[str] | None = None,
+    ncols: int = 2,
+    figure: Figure | None = None,
+    **kwargs: Any,
+) -> list[PRPlot]:
+    """One :func:`plot_pr_curves` panel per group of curves, legends below the panels.
+
+    Use it with :func:`group_by_prevalence`, so that each panel shows one
+    unachievable region and one baseline.
+
+    Examples
+    --------
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> from prcurve import pr_curve
+    >>> from prcurve.present.plot import group_by_prevalence, plot_pr_curves_grid
+    >>> curves = {"a": pr_curve([1, 0], [0.9, 0.1]), "b": pr_curve([1, 0, 0], [0.9, 0.5, 0.1])}
+    >>> panels = plot_pr_curves_grid(group_by_prevalence(curves))
+    >>> [len(p.unachievable) for p in panels], panels[0].figure is panels[1].figure
+    ([1, 1], True)
+    """
+    n = max(len(groups), 1)
+    cols = min(ncols, n)
+    rows = math.ceil(n / cols)
+    size = pr_grid_size(len(groups), ncols)
+    if figure is None:
+        figure = _pyplot().figure(figsize=size, layout="constrained")
+    else:
+        figure.set_size_inches(size)
+    axes = figure.subplots(rows, cols, squeeze=False)
+    kwargs.setdefault("legend", "below")
+    default_title = kwargs.pop("title", None)
+    drawn = []
+    for k, group in enumerate(groups):
+        title = titles[k] if titles is not None else default_title
+        drawn.append(plot_pr_curves(group, axes[k // cols][k % cols], title=title, **kwargs))
+    for k in range(len(groups), rows * cols):
+        figure.delaxes(axes[k // cols][k % cols])
+    place_labels(drawn)  # again, now that every panel and legend is laid out
+    return drawn
+
+
+def plot_pr_curve(
+    curve: PRCurve,
+    ax: Axes | None = None,
+    *,
+    label: str = "model",
+    **kwargs: Any,
+) -> PRPlot:
+    """Draw one PR curve; the keywords are those of :func:`plot_pr_curves`.
+
+    This is what ``PRCurve.plot(ax=None, ...)`` calls.
+
+    Examples
+    --------
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> from prcurve import pr_curve
+    >>> from prcurve.present.plot import plot_pr_curve
+    >>> drawn = plot_pr_curve(pr_curve([1, 0, 1], [0.9, 0.5, 0.1]), label="m")
+    >>> drawn.curves["m"].get_xdata().tolist(), drawn.curves["m"].get_ydata().tolist()
+    ([0.0, 0.5, 0.5, 1.0], [1.0, 1.0, 0.5, 0.6666666666666666])
+    """
+    return plot_pr_curves({label: curve}, ax, **kwargs)

@@ -1,0 +1,455 @@
+"""The report of ``prcurve report``: every number for every model, with its method.
+
+A :class:`Report` holds, for each model (one score column of one input), its
+:class:`~prcurve.PRCurve` and the numbers read off it: average precision in
+every named method, the Davis–Goadrich area, the minimum AP and AUCNPR of the
+unachievable region, the best F-beta threshold, precision at a recall level
+and recall at a precision level, each with its threshold. It computes nothing
+itself: every number comes from a view of the curve
+(:mod:`prcurve.present.report_build` reads them off), and this module only
+arranges and formats them (plain text, rich tables, JSON, CSV, files).
+
+``report.json`` follows the schema :data:`REPORT_SCHEMA`, documented in
+docs/report.md.
+
+Examples
+--------
+>>> import numpy as np
+>>> from prcurve.present.report import ReportSettings
+>>> from prcurve.present.report_build import evaluate
+>>> rng = np.random.default_rng(0)
+>>> y = np.r_[np.ones(300, bool), np.zeros(500, bool)]
+>>> s = np.r_[rng.normal(0, 1, 300), rng.normal(-2, 1, 500)]
+>>> report = evaluate({"model": (y, s)}, ReportSettings(ap_method="step"))
+>>> model = report.models[0]
+>>> model.values["ap"]["method"], round(model.values["ap"]["value"], 4)
+('step', 0.8885)
+>>> model.values["best_f"]["beta"], model.values["prevalence"]
+(1.0, 0.375)
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+import warnings
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from prcurve._version import __version__
+from prcurve.core.average_precision import AP_METHODS, APMethod
+from prcurve.core.curve import PRCurve
+from prcurve.core.table import Table
+from prcurve.errors import UndefinedMetricWarning
+from prcurve.present import report_text
+from prcurve.validation.files import bad_fail_under, metric_not_available
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
+    from rich.console import Console
+    from rich.table import Table as RichTable
+
+    from prcurve.io import LoadedInput
+    from prcurve.io.stream import StreamedInput
+
+__all__ = [
+    "FAIL_UNDER_METRICS",
+    "REPORT_SCHEMA",
+    "InputSummary",
+    "ModelReport",
+    "Report",
+    "ReportSettings",
+    "parse_fail_under",
+]
+
+REPORT_SCHEMA = "prcurve.report/1"
+
+
+F64 = NDArray[np.float64]
+
+
+FAIL_UNDER_METRICS: tuple[str, ...] = (
+    "ap",
+    *(f"ap_{m}" for m in AP_METHODS),
+    "aucpr",
+    "normalized_ap",
+    "aucnpr",
+    "best_f",
+    "precision_at_recall",
+    "recall_at_precision",
+)
+
+
+@dataclass(frozen=True)
+class ReportSettings:
+    """What the report computes.
+
+    ``ap_method`` names the headline AP (every method is in report.json);
+    ``beta`` the F-beta of the best threshold; ``bins`` None for the exact
+    curve or a number of equal-width bins over the observed scores;
+    ``recall_level`` and ``precision_level`` the levels of "precision at
+    recall" and "recall at precision".
+
+    ``ci_level`` is the level of the headline AP's stratified bootstrap
+    interval (None: no interval) from ``resamples`` resamples drawn with
+    ``seed``; ``ci_max_cells`` skips it, with a note, for states with more
+    cells than that (the bootstrap's cost grows with them: about 10^5 cells
+    and 1000 resamples take a few seconds on one core); None computes it always.
+    """
+
+    ap_method: APMethod = "step"
+    beta: float = 1.0
+    bins: int | None = None
+    recall_level: float = 0.9
+    precision_level: float = 0.9
+    ci_level: float | None = 0.95
+    resamples: int = 1000
+    seed: int = 0
+    ci_max_cells: int | None = 100_000
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "ap_method": self.ap_method,
+            "beta": self.beta,
+            "curve": "exact" if self.bins is None else "binned",
+            "bins": self.bins,
+            "recall_level": self.recall_level,
+            "precision_level": self.precision_level,
+            # Added within prcurve.report/1 (docs/report.md).
+            "ci_level": self.ci_level,
+            "resamples": self.resamples,
+            "seed": self.seed,
+        }
+
+
+@dataclass(frozen=True)
+class InputSummary:
+    """Where a model's data came from (an input file, or arrays)."""
+
+    name: str
+    path: str | None = None
+    format: str | None = None
+    rows: int | None = None
+    label_column: str | None = None
+    label_chosen: str | None = None
+    positive_label: Any = None
+    weight_column: str | None = None
+    scores_chosen: str | None = None
+    skipped_columns: tuple[str, ...] = ()
+    engine: str = "memory"
+    files: int | None = None
+    batches: int | None = None
+
+    @classmethod
+    def of(cls, source: LoadedInput | StreamedInput) -> InputSummary:
+        """The summary of a loaded (in-memory) or streamed input."""
+        streamed = getattr(source, "batches", None) is not None
+        several_files = streamed and getattr(source, "files", 1) != 1
+        return cls(
+            name=source.path if several_files else Path(source.path).name,
+            path=source.path,
+            format=source.format,
+            rows=source.n_rows,
+            label_column=source.label_column,
+            label_chosen=source.label_chosen,
+            positive_label=source.positive_label,
+            weight_column=source.weight_column,
+            scores_chosen=source.scores_chosen,
+            skipped_columns=tuple(source.skipped_columns),
+            engine=getattr(source, "engine", "memory"),
+            files=getattr(source, "files", None),
+            batches=getattr(source, "batches", None),
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        positive = self.positive_label
+        if isinstance(positive, np.generic):
+            positive = positive.item()
+        return {
+            "name": self.name,
+            "path": self.path,
+            "format": self.format,
+            "rows": self.rows,
+            "label_column": self.label_column,
+            "label_column_chosen": self.label_chosen,
+            "positive_label": positive,
+            "weight_column": self.weight_column,
+            "score_columns_chosen": self.scores_chosen,
+            "skipped_columns": list(self.skipped_columns),
+            # Added in prcurve.report/1 for streamed and Dask inputs only (docs/report.md).
+            **({"engine": self.engine, "files": self.files, "batches": self.batches}
+               if self.engine != "memory" else {}),
+        }
+
+
+@dataclass(frozen=True)
+class ModelReport:
+    """One model: its curve and its numbers (``values``, the JSON-ready layout)."""
+
+    name: str
+    input: InputSummary
+    score_column: str | None
+    curve: PRCurve
+    values: dict[str, Any]
+    curve_file: str = ""
+
+
+def _safe_file_name(name: str) -> str:
+    return re.sub(r"[^A-Za-z0-9._-]+", "_", name).strip("._") or "model"
+
+
+@dataclass(frozen=True)
+class Report:
+    """The numbers of every model, and their formats (text, rich, JSON, CSV, files)."""
+
+    settings: ReportSettings
+    inputs: list[InputSummary]
+    models: list[ModelReport]
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def schema(self) -> str:
+        """The version of report.json's layout, :data:`REPORT_SCHEMA`."""
+        return REPORT_SCHEMA
+
+    # -- JSON -------------------------------------------------------------------------------
+
+    def to_dict(self, files: Sequence[str] = ()) -> dict[str, Any]:
+        """The report as report.json's layout (schema :data:`REPORT_SCHEMA`)."""
+        return {
+            "schema": REPORT_SCHEMA,
+            "prcurve_version": __version__,
+            "settings": self.settings.to_dict(),
+            "conventions": {
+                "predicted_positive": "score >= threshold",
+                "ties": "tied scores are one operating point",
+                "undefined": "null, with a note saying why",
+                "definitions": "docs/definitions.md",
+            },
+            "inputs": [i.to_dict() for i in self.inputs],
+            "models": [
+                {
+                    "name": m.name,
+                    "input": m.input.name,
+                    "score_column": m.score_column,
+                    **m.values,
+                    "curve_file": m.curve_file or None,
+                }
+                for m in self.models
+            ],
+            "files": list(files),
+            "notes": list(self.notes),
+        }
+
+    def to_json(self, files: Sequence[str] = ()) -> str:
+        """report.json's text: indented, NaN never written (undefined is null)."""
+        return json.dumps(self.to_dict(files), indent=2, allow_nan=False) + "\n"
+
+    # -- text, tables and CSV (prcurve.present.report_text) -----------------------------
+
+    def rows(self, model: ModelReport) -> list[tuple[str, str, str, str]]:
+        """The table of one model: (metric, value, threshold, operating point)."""
+        return report_text.rows(self, model)
+
+    def comparison_table(self, *, every_method: bool = False) -> Table:
+        """The models side by side (:func:`prcurve.present.report_text.comparison_table`)."""
+        return report_text.comparison_table(self, every_method=every_method)
+
+    def header_lines(self) -> list[str]:
+        return report_text.header_lines(self)
+
+    def to_text(self) -> str:
+        """Plain, stable text: the models side by side, then one table per model."""
+        return report_text.to_text(self)
+
+    def rich_tables(self) -> list[RichTable]:
+        """One rich table per model (for a terminal)."""
+        return report_text.rich_tables(self)
+
+    def print_rich(self, console: Console) -> None:
+        """Print the header, the comparison and the rich tables to ``console``."""
+        report_text.print_rich(self, console)
+
+    def csv_rows(self) -> list[dict[str, Any]]:
+        """One flat row per model; an empty cell is undefined or not available."""
+        return report_text.csv_rows(self)
+
+    def to_csv(self) -> str:
+        return report_text.to_csv(self)
+
+    # -- fail-under ------------------------------------------------------------------------
+
+    def metric(self, model: ModelReport, name: str) -> tuple[float | None, str]:
+        """The value of a ``--fail-under`` metric for one model and its full name."""
+        v = model.values
+        method = self.settings.ap_method
+        if name == "ap":
+            return v["ap"]["value"], f"AP ({method})"
+        if name.startswith("ap_"):
+            return v["average_precision"][name[3:]], f"AP ({name[3:]})"
+        if name == "aucpr":
+            return v["aucpr"]["value"], "AUCPR (davis_goadrich)"
+        if name in ("aucnpr", "normalized_ap"):
+            entry = v[name]
+            if entry["value"] is None and entry.get("note", "").startswith("not available"):
+                raise metric_not_available("--fail-under", name, entry["note"])
+            label = ("AUCNPR (davis_goadrich)" if name == "aucnpr"
+                     else f"normalized AP ({method})")
+            return entry["value"], label
+        if name == "best_f":
+            return v["best_f"]["value"], f"best F{self.settings.beta:g}"
+        if name == "precision_at_recall":
+            entry = v[name]
+            return entry["value"], f"precision at recall >= {entry['level']:g}"
+        entry = v["recall_at_precision"]
+        return entry["value"], f"recall at precision >= {entry['level']:g}"
+
+    def failures(self, gates: Sequence[tuple[str, float]]) -> list[str]:
+        """One line per (model, gate) that fails: value below the bound, or undefined."""
+        lines = []
+        for name, bound in gates:
+            for model in self.models:
+                value, label = self.metric(model, name)
+                if value is None:
+                    lines.append(f"model {model.name}: {label} is undefined, below {bound:g} "
+                                 f"(--fail-under {name}={bound:g})")
+                elif value < bound:
+                    lines.append(f"model {model.name}: {label} = {value:.6g} < {bound:g} "
+                                 f"(--fail-under {name}={bound:g})")
+        return lines
+
+    # -- files -----------------------------------------------------------------------------
+
+    def to_html(self, *, title: str = "prcurve report") -> str:
+        """The report as one self-contained, interactive HTML page
+        (:func:`prcurve.present.html.render_html`; needs bokeh, in the ``report`` extra)."""
+        from prcurve.present.html import render_html
+
+        return render_html(self, title=title)
+
+    def write(self, out_dir: str | Path, *, plots: bool = True) -> list[Path]:
+        """Write report.json, curve_<model>.csv and, with ``plots``, pr_curve.png/.svg,
+        threshold.png and the interactive report.html.
+
+        Returns the paths written, report.json last.
+        """
+        folder = Path(out_dir)
+        written: list[Path] = []
+        names: set[str] = set()
+        models = []
+        for model in self.models:
+            stem = _safe_file_name(model.name)
+            candidate, k = stem, 2
+            while candidate in names:
+                candidate, k = f"{stem}_{k}", k + 1
+            names.add(candidate)
+            path = folder / f"curve_{candidate}.csv"
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", UndefinedMetricWarning)
+                table = model.curve.to_table(("threshold", "precision", "recall", "tp", "fp",
+                                              "f1"))
+            path.write_text(table.to_csv())
+            written.append(path)
+            models.append(ModelReport(model.name, model.input, model.score_column, model.curve,
+                                      model.values, curve_file=path.name))
+        final = Report(self.settings, self.inputs, models, self.notes)
+        if plots:
+            written.extend(self._write_plots(folder))
+            page = folder / "report.html"
+            page.write_text(final.to_html(), encoding="utf-8")
+            written.append(page)
+        report_path = folder / "report.json"
+        names_written = [p.name for p in written] + [report_path.name]
+        report_path.write_text(final.to_json(files=names_written))
+        written.append(report_path)
+        return written
+
+    def _repr_html_(self) -> str:
+        """Notebook display: the header, the models side by side and the PR plot (SVG).
+
+        The interactive page is :meth:`to_html`; this needs no script to show."""
+        import html
+
+        parts = [f"<p>{html.escape(line)}</p>" for line in self.header_lines()]
+        parts.append(self.comparison_table().to_html(digits=None, caption="models"))
+        try:
+            from prcurve.present.plot import svg_text
+
+            parts.append(svg_text(self.pr_figure()))
+        except ImportError:  # no matplotlib: the numbers alone
+            parts.append("<p>(install matplotlib to see the plot)</p>")
+        return "\n".join(parts)
+
+    def pr_figure(self) -> Figure:
+        """The report's PR figure (pr_curve.png): one panel per prevalence, each with its
+        unachievable region (matplotlib, imported here)."""
+        # Figures built without pyplot: no GUI backend, no global state, nothing to close.
+        from matplotlib.figure import Figure
+
+        from prcurve.present import plot
+
+        curves = {m.name: m.curve for m in self.models}
+        groups = plot.group_by_prevalence(curves)
+        style = {"ap_method": self.settings.ap_method, "beta": self.settings.beta}
+        if len(groups) == 1:
+            figure = Figure(figsize=plot.PR_FIGSIZE, layout="constrained")
+            plot.plot_pr_curves(curves, figure.add_subplot(), **style)  # type: ignore[arg-type]
+            return figure
+        inputs = {m.name: m.input.name for m in self.models}
+        titles = []
+        for group in groups:
+            names = ", ".join(dict.fromkeys(inputs[name] for name in group))
+            titles.append(f"{names} (π = {next(iter(group.values())).prevalence:.3g})")
+        figure = Figure(layout="constrained")
+        plot.plot_pr_curves_grid(groups, titles=titles, figure=figure,
+                                 **style)  # type: ignore[arg-type]
+        return figure
+
+    def _write_plots(self, folder: Path) -> list[Path]:
+        # Figures built without pyplot: no GUI backend, no global state, nothing to close.
+        from matplotlib.figure import Figure
+
+        from prcurve.present import plot
+        from prcurve.present.threshold_plot import plot_thresholds_grid
+
+        curves = {m.name: m.curve for m in self.models}
+        written = []
+        figure = self.pr_figure()
+        path = folder / "pr_curve.png"
+        figure.savefig(path, dpi=plot.DPI)
+        written.append(path)
+        path = folder / "pr_curve.svg"
+        path.write_text(plot.svg_text(figure), encoding="utf-8")  # the same bytes every run
+        written.append(path)
+        grid = plot_thresholds_grid(curves, beta=self.settings.beta,
+                                         figure=Figure(layout="constrained"))
+        path = folder / "threshold.png"
+        grid.savefig(path, dpi=plot.DPI)
+        written.append(path)
+        return written
+
+
+def parse_fail_under(text: str) -> tuple[str, float]:
+    """``METRIC=VALUE`` as (metric, value); the metric one of :data:`FAIL_UNDER_METRICS`.
+
+    Examples
+    --------
+    >>> from prcurve.present.report import parse_fail_under
+    >>> parse_fail_under("ap=0.8"), parse_fail_under("ap_davis_goadrich = 0.75")
+    (('ap', 0.8), ('ap_davis_goadrich', 0.75))
+    """
+    metric, sep, number = text.partition("=")
+    metric = metric.strip()
+    try:
+        value = float(number)
+    except ValueError:
+        raise bad_fail_under(text, FAIL_UNDER_METRICS) from None
+    if not sep or metric not in FAIL_UNDER_METRICS or not math.isfinite(value):
+        raise bad_fail_under(text, FAIL_UNDER_METRICS)
+    return metric, value

@@ -1,0 +1,344 @@
+"""From curves and inputs to a :class:`~prcurve.present.report.Report`: every number read off.
+
+Each model's numbers come from views of its :class:`~prcurve.PRCurve`: AP in
+every named method, the Davis–Goadrich area, the unachievable region's minimum
+AP and AUCNPR (:mod:`prcurve.space.bounds`), the best F-beta threshold, and
+precision at a recall and recall at a precision. Undefined values become None
+with a note saying why, never a silent number.
+
+Examples
+--------
+>>> import numpy as np
+>>> from prcurve.present.report import ReportSettings
+>>> from prcurve.present.report_build import evaluate
+>>> rng = np.random.default_rng(0)
+>>> y = np.r_[np.ones(300, bool), np.zeros(500, bool)]
+>>> s = np.r_[rng.normal(0, 1, 300), rng.normal(-2, 1, 500)]
+>>> report = evaluate({"model": (y, s)}, ReportSettings(ap_method="step"))
+>>> round(report.models[0].values["ap"]["value"], 4)
+0.8885
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, cast
+
+import numpy as np
+
+from prcurve.core.average_precision import AP_METHODS, APMethod
+from prcurve.core.curve import OperatingPoint, PRCurve
+from prcurve.errors import UndefinedMetricWarning
+from prcurve.present.report import InputSummary, ModelReport, Report, ReportSettings
+from prcurve.space import bounds
+from prcurve.space.intervals import bootstrap_average_precision
+from prcurve.space.multiclass import pr_curve
+
+if TYPE_CHECKING:
+    from prcurve.io import LoadedInput, ScoredColumn
+    from prcurve.io.stream import StreamedCounts, StreamedInput
+
+__all__ = ["build_report", "build_streamed_report", "evaluate", "model_names", "report"]
+
+
+
+
+_BOUNDS_SOURCE = "Boyd et al. (2012), Unachievable region in precision-recall space"
+
+
+def _number(value: float) -> float | None:
+    """A JSON number; None for NaN (undefined)."""
+    return None if math.isnan(value) else float(value)
+
+
+def _point(point: OperatingPoint, **extra: Any) -> dict[str, Any]:
+    return {
+        **extra,
+        "value": _number(point.value),
+        "threshold": _number(point.threshold),
+        "precision": _number(point.precision),
+        "recall": _number(point.recall),
+    }
+
+
+def _bounds_values(
+    curve: PRCurve, ap_method: APMethod, ap: float, aucpr: float
+) -> dict[str, dict[str, Any]]:
+    """The minimum AP, normalized AP, minimum AUCPR and AUCNPR for this curve's classes.
+
+    They come from :mod:`prcurve.space.bounds` (seed 004). A value the bounds
+    cannot give (the step minimum of non-integer weights) is None with the reason.
+    """
+    out: dict[str, dict[str, Any]] = {
+        "min_ap": {"method": ap_method, "value": None},
+        "normalized_ap": {"method": ap_method, "value": None},
+        "min_aucpr": {"method": "davis_goadrich", "value": None},
+        "aucnpr": {"method": "davis_goadrich", "value": None},
+    }
+    def attempt(key: str, compute: Callable[[], float], source: str) -> None:
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", UndefinedMetricWarning)
+                value = _number(float(compute()))
+        except ValueError as error:  # InvalidInputError included
+            out[key]["note"] = f"not available: {error}"
+            return
+        out[key]["value"] = value
+        out[key]["source"] = source
+        if value is None:
+            out[key]["note"] = "undefined"
+
+    n_pos, n_neg, pi = curve.n_pos, curve.n_neg, curve.prevalence
+    attempt("min_ap", lambda: bounds.min_average_precision(n_pos, n_neg, ap_method),
+            f"prcurve.space.bounds.min_average_precision; {_BOUNDS_SOURCE}")
+    attempt("normalized_ap",
+            lambda: bounds.normalized_average_precision(ap, n_pos, n_neg, ap_method),
+            f"(AP - min AP) / (1 - min AP), prcurve.space.bounds.normalized_average_precision; "
+            f"{_BOUNDS_SOURCE}")
+    attempt("min_aucpr", lambda: bounds.min_aucpr(pi),
+            f"prcurve.space.bounds.min_aucpr, Theorem 2; {_BOUNDS_SOURCE}")
+    attempt("aucnpr", lambda: bounds.aucnpr(aucpr, pi),
+            f"(AUCPR - min AUCPR) / (1 - min AUCPR), prcurve.space.bounds.aucnpr, Eq. 3; "
+            f"{_BOUNDS_SOURCE}")
+    return out
+
+
+def _interval_values(curve: PRCurve, settings: ReportSettings) -> dict[str, Any] | None:
+    """The headline AP's stratified bootstrap interval, or why there is none."""
+    if settings.ci_level is None:
+        return None
+    method = settings.ap_method
+    entry: dict[str, Any] = {"statistic": f"average_precision[{method}]",
+                             "method": "percentile bootstrap (stratified)",
+                             "level": settings.ci_level, "resamples": settings.resamples,
+                             "seed": settings.seed, "low": None, "high": None}
+    cells = len(curve)
+    if settings.ci_max_cells is not None and cells > settings.ci_max_cells:
+        entry["note"] = (f"not computed by default: {cells} distinct scores make the bootstrap "
+                         f"slow (above {settings.ci_max_cells}); pass --ci {settings.ci_level:g} "
+                         "to compute it")
+        return entry
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UndefinedMetricWarning)
+            interval = bootstrap_average_precision(
+                curve, method=method, n_resamples=settings.resamples, level=settings.ci_level,
+                seed=settings.seed)
+    except ValueError as error:  # e.g. weighted data: resampling needs whole counts
+        entry["note"] = f"not available: {error}"
+        return entry
+    entry["low"], entry["high"] = _number(interval.lower), _number(interval.upper)
+    if entry["low"] is None:
+        entry["note"] = "undefined"
+    return entry
+
+
+def _model_values(curve: PRCurve, settings: ReportSettings) -> dict[str, Any]:
+    """Every number of one model, read off its curve (undefined -> None with a note)."""
+    with warnings.catch_warnings():
+        # Undefined values become None with a note below, never a silent number.
+        warnings.simplefilter("ignore", UndefinedMetricWarning)
+        ap = {method: _number(curve.average_precision(cast(APMethod, method)))
+              for method in AP_METHODS}
+        best = curve.best_f(settings.beta)
+        at_recall = curve.precision_at_recall(settings.recall_level)
+        at_precision = curve.recall_at_precision(settings.precision_level)
+        roc_auc = _number(curve.roc().auc())
+    aucpr = ap["davis_goadrich"]
+    edges = curve.edges
+    values: dict[str, Any] = {
+        "positives": float(curve.n_pos),
+        "negatives": float(curve.n_neg),
+        "prevalence": _number(curve.prevalence),
+        "curve": {
+            "kind": "binned" if curve.is_binned else "exact",
+            "thresholds": len(curve),
+            **(
+                {"bins": len(edges) - 1, "low": float(edges[0]), "high": float(edges[-1])}
+                if edges is not None else {}
+            ),
+        },
+        "average_precision": ap,
+        "ap": {"method": settings.ap_method, "value": ap[settings.ap_method]},
+        "aucpr": {"method": "davis_goadrich", "value": aucpr},
+        **_bounds_values(curve, settings.ap_method, _nan(ap[settings.ap_method]), _nan(aucpr)),
+        "roc_auc": roc_auc,
+        "ap_interval": _interval_values(curve, settings),
+        "best_f": _point(best, beta=settings.beta),
+        "precision_at_recall": _point(at_recall, level=settings.recall_level),
+        "recall_at_precision": _point(at_precision, level=settings.precision_level),
+    }
+    if values["precision_at_recall"]["value"] is None:
+        values["precision_at_recall"]["note"] = (
+            f"undefined: no threshold reaches recall {settings.recall_level:g}")
+    if values["recall_at_precision"]["value"] is None:
+        values["recall_at_precision"]["note"] = (
+            f"undefined: no threshold reaches precision {settings.precision_level:g}")
+    return values
+
+
+def _nan(value: float | None) -> float:
+    return math.nan if value is None else value
+
+
+def model_names(inputs: Sequence[LoadedInput]) -> list[list[str]]:
+    """A unique name per model: the score column, prefixed by the file when needed.
+
+    Examples
+    --------
+    >>> from types import SimpleNamespace as NS
+    >>> a = NS(path="runs/a.csv", models=[NS(column="score"), NS(column="other")])
+    >>> b = NS(path="runs/b.csv", models=[NS(column="score")])
+    >>> model_names([a, b])
+    [['a:score', 'other'], ['b:score']]
+    """
+    columns = [m.column for loaded in inputs for m in loaded.models]
+    names = []
+    for loaded in inputs:
+        row = []
+        for scored in loaded.models:
+            if columns.count(scored.column) == 1:
+                row.append(scored.column)
+            else:
+                row.append(f"{Path(loaded.path).stem}:{scored.column}")
+        names.append(row)
+    flat = [n for row in names for n in row]
+    if len(set(flat)) != len(flat):  # same file stem in two folders: use the paths
+        names = [
+            [n if flat.count(n) == 1 else f"{loaded.path}:{s.column}"
+             for n, s in zip(row, loaded.models, strict=True)]
+            for row, loaded in zip(names, inputs, strict=True)
+        ]
+    return names
+
+
+def _evaluate_one(
+    name: str, summary: InputSummary, column: str | None, scored: ScoredColumn | None,
+    y_true: Any, y_score: Any, weights: Any, settings: ReportSettings,
+) -> ModelReport:
+    curve = pr_curve(y_true, y_score, sample_weight=weights, bins=settings.bins)
+    values = {
+        "rows": int(np.asarray(y_score).shape[0]),
+        "rows_dropped": 0 if scored is None else scored.rows_dropped,
+        "dropped": {} if scored is None else dict(scored.dropped),
+        **_model_values(curve, settings),
+    }
+    return ModelReport(name=name, input=summary, score_column=column, curve=curve, values=values)
+
+
+def _evaluate_streamed(name: str, summary: InputSummary, streamed: StreamedCounts,
+                       settings: ReportSettings) -> ModelReport:
+    curve = streamed.curve()
+    values = {
+        "rows": streamed.rows,
+        "rows_dropped": streamed.rows_dropped,
+        "dropped": dict(streamed.dropped),
+        **_model_values(curve, settings),
+        "state": {
+            "engine": summary.engine,
+            "mode": streamed.mode,
+            "max_distinct": streamed.max_distinct,
+            "switched_at_row": streamed.switched_at_row,
+            "ap_bounds": None if streamed.ap_bounds is None else streamed.ap_bounds.to_dict(),
+        },
+    }
+    return ModelReport(name=name, input=summary, score_column=streamed.column, curve=curve,
+                       values=values)
+
+
+def build_streamed_report(
+    inputs: Sequence[StreamedInput], settings: ReportSettings, notes: Sequence[str] = ()
+) -> Report:
+    """The report of streamed (or Dask) inputs (see :func:`prcurve.io.stream.stream_scores`).
+
+    Every number is read off each model's state, as for :func:`build_report`;
+    each model also says which state produced its numbers (``state``: exact or
+    binned, with the bounds on the exact AP of a binned state).
+    """
+    summaries = [InputSummary.of(streamed) for streamed in inputs]
+    names = model_names(inputs)  # type: ignore[arg-type]  # same path/models[].column shape
+    models = []
+    for streamed, summary, row in zip(inputs, summaries, names, strict=True):
+        for model, name in zip(streamed.models, row, strict=True):
+            models.append(_evaluate_streamed(name, summary, model, settings))
+    return Report(settings=settings, inputs=summaries, models=models, notes=list(notes))
+
+
+def build_report(
+    inputs: Sequence[LoadedInput], settings: ReportSettings, notes: Sequence[str] = ()
+) -> Report:
+    """The report of every model of every loaded input (see :func:`prcurve.io.load_scores`)."""
+    summaries = [InputSummary.of(loaded) for loaded in inputs]
+    models = []
+    for loaded, summary, names in zip(inputs, summaries, model_names(inputs), strict=True):
+        for scored, name in zip(loaded.models, names, strict=True):
+            models.append(_evaluate_one(name, summary, scored.column, scored, scored.positive,
+                                        scored.scores, scored.weights, settings))
+    return Report(settings=settings, inputs=summaries, models=models, notes=list(notes))
+
+
+def evaluate(
+    models: Mapping[str, tuple[Any, Any] | tuple[Any, Any, Any]],
+    settings: ReportSettings | None = None,
+) -> Report:
+    """The report of models given as arrays: ``{name: (y_true, y_score[, sample_weight])}``.
+
+    Labels and scores are checked as by :func:`prcurve.pr_curve`.
+
+    Examples
+    --------
+    >>> from prcurve.present.report_build import evaluate
+    >>> report = evaluate({"a": ([1, 0, 1, 0], [0.9, 0.8, 0.7, 0.6])})
+    >>> print(report.to_text().splitlines()[3])
+    model a (arrays)
+    """
+    chosen = settings or ReportSettings()
+    summary = InputSummary(name="arrays")
+    out = []
+    for name, data in models.items():
+        y_true, y_score = data[0], data[1]
+        weights = data[2] if len(data) > 2 else None
+        out.append(_evaluate_one(name, summary, None, None, y_true, y_score, weights, chosen))
+    return Report(settings=chosen, inputs=[summary], models=out)
+
+
+def report(
+    y_true: Any,
+    y_score: Any,
+    *,
+    sample_weight: Any = None,
+    ap_method: APMethod = "step",
+    beta: float = 1.0,
+    bins: int | None = None,
+    recall_level: float = 0.9,
+    precision_level: float = 0.9,
+    ci: float | None = 0.95,
+    resamples: int = 1000,
+) -> Report:
+    """The report of one model's scores, or of several models' scores of the same samples.
+
+    ``y_score`` is one array (a model called "model") or a mapping of model
+    name to scores; labels and weights as in :func:`prcurve.pr_curve`. The
+    other keywords are :class:`~prcurve.present.report.ReportSettings`
+    (``ci=None`` for no bootstrap interval; it is always computed when asked
+    here). The :class:`~prcurve.present.report.Report` displays itself in a
+    notebook (its models side by side and the PR plot); ``.to_text()``,
+    ``.to_json()``, ``.to_html()`` (the interactive page) and
+    ``.write(folder)`` give the command line's outputs.
+
+    Examples
+    --------
+    >>> import prcurve
+    >>> r = prcurve.report([1, 0, 1, 0], {"a": [0.9, 0.8, 0.7, 0.6], "b": [0.6, 0.7, 0.8, 0.9]})
+    >>> [m.name for m in r.models], round(r.models[0].values["ap"]["value"], 4)
+    (['a', 'b'], 0.8333)
+    """
+    settings = ReportSettings(ap_method=ap_method, beta=beta, bins=bins,
+                              recall_level=recall_level, precision_level=precision_level,
+                              ci_level=ci, resamples=resamples, ci_max_cells=None)
+    models = y_score if isinstance(y_score, Mapping) else {"model": y_score}
+    return evaluate({str(name): (y_true, scores, sample_weight)
+                     for name, scores in models.items()}, settings)

@@ -1,0 +1,192 @@
+"""Precision, recall and F-beta against the decision threshold (matplotlib, imported when
+a plot is drawn).
+
+:func:`plot_thresholds` draws one curve's precision, recall and F-beta against
+the threshold (predict positive when ``score >= threshold``) with the best
+threshold marked; :func:`plot_thresholds_grid` one panel per curve (the
+report's threshold.png). Nothing here computes a metric.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, cast
+
+import numpy as np
+from numpy.typing import NDArray
+
+from prcurve.core.curve import PRCurve
+from prcurve.errors import UndefinedMetricWarning
+from prcurve.present.plot import _format_threshold, _pyplot
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
+    from matplotlib.lines import Line2D
+
+__all__ = ["ThresholdPlot", "plot_thresholds", "plot_thresholds_grid", "threshold_grid_size"]
+
+F64 = NDArray[np.float64]
+
+
+@dataclass
+class ThresholdPlot:
+    """What :func:`plot_thresholds` drew: one line per quantity and the best threshold."""
+
+    figure: Figure
+    ax: Axes
+    precision: Line2D
+    recall: Line2D
+    f_beta: Line2D
+    best: Line2D | None
+
+
+
+def _step_against_threshold(thresholds: F64, values: F64) -> tuple[F64, F64]:
+    """x ascending; the value at a threshold holds down to the next lower threshold."""
+    return thresholds[::-1], values[::-1]
+
+
+def plot_thresholds(
+    curve: PRCurve,
+    ax: Axes | None = None,
+    *,
+    beta: float = 1.0,
+    title: str | None = None,
+    mark_best: bool = True,
+    legend: str | None = "outside",
+) -> ThresholdPlot:
+    """Draw precision, recall and F-beta against the decision threshold.
+
+    At threshold ``t`` the classifier predicts positive every score ``>= t``;
+    between two adjacent thresholds of the curve nothing changes, so each line
+    is a step function (seed 003: everything depends on the threshold).
+
+    Parameters
+    ----------
+    curve : PRCurve
+    ax : matplotlib Axes, optional
+        Where to draw; a new figure if None.
+    beta : float, default 1.0
+        The F-beta drawn and maximised.
+    title : str, optional
+    mark_best : bool, default True
+        A vertical line at the best F-beta threshold.
+    legend : str or None, default "outside"
+        "outside" puts the legend right of the axes, so that it covers no
+        line; any other string is a matplotlib ``loc``; None draws none.
+
+    Returns
+    -------
+    ThresholdPlot
+
+    Examples
+    --------
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> from prcurve import pr_curve
+    >>> from prcurve.present.threshold_plot import plot_thresholds
+    >>> drawn = plot_thresholds(pr_curve([1, 0, 1], [0.9, 0.5, 0.1]))
+    >>> drawn.recall.get_xdata().tolist(), drawn.recall.get_ydata().tolist()
+    ([0.1, 0.5, 0.9], [1.0, 0.5, 0.5])
+    """
+    if ax is None:
+        figure = _pyplot().figure(figsize=(7.0, 4.5), layout="constrained")
+        ax = figure.add_subplot()
+    else:
+        figure = ax.get_figure()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UndefinedMetricWarning)
+        precision = curve.precision
+        recall = curve.recall
+        f = curve.f_beta(beta)
+        best = curve.best_f(beta)
+    t = curve.thresholds
+    name_f = f"F{beta:g}"
+    lines = []
+    for values, label, color in ((precision, "precision", "tab:blue"),
+                                 (recall, "recall", "tab:orange"),
+                                 (f, name_f, "tab:green")):
+        x, y = _step_against_threshold(t, values)
+        (line,) = ax.plot(x, y, drawstyle="steps-pre", label=label, color=color, linewidth=1.5,
+                          clip_on=False)  # values lie in [0, 1], x in the limits
+        lines.append(line)
+    best_line = None
+    if mark_best and math.isfinite(best.threshold):
+        best_line = ax.axvline(best.threshold, color="0.3", linestyle="--", linewidth=1.0,
+                               label=f"best {name_f} = {best.value:.3f} at t = "
+                               f"{_format_threshold(best.threshold)}")
+    low, high = (float(t.min()), float(t.max())) if t.shape[0] else (0.0, 1.0)
+    if low == high:
+        low, high = low - 0.5, high + 0.5
+    pad = 0.02 * (high - low)
+    ax.set_xlim(low - pad, high + pad)
+    ax.set_ylim(0.0, 1.0)
+    ax.set_xlabel("Threshold (predict positive when score ≥ threshold)")
+    ax.set_ylabel("Value")
+    ax.grid(True, color="0.9", linewidth=0.6)
+    if title:
+        ax.set_title(title)
+    if legend == "outside":
+        ax.legend(loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0.0,
+                  fontsize=8, frameon=False)
+    elif legend is not None:
+        ax.legend(loc=cast(Any, legend), fontsize=8, framealpha=0.85)
+    return ThresholdPlot(figure=figure, ax=ax, precision=lines[0], recall=lines[1],
+                         f_beta=lines[2], best=best_line)
+
+
+def threshold_grid_size(n_curves: int, ncols: int = 2) -> tuple[float, float]:
+    """The size in inches of :func:`plot_thresholds_grid`'s figure for ``n_curves`` panels."""
+    n = max(n_curves, 1)
+    cols = min(ncols, n)
+    return (6.0 * cols, 4.2 * math.ceil(n / cols))
+
+
+def plot_thresholds_grid(
+    curves: Mapping[str, PRCurve], *, beta: float = 1.0, ncols: int = 2,
+    figure: Figure | None = None,
+) -> Figure:
+    """One :func:`plot_thresholds` panel per curve, in a grid (the report's threshold.png).
+
+    Examples
+    --------
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> from prcurve import pr_curve
+    >>> from prcurve.present.threshold_plot import plot_thresholds_grid
+    >>> fig = plot_thresholds_grid({"a": pr_curve([1, 0], [0.9, 0.1]),
+    ...                             "b": pr_curve([1, 0], [0.1, 0.9])})
+    >>> [ax.get_title() for ax in fig.axes]
+    ['a   (best F1 = 1.000 at t = 0.9)', 'b   (best F1 = 0.667 at t = 0.1)']
+    """
+    n = max(len(curves), 1)
+    cols = min(ncols, n)
+    rows = math.ceil(n / cols)
+    size = threshold_grid_size(len(curves), ncols)
+    if figure is None:
+        figure = _pyplot().figure(figsize=size, layout="constrained")
+    else:
+        figure.set_size_inches(size)
+    axes = figure.subplots(rows, cols, squeeze=False)
+    drawn = None
+    for k, (name, curve) in enumerate(curves.items()):
+        drawn = plot_thresholds(curve, axes[k // cols][k % cols], beta=beta, legend=None)
+        title = name
+        if drawn.best is not None:
+            title += f"   ({drawn.best.get_label()})"
+        drawn.ax.set_title(title, fontsize=10)
+    if drawn is not None:  # one legend for all panels: the lines are the same in each
+        handles = [drawn.precision, drawn.recall, drawn.f_beta]
+        if drawn.best is not None:
+            handles.append(drawn.best)
+        figure.legend(handles, ["precision", "recall", f"F{beta:g}", "best threshold"][
+            : len(handles)], loc="outside upper center", ncols=len(handles), fontsize=9,
+            frameon=False)
+    for k in range(len(curves), rows * cols):
+        axes[k // cols][k % cols].set_visible(False)
+        figure.delaxes(axes[k // cols][k % cols])
+    return figure
