@@ -304,7 +304,8 @@ def test_ids_that_are_not_utf8_stay_bytes(
          r"qrels.txt, line 1: relevance 'yes' is not an integer"),
         # Regression (issue 10): an OverflowError, reported as an internal error.
         (b"1 0 a 1\n1 0 b 99999999999999999999\n", b"1 Q0 a 1 0.5 r\n", "qrels",
-         r"qrels.txt, line 2: relevance '99999999999999999999' is out of range"),
+         r"qrels.txt, line 2: relevance '99999999999999999999' is out of range "
+         r"\(grades are 64-bit integers\)\. Write a grade between -9223372036854775808 and"),
         (b"", b"1 Q0 a 1 0.5 r\n", "qrels", r"qrels.txt: the file is empty"),
         (b"# only\n\n", b"1 Q0 a 1 0.5 r\n", "qrels", "no data lines"),
         (b"1 0 a 1\n", b"", "run", r"run.txt: the file is empty"),

@@ -151,6 +151,7 @@ def parse_numbers(
     is_float = dtype is np.float64
     for i, item in enumerate(text.tolist()):
         problem = None
+        fix = f"write the {what} as {'a decimal number' if is_float else 'an integer'}"
         try:
             value = dtype(item) if b"_" not in item else None
             if value is None:
@@ -161,11 +162,11 @@ def parse_numbers(
             problem = f"is not {'a finite number' if is_float else 'an integer'}"
         except OverflowError:
             problem = "is out of range (grades are 64-bit integers)"
+            fix = f"write a grade between {-2**63} and {2**63 - 1}"
         if problem is not None:
             raise malformed_line(
                 argument, source, int(fields.line[i]),
-                f"{what} {item.decode('utf-8', 'replace')!r} {problem}",
-                f"write the {what} as {'a decimal number' if is_float else 'an integer'}",
+                f"{what} {item.decode('utf-8', 'replace')!r} {problem}", fix,
             )
     return text.astype(dtype)  # unreachable: some element failed above
 
