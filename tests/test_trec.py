@@ -1,4 +1,4 @@
-"""TREC files and trec_eval parity (prcurve.ranking.trec_eval, trec_format, tables).
+"""TREC files and trec_eval parity (prcurve.ranking.trec_eval, trec_format, trec_reader, tables).
 
 References, each independent of prcurve:
 
@@ -347,16 +347,16 @@ LINE_IDS = st.text(alphabet=st.sampled_from("abQ019#-_é"), min_size=1, max_size
 def test_arrow_and_exact_readers_agree(
     rows: list[tuple[str, str, float, int]], delimiter: str, crlf: bool,
 ) -> None:
-    import prcurve.ranking.trec_format as trec_format
+    import prcurve.ranking.trec_reader as trec_reader
 
     rows = list({(q, d): (q, d, s, g) for q, d, s, g in rows}.values())  # one row per pair
     end = "\r\n" if crlf else "\n"
     run = "".join(delimiter.join([q, "Q0", d, "1", repr(s), "r"]) + end for q, d, s, _ in rows)
     qrels = "".join(delimiter.join([q, "0", d, str(g)]) + end for q, d, _, g in rows)
     results = []
-    original = trec_format._arrow_columns
+    original = trec_reader._arrow_columns
     for arrow in (True, False):
-        trec_format._arrow_columns = original if arrow else (lambda *args: None)
+        trec_reader._arrow_columns = original if arrow else (lambda *args: None)
         try:
             r = parse_run(run.encode(), "r")
             q = parse_qrels(qrels.encode(), "q")
@@ -366,24 +366,24 @@ def test_arrow_and_exact_readers_agree(
         except InvalidInputError as error:  # e.g. a query id "#...": a comment line
             results.append(str(error))
         finally:
-            trec_format._arrow_columns = original
+            trec_reader._arrow_columns = original
     assert results[0] == results[1]
 
 
 def test_arrow_reader_takes_plain_files_and_leaves_others(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import prcurve.ranking.trec_format as trec_format
+    import prcurve.ranking.trec_reader as trec_reader
 
     read = []
-    original = trec_format._arrow_columns
+    original = trec_reader._arrow_columns
 
     def spy(*args: Any) -> Any:
         found = original(*args)
         read.append(found is not None)
         return found
 
-    monkeypatch.setattr(trec_format, "_arrow_columns", spy)
+    monkeypatch.setattr(trec_reader, "_arrow_columns", spy)
     plain = (PLAIN_RUN, PLAIN_RUN.replace(b"\n", b"\r\n"), PLAIN_RUN.replace(b" ", b"\t"))
     others = (b"# c\n" + PLAIN_RUN, PLAIN_RUN.replace(b" Q0", b"  Q0"), PLAIN_RUN + b"\n",
               PLAIN_RUN.replace(b"run\n", b"run\r"), PLAIN_RUN.replace(b"d2", b"d\x0b2"),
@@ -488,3 +488,24 @@ def test_ranx_ndcg_agrees(seed: int) -> None:
         np.testing.assert_allclose(ours.per_query[mine], np.asarray(theirs[name]), rtol=0,
                                    atol=1e-9, err_msg=name)
     assert math.isclose(ours["ndcg"], float(np.mean(theirs["ndcg"])), abs_tol=1e-12)
+
+
+@pytest.mark.parametrize("chunk", [5, 8, 13, 64])
+def test_sniffer_sees_across_chunks(chunk: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    # The plain-file check runs chunk by chunk with buffers kept between chunks: an
+    # empty field (two delimiters, one at a line's start or end, a blank line)
+    # anywhere, a chunk boundary included, sends the file to the exact reader.
+    import prcurve.ranking.trec_reader as trec_reader
+
+    monkeypatch.setattr(trec_reader, "_CHUNK", chunk)
+    text = b"q1 Q0 d1 1 1.5 r\nq1 Q0 d22 2 0.5 r\nq2 Q0 d1 1 2 r\n"
+    sniffer = trec_reader._sniff(text)
+    assert sniffer.delimiter() == " "
+    assert sniffer.rows() == 3
+    for at in range(len(text)):
+        for insert in (b" ", b"\n"):
+            broken = text[:at] + insert + text[at:]
+            lines = broken.split(b"\n")
+            fields_ok = all(line and line.split(b" ") == [f for f in line.split(b" ") if f]
+                            for line in lines[:-1]) and b" " in lines[0]
+            assert (trec_reader._sniff(broken).delimiter() is not None) == fields_ok, broken

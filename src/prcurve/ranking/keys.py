@@ -324,31 +324,18 @@ def byte_words(
     least enough for the longest)."""
     if n_words is None:
         n_words = max((int(lengths.max(initial=0)) + 7) // 8, 1)
-    end = buffer.shape[0]
-    # Loads that would run past the buffer read from a padded copy of its tail.
-    tail_from = max(end - 8 * n_words - 8, 0)
-    tail = np.zeros(end - tail_from + 8 * n_words + 8, dtype=np.uint8)
-    tail[:end - tail_from] = buffer[tail_from:]
+    # A padded copy, so that every load stays inside it; an unaligned view of it
+    # as 8-byte words at every byte offset, gathered at each row's offsets.
+    padded = np.zeros(buffer.shape[0] + 8 * n_words + 8, dtype=np.uint8)
+    padded[:buffer.shape[0]] = buffer
+    at_offset: U64 = np.ndarray(shape=(padded.shape[0] - 7,), dtype=np.uint64, buffer=padded,
+                                strides=(1,))
+    at = starts.astype(np.intp, copy=False)
     out = []
-    late = starts >= tail_from
     for k in range(n_words):
-        word = np.zeros(starts.shape[0], dtype=np.uint64)
-        left = np.clip(lengths - 8 * k, 0, 8)
-        body = ~late & (left > 0)
-        if body.any():
-            word[body] = _loads(buffer, starts[body] + 8 * k)
-        if late.any():
-            word[late] = _loads(tail, starts[late] - tail_from + 8 * k)
-        word &= _MASKS[left]
+        word = at_offset[at + 8 * k] if k else at_offset[at]
+        if np.little_endian:
+            word.byteswap(inplace=True)  # the bytes read big-endian: words compare as they do
+        word &= _MASKS[np.clip(lengths - 8 * k, 0, 8)]  # bytes past the string: zero
         out.append(word)
     return out
-
-
-def _loads(buffer: NDArray[np.uint8], at: NDArray[Any]) -> U64:
-    """Big-endian 8-byte words starting at byte offsets ``at`` (each at + 8 <= len)."""
-    windows = np.lib.stride_tricks.as_strided(
-        buffer, shape=(max(buffer.shape[0] - 7, 0), 8), strides=(buffer.strides[0], 1),
-        writeable=False,
-    )
-    loaded: U64 = windows.view(">u8")[:, 0][at].astype(np.uint64)
-    return loaded

@@ -27,7 +27,8 @@ from numpy.typing import ArrayLike, NDArray
 
 from prcurve.core.table import Table
 from prcurve.ranking import keys as _keys
-from prcurve.ranking.trec_format import Columns, parse_columns, read_columns
+from prcurve.ranking.trec_format import Columns
+from prcurve.ranking.trec_reader import parse_columns, read_columns
 from prcurve.validation.arrays import as_1d, check_finite_numbers, check_same_length
 from prcurve.validation.ranking import (
     check_columns,
