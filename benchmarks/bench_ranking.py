@@ -17,8 +17,9 @@ Timings (best of ``--repeat``): prcurve from arrays end to end (encode the ids
 dictionary-encoded and checked for duplicates) and ``evaluate`` on those
 built tables (rank + join + measures), the counterpart of ranx's warm
 evaluate on its built Qrels and Run and of pytrec_eval's evaluate on its
-dicts; prcurve's measures on an already judged run; prcurve from the same
-dicts the peers get; pytrec_eval's evaluate (its evaluator built outside the
+dicts; prcurve's measures on an already judged run; prcurve from pandas
+DataFrames and pyarrow Tables of the same columns, and from the same dicts
+the peers get; pytrec_eval's evaluate (its evaluator built outside the
 timing); ranx's evaluate cold (first call, JIT) and warm (second call), its
 Qrels/Run construction reported apart. The values are checked against each
 other before any time is reported. ``--trec-file`` also times ``prcurve trec``
@@ -131,6 +132,19 @@ def main() -> None:
     judged = judge(qrels, run)
     t, _ = best(lambda: judged.evaluate(MEASURES), args.repeat)
     rows.append(("prcurve measures on a judged run", t))
+    import pandas as pd
+    import pyarrow as pa
+
+    frames = [{"query_id": q, "doc_id": d, name: v} for (q, d, v), name in
+              ((data["qrels"], "relevance"), (data["run"], "score"))]
+    pandas_frames = [pd.DataFrame(f) for f in frames]
+    t, from_pandas = best(lambda: evaluate(*pandas_frames, MEASURES), args.repeat)
+    rows.append(("prcurve evaluate, pandas DataFrames (object ids), end to end", t))
+    assert from_pandas.summary == ours.summary
+    arrow_tables = [pa.table(f) for f in frames]
+    t, from_arrow = best(lambda: evaluate(*arrow_tables, MEASURES), args.repeat)
+    rows.append(("prcurve evaluate, pyarrow Tables, end to end", t))
+    assert from_arrow.summary == ours.summary
     qrels_dict, run_dict = to_dicts(data)
     t, from_dicts = best(lambda: evaluate(qrels_dict, run_dict, MEASURES), args.repeat)
     rows.append(("prcurve evaluate, dicts, end to end", t))

@@ -81,3 +81,40 @@ def test_key_table_and_distinct(values: list[int]) -> None:
     assert np.array_equal(table_keys[found], keys)
     absent = np.array([v ^ 1 for v in values if v ^ 1 not in set(values)], dtype=np.uint64)
     assert (_keys.KeyTable(table_keys).find(absent) == -1).all()
+
+
+BYTE_IDS = st.binary(min_size=1, max_size=20).filter(lambda b: b"\x00" not in b)
+
+
+@settings(max_examples=200, deadline=None)
+@given(ids=st.lists(BYTE_IDS, min_size=1, max_size=40), data=st.data())
+def test_words_encode_byte_strings_exactly(ids: list[bytes], data: Any) -> None:
+    # The ids laid out in one buffer, as a file's fields are; some ids repeated.
+    rows = data.draw(st.lists(st.sampled_from(ids), min_size=1, max_size=60))
+    grouped = data.draw(st.booleans())
+    if grouped:
+        rows = sorted(rows)
+    gap = data.draw(st.sampled_from([b" ", b"\t\t"]))
+    buffer = np.frombuffer(gap.join(rows), dtype=np.uint8)
+    lengths = np.array([len(r) for r in rows])
+    starts = np.cumsum(lengths + len(gap)) - lengths - len(gap)
+    words = _keys.byte_words(buffer, starts, lengths)
+    assert _keys.word_labels(words).tolist() == rows  # the words are the bytes
+    encoded = _keys.encode_words(words, grouped=grouped)
+    assert encoded.labels[encoded.codes].tolist() == rows
+    assert len(set(encoded.labels.tolist())) == encoded.labels.shape[0]
+
+
+def test_word_hash_collisions_fall_back_to_exact_codes() -> None:
+    rows = [b"a" * 12, b"b" * 12, b"a" * 12, b"c" * 9]
+    buffer = np.frombuffer(b"".join(rows), dtype=np.uint8)
+    lengths = np.array([len(r) for r in rows])
+    words = _keys.byte_words(buffer, np.cumsum(lengths) - lengths, lengths)
+    original = _keys._mix
+    _keys._mix = lambda ws: np.zeros(ws[0].shape[0], dtype=np.uint64)
+    try:
+        encoded = _keys.encode_words(words)
+    finally:
+        _keys._mix = original
+    assert encoded.labels[encoded.codes].tolist() == rows
+    assert encoded.labels.shape[0] == 3

@@ -227,6 +227,238 @@ def test_monotone_in_the_cutoff(data: tuple[Judgments, Scores]) -> None:
     assert ((v["AP"] >= 0) & (v["AP"] <= 1)).all()
 
 
+# -- the trec_eval-only measures: a second oracle, one document at a time ----------------
+#
+# Each measure below follows its definition in docs/ranking.md (trec_eval's m_*.c)
+# rank by rank, with plain Python lists. A document's relevance value is its
+# grade, -1 when it is not in the judgments, -2 when judged with a negative grade.
+
+
+def _gains_list(given: dict[int, float], n_levels: int) -> list[tuple[int, float]]:
+    """The given gains, then grades 0..n_levels-1 not given at their grade, by gain
+    (stable; the strategy draws gains at least 1 apart, where trec_eval's truncated
+    comparison sorts the same way)."""
+    listed = list(given.items()) + [(g, float(g)) for g in range(n_levels) if g not in given]
+    return sorted(listed, key=lambda pair: pair[1])
+
+
+def _ideal_gains(listed: list[tuple[int, float]], counts: dict[int, int]) -> list[float]:
+    """The ideal ranking's gains: from the best listed gain down, each grade as many
+    times as judged, until a gain <= 0."""
+    out: list[float] = []
+    if not listed or listed[-1][1] <= 0:
+        return out
+    for level, gain in reversed(listed):
+        if counts.get(level, 0) == 0:
+            continue
+        if gain <= 0:
+            break
+        out += [gain] * counts[level]
+    return out
+
+
+def trec_oracle_query(
+    judged: dict[str, int], scores: dict[str, float], level: int, depth: int | None,
+    judged_only: bool, gains: dict[int, float], p: float,
+) -> dict[str, Any]:
+    ranked = sorted(scores, key=lambda d: (scores[d], d.encode()), reverse=True)
+    if depth is not None:
+        ranked = ranked[:depth]
+    values = [-1 if d not in judged else (judged[d] if judged[d] >= 0 else -2) for d in ranked]
+    if judged_only:
+        values = [v for v in values if v >= 0]
+    n = len(values)
+    counts: dict[int, int] = {}
+    for g in judged.values():
+        if g >= 0:
+            counts[g] = counts.get(g, 0) + 1
+    R = sum(c for g, c in counts.items() if g >= level)
+    n_levels = max(counts) + 1 if counts else 0
+    relevant = [v >= level for v in values]
+    found = sum(relevant)
+    out: dict[str, Any] = {}
+
+    def div(a: float, b: float) -> float:  # IEEE division, as trec_eval's C
+        return a / b if b else (math.copysign(math.inf, a) if a else math.nan)
+
+    def log2(x: float) -> float:  # libm's log2, -inf at 0, NaN below
+        return math.log2(x) if x > 0 else (-math.inf if x == 0 else math.nan)
+
+    def gain_of(v: int, listed: list[tuple[int, float]]) -> float:
+        return next((gain for lv, gain in listed if lv == v), 0.0)
+
+    listed = _gains_list(gains, n_levels)
+    ideal = _ideal_gains(listed, counts)
+    dcg_terms = [(i, gain_of(v, listed)) for i, v in enumerate(values)]
+    dcg = 0.0
+    running_dcg = []
+    for i, g in dcg_terms:
+        if g != 0:
+            dcg += g / log2(i + 2)
+        running_dcg.append(dcg)  # DCG of the top i + 1
+    ideal_running = []
+    idcg = 0.0
+    for i, g in enumerate(ideal):
+        idcg += g / log2(i + 2)
+        ideal_running.append(idcg)
+    out["dcg"], out["ideal_dcg"] = dcg, idcg
+    out["ndcg"] = dcg / idcg if idcg > 0 else 0.0
+
+    def ideal_at(k: int) -> float:  # ideal DCG of the first min(k, L) positions
+        return ideal_running[min(k, len(ideal)) - 1] if min(k, len(ideal)) > 0 else 0.0
+
+    def dcg_at(k: int) -> float:  # DCG of the top min(k, n)
+        return running_dcg[min(k, n) - 1] if min(k, n) > 0 else 0.0
+
+    # ndcg_rel: nDCG at each retrieved document of positive gain, then the rest.
+    total, retrieved_positive = 0.0, 0
+    for i, g in dcg_terms:
+        if g > 0:
+            total += div(running_dcg[i], ideal_at(i + 1))
+            retrieved_positive += 1
+    total += div((len(ideal) - retrieved_positive) * dcg, idcg)
+    out["ndcg_rel"] = div(total, len(ideal)) if total > 0 else 0.0
+    # Rndcg: nDCG where the ideal gain changes (and at the end of the ideal, and at
+    # the end of the run when the ideal ends two or more ranks before it).
+    points = []
+    previous = listed[-1][1] if listed else 0.0
+    for i in range(len(ideal) + 1):
+        now = ideal[i] if i < len(ideal) else 0.0
+        if now != previous:
+            points.append(i)
+            previous = now
+    values_at = [dcg_at(i) / ideal_at(i) for i in points if ideal_at(i) > 0]
+    if len(ideal) + 1 < n and idcg > 0:
+        values_at.append(dcg / idcg)
+    out["Rndcg"] = (0.0 if R == 0 else sum(values_at) / len(values_at) if values_at
+                    else math.nan)
+    # G: gain / log2(2 + cost so far - gain so far), cost max(ideal gain, 1) per rank.
+    cost = gained = 0.0
+    g_sum = 0.0
+    for i, g in dcg_terms:
+        gained += g
+        cost += max(ideal[i], 1.0) if i < len(ideal) else 1.0
+        if g != 0:
+            g_sum += div(g, log2(2 + cost - gained))
+    out["G"] = g_sum / sum(ideal) if ideal else 0.0
+    for k in (1, 2, 3, 5, 10):
+        default = _ideal_gains(_gains_list({}, n_levels), counts)
+        top = sum(v / log2(i + 2) for i, v in enumerate(values[:k]) if v > 0)
+        best = sum(v / log2(i + 2) for i, v in enumerate(default[:k]))
+        out[f"ndcg_cut@{k}"] = top / best if best > 0 else 0.0
+        rel_k = sum(relevant[:k])
+        out[f"relative_P@{k}"] = rel_k / min(k, R) if R else 0.0
+        out[f"success@{k}"] = float(rel_k > 0)
+        out[f"unj@{k}"] = sum(1 for v in values[:k] if v < 0) / k
+    # binG: 1 / log2(2 + documents above that are not relevant), over R.
+    out["binG"] = sum(1 / log2(2 + i - sum(relevant[:i]))
+                      for i in range(n) if relevant[i]) / R if R else 0.0
+    # infAP.
+    inf_ap = 0.0
+    rel_seen = nonrel_seen = unjudged_seen = 0
+    for j, v in enumerate(values):
+        if v == -1:
+            continue
+        if v == -2:
+            unjudged_seen += 1
+        elif v < level:
+            nonrel_seen += 1
+        else:
+            rel_seen += 1
+            e = 0.00001
+            inf_ap += 1.0 if j == 0 else (
+                1 / (j + 1) + (j / (j + 1)) * ((rel_seen - 1 + nonrel_seen + unjudged_seen) / j)
+                * ((rel_seen - 1 + e) / (rel_seen - 1 + nonrel_seen + 2 * e)))
+    out["infAP"] = inf_ap / R if R else 0.0
+    for m in (0.2, 0.5, 1.0, 2.0):
+        c = int(m * R + 0.9)
+        out[f"Rprec_mult@{m!r}"] = sum(relevant[:c]) / c if c > 0 else 0.0
+    out["set_map"] = found * found / (n * R) if n and R else 0.0
+    out["set_relative_P"] = found / min(n, R) if n and R else 0.0
+    out["num_nonrel_judged_ret"] = float(sum(1 for v in values if 0 <= v < level))
+    s = sum(sum(relevant[: i + 1]) / (i + 1) for i in range(n) if relevant[i])
+    out["yaap"] = math.log((1 + s) / (1 + R - s))
+    out["utility"] = 1.0 * found - 1.0 * (n - found) + 0.0 * (R - found)
+    # rbp: gains rescaled to [0, 1] over the query's gain list when outside it.
+    low = min((gain for _, gain in listed), default=0.0)
+    high = max((gain for _, gain in listed), default=0.0)
+
+    def scale(g: float) -> float:  # one listed gain: 0/0, NaN, as in C
+        if not (low < 0 or high > 1):
+            return g
+        return (g - low) / (high - low) if high != low else math.nan
+
+    out["rbp"] = (1 - p) * sum(
+        scale(gain_of(v, listed)) * p**i for i, v in enumerate(values)
+        if any(lv == v for lv, _ in listed) and scale(gain_of(v, listed)) != 0)
+    unjudged = [i for i, v in enumerate(values) if v < 0]
+    out["rbp_resid"] = p**n + (1 - p) * sum(p**i for i in unjudged) if unjudged else 0.0
+    out["relstring@4"] = "".join(
+        "-" if v == -1 else "." if v == -2 else ">" if v > 9 else str(v) for v in values[:4])
+    out["num_ret"] = float(n)
+    return out
+
+
+TREC_ORACLE_MEASURES = [
+    "dcg", "ideal_dcg", "ndcg", "ndcg_rel", "Rndcg", "G", "binG", "infAP", "set_map",
+    "set_relative_P", "num_nonrel_judged_ret", "yaap", "utility", "rbp", "rbp_resid",
+    "relstring@4", "num_ret",
+    *(f"{m}@{k}" for m in ("ndcg_cut", "relative_P", "success", "unj") for k in (1, 2, 3, 5, 10)),
+    *(f"Rprec_mult@{m!r}" for m in (0.2, 0.5, 1.0, 2.0)),
+]
+
+
+@settings(max_examples=120, deadline=None)
+@given(
+    data=collections(),
+    level=st.integers(0, 3),
+    depth=st.one_of(st.none(), st.integers(1, 8)),
+    judged_only=st.booleans(),
+    gains=st.dictionaries(st.integers(-2, 4), st.integers(-3, 8).map(float), max_size=3),
+    p=st.sampled_from([0.9, 0.5, 0.8]),
+)
+def test_trec_eval_measures_match_oracle(
+    data: tuple[Judgments, Scores], level: int, depth: int | None, judged_only: bool,
+    gains: dict[int, float], p: float,
+) -> None:
+    qrels, run = data
+    queries = sorted((q for q in qrels if q in run and any(g >= 0 for g in qrels[q].values())),
+                     key=lambda q: q.encode())
+    if not queries:
+        return
+    qrels = {q: qrels[q] for q in queries}
+    run = {q: run[q] for q in queries}
+    # Gains at least 1 apart (the oracle's stable sort is then trec_eval's order).
+    given = dict(sorted({}.items()))
+    for lv, g in gains.items():
+        if all(abs(g - other) >= 1 for other in given.values()):
+            given[lv] = g
+    text = "{" + ", ".join(f"{lv}: {g!r}" for lv, g in given.items()) + "}"
+    gain_measures = {"dcg", "ideal_dcg", "ndcg", "ndcg_rel", "Rndcg", "G"}
+    names = [f"{m}(gains={text})" if m in gain_measures and given else m
+             for m in TREC_ORACLE_MEASURES]
+    names = [f"rbp(p={p!r}, gains={text})" if m == "rbp" else
+             f"rbp_resid(p={p!r})" if m == "rbp_resid" else m for m in names]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # NaN where a value is undefined (0/0)
+        result = evaluate(qrels, run, names, relevance_level=level, depth=depth,
+                          judged_only=judged_only, zero_division=0)
+    assert result.query_ids.tolist() == queries
+    for i, q in enumerate(queries):
+        expected = trec_oracle_query(qrels[q], run[q], level, depth, judged_only, given, p)
+        for name, key in zip(names, TREC_ORACLE_MEASURES, strict=True):
+            got = result.per_query[str(Measure.parse(name))][i]
+            want = expected[key]
+            if isinstance(want, str) or math.isinf(want):
+                assert got == want, (name, q)
+            elif math.isnan(want) and key == "Rndcg":  # 0/0: the undefined-value policy
+                assert got == 0.0, (name, q)
+            elif math.isnan(want):  # e.g. rbp with one gain rescaled: 0/0, as trec_eval
+                assert math.isnan(got), (name, q)
+            else:
+                assert got == pytest.approx(want, rel=1e-12, abs=1e-12), (name, q)
+
+
 # -- one ranking: seeds and edge cases -------------------------------------------------------
 
 MOVIES_SCORE = [0.94, 0.91, 0.90, 0.66, 0.63, 0.57, 0.37, 0.27, 0.21, 0.20, 0.18, 0.06]
@@ -482,12 +714,14 @@ def test_measure_round_trip(text: str, measure: Measure) -> None:
 
 
 def test_every_measure_name_evaluates() -> None:
-    forms = {"k": "@3", "r": "@0.5"}
-    from prcurve.ranking.measures import _PARAMETERS
+    forms = {"k": "@3", "r": "@0.5", "m": "@0.5", "n": "@3"}
+    from prcurve.ranking.measures import _PARAMETERS, TEXT_MEASURES
 
     names = [n + forms.get(_PARAMETERS[n] or "", "") for n in MEASURE_NAMES]
     result = evaluate({"q": {"a": 1, "b": 0}}, {"q": {"a": 0.2, "b": 0.4}}, names)
-    assert set(result.summary) == set(names)
+    assert set(result.per_query) == set(names)
+    assert set(result.summary) == {n for n in names if n.split("@")[0] not in TEXT_MEASURES}
+    assert result.per_query["relstring@3"].tolist() == ["01"]
 
 
 @pytest.mark.parametrize(

@@ -1,7 +1,7 @@
 """The ``prcurve trec`` command: trec_eval's output, byte for byte (docs/ranking.md).
 
-``prcurve trec QRELS RUN [-m MEASURE ...] [-q] [-c] [-l LEVEL] [-M DEPTH]``
-prints trec_eval's output for the measures prcurve computes.
+``prcurve trec QRELS RUN [-m MEASURE ...] [-q] [-c] [-l LEVEL] [-M DEPTH] [-n] [-J]
+[-N N] [-Z FILE]`` prints trec_eval's output, every measure of trec_eval 10 (or 9).
 """
 
 from __future__ import annotations
@@ -11,8 +11,16 @@ import sys
 from typing import Any
 
 from prcurve.cli.common import guard
-from prcurve.ranking.tables import parse_run, read_run
-from prcurve.ranking.trec_eval import TrecEvalOptions, format_trec_eval, measures_help
+from prcurve.errors import InvalidInputError
+from prcurve.ranking.tables import parse_run, read_qrels, read_run
+from prcurve.ranking.trec_eval import (
+    TrecEvalOptions,
+    format_trec_eval,
+    measures_help,
+    skipped_queries,
+)
+from prcurve.ranking.trec_format import decoded, first_line_fields
+from prcurve.validation.ranking import with_swap_hint
 
 __all__ = ["register"]
 
@@ -24,8 +32,9 @@ def register(subparsers: Any) -> None:
         help="evaluate a TREC run against qrels, printing trec_eval's output",
         description=(
             "Evaluate a TREC run file against a qrels file and print trec_eval's output "
-            "byte for byte for the supported measures. Documents are ranked by score, "
-            "ties by document id descending; see docs/ranking.md."
+            "byte for byte, every measure of trec_eval 10 (or 9) with its options. "
+            "Documents are ranked by score, ties by document id descending; see "
+            "docs/ranking.md. Files may be gzip, bzip2 or xz compressed."
         ),
     )
     trec.add_argument("qrels", metavar="QRELS", help="qrels file: query iter docno relevance")
@@ -34,22 +43,41 @@ def register(subparsers: Any) -> None:
     )
     trec.add_argument(
         "-m", "--measure", action="append", default=[], metavar="MEASURE",
-        help=f"trec_eval measure, parameters after a dot (P.5,10); repeatable. {measures_help()}. "
-        "Default: official",
+        help=f"trec_eval measure, parameters after a dot (P.5,10; ndcg.1=1,2=3; rbp.p=0.8); "
+        f"repeatable. {measures_help()}. Default: official",
     )
-    trec.add_argument("-q", "--query", action="store_true", help="print each query's values too")
+    trec.add_argument("-q", "--query", "--query_eval_wanted", action="store_true",
+                      help="print each query's values too")
     trec.add_argument(
-        "-c", "--complete", action="store_true",
+        "-c", "--complete", "--complete_rel_info_wanted", action="store_true",
         help="score queries with judgments but no results as 0 and average over all judged queries",
     )
     trec.add_argument(
-        "-l", "--level", type=int, default=1, metavar="LEVEL",
+        "-l", "--level", "--level_for_rel", type=int, default=1, metavar="LEVEL",
         help="smallest grade that counts as relevant (default 1)",
     )
     trec.add_argument(
-        "-M", "--max-docs", type=int, default=None, metavar="DEPTH",
+        "-M", "--max-docs", "--Max_retrieved_per_topic", type=int, default=None, metavar="DEPTH",
         help="look at only the top DEPTH documents of each query",
     )
+    trec.add_argument("-n", "--nosummary", action="store_true",
+                      help="print no summary (with -q: only the per-query values)")
+    trec.add_argument(
+        "-J", "--judged-docs-only", "--Judged_docs_only", action="store_true",
+        help="drop retrieved documents not judged (after -M) before computing any measure",
+    )
+    trec.add_argument(
+        "-N", "--num-docs-in-coll", "--Number_docs_in_coll", type=int, default=0, metavar="N",
+        help="number of documents in the collection (used by utility)",
+    )
+    trec.add_argument(
+        "-Z", "--zscores", "--Zscore", default=None, metavar="FILE",
+        help="print z-scores: FILE has lines 'query measure mean stddev'",
+    )
+    trec.add_argument("-R", "--rel-format", "--Rel_info_format", default="qrels",
+                      metavar="FORMAT", help="relevance format: qrels (the only one read)")
+    trec.add_argument("-T", "--results-format", "--Results_format", default="trec_results",
+                      metavar="FORMAT", help="results format: trec_results (the only one read)")
     trec.add_argument(
         "--trec-eval-version", type=int, choices=(9, 10), default=10, metavar="{9,10}",
         help="10 (default): interpolated-precision cutoff lround(r*R), float64 scores; "
@@ -59,7 +87,14 @@ def register(subparsers: Any) -> None:
 
 
 def _run_trec(args: argparse.Namespace) -> str:
-    run = parse_run(sys.stdin.buffer.read(), "<stdin>") if args.run == "-" else read_run(args.run)
+    try:
+        run = (parse_run(decoded(sys.stdin.buffer.read(), "<stdin>", "run"), "<stdin>")
+               if args.run == "-" else read_run(args.run))
+        qrels = read_qrels(args.qrels)
+    except InvalidInputError as error:
+        heads = [None if path == "-" else first_line_fields(path) for path in (args.qrels,
+                                                                                args.run)]
+        raise with_swap_hint(error, args.qrels, args.run, *heads) from None
     options = TrecEvalOptions(
         measures=tuple(args.measure),
         per_query=args.query,
@@ -67,8 +102,29 @@ def _run_trec(args: argparse.Namespace) -> str:
         relevance_level=args.level,
         depth=args.max_docs,
         version=args.trec_eval_version,
+        summary=not args.nosummary,
+        judged_only=args.judged_docs_only,
+        collection_size=args.num_docs_in_coll,
+        zscores=args.zscores,
+        rel_format=args.rel_format,
+        results_format=args.results_format,
     )
-    return format_trec_eval(args.qrels, run, options)
+    output = format_trec_eval(qrels, run, options)
+    if any(m.split(".")[0] == "all_trec" for m in args.measure):
+        print("prcurve: note: not computed (as trec_eval's all_trec also leaves them out): "
+              "the preference measures prefs_* and the judgment-group measures *_avgjg, "
+              "which need -R prefs, qrels_prefs or qrels_jg input", file=sys.stderr)
+    if not args.complete:
+        missing = skipped_queries(qrels, run)
+        if missing:
+            print(
+                f"prcurve: note: {len(missing)} judged quer{'y' if len(missing) == 1 else 'ies'} "
+                f"without results left out ({', '.join(missing[:5])}"
+                f"{', ...' if len(missing) > 5 else ''}); trec_eval 10 stops with an error "
+                "here, trec_eval 9 leaves them out; -c scores them 0",
+                file=sys.stderr,
+            )
+    return output
 
 
 def _trec(args: argparse.Namespace) -> int:
@@ -76,7 +132,8 @@ def _trec(args: argparse.Namespace) -> int:
 
     def run() -> int:
         output = _run_trec(args)
-        sys.stdout.write(output)
+        # Ids are bytes as in the files, written back unchanged (undecodable bytes too).
+        sys.stdout.buffer.write(output.encode("utf-8", "surrogateescape"))
         sys.stdout.flush()
         return 0
 

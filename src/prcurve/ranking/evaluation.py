@@ -17,6 +17,7 @@ from prcurve.ranking.measures import (
     CONVENTIONS,
     MISSING_QUERIES,
     SCORE_PRECISIONS,
+    TEXT_MEASURES,
     Convention,
     Measure,
     MissingQueries,
@@ -25,7 +26,11 @@ from prcurve.ranking.measures import (
 )
 from prcurve.ranking.tables import Qrels, Run
 from prcurve.validation.arrays import check_choice, check_zero_division
-from prcurve.validation.ranking import check_optional_cutoff, check_relevance_level
+from prcurve.validation.ranking import (
+    check_flag,
+    check_optional_cutoff,
+    check_relevance_level,
+)
 
 __all__ = [
     "JudgedRun",
@@ -41,18 +46,20 @@ F64 = NDArray[np.float64]
 class RankingEvaluation:
     """Per-query values and summaries of ranking measures over many queries.
 
-    ``per_query[name][i]`` is the value of measure ``name`` for query
-    ``query_ids[i]`` (queries in id order: byte order for strings).
+    ``per_query[name][i]`` is the value of measure ``name`` (its canonical
+    text, ``str(Measure.parse(name))``) for query ``query_ids[i]`` (queries in
+    id order: byte order for strings); ``relstring@n`` gives text.
     ``summary[name]`` is trec_eval's summary over the ``n_queries`` queries:
-    the mean, except the sum for ``num_ret``, ``num_rel`` and
-    ``num_rel_ret`` and the geometric mean (AP floored at 1e-5) for
-    ``gm_AP``. ``has_results[i]`` is False for a query that had judgments but
-    no results (only with ``queries_without_results="zero"``).
+    the mean, except the sum for ``num_ret``, ``num_rel``, ``num_rel_ret``
+    and ``num_nonrel_judged_ret`` and the geometric mean (values floored at
+    1e-5) for ``gm_AP`` and ``gm_bpref``; ``relstring`` has none.
+    ``has_results[i]`` is False for a query that had judgments but no results
+    (only with ``queries_without_results="zero"``).
     """
 
     measures: tuple[Measure, ...]
     query_ids: NDArray[Any]
-    per_query: Mapping[str, F64]
+    per_query: Mapping[str, NDArray[Any]]
     summary: Mapping[str, float]
     n_queries: int
     has_results: NDArray[np.bool_] = field(repr=False)
@@ -79,15 +86,15 @@ class RankingEvaluation:
         return summary.to_html(caption=caption) + self.to_table().to_html(max_rows=10)
 
     def __getitem__(self, measure: str | Measure) -> float:
-        """The summary value of one measure, e.g. ``result["AP"]``."""
+        """The summary value of one measure, e.g. ``result["AP"]`` or ``result["map"]``."""
         return self.summary[str(Measure.parse(measure))]
 
-    def to_dict(self) -> dict[str, dict[str, float]]:
+    def to_dict(self) -> dict[str, dict[str, Any]]:
         """``{query: {measure: value}}`` plus ``"all"`` for the summaries."""
-        out: dict[str, dict[str, float]] = {}
+        out: dict[str, dict[str, Any]] = {}
         for i, query in enumerate(self.query_ids.tolist()):
             key = query.decode("utf-8", "replace") if isinstance(query, bytes) else str(query)
-            out[key] = {name: float(values[i]) for name, values in self.per_query.items()}
+            out[key] = {name: values[i].item() for name, values in self.per_query.items()}
         out["all"] = dict(self.summary)
         return out
 
@@ -103,6 +110,7 @@ def evaluate(
     convention: Convention = "trec_eval_10",
     score_precision: ScorePrecision = "float64",
     zero_division: ZeroDivision = 0,
+    judged_only: bool = False,
 ) -> RankingEvaluation:
     """Evaluate a run of many queries against relevance judgments, as trec_eval does.
 
@@ -115,8 +123,10 @@ def evaluate(
         The retrieved documents and their scores, in any row order.
     measures : str, Measure or iterable of them, default ("AP", "P@10")
         Names such as ``"AP"``, ``"AP@10"``, ``"P@10"``, ``"R@100"``,
-        ``"R-prec"``, ``"RR"``, ``"iprec@0.5"``, ``"11pt"``, ``"bpref"``
-        (:class:`Measure` lists them all).
+        ``"R-prec"``, ``"RR"``, ``"iprec@0.5"``, ``"11pt"``, ``"bpref"``,
+        ``"ndcg"``, ``"ndcg_cut@10"``, ``"infAP"``, ``"rbp(p=0.8)"``, or
+        trec_eval's names (``"map"``, ``"map_cut@10"``, ``"recip_rank"``);
+        :class:`Measure` lists them all, docs/ranking.md defines them.
     relevance_level : int, default 1
         A document is relevant when its grade is at least this (trec_eval -l).
     depth : int, optional
@@ -134,7 +144,10 @@ def evaluate(
         pytrec_eval do (it changes which scores tie).
     zero_division : {0, 1, "nan", "raise"}, default 0
         The value of a measure divided by R for a query with no relevant
-        documents; 0 is trec_eval's.
+        documents (or by an ideal gain of 0); 0 is trec_eval's.
+    judged_only : bool, default False
+        Drop every retrieved document not judged with a grade >= 0 before
+        computing anything (trec_eval -J; after ``depth``).
 
     Returns
     -------
@@ -157,6 +170,7 @@ def evaluate(
     judged = judge(
         qrels, run, relevance_level=relevance_level, depth=depth,
         queries_without_results=queries_without_results, score_precision=score_precision,
+        judged_only=judged_only,
     )
     return judged.evaluate(parsed, convention=convention, zero_division=zero_division)
 
@@ -204,7 +218,7 @@ class JudgedRun:
             per_query = {str(m): compute(m, prepared.rankings, convention) for m in parsed}
         summary = {
             str(m): summarize(m, per_query[str(m)], prepared.has_results, convention)
-            for m in parsed
+            for m in parsed if m.name not in TEXT_MEASURES
         }
         return RankingEvaluation(
             measures=parsed,
@@ -225,6 +239,7 @@ def judge(
     depth: int | None = None,
     queries_without_results: MissingQueries = "skip",
     score_precision: ScorePrecision = "float64",
+    judged_only: bool = False,
 ) -> JudgedRun:
 
     """Rank every query's documents and attach the judgments, once.
@@ -240,9 +255,11 @@ def judge(
     cut = check_optional_cutoff("depth", depth)
     check_choice("queries_without_results", queries_without_results, MISSING_QUERIES)
     check_choice("score_precision", score_precision, SCORE_PRECISIONS)
+    only_judged = check_flag("judged_only", judged_only)
     prepared = prepare(
         Qrels.coerce(qrels), Run.coerce(run),
         relevance_level=level, depth=cut,
         queries_without_results=queries_without_results, score_precision=score_precision,
+        judged_only=only_judged,
     )
     return JudgedRun(prepared)

@@ -16,7 +16,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from prcurve.ranking import keys as _keys
-from prcurve.ranking.state import Rankings
+from prcurve.ranking.state import JUDGED, UNJUDGED, JudgedLevels, Rankings
 from prcurve.ranking.tables import Qrels, Run
 from prcurve.validation.ranking import no_queries_to_evaluate
 
@@ -53,9 +53,23 @@ class Prepared:
     has_results: NDArray[np.bool_]
 
 
-# What a retrieved document is, after the join: trec_eval's nonpool and
-# unjudged (negative grade) documents are neither relevant nor judged non-relevant.
-_NOT_JUDGED, _NONRELEVANT, _RELEVANT = 0, 1, 2
+def _code_dtype(n_grades: int) -> type[np.signedinteger[Any]]:
+    """The smallest integer type holding every judgment code (JUDGED + grades)."""
+    n_codes = JUDGED + n_grades
+    if n_codes <= np.iinfo(np.int8).max:
+        return np.int8
+    return np.int16 if n_codes <= np.iinfo(np.int16).max else np.int32
+
+
+def judgment_codes(relevance: I64) -> tuple[NDArray[np.signedinteger[Any]], I64]:
+    """Each judgment's code (state.py: UNJUDGED for a negative grade, else
+    JUDGED + the grade's rank among the distinct non-negative grades) and those grades."""
+    usable = relevance >= 0
+    grades = _keys.distinct(relevance[usable])
+    dtype = _code_dtype(grades.shape[0])
+    code = np.full(relevance.shape[0], UNJUDGED, dtype=dtype)
+    code[usable] = JUDGED + np.searchsorted(grades, relevance[usable])
+    return code, grades
 
 
 def prepare(
@@ -66,25 +80,26 @@ def prepare(
     depth: int | None,
     queries_without_results: str,
     score_precision: str,
+    judged_only: bool = False,
 ) -> Prepared:
     """Rank every query's documents and attach the judgments (trec_eval's form_res_rels).
 
     Both tables arrive dictionary-encoded (:class:`Qrels` and :class:`Run` encode
     their ids once, when built); here only their distinct ids are compared, then
-    every row is handled as integers.
+    every row is handled as integers. ``depth`` keeps each query's top
+    ``depth`` documents (-M); ``judged_only`` then drops the documents not
+    judged with a grade >= 0 (-J), in that order, as trec_eval does.
     """
     run_queries, qrels_queries = _common_id_dtype([run._queries.labels, qrels._queries.labels])
     query_ids = np.unique(np.concatenate((run_queries, qrels_queries)))
     run_common = np.searchsorted(query_ids, run_queries)
     qrels_common = np.searchsorted(query_ids, qrels_queries)
-    qrels_class = np.where(
-        qrels.relevance >= relevance_level, _RELEVANT,
-        np.where(qrels.relevance >= 0, _NONRELEVANT, _NOT_JUDGED),
-    ).astype(np.int8)
+    qrels_code, grades = judgment_codes(qrels.relevance)
+    relevant_code = JUDGED + int(np.searchsorted(grades, relevance_level))
     rows = _RunRows.grouped(run, score_precision)
-    row_class = _join(run, qrels, run_common, qrels_common, qrels_class, rows)
-    row_class, block_start, block_length, block_code = _ranking_order(
-        rows, run._docs.labels, row_class
+    row_code = _join(run, qrels, run_common, qrels_common, qrels_code, rows)
+    row_code, block_start, block_length, block_code = _ranking_order(
+        rows, run._docs.labels, row_code
     )
 
     # Each query's segment, where its block of rows lies (blocks stay where they are).
@@ -103,23 +118,54 @@ def prepare(
         )
     if depth is not None:
         retrieved = np.minimum(retrieved, depth)
+    position = np.full(n_q, -1, dtype=np.int64)  # each query's index among the evaluated
+    position[evaluated] = np.arange(int(np.count_nonzero(evaluated)))
+    qrels_query = position[qrels_common[qrels._queries.codes]]
 
-    def per_query(wanted: int) -> I64:
-        counts = np.bincount(qrels._queries.codes[qrels_class == wanted],
-                             minlength=qrels_common.shape[0])
-        out = np.zeros(n_q, dtype=np.int64)
-        out[qrels_common] = counts
-        return out[evaluated]
+    def per_query(wanted: NDArray[np.bool_]) -> I64:
+        counts = np.bincount(qrels_query[wanted & (qrels_query >= 0)],
+                             minlength=int(np.count_nonzero(evaluated)))
+        return counts.astype(np.int64)
+
+    def judged_levels() -> JudgedLevels:
+        keep = (qrels_code >= JUDGED) & (qrels_query >= 0)
+        n_codes = JUDGED + grades.shape[0]
+        pair = qrels_query[keep] * n_codes + qrels_code[keep]
+        distinct_pairs, count = np.unique(pair, return_counts=True)
+        return JudgedLevels(distinct_pairs // n_codes, distinct_pairs % n_codes,
+                            count.astype(np.int64))
 
     rankings = Rankings(
-        lengths=retrieved[evaluated].astype(np.intp),
-        relevant=row_class == _RELEVANT,
-        judged_nonrelevant=row_class == _NONRELEVANT,
-        n_relevant=per_query(_RELEVANT),
-        n_judged_nonrelevant=per_query(_NONRELEVANT),
+        lengths=retrieved[evaluated],
+        code=row_code,
+        grades=grades,
+        relevant_code=relevant_code,
+        n_relevant=per_query(qrels_code >= relevant_code),
+        n_judged_nonrelevant=per_query((qrels_code >= JUDGED) & (qrels_code < relevant_code)),
         starts=start[evaluated],
+        has_results=has_run[evaluated],
+        judged_levels=judged_levels,
     )
+    if judged_only:
+        rankings = _judged_only(rankings, judged_levels)
     return Prepared(rankings, query_ids[evaluated], has_run[evaluated])
+
+
+def _judged_only(rankings: Rankings, judged_levels: Any) -> Rankings:
+    """The same rankings without the documents not judged with a grade >= 0 (-J):
+    the judged documents keep their relative order (trec_eval's comp_rank_judged)."""
+    kept = rankings.selection("judged", lambda: rankings.code >= JUDGED)
+    return Rankings(
+        lengths=kept.count,
+        code=rankings.code[kept.rows],
+        grades=rankings.grades,
+        relevant_code=rankings.relevant_code,
+        n_relevant=rankings.n_relevant,
+        n_judged_nonrelevant=rankings.n_judged_nonrelevant,
+        has_results=rankings.has_results,
+        judged_levels=judged_levels,
+        judged_only=True,
+    )
 
 
 def _dense_cells_limit(n_rows: int) -> int:
@@ -129,10 +175,10 @@ def _dense_cells_limit(n_rows: int) -> int:
 
 
 def _join(
-    run: Run, qrels: Qrels, run_common: I64, qrels_common: I64, qrels_class: NDArray[np.int8],
-    rows: _RunRows,
-) -> NDArray[np.int8]:
-    """Each run row's judgment class (rows in the order of ``rows``).
+    run: Run, qrels: Qrels, run_common: I64, qrels_common: I64,
+    qrels_code: NDArray[np.signedinteger[Any]], rows: _RunRows,
+) -> NDArray[np.signedinteger[Any]]:
+    """Each run row's judgment code (state.py; rows in the order of ``rows``).
 
     The judged (query, document) pairs are cells of a table with one row per
     query and one column per document of the run. When the table is small
@@ -150,18 +196,18 @@ def _join(
     judged_doc = run_doc_of[qrels._docs.codes]
     judged = np.flatnonzero(judged_doc >= 0)  # judged documents the run retrieved somewhere
     cell = qrels_common[qrels._queries.codes[judged]] * width + judged_doc[judged]
-    judged_class = qrels_class[judged]
+    judged_code = qrels_code[judged]
     n_queries = int(max(run_common.max(initial=-1), qrels_common.max(initial=-1))) + 1
     row_start = run_common * width  # per run query code
     n_run = rows.query.shape[0]
     if n_queries * width <= _dense_cells_limit(n_run):
-        table = np.zeros(n_queries * width, dtype=np.int8)
-        table[cell] = judged_class
+        table = np.zeros(n_queries * width, dtype=qrels_code.dtype)  # 0: NOT_IN_POOL
+        table[cell] = judged_code
         index = np.repeat(row_start[rows.block_code], rows.block_length)
         index += rows.doc
-        found: NDArray[np.int8] = table[index]
+        found: NDArray[np.signedinteger[Any]] = table[index]
         return found
-    out = np.zeros(n_run, dtype=np.int8)
+    out = np.zeros(n_run, dtype=qrels_code.dtype)
     shared = np.zeros(width, dtype=bool)
     shared[run_doc_of[run_doc_of >= 0]] = True
     judged_rows = np.flatnonzero(shared[rows.doc])
@@ -171,7 +217,7 @@ def _join(
         wanted = row_start[rows.query[judged_rows]] + rows.doc[judged_rows]
         position = np.minimum(np.searchsorted(sorted_cells, wanted), sorted_cells.shape[0] - 1)
         hit = sorted_cells[position] == wanted
-        out[judged_rows[hit]] = judged_class[by_cell[position[hit]]]
+        out[judged_rows[hit]] = judged_code[by_cell[position[hit]]]
     return out
 
 
@@ -209,8 +255,8 @@ class _RunRows:
 
 
 def _ranking_order(
-    rows: _RunRows, doc_labels: NDArray[Any], payload: NDArray[np.int8],
-) -> tuple[NDArray[np.int8], I64, I64, I64]:
+    rows: _RunRows, doc_labels: NDArray[Any], payload: NDArray[np.signedinteger[Any]],
+) -> tuple[NDArray[np.signedinteger[Any]], I64, I64, I64]:
     """Put ``payload`` (one value per row of ``rows``) in trec_eval's order:
     each query's rows by score descending, then document id descending.
 

@@ -80,22 +80,28 @@ def distinct(keys: NDArray[_Int]) -> NDArray[_Int]:
     return ordered[first]
 
 
+_FIBONACCI = np.uint64(0x9E3779B97F4A7C15)  # 2^64 / golden ratio: multiply-shift hashing
+
+
 class KeyTable:
     """Where each of n distinct keys is: an open-addressing hash table with linear probing.
 
     The table has at least ``4 n`` slots (a power of two; load at most 1/4,
     so a lookup probes about 1.2 slots), small enough to stay in cache for the
-    vocabularies it serves (the distinct ids of a column). :meth:`find` is
-    vectorised: one round of array operations per probe, each round over the
-    rows still unresolved.
+    vocabularies it serves (the distinct ids of a column). A key's slot is
+    the top bits of key * 0x9E3779B97F4A7C15 (Knuth's multiplicative hashing),
+    so keys that differ only in their high bytes (packed short strings)
+    spread as well as hashes do. :meth:`find` is vectorised: one round of
+    array operations per probe, each round over the rows still unresolved.
     """
 
     def __init__(self, keys: U64) -> None:
-        size = 1 << max(int(4 * keys.shape[0] - 1).bit_length(), 4)
-        self._mask = np.uint64(size - 1)
-        self._index = np.full(size, -1, dtype=np.int64)
-        self._key = np.zeros(size, dtype=np.uint64)
-        slot = (keys & self._mask).astype(np.int64)
+        bits = max(int(4 * keys.shape[0] - 1).bit_length(), 4)
+        self._shift = np.uint64(64 - bits)
+        self._size = 1 << bits
+        self._index = np.full(self._size, -1, dtype=np.int64)
+        self._key = np.zeros(self._size, dtype=np.uint64)
+        slot = self._slots(keys)
         pending = np.arange(keys.shape[0])
         while pending.shape[0]:
             free = self._index[slot] == -1
@@ -104,26 +110,41 @@ class KeyTable:
             won = self._index[wanted] == candidates
             self._key[wanted[won]] = keys[candidates[won]]
             pending = np.concatenate((pending[~free], candidates[~won]))
-            slot = (np.concatenate((slot[~free], wanted[~won])) + 1) & (size - 1)
+            slot = (np.concatenate((slot[~free], wanted[~won])) + 1) & (self._size - 1)
+
+    def _slots(self, keys: U64) -> NDArray[np.intp]:
+        with np.errstate(over="ignore"):
+            product = keys * _FIBONACCI
+        product >>= self._shift
+        slots: NDArray[np.intp] = product.view(np.intp)  # < 2^bits: the same value
+        return slots
 
     def find(self, keys: U64) -> I64:
-        """The index of each key among the table's keys, or -1 where absent."""
-        size_mask = int(self._mask)
-        slot = (keys & self._mask).astype(np.int64)
+        """The index of each key among the table's keys, or -1 where absent
+        (in blocks of 2^22 keys: small temporaries)."""
+        block = 1 << 22
+        if keys.shape[0] <= block:
+            return self._find(keys)
+        out = np.empty(keys.shape[0], dtype=np.int64)
+        for begin in range(0, keys.shape[0], block):
+            out[begin:begin + block] = self._find(keys[begin:begin + block])
+        return out
+
+    def _find(self, keys: U64) -> I64:
+        slot = self._slots(keys)
         found: I64 = self._index[slot]
-        # found >= 0 is an occupied slot; its key may still be another one.
-        other = self._key[slot] != keys
-        other &= found >= 0
-        rows = np.flatnonzero(other)
+        # A free slot ends the search (-1); an occupied one may hold another key.
+        rows = np.flatnonzero(self._key[slot] != keys)
+        rows = rows[found[rows] >= 0]
         found[rows] = -1
         slot = slot[rows]
         while rows.shape[0]:
-            slot = (slot + 1) & size_mask
-            index = self._index[slot]
-            hit = (index >= 0) & (self._key[slot] == keys[rows])
-            found[rows[hit]] = index[hit]
-            go_on = (index >= 0) & ~hit
-            rows, slot = rows[go_on], slot[go_on]
+            occupied = self._index[slot] >= 0
+            rows, slot = rows[occupied], slot[occupied]
+            slot = (slot + 1) & (self._size - 1)
+            hit = (self._key[slot] == keys[rows]) & (self._index[slot] >= 0)
+            found[rows[hit]] = self._index[slot[hit]]
+            rows, slot = rows[~hit], slot[~hit]
         return found
 
 
@@ -143,11 +164,19 @@ def encode(ids: NDArray[Any], *, grouped: bool = False, sort_labels: bool = Fals
     order (byte order for strings), so codes compare as the ids do.
     """
     n = ids.shape[0]
-    if grouped and n:
+    words = text_words(ids) if n else None
+    if words is None and grouped and n:
         starts, lengths = blocks(ids)
         if 4 * starts.shape[0] <= n:
             block_ids = encode(ids[starts], sort_labels=sort_labels)
             return Encoded(block_ids.labels, np.repeat(block_ids.codes, lengths))
+    if words is not None:  # short text ids: exact words, no check against the ids needed
+        encoded = encode_words(words, grouped=grouped)
+        labels = encoded.labels
+        if ids.dtype.kind == "U":  # back to text: the bytes were code points below 256
+            labels = np.char.decode(labels, "latin-1").astype(ids.dtype)
+        out = Encoded(labels, encoded.codes)
+        return _by_label(out) if sort_labels else out
     keys = id_keys(ids)
     table_keys = distinct(keys)
     codes = KeyTable(table_keys).find(keys)
@@ -157,12 +186,40 @@ def encode(ids: NDArray[Any], *, grouped: bool = False, sort_labels: bool = Fals
     if ids.dtype.kind not in "iu" and not np.array_equal(labels[codes], ids):
         labels, inverse = np.unique(ids, return_inverse=True)  # a hash collision: exact
         return Encoded(labels, inverse.astype(np.int64))
-    if sort_labels:
-        by_id = np.argsort(labels, kind="stable")
-        rank = np.empty_like(by_id)
-        rank[by_id] = np.arange(by_id.shape[0])
-        return Encoded(labels[by_id], rank[codes])
-    return Encoded(labels, codes)
+    return _by_label(Encoded(labels, codes)) if sort_labels else Encoded(labels, codes)
+
+
+def _by_label(encoded: Encoded) -> Encoded:
+    """The same encoding with its labels in id order (byte order for strings)."""
+    by_id = np.argsort(encoded.labels, kind="stable")
+    rank = np.empty(by_id.shape[0], dtype=np.int64)
+    rank[by_id] = np.arange(by_id.shape[0])
+    return Encoded(encoded.labels[by_id], rank[encoded.codes])
+
+
+def text_words(ids: NDArray[Any], max_words: int = 4) -> list[U64] | None:
+    """The words (:func:`encode_words`) of a text column: bytes (``S``), or
+    ``U`` whose characters are all below 256 (one byte each, exact); None for
+    other columns, longer ids than ``max_words`` words, or ids holding NUL."""
+    if ids.dtype.kind not in "SU":
+        return None
+    unit = 4 if ids.dtype.kind == "U" else 1
+    width = ids.dtype.itemsize // unit
+    n_words = max((width + 7) // 8, 1)
+    if n_words > max_words:
+        return None
+    matrix = np.ascontiguousarray(ids).view(np.uint32 if unit == 4 else np.uint8).reshape(
+        -1, max(width, 1))
+    if unit == 4 and width and int(matrix.max(initial=0)) > 255:
+        return None
+    padded = np.zeros((ids.shape[0], 8 * n_words), dtype=np.uint8)
+    padded[:, :width] = matrix[:, :width]  # NUL padding, as in the array itself
+    if width and not padded[:, 0].all():
+        return None  # an empty id, or one starting with NUL: the general path
+    words = padded.view(np.uint64)
+    if np.little_endian:
+        words.byteswap(inplace=True)  # the bytes, read big-endian: words compare as they do
+    return [np.ascontiguousarray(words[:, k]) for k in range(n_words)]
 
 
 def match(ids: NDArray[Any], targets: NDArray[Any]) -> I64:
@@ -181,3 +238,104 @@ def match(ids: NDArray[Any], targets: NDArray[Any]) -> I64:
     by_id = np.argsort(targets, kind="stable")  # colliding keys among targets: exact search
     position = np.minimum(np.searchsorted(targets[by_id], ids), targets.shape[0] - 1)
     return np.where(targets[by_id][position] == ids, by_id[position], -1)
+
+
+# -- ids as words: exact integer keys of short byte strings ------------------------------
+
+_SAMPLE = 1 << 20  # rows whose distinct keys seed the table (the rest are looked up)
+
+
+def _distinct_codes(key: U64) -> tuple[U64, I64]:
+    """The distinct keys (in no particular order) and each row's index among them:
+    the keys of a sample of rows first, then those of the rows not found."""
+    known = distinct(key[:_SAMPLE])
+    codes = KeyTable(known).find(key)
+    missing = np.flatnonzero(codes < 0)
+    if missing.shape[0]:
+        known = np.concatenate((known, distinct(key[missing])))
+        codes[missing] = KeyTable(known).find(key[missing])
+    return known, codes
+
+
+def _mix(words: list[U64]) -> U64:
+    """One 64-bit hash of several words (equal words give equal hashes)."""
+    out = _finalize(words[0].copy())
+    with np.errstate(over="ignore"):
+        for word in words[1:]:
+            out *= _MULTIPLIER
+            out ^= word
+            out = _finalize(out)
+    return out
+
+
+def word_labels(words: list[U64]) -> NDArray[np.bytes_]:
+    """Byte strings back from their big-endian words (NUL padding dropped)."""
+    stacked = np.stack(words, axis=1).astype(">u8")  # big-endian storage: bytes in order
+    labels: NDArray[np.bytes_] = np.ascontiguousarray(stacked).view(f"S{8 * len(words)}").ravel()
+    width = max(int(np.char.str_len(labels).max(initial=1)), 1)
+    return labels.astype(f"S{width}")
+
+
+def encode_words(words: list[U64], *, grouped: bool = False) -> Encoded:
+    """Dictionary-encode byte-string ids given as words: word k of a row holds
+    its bytes 8k..8k+7, big-endian, NUL-padded (ids hold no NUL), so equal
+    words mean equal ids and the words compare as the bytes do. One word: the
+    word is the key, exact; several: a hash of them, checked against the
+    words of each row (a collision falls back to an exact sort).
+
+    ``grouped``: rows usually come in blocks of one id; then only the first
+    row of each block is encoded. Labels are bytes (``S``), in no order.
+    """
+    n = words[0].shape[0]
+    if grouped and n:
+        change = np.zeros(n, dtype=bool)
+        change[0] = True
+        for word in words:
+            change[1:] |= word[1:] != word[:-1]
+        starts = np.flatnonzero(change)
+        if 4 * starts.shape[0] <= n:
+            first = encode_words([w[starts] for w in words])
+            return Encoded(first.labels, np.repeat(first.codes, np.diff(np.append(starts, n))))
+    key = words[0] if len(words) == 1 else _mix(words)
+    known, codes = _distinct_codes(key)
+    if len(words) == 1:
+        return Encoded(word_labels([known]), codes)
+    some_row = np.empty(known.shape[0], dtype=np.int64)
+    some_row[codes] = np.arange(n)
+    if all(np.array_equal(word[some_row][codes], word) for word in words):
+        return Encoded(word_labels([w[some_row] for w in words]), codes)
+    stacked = np.stack(words, axis=1)  # a hash collision: encode the word tuples exactly
+    labels, inverse = np.unique(stacked, axis=0, return_inverse=True)
+    return Encoded(word_labels([labels[:, k] for k in range(len(words))]),
+                   inverse.reshape(-1).astype(np.int64))
+
+
+_MASKS = np.array([0, *(((1 << (8 * k)) - 1) << (8 * (8 - k)) for k in range(1, 8)), 2**64 - 1],
+                  dtype=np.uint64)
+
+
+def byte_words(
+    buffer: NDArray[np.uint8], starts: NDArray[Any], lengths: NDArray[Any],
+    n_words: int | None = None,
+) -> list[U64]:
+    """The words (see :func:`encode_words`) of the byte strings
+    ``buffer[starts[i] : starts[i] + lengths[i]]``: one unaligned 8-byte load
+    per word and row, masked to the string's length (``n_words`` words, at
+    least enough for the longest)."""
+    if n_words is None:
+        n_words = max((int(lengths.max(initial=0)) + 7) // 8, 1)
+    # A padded copy, so that every load stays inside it; an unaligned view of it
+    # as 8-byte words at every byte offset, gathered at each row's offsets.
+    padded = np.zeros(buffer.shape[0] + 8 * n_words + 8, dtype=np.uint8)
+    padded[:buffer.shape[0]] = buffer
+    at_offset: U64 = np.ndarray(shape=(padded.shape[0] - 7,), dtype=np.uint64, buffer=padded,
+                                strides=(1,))
+    at = starts.astype(np.intp, copy=False)
+    out = []
+    for k in range(n_words):
+        word = at_offset[at + 8 * k] if k else at_offset[at]
+        if np.little_endian:
+            word.byteswap(inplace=True)  # the bytes read big-endian: words compare as they do
+        word &= _MASKS[np.clip(lengths - 8 * k, 0, 8)]  # bytes past the string: zero
+        out.append(word)
+    return out

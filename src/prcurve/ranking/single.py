@@ -44,13 +44,7 @@ def _one_ranking(
         order = np.lexsort((-codes, -scores))  # ties: document id descending (trec_eval)
     relevant = positive[order]
     total = check_n_relevant(n_relevant, int(np.count_nonzero(relevant)))
-    return Rankings(
-        lengths=np.array([relevant.shape[0]], dtype=np.intp),
-        relevant=relevant,
-        judged_nonrelevant=~relevant,
-        n_relevant=np.array([total], dtype=np.int64),
-        n_judged_nonrelevant=np.array([relevant.shape[0] - np.count_nonzero(relevant)]),
-    )
+    return Rankings.binary(relevant, total)
 
 
 _RANKING_PARAMETERS = """y_true : array_like, shape (n,)

@@ -3,113 +3,242 @@
 Many queries are one long table sorted by (query, score descending, document
 id descending) and cut into segments, one per query; every measure is a
 handful of segment operations on it (prefix counts, binary searches among the
-relevant rows, a segmented running maximum), so evaluating 10,000 queries costs
+selected rows, a segmented running maximum), so evaluating 10,000 queries costs
 a few passes over arrays, not 10,000 Python loops.
+
+Each retrieved row carries one small integer, its judgment *code* (trec_eval's
+``results_rel_list`` in ``form_res_rels.c``): :data:`NOT_IN_POOL` (the
+document is not in the judgments, trec_eval's -1), :data:`UNJUDGED` (judged
+with a negative grade: in the pool but unjudged, trec_eval's -2), or
+``JUDGED + i`` for a document judged with the i-th smallest non-negative
+grade of the judgments (``grades[i]``). Every measure reads its facts from
+the codes: relevant (grade at least the relevance level), judged
+non-relevant, in the pool, or the grade itself.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
 from functools import cached_property
 
 import numpy as np
 from numpy.typing import NDArray
 
 __all__ = [
+    "JUDGED",
+    "NOT_IN_POOL",
+    "UNJUDGED",
+    "JudgedLevels",
     "Rankings",
+    "Selection",
+    "segmented_cumsum",
+    "sequential_sums",
 ]
 
 
 F64 = NDArray[np.float64]
 I64 = NDArray[np.int64]
 
+NOT_IN_POOL, UNJUDGED, JUDGED = 0, 1, 2
+
+
+@dataclass(frozen=True)
+class JudgedLevels:
+    """The judgments with a grade >= 0 per query, counted by grade code
+    (trec_eval's ``rel_levels``), retrieved or not: query ``query[i]`` has
+    ``count[i]`` documents judged with code ``code[i]``; sorted by query, then code."""
+
+    query: I64
+    code: I64
+    count: I64
+
+
+@dataclass(frozen=True)
+class Selection:
+    """Some of the retrieved rows of every query, in query order then rank order.
+
+    Query q's selected rows are ``rows[first[q] : first[q] + count[q]]``
+    (indices into the row arrays of the :class:`Rankings`).
+    """
+
+    rows: NDArray[np.intp]
+    first: I64
+    count: I64
+    starts: I64  # the segment start of each query, to turn rows into ranks
+    matching: NDArray[np.intp]  # every matching row, in row order (inside segments or not)
+    first_match: I64  # where each segment's rows begin among ``matching``
+
+    @cached_property
+    def query(self) -> NDArray[np.intp]:
+        """The query of each selected row."""
+        return np.repeat(np.arange(self.count.shape[0]), self.count)
+
+    @cached_property
+    def position(self) -> I64:
+        """0-based rank of each selected row within its query."""
+        return self.rows - self.starts[self.query]
+
+    @cached_property
+    def ordinal(self) -> I64:
+        """1-based ordinal of each selected row among its query's selected rows."""
+        return np.arange(self.rows.shape[0]) - self.first[self.query] + 1
+
 
 class Rankings:
     """Each query's retrieved documents in rank order, as segments of flat arrays.
 
     Query ``q`` owns rows ``starts[q] : starts[q] + lengths[q]``; row order
-    inside a segment is rank order. ``relevant`` and ``judged_nonrelevant``
-    are the two relevance facts every measure needs; ``n_relevant`` (R) and
-    ``n_judged_nonrelevant`` count the judgments, retrieved or not.
+    inside a segment is rank order. ``code`` holds each row's judgment code
+    (module docstring); ``grades`` the non-negative grades the codes stand
+    for; rows with ``code >= relevant_code`` are relevant. ``n_relevant`` (R)
+    and ``n_judged_nonrelevant`` count the judgments per query, retrieved or
+    not; ``judged_levels`` (computed on demand) counts them per grade.
+    ``has_results[q]`` is False for a judged query absent from the run.
     """
 
     def __init__(
         self,
-        lengths: NDArray[np.intp],
-        relevant: NDArray[np.bool_],
-        judged_nonrelevant: NDArray[np.bool_],
+        lengths: NDArray[np.integer],
+        code: NDArray[np.integer],
+        grades: I64,
+        relevant_code: int,
         n_relevant: I64,
         n_judged_nonrelevant: I64,
         starts: I64 | None = None,
+        has_results: NDArray[np.bool_] | None = None,
+        judged_levels: Callable[[], JudgedLevels] | None = None,
+        judged_only: bool = False,
     ) -> None:
         self.lengths = lengths.astype(np.int64, copy=False)
-        self.in_order = starts is None  # segments back to back, in query order
+        # Segments back to back in query order, covering every row.
+        self.in_order = starts is None and int(self.lengths.sum()) == code.shape[0]
         self.starts = (
             np.concatenate(([0], np.cumsum(self.lengths)[:-1])).astype(np.int64)
             if starts is None else starts
         )
-        self.relevant = relevant
-        self.judged_nonrelevant = judged_nonrelevant
+        self.code = code
+        self.grades = grades
+        self.relevant_code = relevant_code
         self.n_relevant = n_relevant
         self.n_judged_nonrelevant = n_judged_nonrelevant
+        self.has_results = (
+            np.ones(self.lengths.shape[0], dtype=bool) if has_results is None else has_results
+        )
+        self._judged_levels = judged_levels
+        self.judged_only = judged_only  # unjudged documents were dropped (trec_eval -J)
+        self._selections: dict[str, Selection] = {}
+
+    @classmethod
+    def binary(cls, relevant: NDArray[np.bool_], n_relevant: int) -> Rankings:
+        """One ranking of judged documents, relevant or not (grades 1 and 0)."""
+        n = relevant.shape[0]
+        code = np.where(relevant, JUDGED + 1, JUDGED).astype(np.int8)
+        found = int(np.count_nonzero(relevant))
+
+        def levels() -> JudgedLevels:
+            counts = np.array([n - found, n_relevant])
+            keep = counts > 0
+            return JudgedLevels(np.zeros(int(keep.sum()), dtype=np.int64),
+                                np.array([JUDGED, JUDGED + 1])[keep], counts[keep])
+
+        return cls(
+            lengths=np.array([n]), code=code, grades=np.array([0, 1]),
+            relevant_code=JUDGED + 1, n_relevant=np.array([n_relevant]),
+            n_judged_nonrelevant=np.array([n - found]), judged_levels=levels,
+        )
 
     @property
     def n_queries(self) -> int:
         return int(self.lengths.shape[0])
 
     @cached_property
-    def _relevant_rows(self) -> NDArray[np.intp]:
-        """Every relevant row, in row order (segments or not)."""
-        return np.flatnonzero(self.relevant)
+    def relevant(self) -> NDArray[np.bool_]:
+        return self.code >= self.relevant_code
 
     @cached_property
-    def _first_relevant(self) -> NDArray[np.intp]:
-        return np.searchsorted(self._relevant_rows, self.starts)
+    def judged_nonrelevant(self) -> NDArray[np.bool_]:
+        judged = self.code >= JUDGED
+        judged &= self.code < self.relevant_code
+        return judged
+
+    @cached_property
+    def judged_levels(self) -> JudgedLevels:
+        if self._judged_levels is None:  # unreachable: every constructor passes one
+            raise TypeError("these rankings carry no judgment counts")
+        return self._judged_levels()
+
+    @cached_property
+    def row_grade(self) -> I64:
+        """trec_eval's relevance value of each row: the grade, -1 not in the
+        pool, -2 unjudged (negative grade in the judgments)."""
+        table = np.concatenate(([-1, -2], self.grades)).astype(np.int64)
+        grade: I64 = table[self.code]
+        return grade
+
+    # -- selections: the rows of each segment that satisfy a condition ----------------
+
+    def selection(self, name: str, mask: Callable[[], NDArray[np.bool_]]) -> Selection:
+        """The rows of each segment where ``mask()`` holds, cached under ``name``.
+
+        Found by binary searches of each segment's bounds among the matching
+        rows: one pass over the rows for the mask, none per query.
+        """
+        if name not in self._selections:
+            matching = np.flatnonzero(mask())
+            first_match = np.searchsorted(matching, self.starts)
+            count = np.searchsorted(matching, self.starts + self.lengths) - first_match
+            first = np.cumsum(count) - count
+            if self.in_order:
+                rows = matching
+            else:
+                where = np.repeat(first_match - first, count)
+                rows = matching[where + np.arange(where.shape[0])]
+            self._selections[name] = Selection(
+                rows, first, count, self.starts, matching, first_match
+            )
+        return self._selections[name]
+
+    @property
+    def hits(self) -> Selection:
+        """The relevant retrieved documents."""
+        return self.selection("relevant", lambda: self.relevant)
+
+    def count_in_top(self, selected: Selection, k: I64 | int) -> I64:
+        """Selected rows among each query's top min(k, retrieved): one binary search
+        per query among the matching rows, no pass over all rows."""
+        end = self.starts + np.minimum(self.lengths, k)
+        return np.searchsorted(selected.matching, end) - selected.first_match
 
     def relevant_in_top(self, k: I64 | int) -> I64:
-        """Relevant documents among each query's top min(k, retrieved).
-
-        Counted among the relevant rows, one binary search per query: no pass
-        over all rows.
-        """
-        end = self.starts + np.minimum(self.lengths, k)
-        return np.searchsorted(self._relevant_rows, end) - self._first_relevant
+        """Relevant documents among each query's top min(k, retrieved)."""
+        return self.count_in_top(self.hits, k)
 
     @cached_property
     def n_relevant_retrieved(self) -> I64:
-        return self.relevant_in_top(self.lengths)
+        return self.hits.count
 
-    # The relevant retrieved documents, all queries, in query order then rank
-    # order: "hits". Query q's hits are
-    # hits[first_hit[q] : first_hit[q] + n_relevant_retrieved[q]].
+    # The relevant retrieved documents ("hits"), all queries, in query order then
+    # rank order: query q's hits are hits.rows[first_hit[q] : first_hit[q] + count].
 
-    @cached_property
+    @property
     def first_hit(self) -> I64:
-        return np.cumsum(self.n_relevant_retrieved) - self.n_relevant_retrieved
+        return self.hits.first
 
-    @cached_property
-    def _hit_rows(self) -> NDArray[np.intp]:
-        if self.in_order:
-            return self._relevant_rows
-        count = self.n_relevant_retrieved
-        where = np.repeat(self._first_relevant - self.first_hit, count)
-        hits: NDArray[np.intp] = self._relevant_rows[where + np.arange(where.shape[0])]
-        return hits
-
-    @cached_property
+    @property
     def hit_query(self) -> NDArray[np.intp]:
-        return np.repeat(np.arange(self.n_queries), self.n_relevant_retrieved)
+        return self.hits.query
 
     @cached_property
     def hit_rank(self) -> I64:
         """1-based rank of each hit within its query."""
-        return self._hit_rows - self.starts[self.hit_query] + 1
+        return self.hits.position + 1
 
     @cached_property
     def hit_precision(self) -> F64:
         """Precision at each hit's rank: c / rank for the c-th relevant document."""
-        ordinal = np.arange(self._hit_rows.shape[0]) - self.first_hit[self.hit_query] + 1
         # trec_eval: (double) rel_so_far / (double) (i + 1); the same division here.
-        return ordinal.astype(np.float64) / self.hit_rank.astype(np.float64)
+        return self.hits.ordinal.astype(np.float64) / self.hit_rank.astype(np.float64)
 
     @cached_property
     def hit_interpolated_precision(self) -> F64:
@@ -122,10 +251,10 @@ class Rankings:
 
     def hit_sum(self, values: F64, count: I64) -> F64:
         """Per query, the sum of ``values`` over its first ``count`` hits."""
-        return _prefix_sums(values, self.first_hit, count)
+        return sequential_sums(values, self.first_hit, count)
 
 
-def _prefix_sums(values: F64, begin: I64, count: I64) -> F64:
+def sequential_sums(values: F64, begin: I64, count: I64) -> F64:
     """Element q: ``values[begin[q] : begin[q] + count[q]]`` added one at a time, in order.
 
     trec_eval adds per-document terms sequentially (``sum += ...``); adding in
@@ -148,6 +277,40 @@ def _prefix_sums(values: F64, begin: I64, count: I64) -> F64:
         k = int(active[j])
         total[:k] += values[starts[:k] + j]
     out[by_count] = total
+    return out
+
+
+def segmented_cumsum(values: F64, begin: I64, count: I64) -> F64:
+    """Running sums within each segment ``values[begin[q] : begin[q] + count[q]]``,
+    each added one term at a time from 0.0 (as trec_eval's loops accumulate).
+
+    Segments must not overlap; elements outside every segment are left at 0.
+    When every value is an integer of magnitude below 2^52 / n, each partial
+    sum is exact, so one global ``cumsum`` minus each segment's base gives the
+    same floats; otherwise step j extends every segment that has a j-th term.
+    """
+    out = np.zeros(values.shape[0], dtype=np.float64)
+    n = int(count.sum())
+    if n == 0:
+        return out
+    largest = float(np.abs(values).max(initial=0.0))
+    if largest * values.shape[0] < 2.0**52 and bool(np.all(values == np.round(values))):
+        total = np.cumsum(values)
+        base = np.where(begin > 0, total[np.maximum(begin - 1, 0)], 0.0)
+        segment = np.repeat(np.arange(begin.shape[0]), count)
+        index = begin[segment] + np.arange(n) - (np.cumsum(count) - count)[segment]
+        out[index] = total[index] - base[segment]
+        return out
+    by_count = np.argsort(-count, kind="stable")
+    counts = count[by_count]
+    starts = begin[by_count]
+    active = np.searchsorted(-counts, -np.arange(int(counts[0])), side="left")
+    running = np.zeros(begin.shape[0], dtype=np.float64)
+    for j in range(int(counts[0])):
+        k = int(active[j])
+        index = starts[:k] + j
+        running[:k] += values[index]
+        out[index] = running[:k]
     return out
 
 

@@ -2,7 +2,8 @@
 
 Both are built from a dict (pytrec_eval's and ranx's form), a DataFrame or
 pyarrow Table, three arrays, or a TREC file, and dictionary-encode their ids
-once when built (:mod:`prcurve.ranking.keys`), so that evaluation handles
+once when built (:mod:`prcurve.ranking.keys`; pyarrow and pandas columns and
+files read by pyarrow arrive encoded already), so that evaluation handles
 integers only. Building one checks that no document is listed twice for a query.
 
 TREC files are read as trec_eval reads them (``get_qrels.c``,
@@ -15,9 +16,10 @@ TREC files are read as trec_eval reads them (``get_qrels.c``,
 
 from __future__ import annotations
 
+import importlib
+import itertools
 import os
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import Any, ClassVar, TypeVar
 
 import numpy as np
@@ -25,13 +27,16 @@ from numpy.typing import ArrayLike, NDArray
 
 from prcurve.core.table import Table
 from prcurve.ranking import keys as _keys
-from prcurve.ranking.trec_format import parse_numbers, read_bytes, split_fields
+from prcurve.ranking.trec_format import Columns
+from prcurve.ranking.trec_reader import parse_columns, read_columns
 from prcurve.validation.arrays import as_1d, check_finite_numbers, check_same_length
 from prcurve.validation.ranking import (
     check_columns,
     check_grades,
     check_id_column,
+    check_id_labels,
     duplicate_document,
+    missing_ids,
     wrong_table_type,
 )
 
@@ -47,9 +52,7 @@ __all__ = [
 F64 = NDArray[np.float64]
 I64 = NDArray[np.int64]
 
-
-def _ids(name: str, values: ArrayLike, n: int | None = None) -> NDArray[Any]:
-    return check_id_column(name, values, n)
+Ids = NDArray[Any] | _keys.Encoded
 
 
 class _LongTable:
@@ -61,17 +64,61 @@ class _LongTable:
     _VALUE: ClassVar[str]  # the value column: "relevance" or "score"
     _DICT_FORM: ClassVar[str]  # how the dict form reads, for errors
 
-    query_id: NDArray[Any]
-    doc_id: NDArray[Any]
     source: str | None
-    line: I64 | None
-    # Set once when built: the ids as distinct labels and per-row codes
-    # (queries in id order), so that evaluation handles integers only.
+    # The ids as distinct labels and per-row codes (queries in id order), so
+    # that evaluation handles integers only.
     _queries: _keys.Encoded
     _docs: _keys.Encoded
 
+    def _build(
+        self, query_id: Ids, doc_id: Ids, source: str | None, line: I64 | None,
+        consecutive_lines: bool = False,
+    ) -> None:
+        self.source = source
+        self._line = line
+        self._consecutive_lines = consecutive_lines  # row i is line i + 1 of ``source``
+        self._query_id = None if isinstance(query_id, _keys.Encoded) else query_id
+        self._doc_id = None if isinstance(doc_id, _keys.Encoded) else doc_id
+        queries = (_sorted(query_id) if isinstance(query_id, _keys.Encoded)
+                   else _keys.encode(query_id, grouped=True, sort_labels=True))
+        docs = doc_id if isinstance(doc_id, _keys.Encoded) else _keys.encode(doc_id)
+        self._queries, self._docs = queries, docs
+        # One row per (query, document): codes make each pair one exact integer
+        # (32 bits when they fit: half the memory of the sort).
+        width = max(docs.labels.shape[0], 1)
+        if queries.labels.shape[0] * width < 2**32:
+            pair = queries.codes.astype(np.uint32)
+            pair *= np.uint32(width)
+            pair += docs.codes.astype(np.uint32)
+        else:
+            pair = queries.codes * width + docs.codes
+        pair.sort()
+        if (pair[1:] == pair[:-1]).any():
+            self._raise_duplicate(queries.codes * width + docs.codes)
+
     def __len__(self) -> int:
-        return int(self.query_id.shape[0])
+        return int(self._queries.codes.shape[0])
+
+    @property
+    def query_id(self) -> NDArray[Any]:
+        """Each row's query id (bytes as in the file, or as given)."""
+        if self._query_id is None:
+            self._query_id = self._queries.labels[self._queries.codes]
+        return self._query_id
+
+    @property
+    def doc_id(self) -> NDArray[Any]:
+        """Each row's document id."""
+        if self._doc_id is None:
+            self._doc_id = self._docs.labels[self._docs.codes]
+        return self._doc_id
+
+    @property
+    def line(self) -> I64 | None:
+        """Each row's 1-based line in ``source`` (None when not read from a file)."""
+        if self._line is None and self._consecutive_lines:
+            self._line = np.arange(1, len(self) + 1, dtype=np.int64)
+        return self._line
 
     def _values(self) -> NDArray[Any]:  # pragma: no cover - every subclass defines it
         raise NotImplementedError
@@ -97,26 +144,17 @@ class _LongTable:
         return (f"<p>{html.escape(repr(self))}</p>"
                 + self.to_table().to_html(max_rows=10))
 
-    def __post_init__(self) -> None:
-        queries = _keys.encode(self.query_id, grouped=True, sort_labels=True)
-        docs = _keys.encode(self.doc_id)
-        object.__setattr__(self, "_queries", queries)
-        object.__setattr__(self, "_docs", docs)
-        # One row per (query, document): codes make each pair one exact integer.
-        pair = queries.codes * max(docs.labels.shape[0], 1) + docs.codes
-        ordered = np.sort(pair)
-        if (ordered[1:] == ordered[:-1]).any():
-            self._raise_duplicate(pair)
-
     def _raise_duplicate(self, pair: I64) -> None:
         """Name the first row that repeats an earlier (query, document) pair."""
         _, first = np.unique(pair, return_index=True)
         repeats = np.ones(pair.shape[0], dtype=bool)
         repeats[first] = False
         row = int(np.flatnonzero(repeats)[0])
-        line = None if self.line is None else int(self.line[row])
+        lines = self.line
+        line = None if lines is None else int(lines[row])
         raise duplicate_document(
-            self._KIND, self.query_id[row], self.doc_id[row], self.source, line
+            self._KIND, self._queries.labels[self._queries.codes[row]],
+            self._docs.labels[self._docs.codes[row]], self.source, line,
         )
 
     @classmethod
@@ -130,9 +168,13 @@ class _LongTable:
 
     @classmethod
     def from_dict(cls: type[_T], values: Mapping[Any, Mapping[Any, Any]]) -> _T:
-        """From ``{query: {document: value}}`` (pytrec_eval's and ranx's format)."""
+        """From ``{query: {document: value}}`` (pytrec_eval's and ranx's format).
+
+        The ids are encoded while the dicts are walked (each distinct document
+        once), and no list of the rows is ever built.
+        """
         queries, docs, flat = _flatten(values, cls._KIND)
-        return cls.from_arrays(queries, docs, flat)
+        return cls.from_arrays(queries, docs, flat)  # type: ignore[arg-type]
 
     @classmethod
     def from_frame(cls: type[_T], frame: Any) -> _T:
@@ -166,7 +208,14 @@ class _LongTable:
 _T = TypeVar("_T", bound=_LongTable)
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+def _sorted(encoded: _keys.Encoded) -> _keys.Encoded:
+    """The same encoding with its labels in id order (byte order for strings)."""
+    by_id = np.argsort(encoded.labels, kind="stable")
+    rank = np.empty(by_id.shape[0], dtype=np.int64)
+    rank[by_id] = np.arange(by_id.shape[0])
+    return _keys.Encoded(encoded.labels[by_id], rank[encoded.codes])
+
+
 class Qrels(_LongTable):
     """Relevance judgments as a long table: one row per (query, document, grade).
 
@@ -189,11 +238,12 @@ class Qrels(_LongTable):
     _VALUE: ClassVar[str] = "relevance"
     _DICT_FORM: ClassVar[str] = "{query: {doc: grade}}"
 
-    query_id: NDArray[Any]
-    doc_id: NDArray[Any]
-    relevance: I64
-    source: str | None = None
-    line: I64 | None = field(default=None, repr=False)
+    def __init__(
+        self, query_id: Ids, doc_id: Ids, relevance: I64, source: str | None = None,
+        line: I64 | None = None, *, consecutive_lines: bool = False,
+    ) -> None:
+        self.relevance = relevance
+        self._build(query_id, doc_id, source, line, consecutive_lines)
 
     def _values(self) -> NDArray[Any]:
         return self.relevance
@@ -203,13 +253,15 @@ class Qrels(_LongTable):
 
     @classmethod
     def from_arrays(
-        cls, query_id: ArrayLike, doc_id: ArrayLike, relevance: ArrayLike
+        cls, query_id: ArrayLike | _keys.Encoded, doc_id: ArrayLike | _keys.Encoded,
+        relevance: ArrayLike,
     ) -> Qrels:
         """From three equal-length columns (ids as strings or integers)."""
         q = _ids("query_id", query_id)
+        n = _rows(q)
         return cls(
-            q, _ids("doc_id", doc_id, q.shape[0]),
-            _checked_length(check_grades("relevance", relevance), q.shape[0]),
+            q, _ids("doc_id", doc_id, n),
+            _checked_length(check_grades("relevance", relevance), n),
         )
 
     @classmethod
@@ -217,7 +269,6 @@ class Qrels(_LongTable):
         return read_qrels(path)
 
 
-@dataclass(frozen=True, eq=False, repr=False)
 class Run(_LongTable):
     """Retrieved documents as a long table: one row per (query, document, score).
 
@@ -240,12 +291,13 @@ class Run(_LongTable):
     _VALUE: ClassVar[str] = "score"
     _DICT_FORM: ClassVar[str] = "{query: {doc: score}}"
 
-    query_id: NDArray[Any]
-    doc_id: NDArray[Any]
-    score: F64
-    run_id: str | None = None
-    source: str | None = None
-    line: I64 | None = field(default=None, repr=False)
+    def __init__(
+        self, query_id: Ids, doc_id: Ids, score: F64, run_id: str | None = None,
+        source: str | None = None, line: I64 | None = None, *, consecutive_lines: bool = False,
+    ) -> None:
+        self.score = score
+        self.run_id = run_id
+        self._build(query_id, doc_id, source, line, consecutive_lines)
 
     def _values(self) -> NDArray[Any]:
         return self.score
@@ -255,19 +307,39 @@ class Run(_LongTable):
 
     @classmethod
     def from_arrays(
-        cls, query_id: ArrayLike, doc_id: ArrayLike, score: ArrayLike, run_id: str | None = None
+        cls, query_id: ArrayLike | _keys.Encoded, doc_id: ArrayLike | _keys.Encoded,
+        score: ArrayLike, run_id: str | None = None,
     ) -> Run:
         """From three equal-length columns; scores must be finite."""
         q = _ids("query_id", query_id)
+        n = _rows(q)
         scores = check_finite_numbers("score", as_1d("score", score))
         return cls(
-            q, _ids("doc_id", doc_id, q.shape[0]),
-            _checked_length(scores.astype(np.float64, copy=False), q.shape[0]), run_id,
+            q, _ids("doc_id", doc_id, n),
+            _checked_length(scores.astype(np.float64, copy=False), n), run_id,
         )
 
     @classmethod
     def _read(cls, path: str | os.PathLike[str]) -> Run:
         return read_run(path)
+
+
+def _ids(name: str, values: ArrayLike | _keys.Encoded, n: int | None = None) -> Ids:
+    if isinstance(values, _keys.Encoded):
+        labels = check_id_labels(name, values.labels)
+        if n is not None and values.codes.shape[0] != n:
+            check_id_column(name, np.empty(values.codes.shape[0]), n)  # the length error
+        codes = values.codes
+        used = np.bincount(codes, minlength=labels.shape[0]) > 0
+        if not used.all():  # an id with no row (an empty dict, an unused category)
+            labels = labels[used]
+            codes = (np.cumsum(used) - 1)[codes]
+        return _keys.Encoded(labels, codes)
+    return check_id_column(name, values, n)
+
+
+def _rows(ids: Ids) -> int:
+    return int((ids.codes if isinstance(ids, _keys.Encoded) else ids).shape[0])
 
 
 def _checked_length(array: NDArray[Any], n: int) -> NDArray[Any]:
@@ -277,56 +349,119 @@ def _checked_length(array: NDArray[Any], n: int) -> NDArray[Any]:
 
 def _flatten(
     nested: Mapping[Any, Mapping[Any, Any]], argument: str
-) -> tuple[list[Any], list[Any], list[Any]]:
-    queries: list[Any] = []
-    docs: list[Any] = []
-    values: list[Any] = []
-    for query, inner in nested.items():
-        if not isinstance(inner, Mapping):
-            raise wrong_table_type(
-                argument, inner, f"a dict of documents for {query!r}"
-            )
-        queries.extend([query] * len(inner))
-        docs.extend(inner.keys())
-        values.extend(inner.values())
-    return queries, docs, values
+) -> tuple[_keys.Encoded, _keys.Encoded, NDArray[Any]]:
+    """Walk ``{query: {doc: value}}`` once per level, at C speed: the documents are
+    numbered in a dict as they are first seen, and rows become integer codes."""
+    inner: list[Mapping[Any, Any]] = list(nested.values())
+    for query, docs in zip(nested, inner, strict=True):
+        if not isinstance(docs, Mapping):
+            raise wrong_table_type(argument, docs, f"a dict of documents for {query!r}")
+    lengths = np.fromiter(map(len, inner), dtype=np.int64, count=len(inner))
+    n = int(lengths.sum())
+    all_docs = list(itertools.chain.from_iterable(inner))
+    index = dict.fromkeys(all_docs)
+    for code, doc in enumerate(index):
+        index[doc] = code
+    doc_codes = np.fromiter(map(index.__getitem__, all_docs), dtype=np.int64, count=n)
+    values = _values(inner, n)
+    query_labels = list(nested)
+    queries = _keys.Encoded(_labels("query_id", query_labels),
+                            np.repeat(np.arange(len(query_labels), dtype=np.int64), lengths))
+    return queries, _keys.Encoded(_labels("doc_id", list(index)), doc_codes), values
+
+
+def _values(inner: list[Mapping[Any, Any]], n: int) -> NDArray[Any]:
+    """The dicts' values in row order: numbers read straight into one float64
+    array (grades are checked to be whole afterwards); anything else (text,
+    integers beyond 2^53) through a list, for the checks to name it."""
+    kinds = set(map(type, itertools.chain.from_iterable(d.values() for d in inner)))
+    if all(issubclass(k, (int, float, np.integer, np.floating)) for k in kinds):
+        values = np.fromiter(itertools.chain.from_iterable(d.values() for d in inner),
+                             dtype=np.float64, count=n)
+        if not (np.abs(values) >= 2.0**53).any():
+            return values
+    listed = list(itertools.chain.from_iterable(d.values() for d in inner))
+    return np.asarray(listed) if listed else np.zeros(0)
+
+
+def _labels(name: str, values: list[Any]) -> NDArray[Any]:
+    """Distinct ids from Python objects (few: one per distinct id)."""
+    return check_id_labels(name, np.array(values, dtype=object) if values
+                           else np.zeros(0, dtype=str))
 
 
 def _frame_columns(
     frame: Any, argument: str, wanted: dict[str, Sequence[str]]
-) -> dict[str, NDArray[Any]]:
-
+) -> dict[str, Any]:
+    """The columns of a pandas DataFrame or pyarrow Table: string id columns
+    dictionary-encoded by pandas or pyarrow (no Python object per row)."""
     found = frame.column_names if hasattr(frame, "column_names") else frame.columns
     names = [str(c) for c in found]
     chosen = check_columns(argument, names, wanted)
-    out: dict[str, NDArray[Any]] = {}
+    out: dict[str, Any] = {}
     for role, name in chosen.items():
         column = frame[name]  # a pandas Series or a pyarrow ChunkedArray
+        if role != "value":
+            encoded = _encode_column(column, name)
+            if encoded is not None:
+                out[role] = encoded
+                continue
         out[role] = np.asarray(column.to_numpy() if hasattr(column, "to_numpy") else column)
     return out
 
 
+def _encode_column(column: Any, name: str) -> _keys.Encoded | None:
+    """A text id column of a pyarrow Table or pandas DataFrame as labels and codes,
+    encoded by the library that holds it; None for numeric columns."""
+    if hasattr(column, "combine_chunks"):  # pyarrow ChunkedArray
+        pa: Any = importlib.import_module("pyarrow")
+
+        kind = column.type
+        if pa.types.is_dictionary(kind):
+            kind = kind.value_type
+        if not (pa.types.is_string(kind) or pa.types.is_large_string(kind)
+                or pa.types.is_binary(kind) or pa.types.is_large_binary(kind)):
+            return None
+        if column.null_count:
+            rows = np.flatnonzero(column.is_null().to_numpy(zero_copy_only=False))
+            raise missing_ids(name, rows)
+        array = column.combine_chunks()
+        encoded = array if pa.types.is_dictionary(array.type) else array.dictionary_encode()
+        labels = np.array(encoded.dictionary.to_pylist(), dtype=object)
+        if not len(labels):
+            labels = np.zeros(0, dtype=object)
+        codes = encoded.indices.to_numpy(zero_copy_only=False).astype(np.int64)
+        return _keys.Encoded(labels, codes)
+    dtype = getattr(column, "dtype", None)
+    if dtype is None or getattr(dtype, "kind", "O") in "iub":
+        return None
+    pd: Any = importlib.import_module("pandas")
+    codes, uniques = pd.factorize(column, sort=False)
+    if (codes < 0).any():
+        raise missing_ids(name, np.flatnonzero(codes < 0))
+    labels = np.asarray(uniques, dtype=object)
+    return _keys.Encoded(labels, codes.astype(np.int64))
+
+
+def _qrels(columns: Columns) -> Qrels:
+    return Qrels(columns.queries, columns.docs, columns.values, columns.source, columns.line,
+                 consecutive_lines=columns.line is None)
+
+
+def _run(columns: Columns) -> Run:
+    # trec_eval reports the run id of the last line.
+    return Run(columns.queries, columns.docs, columns.values, columns.run_id, columns.source,
+               columns.line, consecutive_lines=columns.line is None)
+
+
 def parse_qrels(data: bytes, source: str = "<qrels>") -> Qrels:
     """Judgments from the bytes of a qrels file (see :func:`read_qrels`)."""
-    fields = split_fields(data, source, "qrels", 4, True, "query iter docno relevance")
-    relevance = parse_numbers(fields, 3, np.int64, source, "qrels", "relevance")
-    return Qrels(
-        fields.strings(0), fields.strings(2), relevance.astype(np.int64), source, fields.line
-    )
+    return _qrels(parse_columns(data, source, "qrels"))
 
 
 def parse_run(data: bytes, source: str = "<run>") -> Run:
     """A run from the bytes of a TREC run file (see :func:`read_run`)."""
-    fields = split_fields(data, source, "run", 6, False, "query Q0 docno rank score run_id")
-    score = parse_numbers(fields, 4, np.float64, source, "run", "score")
-    run_id = None
-    if fields.first.shape[0]:
-        s, e = fields.bounds(5)
-        # trec_eval reports the run id of the last line.
-        run_id = bytes(fields.buffer[s[-1]:e[-1]]).decode("utf-8", "replace")
-    return Run(
-        fields.strings(0), fields.strings(2), score.astype(np.float64), run_id, source, fields.line
-    )
+    return _run(parse_columns(data, source, "run"))
 
 
 def read_qrels(path: str | os.PathLike[str]) -> Qrels:
@@ -334,7 +469,7 @@ def read_qrels(path: str | os.PathLike[str]) -> Qrels:
 
     Relevance is an integer grade; a negative grade means judged but not
     usable (trec_eval's "unjudged in pool"). Lines starting with ``#`` are
-    comments.
+    comments. gzip, bzip2 and xz files are read as they are.
 
     Parameters
     ----------
@@ -356,8 +491,7 @@ def read_qrels(path: str | os.PathLike[str]) -> Qrels:
     >>> q.doc_id.tolist(), q.relevance.tolist(), q.line.tolist()
     ([b'doc-1', b'doc#2'], [1, 0], [2, 3])
     """
-    data, source = read_bytes(path, "qrels")
-    return parse_qrels(data, source)
+    return _qrels(read_columns(path, "qrels"))
 
 
 def read_run(path: str | os.PathLike[str]) -> Run:
@@ -365,6 +499,7 @@ def read_run(path: str | os.PathLike[str]) -> Run:
 
     The Q0 and rank columns are ignored (documents are ranked by score) and
     so is anything after the run id. Lines starting with ``#`` are comments.
+    gzip, bzip2 and xz files are read as they are.
 
     Parameters
     ----------
@@ -386,8 +521,7 @@ def read_run(path: str | os.PathLike[str]) -> Run:
     >>> r.doc_id.tolist(), r.score.tolist(), r.run_id
     ([b'd1', b'd2'], [2.5, 1.5], 'myrun')
     """
-    data, source = read_bytes(path, "run")
-    return parse_run(data, source)
+    return _run(read_columns(path, "run"))
 
 
 def _as_text(ids: NDArray[Any]) -> NDArray[Any]:

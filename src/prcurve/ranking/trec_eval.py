@@ -1,30 +1,49 @@
-"""trec_eval's measures, names and output format.
+"""trec_eval's measures, names, options and output format.
 
 :func:`format_trec_eval` evaluates with trec_eval's measure names (``map``,
-``P.5,10``, ``iprec_at_recall``, ...) and prints trec_eval's output byte for
-byte: ``%-22s\\t%s\\t%6.4f`` per value, integers for the counts, measures in
-trec_eval's own order.
+``P.5,10``, ``ndcg_cut.10``, ``rbp.p=0.8``, ...) and prints trec_eval's output
+byte for byte: ``%-22s\\t%s\\t%6.4f`` per value, integers for the counts,
+measures in trec_eval's own order (its ``te_trec_measures`` table), per query
+with ``-q`` and then the summary. Measure parameters are read as trec_eval
+reads them (``atol``/``atof``: ``ndcg_cut.23.4`` is cutoff 23), and so are its
+options ``-c -l -M -J -N -n -Z`` (``TrecEvalOptions``).
+
+trec_eval measures not computed: the preference measures (``prefs_*``,
+``-R prefs``/``qrels_prefs``) and those of judgment groups (``*_avgjg``,
+``-R qrels_jg``), which need other input formats; asking for one is an error
+naming it.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import Any, Literal
+import math
+import os
+from collections.abc import Mapping
+from typing import Any
 
 import numpy as np
+from numpy.typing import NDArray
 
-from prcurve.ranking.evaluation import RankingEvaluation, evaluate
-from prcurve.ranking.kernels import mean_over_levels
+from prcurve.core.undefined import undefined_scope
+from prcurve.ranking.evaluation import judge
+from prcurve.ranking.kernels import (
+    MIN_GEO_MEAN,
+    compute,
+    geometric_terms,
+    mean_over_levels,
+)
 from prcurve.ranking.measures import Measure
+from prcurve.ranking.state import NOT_IN_POOL, JudgedLevels, Rankings
 from prcurve.ranking.tables import Qrels, Run
-from prcurve.validation.arrays import check_choice, check_positive_number
-from prcurve.validation.ranking import (
-    bad_measure_parameter,
-    check_cutoff,
-    check_level_fraction,
-    unknown_trec_measure,
-    unsupported_trec_measure,
+from prcurve.ranking.trec_format import read_zscores
+from prcurve.ranking.trec_measures import (
+    MISSING_ZSCORE,
+    TREC_MEASURES,
+    Column,
+    TrecEvalOptions,
+    check_options,
+    measures_help,
+    output_plan,
 )
 
 __all__ = [
@@ -32,224 +51,33 @@ __all__ = [
     "TrecEvalOptions",
     "format_trec_eval",
     "measures_help",
+    "skipped_queries",
 ]
 
 
-_DEFAULT_CUTOFFS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
+# -- evaluation and output ---------------------------------------------------------------
 
 
-_DEFAULT_LEVELS = tuple(i / 10 for i in range(11))
+def _text(value: Any) -> str:
+    """An id as text; bytes that are not UTF-8 survive as surrogates (written back as
+    the same bytes by the command line), since trec_eval prints ids unchanged."""
+    if isinstance(value, (bytes, np.bytes_)):
+        return bytes(value).decode("utf-8", "surrogateescape")
+    return str(value)
 
 
-@dataclass(frozen=True)
-class _TrecMeasure:
-    """One trec_eval measure: how it is named, printed and mapped to prcurve's measures.
-
-    kind: "runid", "num_q", "count" (printed as an integer), "value" (%6.4f),
-    "cut_k" (one value per integer cutoff), "cut_r" (per recall level),
-    "mean_r" (one value over recall levels) or "param_x" (one value, one number).
-    """
-
-    name: str
-    kind: str
-    measure: str | None  # the prcurve measure name
-    default: tuple[float, ...] = ()
-    per_query: bool = True
+def skipped_queries(qrels: Qrels, run: Run) -> list[str]:
+    """Judged queries with no results, which ``-c`` would score 0 (left out otherwise)."""
+    judged = set(qrels._queries.labels.tolist())
+    retrieved = set(run._queries.labels.tolist())
+    return sorted(_text(q) for q in judged - retrieved)
 
 
-# In trec_eval's order (measures.c, te_trec_measures): output follows this order.
-TREC_MEASURES: tuple[_TrecMeasure, ...] = (
-    _TrecMeasure("runid", "runid", None, per_query=False),
-    _TrecMeasure("num_q", "num_q", None, per_query=False),
-    _TrecMeasure("num_ret", "count", "num_ret"),
-    _TrecMeasure("num_rel", "count", "num_rel"),
-    _TrecMeasure("num_rel_ret", "count", "num_rel_ret"),
-    _TrecMeasure("map", "value", "AP"),
-    _TrecMeasure("gm_map", "value", "gm_AP", per_query=False),
-    _TrecMeasure("Rprec", "value", "R-prec"),
-    _TrecMeasure("bpref", "value", "bpref"),
-    _TrecMeasure("recip_rank", "value", "RR"),
-    _TrecMeasure("iprec_at_recall", "cut_r", "iprec", _DEFAULT_LEVELS),
-    _TrecMeasure("P", "cut_k", "P", _DEFAULT_CUTOFFS),
-    _TrecMeasure("recall", "cut_k", "R", _DEFAULT_CUTOFFS),
-    _TrecMeasure("11pt_avg", "mean_r", "iprec", _DEFAULT_LEVELS),
-    _TrecMeasure("map_cut", "cut_k", "AP", _DEFAULT_CUTOFFS),
-    _TrecMeasure("set_P", "value", "set_P"),
-    _TrecMeasure("set_recall", "value", "set_R"),
-    _TrecMeasure("set_F", "param_x", "set_F", (1.0,)),
-)
-
-
-_BY_NAME = {m.name: m for m in TREC_MEASURES}
-
-
-# trec_eval's nicknames (measures.c), restricted to the measures above.
-_OFFICIAL = ("runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec",
-             "bpref", "recip_rank", "iprec_at_recall", "P")
-
-
-_ALL_TREC = (*_OFFICIAL, "recall", "11pt_avg", "map_cut", "set_P", "set_recall", "set_F")
-
-
-_SET = ("runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "set_P", "set_recall", "set_F")
-
-
-_NICKNAMES = {"official": _OFFICIAL, "all_trec": _ALL_TREC, "set": _SET}
-
-
-# trec_eval measures that exist but prcurve does not compute (named in the error).
-_UNSUPPORTED = ("relstring", "infAP", "gm_bpref", "Rprec_mult", "utility", "binG", "G", "ndcg",
-                "ndcg_rel", "Rndcg", "ndcg_cut", "relative_P", "success", "set_relative_P",
-                "set_map", "num_nonrel_judged_ret", "rbp", "rbp_resid", "unj", "yaap", "ndcg_p",
-                "dcg", "ideal_dcg")
-
-
-TrecEvalVersion = Literal[9, 10]
-
-
-@dataclass(frozen=True)
-class TrecEvalOptions:
-    """trec_eval's command-line options that prcurve supports.
-
-    ``measures`` are trec_eval's ``-m`` arguments (``"official"`` when
-    empty); ``per_query`` is ``-q``, ``complete`` ``-c``, ``relevance_level``
-    ``-l`` and ``depth`` ``-M``. ``version`` 10 (default) or 9 picks the
-    recall-level cutoff of iprec_at_recall and 11pt_avg, float64 or float32
-    scores, and whether ``-c -q`` prints queries missing from the run (10 does).
-    """
-
-    measures: tuple[str, ...] = ()
-    per_query: bool = False
-    complete: bool = False
-    relevance_level: int = 1
-    depth: int | None = None
-    version: TrecEvalVersion = 10
-
-
-def _parse_params(name: str, kind: str, text: str) -> tuple[float, ...]:
-    """trec_eval's -m NAME.PARAMS parameters: comma separated; cutoffs sorted and unique."""
-    argument = f"{name}.{text}"
-    items = text.split(",")
-    try:
-        if kind == "cut_k":
-            values: list[float] = [int(item) for item in items]
-        else:
-            values = [float(item) for item in items]
-    except ValueError:
-        raise bad_measure_parameter(
-            argument, "cannot read the parameters",
-            "write comma-separated numbers, e.g. P.5,10 or iprec_at_recall.0.2,0.5",
-        ) from None
-    if kind == "cut_k":
-        for value in values:
-            check_cutoff("measures", value)
-    if kind in ("cut_r", "mean_r"):
-        for value in values:
-            check_level_fraction("measures", value)
-    if kind == "param_x":
-        if len(values) != 1:
-            raise bad_measure_parameter(argument, "expected one number",
-                                                    "write e.g. set_F.0.5")
-        check_positive_number("measures", values[0])
-        return (values[0],)
-    if kind in ("cut_k", "cut_r", "mean_r"):
-        ordered = sorted(values)
-        if len(set(ordered)) != len(ordered):
-            raise bad_measure_parameter(argument, "duplicate cutoffs",
-                                                    "list each cutoff once")
-        return tuple(ordered)
-    raise bad_measure_parameter(
-        argument, f"{name} takes no parameters", f"write -m {name}"
-    )
-
-
-def _selected(measure_args: Sequence[str]) -> dict[str, tuple[tuple[float, ...], str | None]]:
-    """trec_eval name -> (parameters, parameter text as typed or None), in trec_eval's order."""
-    marked: set[str] = set()
-    params: dict[str, tuple[tuple[float, ...], str]] = {}
-    for arg in measure_args or ("official",):
-        name, dot, text = arg.partition(".")
-        if name in _NICKNAMES:
-            marked.update(_NICKNAMES[name])
-        elif name in _BY_NAME:
-            marked.add(name)
-        elif name in _UNSUPPORTED:
-            raise unsupported_trec_measure(arg, [m.name for m in TREC_MEASURES])
-        else:
-            raise unknown_trec_measure(arg, [m.name for m in TREC_MEASURES])
-        if dot:
-            if name not in _BY_NAME:
-                raise bad_measure_parameter(arg, f"{name} takes no parameters",
-                                                        f"write -m {name}")
-            if name not in params:  # trec_eval uses the first -m that gives parameters
-                params[name] = (_parse_params(name, _BY_NAME[name].kind, text), text)
-    out: dict[str, tuple[tuple[float, ...], str | None]] = {}
-    for m in TREC_MEASURES:
-        if m.name in marked:
-            given = params.get(m.name)
-            out[m.name] = (given[0], given[1]) if given else (m.default, None)
-    return out
-
-
-def _outputs(
-    m: _TrecMeasure, params: tuple[float, ...], text: str | None
-) -> list[tuple[str, list[Measure]]]:
-    """The output names of one trec_eval measure and the prcurve measures behind each."""
-    if m.kind in ("runid", "num_q"):
-        return [(m.name, [])]
-    if m.measure is None:  # unreachable: only runid and num_q have none
-        raise TypeError(m.name)
-    if m.kind == "cut_k":
-        return [(f"{m.name}_{int(k)}", [Measure(m.measure, int(k))]) for k in params]
-    if m.kind == "cut_r":
-        return [(f"{m.name}_{r:3.2f}", [Measure(m.measure, r)]) for r in params]
-    if m.kind == "mean_r":
-        name = m.name if text is None else f"{m.name}_{text}"
-        return [(name, [Measure(m.measure, r) for r in params])]
-    if m.kind == "param_x":
-        name = m.name if text is None else f"{m.name}_{text}"
-        x = params[0]
-        return [(name, [Measure(m.measure) if x == 1.0 else Measure(m.measure, x)])]
-    return [(m.name, [Measure(m.measure)])]
-
-
-@dataclass(frozen=True)
-class _Line:
-    name: str
-    kind: str
-    per_query: bool
-    measures: tuple[Measure, ...]
-
-
-def _plan(options: TrecEvalOptions) -> list[_Line]:
-    plan = []
-    for name, (params, text) in _selected(options.measures).items():
-        m = _BY_NAME[name]
-        for output, measures in _outputs(m, params, text):
-            plan.append(_Line(output, m.kind, m.per_query, tuple(measures)))
-    return plan
-
-
-def _trec_evaluate(
-    qrels: Any, run: Any, options: TrecEvalOptions
-) -> tuple[RankingEvaluation, list[_Line], Run, Qrels]:
-    """Evaluate as trec_eval would with ``options``, and the plan of lines to print."""
-    version = check_choice("version", options.version, (9, 10))
-    plan = _plan(options)
-    measures = dict.fromkeys(m for line in plan for m in line.measures)
-    if not measures:
-        measures = dict.fromkeys([Measure("num_ret")])
-    run_table = Run.coerce(run)
-    qrels_table = Qrels.coerce(qrels)
-    result = evaluate(
-        qrels_table, run_table, list(measures),
-        relevance_level=options.relevance_level,
-        depth=options.depth,
-        queries_without_results="zero" if options.complete else "skip",
-        convention="trec_eval_9" if version == 9 else "trec_eval_10",
-        score_precision="float32" if version == 9 else "float64",
-    )
-    return result, plan, run_table, qrels_table
+def _number(value: float) -> str:
+    """printf's %6.4f, NaN and infinities included ("-nan" for a NaN with its sign bit)."""
+    if math.isnan(value):
+        return f"{'-nan' if math.copysign(1.0, value) < 0 else 'nan':>6}"
+    return f"{value:6.4f}"
 
 
 def format_trec_eval(
@@ -281,60 +109,167 @@ def format_trec_eval(
     P_1                   	all	0.0000
     """
     options = options or TrecEvalOptions()
-    result, plan, run_table, qrels_table = _trec_evaluate(qrels, run, options)
+    check_options(options)
+    plan = output_plan(options)
+    version = options.version
+    zscores = _zscores(options.zscores)
+    run_table = Run.coerce(run)
+    qrels_table = Qrels.coerce(qrels)
+    judged = judge(
+        qrels_table, run_table,
+        relevance_level=options.relevance_level, depth=options.depth,
+        queries_without_results="zero" if options.complete else "skip",
+        score_precision="float32" if version == 9 else "float64",
+        judged_only=options.judged_only,
+    )
+    rankings = judged._prepared.rankings
+    has_results = judged._prepared.has_results
+    query_ids = [_text(q) for q in judged.query_ids.tolist()]
+    n = len(query_ids)
+    convention = "trec_eval_9" if version == 9 else "trec_eval_10"
+    cache: dict[Measure, Any] = {}
+    missing = np.flatnonzero(~has_results) if version == 10 else np.zeros(0, dtype=np.intp)
+    placeholder = _placeholder(rankings, missing) if missing.shape[0] else None
+    with undefined_scope(0):
+        for column in plan:
+            for m in column.measures:
+                if m not in cache:
+                    cache[m] = compute(m, rankings, convention, trec_raw=True)
+                    if placeholder is not None:
+                        cache[m] = cache[m].copy()
+                        cache[m][missing] = compute(m, placeholder, convention, trec_raw=True)
+
+    # What trec_eval stores per query (the log for gm_*), z-scored with -Z.
+    stored: list[Any] = []
+    for column in plan:
+        if not column.measures:
+            stored.append(None)
+            continue
+        if column.spec.kind == "mean_r":
+            values = mean_over_levels([cache[m] for m in column.measures])
+        else:
+            values = cache[column.measures[0]]
+        if missing.shape[0] and _reset_after_placeholder(column.name):
+            values = values.copy()
+            values[missing] = "" if column.name == "relstring" else 0.0
+        if column.spec.summary == "gm":
+            values = geometric_terms(values)
+        if zscores is not None and column.spec.summary not in ("none",):
+            values = _zscored(values, column.name, query_ids, zscores)
+        stored.append(values)
+
+    z = "Z" if zscores is not None else ""
     lines: list[str] = []
     if options.per_query:
-        printed = result.has_results if options.version == 9 else np.ones_like(result.has_results)
+        printed = has_results if version == 9 else np.ones(n, dtype=bool)
+        rows = [(column, values) for column, values in zip(plan, stored, strict=True)
+                if column.spec.per_query]
         for i in np.flatnonzero(printed).tolist():
-            query = _text(result.query_ids[i])
-            for line in plan:
-                if line.per_query:
-                    lines.append(_format(line, query, _per_query(line, result, i)))
-    for line in plan:
-        if line.kind == "runid":
-            lines.append(f"{'runid':<22}\tall\t{run_table.run_id or ''}")
-        elif line.kind == "num_q":
-            lines.append(_format(line, "all", float(result.n_queries)))
-        else:
-            lines.append(_format(line, "all", _summary(line, result, options, qrels_table)))
+            query = query_ids[i]
+            for column, values in rows:
+                lines.append(_query_line(column, query, values[i], z))
+    if options.summary:
+        counted = has_results if version == 9 else np.ones(n, dtype=bool)
+        for column, values in zip(plan, stored, strict=True):
+            line = _summary_line(column, values, counted, n, options, run_table, qrels_table, z)
+            if line is not None:
+                lines.append(line)
     return "".join(f"{text}\n" for text in lines)
 
 
-def _text(value: Any) -> str:
-    if isinstance(value, (bytes, np.bytes_)):
-        return bytes(value).decode("utf-8", "replace")
-    return str(value)
+def _placeholder(rankings: Rankings, missing: NDArray[np.intp]) -> Rankings:
+    """trec_eval 10 -c evaluates a judged query missing from the run on one
+    document not in the judgments (trec_eval.c's bogus ranking), which -J drops."""
+    n = missing.shape[0]
+    position = np.full(rankings.n_queries, -1, dtype=np.int64)
+    position[missing] = np.arange(n)
+
+    def levels() -> JudgedLevels:
+        all_levels = rankings.judged_levels
+        keep = position[all_levels.query] >= 0
+        return JudgedLevels(position[all_levels.query[keep]], all_levels.code[keep],
+                            all_levels.count[keep])
+
+    return Rankings(
+        lengths=np.zeros(n, dtype=np.int64) if rankings.judged_only else np.ones(n, np.int64),
+        code=np.full(n, NOT_IN_POOL, dtype=rankings.code.dtype),
+        grades=rankings.grades, relevant_code=rankings.relevant_code,
+        n_relevant=rankings.n_relevant[missing],
+        n_judged_nonrelevant=rankings.n_judged_nonrelevant[missing],
+        judged_levels=levels, judged_only=rankings.judged_only,
+    )
 
 
-def _per_query(line: _Line, result: RankingEvaluation, i: int) -> float:
-    if line.kind == "mean_r":
-        columns = [result.per_query[str(m)][i:i + 1] for m in line.measures]
-        return float(mean_over_levels(columns)[0])
-    return float(result.per_query[str(line.measures[0])][i])
+def _reset_after_placeholder(name: str) -> bool:
+    """The values trec_eval 10 clears after evaluating the placeholder ranking: the
+    names it compares (strcmp: "utility_2,-1,0,0" is not "utility"; unj by prefix)."""
+    return name in ("num_ret", "utility", "relstring", "rbp_resid") or name.startswith("unj")
 
 
-def _summary(
-    line: _Line, result: RankingEvaluation, options: TrecEvalOptions, qrels: Qrels
-) -> float:
+def _query_line(column: Column, query: str, value: Any, z: str) -> str:
+    if column.spec.summary == "none":  # relstring: text, never z-scored
+        return f"{column.name:<22}\t{query}\t'{value}'"
+    if column.spec.kind == "long" and not z:
+        return f"{column.name:<22}\t{query}\t{int(value)}"
+    return f"{z}{column.name:<22}\t{query}\t{_number(float(value))}"
 
-    if line.kind == "mean_r":
-        columns = [result.per_query[str(m)] for m in line.measures]
-        values = mean_over_levels(columns)
-        return float(np.cumsum(values)[-1]) / result.n_queries
-    name = str(line.measures[0])
-    if name == "num_rel" and options.complete:
+
+def _sequential_sum(values: NDArray[np.float64]) -> float:
+    return float(np.cumsum(values)[-1]) if values.shape[0] else 0.0
+
+
+def _summary_line(
+    column: Column, values: Any, counted: NDArray[np.bool_], n: int,
+    options: TrecEvalOptions, run: Run, qrels: Qrels, z: str,
+) -> str | None:
+    rule = column.spec.summary
+    if rule == "none":
+        return None
+    if rule == "runid":
+        return f"{'runid':<22}\tall\t{run.run_id or ''}"
+    if rule == "num_q":
+        return (f"{z}{'num_q':<22}\tall\t{_number(float(n))}" if z
+                else f"{'num_q':<22}\tall\t{n}")
+    total = _sequential_sum(values[counted])
+    if rule == "gm":
+        total += (n - int(np.count_nonzero(counted))) * math.log(MIN_GEO_MEAN)
+        value = math.exp(total / n)
+    elif rule == "num_rel" and options.complete:
         # trec_eval -c counts every judgment with grade > 0, whatever -l says (m_num_rel.c).
-        return float(np.count_nonzero(qrels.relevance > 0))
-    return result.summary[name]
+        value = float(np.count_nonzero(qrels.relevance > 0))
+    elif rule in ("sum", "num_rel"):
+        value = total
+    else:
+        value = total / n
+    if column.spec.kind == "long" and not z:
+        return f"{column.name:<22}\tall\t{int(value)}"
+    return f"{z}{column.name:<22}\tall\t{_number(value)}"
 
 
-def _format(line: _Line, query: str, value: float) -> str:
-    if line.kind in ("count", "num_q"):
-        return f"{line.name:<22}\t{query}\t{int(value)}"
-    return f"{line.name:<22}\t{query}\t{value:6.4f}"
+def _zscores(
+    source: str | os.PathLike[str] | Mapping[tuple[str, str], tuple[float, float]] | None,
+) -> dict[tuple[str, str], tuple[float, float]] | None:
+    if source is None:
+        return None
+    if isinstance(source, Mapping):
+        return {(str(q), str(m)): (float(a), float(b)) for (q, m), (a, b) in source.items()}
+    return read_zscores(source)
 
 
-def measures_help() -> str:
-    """The trec_eval measure names ``prcurve trec`` accepts, for the CLI's help."""
-    names = ", ".join(m.name for m in TREC_MEASURES)
-    return f"{names}; nicknames: {', '.join(_NICKNAMES)}"
+def _zscored(
+    values: NDArray[np.float64], name: str, queries: list[str],
+    table: dict[tuple[str, str], tuple[float, float]],
+) -> NDArray[np.float64]:
+    """te_convert_to_zscore: (value - mean) / stddev; with stddev 0, 0 if the value
+    is the mean; -1000000 where the file has no mean for the query and measure."""
+    out = np.empty(values.shape[0])
+    for i, query in enumerate(queries):
+        found = table.get((query, name))
+        value = float(values[i])
+        if found is None:
+            out[i] = MISSING_ZSCORE
+        elif found[1]:
+            out[i] = (value - found[0]) / found[1]
+        else:
+            out[i] = 0.0 if value == found[0] else MISSING_ZSCORE
+    return out

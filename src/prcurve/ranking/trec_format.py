@@ -1,29 +1,61 @@
 """The bytes of TREC qrels and run files, split into fields as trec_eval does.
 
-Fields are separated by white space (any byte up to 0x20: space, tab,
-carriage return and the other ASCII control characters; lines end at \\n).
+Fields are separated by white space (trec_eval's ``isspace``: space, tab,
+\\v, \\f, carriage return; lines end at \\n).
 Blank lines and lines whose first non-blank character is ``#`` are skipped
-(``#`` inside a document id is part of it). Parsing is vectorised over the
-bytes of the file (no Python loop per line): ten million lines take a few
-seconds. :mod:`prcurve.ranking.tables` builds :class:`~prcurve.ranking.Qrels`
-and :class:`~prcurve.ranking.Run` from the fields.
+(``#`` inside a document id is part of it). A UTF-8 byte-order mark at the
+start is dropped; gzip, bzip2 and xz files are decompressed (by their first
+bytes, whatever their name).
+
+Two readers give the same columns (:mod:`prcurve.ranking.trec_reader` picks one):
+
+- with pyarrow installed, pyarrow's streaming CSV reader takes files that use one
+  delimiter throughout (a single space or a single tab between fields, plain
+  ``\\n`` or ``\\r\\n`` line ends, no comments, no blank lines, exactly the
+  expected number of fields) with pyarrow's multi-threaded CSV reader,
+  dictionary-encoding the ids while reading: no Python object per line;
+- every other file, and any file that reader refuses (a malformed line, a
+  number it cannot read), goes through :func:`split_fields`, vectorised over
+  the bytes of the file (:func:`exact_columns`), which also gives the line of
+  every error.
+
+:mod:`prcurve.ranking.tables` builds :class:`~prcurve.ranking.Qrels` and
+:class:`~prcurve.ranking.Run` from the columns.
 """
 
 from __future__ import annotations
 
+import bz2
+import gzip
+import lzma
 import os
+import zlib
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
-from prcurve.validation.ranking import malformed_line, unreadable_file
+from prcurve.ranking.keys import Encoded, byte_words, encode_words
+from prcurve.validation.ranking import (
+    bad_zscores,
+    empty_trec_file,
+    malformed_line,
+    unreadable_file,
+)
 
 __all__ = [
+    "LAYOUT",
+    "SPECIAL_STARTS",
+    "Columns",
     "Fields",
+    "exact_columns",
+    "first_line_fields",
+    "joined",
+    "last_line_field",
     "parse_numbers",
     "read_bytes",
+    "read_zscores",
     "split_fields",
 ]
 
@@ -45,29 +77,38 @@ class Fields:
     def strings(self, j: int) -> NDArray[np.bytes_]:
         """Field j of every line as a fixed-width bytes array (no copy of Python objects)."""
         starts, ends = self.bounds(j)
-        lengths = ends - starts
-        width = int(lengths.max(initial=1))
-        matrix = np.zeros((starts.shape[0], width), dtype=np.uint8)
-        shortest = int(lengths.min(initial=0))
-        for column in range(width):
-            if column < shortest:
-                matrix[:, column] = self.buffer[starts + column]
-            else:
-                has = lengths > column
-                matrix[has, column] = self.buffer[starts[has] + column]
-        return matrix.view(f"S{width}").ravel()
+        return _gather_strings(self.buffer, starts, ends - starts)
+
+
+def _gather_strings(
+    buffer: NDArray[np.uint8], starts: NDArray[Any], lengths: NDArray[Any]
+) -> NDArray[np.bytes_]:
+    """Byte strings ``buffer[starts[i] : starts[i] + lengths[i]]`` as one ``S`` array."""
+    width = int(lengths.max(initial=1))
+    matrix = np.zeros((starts.shape[0], max(width, 1)), dtype=np.uint8)
+    shortest = int(lengths.min(initial=0))
+    for column in range(width):
+        if column < shortest:
+            matrix[:, column] = buffer[starts + column]
+        else:
+            has = lengths > column
+            matrix[has, column] = buffer[starts[has] + column]
+    return matrix.view(f"S{max(width, 1)}").ravel()
 
 
 def split_fields(
-    data: bytes, source: str, argument: str, n_fields: int, exact: bool, layout: str
+    data: bytes | NDArray[np.uint8], source: str, argument: str, n_fields: int, exact: bool,
+    layout: str, *, first_line: int = 1, allow_empty: bool = False,
 ) -> Fields:
-    buffer = np.frombuffer(data, dtype=np.uint8)
+    """The data lines of ``data`` (whole lines; the first is line ``first_line``)
+    split at white space; a line with the wrong number of fields is an error."""
+    buffer = data if isinstance(data, np.ndarray) else np.frombuffer(data, dtype=np.uint8)
     n = buffer.shape[0]
-    # Separators: space, tab, newline, carriage return and the other ASCII
-    # control characters (trec_eval's isspace, plus controls no id contains).
+    # Separators: trec_eval's isspace (C locale): space, \t, \n, \v, \f, \r.
     # Few, large temporaries: first touches of fresh memory dominate here.
     space = np.ones(n + 2, dtype=bool)  # padded with a separator at both ends
-    np.less_equal(buffer, 32, out=space[1:-1])
+    np.less_equal(buffer - np.uint8(9), 4, out=space[1:-1])  # 9..13 (uint8 wraps below 9)
+    space[1:-1] |= buffer == 32
     # Where padded[k] != padded[k + 1], a token starts or ends at byte k; they alternate.
     edges = np.flatnonzero(space[1:] != space[:-1])
     del space
@@ -81,7 +122,7 @@ def split_fields(
     first, count = first_all[nonblank], count_all[nonblank]
     data_line = buffer[starts[first]] != ord("#")
     first, count = first[data_line], count[data_line]
-    line = nonblank[data_line].astype(np.int64) + 1
+    line = nonblank[data_line].astype(np.int64) + first_line
     bad = count != n_fields if exact else count < n_fields
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
@@ -91,40 +132,219 @@ def split_fields(
             f"found {int(count[i])}",
             f"fix the line, or check that this is a {argument} file",
         )
+    if first.shape[0] == 0 and not allow_empty:
+        raise empty_trec_file(argument, source, "no data lines (only blank lines or comments)"
+                              if n else "the file is empty")
     return Fields(buffer, starts, ends, first, line)
 
 
 def parse_numbers(
     fields: Fields, j: int, dtype: type[np.generic], source: str, argument: str, what: str
 ) -> NDArray[Any]:
-
+    """Field j as numbers; an error names the line of the first one that is not."""
     text = fields.strings(j)
     try:
-        values = text.astype(dtype)
-    except ValueError:
+        values = None if b"_" in text.tobytes() else text.astype(dtype)  # "1_0" is no number
+    except (ValueError, OverflowError):
         values = None
     if values is not None and (dtype is not np.float64 or np.isfinite(values).all()):
         return values
+    is_float = dtype is np.float64
     for i, item in enumerate(text.tolist()):
+        problem = None
+        fix = f"write the {what} as {'a decimal number' if is_float else 'an integer'}"
         try:
-            value = dtype(item)
+            value = dtype(item) if b"_" not in item else None
+            if value is None:
+                problem = "is not a number"
+            elif is_float and not np.isfinite(value):
+                problem = "is not a finite number"
         except ValueError:
-            value = None
-        if value is None or (dtype is np.float64 and not np.isfinite(value)):
+            problem = f"is not {'a finite number' if is_float else 'an integer'}"
+        except OverflowError:
+            problem = "is out of range (grades are 64-bit integers)"
+            fix = f"write a grade between {-2**63} and {2**63 - 1}"
+        if problem is not None:
             raise malformed_line(
                 argument, source, int(fields.line[i]),
-                f"{what} {item.decode('utf-8', 'replace')!r} is not "
-                f"{'a finite number' if dtype is np.float64 else 'an integer'}",
-                f"write the {what} as "
-                f"{'a decimal number' if dtype is np.float64 else 'an integer'}",
+                f"{what} {item.decode('utf-8', 'replace')!r} {problem}", fix,
             )
     return text.astype(dtype)  # unreachable: some element failed above
 
 
+# -- whole files ---------------------------------------------------------------------------
+
+_GZIP, _BZIP2, _XZ, _ZSTD = b"\x1f\x8b", b"BZh", b"\xfd7zXZ\x00", b"\x28\xb5\x2f\xfd"
+_BOM = b"\xef\xbb\xbf"
+
+
 def read_bytes(path: str | os.PathLike[str], argument: str) -> tuple[bytes, str]:
+    """A file's bytes, decompressed, without a UTF-8 byte-order mark."""
     source = os.fspath(path)
+    if os.path.isdir(source):
+        raise unreadable_file(argument, source, "it is a directory, not a file")
     try:
         with open(source, "rb") as handle:
-            return handle.read(), source
+            data = handle.read()
     except OSError as error:
         raise unreadable_file(argument, source, error.strerror or str(error)) from None
+    return decoded(data, source, argument), source
+
+
+def decoded(data: bytes, source: str, argument: str) -> bytes:
+    """Decompress (gzip, bzip2, xz by their magic bytes), drop a UTF-8 byte-order
+    mark, and refuse text that is not bytes of ASCII or UTF-8 (UTF-16, NUL bytes)."""
+    try:
+        if data.startswith(_GZIP):
+            data = gzip.decompress(data)
+        elif data.startswith(_BZIP2):
+            data = bz2.decompress(data)
+        elif data.startswith(_XZ):
+            data = lzma.decompress(data)
+    except (OSError, EOFError, ValueError, zlib.error, lzma.LZMAError) as error:
+        raise unreadable_file(argument, source, f"a damaged compressed file: {error}") from None
+    if data.startswith(_ZSTD):
+        raise unreadable_file(argument, source,
+                              "zstd-compressed; decompress it first (zstd -d)")
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        raise unreadable_file(argument, source,
+                              "UTF-16 text; save it as UTF-8 or ASCII")
+    nul = data.find(b"\x00")
+    if nul >= 0:
+        raise unreadable_file(
+            argument, source,
+            f"a NUL byte at offset {nul}: a binary file, or UTF-16 text without a byte-order "
+            "mark; save it as UTF-8 or ASCII",
+        )
+    if data.startswith(_BOM):  # a UTF-8 byte-order mark is no part of the first query id
+        return data[len(_BOM):]
+    return data
+
+
+def _head(path: str, size: int = 1 << 16) -> bytes:
+    with open(path, "rb") as raw:
+        magic = raw.read(6)
+    opener: Any = (gzip.open if magic.startswith(_GZIP) else bz2.open if magic.startswith(_BZIP2)
+                   else lzma.open if magic.startswith(_XZ) else open)
+    with opener(path, "rb") as handle:
+        head: bytes = handle.read(size)
+    return head[len(_BOM):] if head.startswith(_BOM) else head
+
+
+def first_line_fields(path: str | os.PathLike[str]) -> int | None:
+    """The number of fields of a file's first data line (None if unreadable)."""
+    try:
+        head = _head(os.fspath(path))
+    except (OSError, EOFError, ValueError, lzma.LZMAError):
+        return None
+    for line in head.split(b"\n")[:-1] or [head]:
+        words = line.split()
+        if words and not words[0].startswith(b"#"):
+            return len(words)
+    return None
+
+
+def last_line_field(data: bytes, j: int) -> str | None:
+    """Field j of the last data line (the run id, as trec_eval reads it: from the
+    last line of the file), or None."""
+    end = len(data)
+    while end > 0:
+        newline = data.rfind(b"\n", 0, end)
+        words = data[newline + 1:end].split()
+        if words and not words[0].startswith(b"#"):
+            return words[j].decode("utf-8", "surrogateescape") if len(words) > j else None
+        end = newline
+    return None
+
+
+# -- the columns of a TREC file -------------------------------------------------------------
+
+LAYOUT: dict[str, tuple[int, bool, str, int, type[np.int64] | type[np.float64], str]] = {
+    "qrels": (4, True, "query iter docno relevance", 3, np.int64, "relevance"),
+    "run": (6, False, "query Q0 docno rank score run_id", 4, np.float64, "score"),
+}
+
+
+@dataclass(frozen=True)
+class Columns:
+    """What a qrels or run file holds: the two id columns dictionary-encoded, the
+    values (grades or scores), each row's line (None: row i is line i + 1) and,
+    for a run, the run id of its last line."""
+
+    queries: Encoded
+    docs: Encoded
+    values: NDArray[Any]
+    line: NDArray[np.int64] | None
+    run_id: str | None
+    source: str
+
+
+# A file starting so is decompressed or decoded first: never read by pyarrow.
+SPECIAL_STARTS = (_GZIP, _BZIP2, _XZ, _ZSTD, _BOM, b"\xff\xfe", b"\xfe\xff")
+_CHUNK = 1 << 24
+
+
+def joined(pieces: list[list[NDArray[np.uint64]]]) -> list[NDArray[np.uint64]]:
+    """Concatenate words per position; a piece with fewer words gets zero words."""
+    n_words = max(len(p) for p in pieces)
+    return [np.concatenate([p[k] if k < len(p) else np.zeros(p[0].shape[0], np.uint64)
+                            for p in pieces]) for k in range(n_words)]
+
+
+def exact_columns(buffer: NDArray[np.uint8], source: str, kind: str) -> Columns:
+    """Split the file at white space, in chunks of whole lines (bounded temporaries),
+    and encode the ids from their bytes; errors name the first bad line."""
+    n_fields, exact, layout, value_field, dtype, what = LAYOUT[kind]
+    query_words, doc_words, values, lines = [], [], [], []
+    first_line, begin, end = 1, 0, buffer.shape[0]
+    run_id = None
+    while begin < end:
+        stop = min(begin + _CHUNK, end)
+        if stop < end:
+            newline = np.flatnonzero(buffer[stop - 1:stop + (1 << 20)] == 10)
+            stop = stop + int(newline[0]) if newline.shape[0] else min(stop + (1 << 20), end)
+            while stop < end and buffer[stop - 1] != 10:  # a line longer than 1 MiB
+                more = np.flatnonzero(buffer[stop:stop + _CHUNK] == 10)
+                stop = stop + int(more[0]) + 1 if more.shape[0] else min(stop + _CHUNK, end)
+        chunk = buffer[begin:stop]
+        fields = split_fields(chunk, source, kind, n_fields, exact, layout,
+                              first_line=first_line, allow_empty=True)
+        if fields.first.shape[0]:
+            s0, e0 = fields.bounds(0)
+            s2, e2 = fields.bounds(2)
+            query_words.append(byte_words(chunk, s0, e0 - s0))
+            doc_words.append(byte_words(chunk, s2, e2 - s2))
+            values.append(parse_numbers(fields, value_field, dtype, source, kind, what))
+            lines.append(fields.line)
+            if kind == "run":
+                s5, e5 = fields.bounds(5)
+                run_id = bytes(chunk[s5[-1]:e5[-1]]).decode("utf-8", "surrogateescape")
+        first_line += int(np.count_nonzero(chunk == 10))
+        begin = stop
+    if not values:
+        raise empty_trec_file(kind, source, "no data lines (only blank lines or comments)"
+                              if end else "the file is empty")
+    return Columns(
+        encode_words(joined(query_words), grouped=True), encode_words(joined(doc_words)),
+        np.concatenate(values).astype(dtype), np.concatenate(lines), run_id, source,
+    )
+
+
+def read_zscores(path: str | os.PathLike[str]) -> dict[tuple[str, str], tuple[float, float]]:
+    """trec_eval's -Z file: ``query measure mean stddev`` per line (get_zscores.c),
+    as ``{(query, measure): (mean, stddev)}``."""
+    data, source = read_bytes(path, "zscores")
+    fields = split_fields(data, source, "zscores", 4, True, "query measure mean stddev")
+    mean = parse_numbers(fields, 2, np.float64, source, "zscores", "mean")
+    stddev = parse_numbers(fields, 3, np.float64, source, "zscores", "stddev")
+    out: dict[tuple[str, str], tuple[float, float]] = {}
+    queries = fields.strings(0).tolist()
+    names = fields.strings(1).tolist()
+    for i, (query, name) in enumerate(zip(queries, names, strict=True)):
+        key = (query.decode("utf-8", "surrogateescape"), name.decode("utf-8", "surrogateescape"))
+        if key in out:
+            raise bad_zscores(source, int(fields.line[i]),
+                              f"query {key[0]!r} and measure {key[1]!r} appear twice",
+                              "give one mean and standard deviation per query and measure")
+        out[key] = (float(mean[i]), float(stddev[i]))
+    return out

@@ -38,6 +38,14 @@ def check_optional_cutoff(name: str, value: Any) -> int | None:
     return None if value is None else check_cutoff(name, value)
 
 
+def check_flag(name: str, value: Any) -> bool:
+    """A yes/no option: True or False (numpy booleans too)."""
+    if not isinstance(value, (bool, np.bool_)):
+        raise InvalidInputError(name, f"expected True or False, found {value!r}",
+                                "pass a bool")
+    return bool(value)
+
+
 def check_relevance_level(value: Any) -> int:
     """The smallest grade that counts as relevant: an integer >= 0."""
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 0:
@@ -140,6 +148,23 @@ def check_id_column(name: str, values: ArrayLike, n: int | None = None) -> NDArr
     return array
 
 
+def check_id_labels(name: str, labels: ArrayLike) -> NDArray[Any]:
+    """The distinct ids of a column (strings, bytes or integers, one kind)."""
+    return check_id_column(name, labels)
+
+
+def missing_ids(name: str, rows: NDArray[Any]) -> InvalidInputError:
+    return InvalidInputError(
+        name, f"{rows.shape[0]} missing ids (None or NaN; first at row {int(rows[0])})",
+        "give every row a query and a document id",
+    )
+
+
+def empty_trec_file(argument: str, source: str, detail: str) -> InvalidInputError:
+    return InvalidInputError(argument, f"{source}: {detail}",
+                             f"check that this is the {argument} file you meant")
+
+
 def check_grades(name: str, values: ArrayLike) -> NDArray[np.int64]:
     """Relevance grades: integers (negative grades mean judged-but-unusable, as in trec_eval)."""
     array = as_1d(name, values)
@@ -234,9 +259,28 @@ def wrong_table_type(argument: str, value: Any, expected: str) -> InvalidInputEr
 def unsupported_trec_measure(text: str, supported: Sequence[str]) -> InvalidInputError:
     return InvalidInputError(
         "measures",
-        f"trec_eval measure {text!r} is not computed by prcurve",
+        f"trec_eval measure {text!r} needs preference judgments or judgment groups "
+        "(trec_eval -R prefs, qrels_prefs or qrels_jg), which prcurve does not read",
         f"use one of {', '.join(supported)}, or the nicknames official, all_trec, set",
     )
+
+
+def trec_measure_not_in_version(
+    text: str, version: int, supported: Sequence[str]
+) -> InvalidInputError:
+    return InvalidInputError(
+        "measures", f"trec_eval {version} has no measure {text!r}",
+        f"use trec_eval 10 (the default), or one of {', '.join(supported)}",
+    )
+
+
+def bad_trec_option(option: str, value: Any, fix: str) -> InvalidInputError:
+    return InvalidInputError(option, f"unsupported value {value!r}", fix)
+
+
+def bad_zscores(source: str, line: int | None, found: str, fix: str) -> InvalidInputError:
+    where = f"{source}, line {line}: " if line is not None else f"{source}: "
+    return InvalidInputError("zscores", where + found, fix)
 
 
 def unknown_trec_measure(text: str, supported: Sequence[str]) -> InvalidInputError:
@@ -245,4 +289,21 @@ def unknown_trec_measure(text: str, supported: Sequence[str]) -> InvalidInputErr
         f"unknown trec_eval measure {text!r}",
         f"use one of {', '.join(supported)}, or the nicknames official, all_trec, set "
         "(parameters after a dot: P.5,10)",
+    )
+
+
+def with_swap_hint(
+    error: InvalidInputError, qrels: str, run: str, qrels_fields: int | None,
+    run_fields: int | None,
+) -> InvalidInputError:
+    """``error`` (from reading QRELS or RUN) with a hint when the two look swapped:
+    the first data line of the qrels file has a run's 6 or more fields
+    (``qrels_fields``), the run's the 4 of judgments."""
+    if qrels_fields is None or run_fields is None or not (qrels_fields >= 6 and run_fields == 4):
+        return error
+    found = str(error)[len(error.argument) + 2:].rstrip(".")
+    return InvalidInputError(
+        error.argument, found,
+        f"did you swap QRELS and RUN? {qrels!r} looks like a run (6 fields per line) and "
+        f"{run!r} like judgments (4); the command is prcurve trec QRELS RUN",
     )

@@ -1,0 +1,293 @@
+"""Which reader reads a TREC qrels or run file, and pyarrow's.
+
+:func:`read_columns` (a path) and :func:`parse_columns` (bytes) first check,
+chunk by chunk, that a file is plain (:class:`_Sniffer`: one delimiter, a
+space or a tab, between non-empty fields, ``\\n`` or ``\\r\\n`` line ends, no
+other white-space byte). A plain file goes through pyarrow's multi-threaded
+streaming CSV reader, batch by batch into arrays allocated once, the ids'
+bytes turned into words (:func:`prcurve.ranking.keys.byte_words`) and
+dictionary-encoded: no Python object per line. Every other file, and any
+file that reader refuses, goes to the exact reader of
+:mod:`prcurve.ranking.trec_format`, which names the first bad line; the two
+give the same columns.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from prcurve.ranking.keys import Encoded, byte_words, encode_words
+from prcurve.ranking.trec_format import (
+    LAYOUT,
+    SPECIAL_STARTS,
+    Columns,
+    exact_columns,
+    joined,
+    last_line_field,
+    read_bytes,
+)
+from prcurve.validation.ranking import unreadable_file
+
+__all__ = ["parse_columns", "plain_delimiter", "read_columns"]
+
+
+def read_columns(path: str | os.PathLike[str], kind: str) -> Columns:
+    """The columns of a qrels (``kind="qrels"``) or run file.
+
+    A plain file (one delimiter, see :func:`plain_delimiter`) is read by
+    pyarrow's multi-threaded CSV reader from the path, without ever holding the
+    whole file in memory; any other file, or one that reader refuses, is read
+    into memory (decompressed, byte-order mark dropped) and split exactly.
+    """
+    source = os.fspath(path)
+    if os.path.isdir(source):
+        raise unreadable_file(kind, source, "it is a directory, not a file")
+    try:
+        with open(source, "rb") as handle:
+            magic = handle.read(6)
+            sniffer = None if magic.startswith(SPECIAL_STARTS) else _stream_sniff(handle)
+    except OSError as error:
+        raise unreadable_file(kind, source, error.strerror or str(error)) from None
+    if sniffer is not None and sniffer.delimiter() is not None:
+        fast = _arrow_columns(source, kind, sniffer, source)
+        if fast is not None:
+            return fast
+    data, source = read_bytes(path, kind)
+    return parse_columns(data, source, kind)
+
+
+def parse_columns(data: bytes, source: str, kind: str) -> Columns:
+    """The columns of a qrels or run file held in memory (decompressed)."""
+    sniffer = _sniff(data)
+    if sniffer.delimiter() is not None:
+        fast = _arrow_columns(data, kind, sniffer, source)
+        if fast is not None:
+            return fast
+    return exact_columns(np.frombuffer(data, dtype=np.uint8), source, kind)
+
+
+_CHUNK = 1 << 24  # the plain-file check reads this much at a time
+
+
+class _Sniffer:
+    """Decides, chunk by chunk, whether a file is plain: one delimiter (a space or
+    a tab, whichever the first line uses) between non-empty fields, \\n or
+    \\r\\n line ends, and no byte pyarrow would read differently from trec_eval
+    (\\v, \\f, a \\r not before \\n, the other delimiter, NUL). A line starting
+    with ``#`` is caught later (a query id starting with ``#``).
+
+    Absent bytes cost one memchr each; empty fields (two delimiters, a
+    delimiter at a line's start or end, a blank line) one vectorised pass.
+    """
+
+    def __init__(self) -> None:
+        self.plain = True
+        self.separator: int | None = None
+        self.previous = 10  # the file starts a line
+        self.size = 0
+        self.lines = 0  # line ends seen
+        self.carriage = False  # \r\n line ends seen
+        self._work: NDArray[np.bool_] | None = None
+
+    def feed(self, chunk: bytes | bytearray, begin: int, end: int) -> bool:
+        """Take ``chunk[begin:end]``."""
+        size = end - begin
+        if not self.plain or size == 0:
+            return self.plain
+        if self.separator is None:
+            first = bytes(chunk[begin:begin + min(size, 1 << 16)]).split(b"\n", 1)[0]
+            first = first.rstrip(b"\r")
+            has_tab, has_space = b"\t" in first, b" " in first
+            if has_tab == has_space:
+                self.plain = False
+                return False
+            self.separator = 9 if has_tab else 32
+        self.size += size
+        other = b" " if self.separator == 9 else b"\t"
+        if any(chunk.find(byte, begin, end) >= 0 for byte in (b"\x0b", b"\x0c", b"\x00", other)):
+            self.plain = False
+            return False
+        view = np.frombuffer(chunk, dtype=np.uint8, count=size, offset=begin)
+        cr = chunk.find(b"\r", begin, end) >= 0
+        if not cr:  # the usual case: passes into two buffers kept from chunk to chunk
+            if self._work is None or self._work.shape[1] < size:
+                self._work = np.empty((2, size), dtype=bool)
+            ends, gap = self._work[0, :size], self._work[1, :size]
+            np.equal(view, 10, out=ends)
+            self.lines += int(np.count_nonzero(ends))
+            np.equal(view, self.separator, out=gap)
+            gap |= ends
+            start_gap = bool(gap[0])
+            pairs = np.logical_and(gap[1:], gap[:-1], out=ends[:-1])
+            if pairs.any() or (start_gap and self.previous in (10, self.separator)):
+                self.plain = False
+            self.previous = int(view[-1])
+            return self.plain
+        ends = view == 10
+        self.lines += int(np.count_nonzero(ends))
+        if cr:
+            self.carriage = True
+            returns = view == 13
+            if returns[-1] or (returns[:-1] & ~ends[1:]).any():  # a \r not before \n
+                self.plain = False
+                return False
+            ends |= returns
+        gap = view == self.separator
+        gap |= ends
+        pairs = gap[1:] & gap[:-1]
+        if cr:
+            pairs &= ~(view[:-1] == 13)  # \r\n is one line end
+        if pairs.any() or (gap[0] and self.previous in (10, self.separator)):
+            self.plain = False
+        self.previous = int(view[-1])
+        return self.plain
+
+    def delimiter(self) -> str | None:
+        if not self.plain or self.size == 0 or self.separator is None:
+            return None
+        return chr(self.separator)
+
+    def rows(self) -> int:
+        """Data lines of a plain file (the last may lack its newline)."""
+        return self.lines + (self.previous != 10)
+
+
+def _stream_sniff(handle: Any) -> _Sniffer:
+    """Sniff a file from its start in chunks (little memory)."""
+    handle.seek(0)
+    sniffer = _Sniffer()
+    buffer = bytearray(_CHUNK)
+    while True:
+        size = handle.readinto(buffer)
+        if not size or not sniffer.feed(buffer, 0, size):
+            break
+    return sniffer
+
+
+def plain_delimiter(data: bytes) -> str | None:
+    """The one delimiter of a plain file held in memory, or None (see _Sniffer)."""
+    return _sniff(data).delimiter()
+
+
+def _sniff(data: bytes) -> _Sniffer:
+    sniffer = _Sniffer()
+    for begin in range(0, len(data), _CHUNK):
+        if not sniffer.feed(data, begin, min(begin + _CHUNK, len(data))):
+            break
+    return sniffer
+
+
+def _arrow_columns(source_data: Any, kind: str, sniffer: _Sniffer, source: str) -> Columns | None:
+    """Read a plain file (a path, or bytes) with pyarrow's streaming CSV reader,
+    batch by batch into arrays allocated once (the sniffer counted the rows), or
+    None when pyarrow is missing or refuses the file (a malformed line, a number
+    it cannot read: the exact reader then names it)."""
+    try:  # optional (the report extra); typed as Any
+        pa: Any = importlib.import_module("pyarrow")
+        pacsv: Any = importlib.import_module("pyarrow.csv")
+    except ImportError:
+        return None
+    _, _, _, _, dtype, _ = LAYOUT[kind]
+    names = ["q", "i", "d", "r"] if kind == "qrels" else ["q", "z", "d", "k", "s", "t"]
+    value = names[3] if kind == "qrels" else "s"
+    text = pa.binary()
+    n = sniffer.rows()
+    values = np.empty(n, dtype=dtype)
+    doc_words = [np.zeros(n, dtype=np.uint64)]
+    query_firsts: list[list[NDArray[np.uint64]]] = []
+    query_starts: list[NDArray[np.int64]] = []
+    previous: list[NDArray[np.uint64]] | None = None
+    at = 0
+    try:
+        reader = pacsv.open_csv(
+            source_data if isinstance(source_data, str) else pa.py_buffer(source_data),
+            read_options=pacsv.ReadOptions(column_names=names, use_threads=True,
+                                           block_size=1 << 20),
+            parse_options=pacsv.ParseOptions(
+                delimiter=chr(sniffer.separator or 32), quote_char=False, double_quote=False,
+                escape_char=False, newlines_in_values=False, ignore_empty_lines=False,
+            ),
+            convert_options=pacsv.ConvertOptions(
+                column_types={"q": text, "d": text,
+                              value: pa.int64() if dtype is np.int64 else pa.float64()},
+                include_columns=["q", "d", value], null_values=[],
+                strings_can_be_null=False, check_utf8=False,
+            ),
+        )
+        for batch in reader:
+            rows = batch.num_rows
+            if at + rows > n:
+                return None
+            column = batch.column(2)
+            if column.null_count:  # none with null_values=[]; the exact reader if so
+                return None
+            values[at:at + rows] = _numbers(column, dtype)
+            words = _binary_words(batch.column(1))
+            while len(doc_words) < len(words):  # a longer id: more words, zero so far
+                doc_words.append(np.zeros(n, dtype=np.uint64))
+            for k, word in enumerate(words):
+                doc_words[k][at:at + rows] = word
+            words = _binary_words(batch.column(0))
+            change = np.zeros(rows, dtype=bool)
+            change[0] = previous is None or len(previous) != len(words) or any(
+                w[0] != p[-1] for w, p in zip(words, previous, strict=True))
+            for word in words:
+                change[1:] |= word[1:] != word[:-1]
+            where = np.flatnonzero(change)
+            query_firsts.append([w[where] for w in words])
+            query_starts.append(where + at)
+            previous = [w[-1:] for w in words]
+            at += rows
+    except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError, OSError):
+        return None
+    if at != n or n == 0:
+        return None
+    if dtype is np.float64 and not np.isfinite(values).all():
+        return None
+    first = encode_words(joined(query_firsts))
+    runs = np.diff(np.append(np.concatenate(query_starts), n))
+    queries = Encoded(first.labels, np.repeat(first.codes, runs))
+    docs = encode_words(doc_words)
+    del doc_words
+    if (queries.labels.astype("S1") == b"#").any():
+        return None  # a comment line with as many fields as a data line: the exact reader
+    run_id = None if kind == "qrels" else (
+        _tail_field(source_data, 5) if isinstance(source_data, str)
+        else last_line_field(source_data, 5))
+    return Columns(queries, docs, values, None, run_id, source)
+
+
+def _binary_words(array: Any) -> list[NDArray[np.uint64]]:
+    """The words (keys.encode_words) of a pyarrow binary array."""
+    offsets = np.frombuffer(array.buffers()[1], dtype=np.int32)[
+        array.offset:array.offset + len(array) + 1].astype(np.int64)
+    body = array.buffers()[2]
+    buffer = np.frombuffer(body, dtype=np.uint8) if body is not None else np.zeros(0, np.uint8)
+    return byte_words(buffer, offsets[:-1], np.diff(offsets))
+
+
+def _numbers(array: Any, dtype: Any) -> NDArray[Any]:
+    """The values of a pyarrow number array without nulls, as a view of its buffer
+    (``to_numpy`` would import pandas, a third of a second)."""
+    data = np.frombuffer(array.buffers()[1], dtype=dtype)
+    return data[array.offset:array.offset + len(array)]
+
+
+def _tail_field(path: str, j: int) -> str | None:
+    """Field j of the last line of a file, read from its end."""
+    with open(path, "rb") as handle:
+        size = handle.seek(0, os.SEEK_END)
+        step = 1 << 16
+        while True:
+            handle.seek(max(size - step, 0))
+            tail = handle.read()
+            field = last_line_field(tail, j) if (b"\n" in tail.rstrip(b"\r\n")
+                                                or step >= size) else None
+            if field is not None or step >= size:
+                return field
+            step *= 4
