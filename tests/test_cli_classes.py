@@ -208,3 +208,31 @@ def test_name_matching_rules() -> None:
                                                                        "dog_score"]
     assert varying_part(["label_1", "label_10"]) == ["1", "10"]
     assert varying_part(["a", "ab"]) == ["a", "ab"]
+
+
+def test_dropped_rows_are_counted_by_reason_across_columns(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str],
+) -> None:
+    labels = LABELS.astype(object)
+    labels[3] = None
+    bird, dog = SCORES[:, 0].astype(object), SCORES[:, 2].astype(object)
+    bird[20], dog[21] = None, None  # a missing score in two different columns
+    path = write(tmp_path / "d.csv", ["label", "bird", "cat", "dog"],
+                 [labels, bird, SCORES[:, 1], dog])
+    code, out, err = run(capsys, "report", str(path), "--drop-invalid", "--format", "json",
+                         "--ci", "none")
+    assert code == 0, err
+    model = json.loads(out)["models"][0]
+    assert model["rows_dropped"] == 3
+    assert model["dropped"] == {"label_missing": 1, "score_missing_or_nan": 2}
+    # Multi-label: a missing label in each of two label columns, and the scores once.
+    truth = (RNG.random((N, 2)) < 0.4).astype(object)
+    truth[4, 0], truth[7, 1] = None, None
+    path = write(tmp_path / "ml.csv", ["y_a", "y_b", "p_a", "p_b"],
+                 [truth[:, 0].astype(object), truth[:, 1].astype(object), bird, dog])
+    code, out, err = run(capsys, "report", str(path), "--label", "y_a", "--label", "y_b",
+                         "--drop-invalid", "--format", "json", "--ci", "none")
+    assert code == 0, err
+    model = json.loads(out)["models"][0]
+    assert model["rows_dropped"] == 4
+    assert model["dropped"] == {"label_missing": 2, "score_missing_or_nan": 2}

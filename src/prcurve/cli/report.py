@@ -257,12 +257,16 @@ def _load(args: argparse.Namespace, *, binned: bool = False) -> tuple[list[Any],
     return loaded, notes
 
 
-def _class_notes(one: Any) -> list[str]:
-    """Say which column scores which class, and what was dropped (a multi-class input)."""
-    name = Path(one.path).name
+def _say_label(one: Any, name: str) -> None:
     if one.label_chosen == "auto":
         say(f"{name}: label column {one.label_column!r} (found automatically; "
              "--label to choose another)")
+
+
+def _class_notes(one: Any) -> list[str]:
+    """Say which column scores which class, and what was dropped (a multi-class input)."""
+    name = Path(one.path).name
+    _say_label(one, name)
     how = ("named after the class" if one.matched_by == "name"
            else "--score in the classes' sorted order")
     pairs = ", ".join(f"{cls} <- {column}" for cls, column in
@@ -331,9 +335,7 @@ def _input_notes(one: Any) -> list[str]:
     """Say which columns were chosen and what was dropped or binned; the notes for
     the report. ``one`` is a loaded or streamed input (the same fields)."""
     name = Path(one.path).name
-    if one.label_chosen == "auto":
-        say(f"{name}: label column {one.label_column!r} (found automatically; "
-             "--label to choose another)")
+    _say_label(one, name)
     if one.scores_chosen == "auto":
         columns = ", ".join(repr(m.column) for m in one.models)
         skipped = (f"; not numeric, skipped: {', '.join(map(repr, one.skipped_columns))}"

@@ -150,14 +150,14 @@ class LoadedClasses:
         return self.label_column.split(", ")
 
 
-def _binary_like(values: NDArray[Any]) -> bool:
-    """Labels that :class:`prcurve.io.rows.LabelRule` reads without ``--positive``."""
-    if values.dtype.kind == "b":
-        return True
-    if values.dtype.kind not in "iuf":
+def _binary_like(values: NDArray[Any], column: str) -> bool:
+    """Labels that :class:`prcurve.io.rows.LabelRule` reads without ``--positive`` (its rule,
+    not a copy of it)."""
+    try:
+        LabelRule(column).mask(values)
+    except RowProblem:
         return False
-    distinct = set(np.unique(values).tolist())
-    return distinct <= {0, 1} or distinct <= {-1, 1}
+    return True
 
 
 def classes_of_table(
@@ -190,10 +190,10 @@ def classes_of_table(
     if weight is not None and weight not in table.columns:
         raise missing_column("--weight", weight, table.path, names)
     try:
-        present, _ = normalize_labels(table.columns[label_column], label_column)
+        present, missing = normalize_labels(table.columns[label_column], label_column)
     except RowProblem as problem:
         raise problem.error(table.path) from None
-    if present.shape[0] == 0 or _binary_like(present):
+    if present.shape[0] == 0 or _binary_like(present, label_column):
         return None
     try:
         class_values = np.unique(present)
@@ -215,12 +215,10 @@ def classes_of_table(
     skipped = [*skipped, *(c for c in candidates if c not in columns)]
     rule = LabelRule(label_column, classes[0])  # the positive mask is not used
     block = _checked(table, label_column, rule, weight, columns, drop_invalid)
-    keep = _kept(block, columns)
     full = np.empty(table.n_rows, dtype=present.dtype)
-    _, missing = normalize_labels(table.columns[label_column], label_column)
     full[~missing] = present
     return _loaded(table, "multi-class", label_column, label_chosen, weight, scores_chosen,
-                   skipped, classes, class_values, columns, matched_by, full, block, keep)
+                   skipped, classes, class_values, columns, matched_by, full, [block])
 
 
 def _multilabel(table: RawTable, labels: list[str], scores: Sequence[str],
@@ -245,20 +243,15 @@ def _multilabel(table: RawTable, labels: list[str], scores: Sequence[str],
             raise no_label_score_pairs(labels, table.path, candidates)
         columns, matched_by = found, "name"
     skipped = [*skipped, *(c for c in candidates if c not in columns)]
-    indicators = []
-    keep = np.ones(table.n_rows, dtype=bool)
-    block = None
-    for column in labels:
-        rule = LabelRule(column, positive)
-        block = _checked(table, column, rule, weight, columns, drop_invalid)
-        keep &= _kept(block, columns)
-        indicators.append(block.positive)
-    if block is None:  # labels has at least two columns; for the type checker
-        raise no_label_score_pairs(labels, table.path, candidates)
-    matrix = np.column_stack(indicators).astype(np.int8)
+    # The score columns are checked with the first label column; each other label column
+    # with one score column only, for its own missing labels (the scores once, not k times).
+    blocks = [_checked(table, column, LabelRule(column, positive), weight,
+                       columns if k == 0 else columns[:1], drop_invalid)
+              for k, column in enumerate(labels)]
+    matrix = np.column_stack([block.positive for block in blocks]).astype(np.int8)
     return _loaded(table, "multi-label", ", ".join(labels), "option", weight, scores_chosen,
                    skipped, keys, np.array(keys, dtype=object), columns, matched_by, matrix,
-                   block, keep)
+                   blocks)
 
 
 def _checked(table: RawTable, label: str, rule: LabelRule, weight: str | None,
@@ -271,38 +264,56 @@ def _checked(table: RawTable, label: str, rule: LabelRule, weight: str | None,
         raise problem.error(table.path) from None
 
 
-def _kept(block: CheckedBlock, columns: Sequence[str]) -> NDArray[np.bool_]:
+def _kept(blocks: Sequence[CheckedBlock]) -> NDArray[np.bool_]:
     """The rows every class keeps: one-vs-rest needs the same samples in every class."""
-    keep = np.ones(block.positive.shape[0], dtype=bool)
-    for column in columns:
-        mask = block.keep[column]
-        if mask is not None:
-            keep &= mask
+    keep = np.ones(blocks[0].positive.shape[0], dtype=bool)
+    for block in blocks:
+        for mask in block.keep.values():
+            if mask is not None:
+                keep &= mask
     return keep
+
+
+def _dropped(blocks: Sequence[CheckedBlock]) -> dict[str, int]:
+    """Rows dropped, by reason: a missing or bad score once per score column it is in, a
+    missing label once per label column, a missing weight once.
+
+    The first block checks every score column; each other block one score column, for
+    its label column's missing labels. Label and weight reasons repeat in every column of
+    a block, so they are read from its first column.
+    """
+    out: dict[str, int] = {}
+    once = ("label_missing", "weight_missing_or_nan")
+    for k, block in enumerate(blocks):
+        for n, counts in enumerate(block.dropped.values()):
+            for reason, count in counts.items():
+                first_column = n == 0
+                kept = (reason == "label_missing" and first_column) if k else (
+                    first_column or reason not in once)
+                if kept:
+                    out[reason] = out.get(reason, 0) + count
+    return out
 
 
 def _loaded(table: RawTable, kind: str, label: str, label_chosen: str, weight: str | None,
             scores_chosen: str, skipped: list[str], classes: list[str],
             class_values: NDArray[Any], columns: list[str], matched_by: str,
-            y_true: NDArray[Any], block: CheckedBlock, keep: NDArray[np.bool_],
-            ) -> LoadedClasses:
+            y_true: NDArray[Any], blocks: Sequence[CheckedBlock]) -> LoadedClasses:
+    keep, block = _kept(blocks), blocks[0]
     if not keep.any():
         raise no_rows_left(columns[0], table.path, table.n_rows)
     matrix = np.column_stack([np.asarray(block.scores[c], dtype=np.float64) for c in columns])
     weights = None if block.weights is None else block.weights[keep]
-    if weights is not None:
-        check_weight_totals(weight, table.path, float(weights.sum()), float(weights.sum()))
-    dropped: dict[str, int] = {}
-    for column in columns:
-        for reason, count in block.dropped.get(column, {}).items():
-            dropped[reason] = max(dropped.get(reason, 0), count)
+    if weights is not None:  # all-zero weights; a class without positive weight is undefined
+        total = float(weights.sum())
+        check_weight_totals(weight, table.path, total, total)
     return LoadedClasses(
         path=table.path, format=table.format, n_rows=table.n_rows, kind=kind,
         label_column=label, label_chosen=label_chosen, weight_column=weight,
         scores_chosen=scores_chosen, skipped_columns=skipped, classes=classes,
         class_values=class_values, score_columns=columns, matched_by=matched_by,
         y_true=y_true[keep], scores=matrix[keep], weights=weights,
-        rows_dropped=int(np.count_nonzero(~keep)), dropped=dropped,
+        rows_dropped=int(np.count_nonzero(~keep)), dropped=_dropped(blocks),
     )
 
 

@@ -482,13 +482,12 @@ def report(
 
 def _is_frame(data: Any) -> bool:
     """A pandas or polars DataFrame, or a pyarrow Table (anything with named columns)."""
-    return (hasattr(data, "columns") and hasattr(data, "shape")) or type(
-        data).__module__.startswith("pyarrow")
+    return hasattr(data, "columns") and hasattr(data, "shape")
 
 
 def _report_of_frame(frame: Any, y_score: Any, sample_weight: Any, label: Any,
                      pos_label: Any, drop_invalid: bool, settings: ReportSettings) -> Report:
-    from prcurve.io.class_columns import LoadedClasses, input_of_table
+    from prcurve.io.class_columns import input_of_table
     from prcurve.io.frames import table_of_frame
 
     for name, value in (("y_score", y_score), ("sample_weight", sample_weight)):
@@ -500,6 +499,4 @@ def _report_of_frame(frame: Any, y_score: Any, sample_weight: Any, label: Any,
     loaded = input_of_table(table, labels=labels, scores=scores, weight=sample_weight,
                             positive=None if pos_label is None else str(pos_label),
                             drop_invalid=drop_invalid)
-    if settings.bins is not None and isinstance(loaded, LoadedClasses):
-        raise unsupported_with_score_matrix("bins")
-    return build_report([loaded], settings)
+    return build_report([loaded], settings)  # bins with classes: refused by evaluate_classes
