@@ -342,3 +342,59 @@ def test_low_prevalence_gets_an_inset_and_the_minimum_ap_is_written() -> None:
     balanced = plot_pr_curve(pr_curve(Y, S_GOOD), ap_method="interpolated")
     assert balanced.inset is None
     assert "min AP (interpolated)" in balanced.notes[0].get_text()
+
+
+# -- large curves are drawn from the points their pixels show ---------------------------------
+
+
+def _black_pixels(figure: Figure) -> np.ndarray:
+    canvas = FigureCanvasAgg(figure)
+    figure.set_dpi(DPI)
+    canvas.draw()
+    rgba = np.asarray(canvas.buffer_rgba())
+    return (rgba[..., :3].astype(int).sum(axis=2) < 3 * 128)
+
+
+def _grown(mask: np.ndarray) -> np.ndarray:  # every pixel within one pixel of the mask
+    out = mask.copy()
+    for dx in (-1, 0, 1):
+        for dy in (-1, 0, 1):
+            out |= np.roll(np.roll(mask, dx, 0), dy, 1)
+    return out
+
+
+@pytest.mark.parametrize("kind", ["pr", "threshold"])
+def test_large_curves_drawn_within_a_pixel_of_every_point(kind: str) -> None:
+    from prcurve.present.plot import _step_xy, pixel_columns
+    from prcurve.present.threshold_plot import _step_against_threshold
+
+    rng = np.random.default_rng(11)
+    n = 200_000
+    labels = rng.random(n) < 0.2
+    curve = pr_curve(labels, np.where(labels, rng.normal(1, 1, n), rng.normal(0, 1, n)))
+    small = pr_curve(Y, S_GOOD)
+    with matplotlib.rc_context({"path.simplify": False, "lines.antialiased": False}):
+        figure = Figure(figsize=PR_FIGSIZE)
+        ax = figure.add_subplot()
+        if kind == "pr":
+            line = plot_pr_curves({"m": curve}, ax=ax, mark_best=False).curves["m"]
+            full = _step_xy(curve)
+            assert len(plot_pr_curve(small).curves["model"].get_xdata()) == len(small) + 1
+        else:
+            line = plot_thresholds(curve, ax=ax, mark_best=False).precision
+            full = _step_against_threshold(curve.thresholds, curve.precision)
+            assert len(plot_thresholds(small).precision.get_xdata()) == len(small)
+        drawn = len(line.get_xdata())
+        assert drawn <= 4 * pixel_columns(ax) < n // 10  # reduced...
+        for other in ax.lines:
+            if other is not line:
+                other.set_visible(False)
+        for other in [*ax.collections, *ax.texts, *ax.patches]:
+            other.set_visible(False)
+        line.set_color("black")
+        reduced_pixels = _black_pixels(figure)
+        line.set_data(*full)  # ...and drawn like every point
+        full_pixels = _black_pixels(figure)
+    assert full_pixels.sum() > 1000
+    assert not (full_pixels & ~_grown(reduced_pixels)).any()
+    assert not (reduced_pixels & ~_grown(full_pixels)).any()

@@ -13,7 +13,7 @@ import pyarrow as pa
 import pyarrow.csv as pacsv
 import pyarrow.parquet as pq
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from prcurve import BinnedCounts, PRCurve, ThresholdCounts
@@ -199,7 +199,9 @@ def test_ap_bounds_without_positives_are_nan() -> None:
 
 @pytest.mark.parametrize(("n_bins", "low", "high"), [
     (2, 0.0, 1.0), (10, 0.0, 1.0), (7, -3.3, 2.9), (1000, 1e-9, 1e-9 + 1e-6),
-    (1 << 16, -1.0, 1.0), (3, 0.1, 0.7),
+    (1 << 16, -1.0, 1.0), (3, 0.1, 0.7), (1 << 20, -6.0, 8.0), (1 << 20, 1e6, 1e6 + 1.0),
+    (1000, 1e15, 1e15 + 1e3),  # edges tiny against their magnitude: every score checked
+    (1 << 18, -1e300, 1e300), (5, -1e-300, 1e-300),
 ])
 def test_uniform_bin_index_equals_searchsorted(n_bins: int, low: float, high: float) -> None:
     b = BinnedCounts.uniform(n_bins, low, high)
@@ -207,12 +209,40 @@ def test_uniform_bin_index_equals_searchsorted(n_bins: int, low: float, high: fl
     rng = np.random.default_rng(n_bins)
     s = np.concatenate([e, np.nextafter(e, np.inf), np.nextafter(e, -np.inf),
                         rng.uniform(low - 1, high + 1, 20000), [-3e38, 3e38]])
-    for scores in (s, s.astype(np.float32)):
+    fits_float32 = np.abs(e).max() < 1e38
+    for scores in (s, *([s.astype(np.float32)] if fits_float32 else [])):
         expected = np.searchsorted(e[1:-1], scores, side="right")
         np.testing.assert_array_equal(b.bin_index(scores), expected)
+        # The counting path's codes: 2 * bin + label, in one pass.
+        positive = rng.random(scores.shape[0]) < 0.3
+        np.testing.assert_array_equal(b._codes(scores, positive), 2 * expected + positive)
     irregular = BinnedCounts([0.0, 0.1, 0.5, 1.0])  # not uniform: the search itself
+    positive = np.arange(s.shape[0]) % 3 == 0
+    np.testing.assert_array_equal(irregular._codes(s, positive),
+                                  2 * np.searchsorted([0.1, 0.5], s, side="right") + positive)
     np.testing.assert_array_equal(irregular.bin_index(s),
                                   np.searchsorted([0.1, 0.5], s, side="right"))
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(2, 1 << 20), st.floats(-1e12, 1e12), st.floats(1e-9, 1e12),
+       st.integers(0, 2**32 - 1))
+def test_uniform_bin_index_near_edges_equals_searchsorted(n_bins: int, low: float, width: float,
+                                                          seed: int) -> None:
+    """Scores on, just above and just below edges, and a NaN: the search's bin every time."""
+    high = low + width
+    edges = np.linspace(low, high, n_bins + 1)
+    assume(bool(np.all(np.diff(edges) > 0)))  # else not a valid set of edges
+    b = BinnedCounts.uniform(n_bins, low, high)
+    e = b.edges
+    rng = np.random.default_rng(seed)
+    picked = e[rng.integers(0, e.shape[0], 3000)]
+    s = np.concatenate([picked, np.nextafter(picked, np.inf), np.nextafter(picked, -np.inf),
+                        rng.uniform(low, high, 3000), [np.nan]])
+    expected = np.searchsorted(e[1:-1], s, side="right")
+    np.testing.assert_array_equal(b.bin_index(s), expected)
+    positive = rng.random(s.shape[0]) < 0.5
+    np.testing.assert_array_equal(b._codes(s, positive), 2 * expected + positive)
 
 
 # -- errors ---------------------------------------------------------------------------------

@@ -49,3 +49,26 @@ def test_without_pyarrow_and_with_text_columns_python_writes(monkeypatch) -> Non
     named = Table({"model": np.array(["a,b"], dtype=object), "ap": np.array([0.5])})
     assert named.to_csv() == "model,ap\na,b,0.5\n"
     assert Table({"ap": np.array([0.123456])}).to_csv(digits=2) == "ap\n0.12\n"
+
+
+@FAST
+@given(values=st.lists(st.sampled_from([0.0, -0.0, 0.5, 1 / 3, 2.0, -7.0, 2.0**52, 2.0**53,
+                                        -2.0**53 + 1, 1e300, float("nan"), float("inf")]),
+                       min_size=1, max_size=60),
+       repeat=st.integers(1, 30))
+def test_runs_and_whole_numbers_read_back_bit_for_bit(values: list[float], repeat: int) -> None:
+    """The shortcuts of the fast path (whole numbers written as integers, a run of equal
+    neighbours formatted once) read back as the Python path's numbers, signed zeros
+    and NaN included."""
+    column = np.repeat(np.array(values), repeat)  # runs of equal neighbours
+    whole = np.repeat(np.array([v for v in values if np.isfinite(v) and v == int(v)]
+                               or [1.0]), repeat)  # every value a whole number
+    with np.errstate(over="ignore"):  # 1e300 as float32 is inf: a value like any other
+        narrow = column.astype(np.float32)
+    for x in (column, whole, narrow):
+        table = Table({"x": x, "tp": np.arange(x.shape[0], dtype=np.float64)})
+        fast = table.to_csv()
+        slow = "x,tp\n" + "\n".join(
+            ",".join(row) for row in zip(*table._text_columns(None), strict=True)) + "\n"
+        assert_array_equal(read_back(fast)[1].view(np.int64), read_back(slow)[1].view(np.int64))
+

@@ -38,6 +38,12 @@ __all__ = ["BinnedCounts"]
 
 F64 = NDArray[np.float64]
 
+_CHUNK = 1 << 16
+"""Rows binned at a time by the equal-width index: its passes stay in cache."""
+
+_MAX_SLACK = 0.25
+"""Beyond this slack (edges tiny against their magnitude) every score is checked."""
+
 
 class BinnedCounts:
     """Weighted positive and negative counts per bin over increasing edges.
@@ -59,7 +65,8 @@ class BinnedCounts:
     ([0.0, 1.0, 0.0, 1.0], [0.0, 1.0, 0.0, 1.0])
     """
 
-    __slots__ = ("_edges", "_inner_edges", "_lower", "_neg", "_pos", "_uniform", "_upper")
+    __slots__ = ("_edges", "_inner_edges", "_lower", "_neg", "_pos", "_slack", "_uniform",
+                 "_upper")
 
     def __init__(self, edges: ArrayLike) -> None:
         self._edges = check_edges("edges", edges)
@@ -68,10 +75,18 @@ class BinnedCounts:
         n_bins = self._edges.shape[0] - 1
         # Equal-width edges (np.linspace's) get an arithmetic bin index; see bin_index.
         self._uniform: tuple[float, float] | None = None
+        self._slack = math.inf
         self._lower = self._upper = self._edges
         low, high = float(self._edges[0]), float(self._edges[-1])
         if n_bins >= 2 and np.array_equal(self._edges, np.linspace(low, high, n_bins + 1)):
             self._uniform = (low, n_bins / (high - low))
+            # How far (in bins) the arithmetic estimate of a score's position may be from
+            # its position among the edges: the rounding of s - low and of the product
+            # (a few ulps of at most K bins) plus linspace's rounding of each edge (an
+            # ulp of the largest magnitude, in bins), with a factor 4 to spare.
+            # Estimates within it of an integer are checked against the edges (bin_index).
+            magnitude = max(abs(low), abs(high)) + (high - low)
+            self._slack = 2.0**-48 * n_bins * magnitude / (high - low)
             # Bin j holds lower[j] <= s < upper[j]; the end bins are open-ended: a NaN
             # bound compares False either way (so does a NaN score), even for s = ±inf.
             self._lower = np.concatenate(([np.nan], self._edges[1:-1]))
@@ -162,14 +177,11 @@ class BinnedCounts:
         labels: BinaryLabels,
         weights: F64 | None,
     ) -> None:
-        index = self.bin_index(scores)
         n_bins = self.n_bins
         if weights is None and labels.positive is not None:
-            all_counts = np.bincount(index, minlength=n_bins).astype(np.float64)
-            pos = np.bincount(index[labels.positive], minlength=n_bins).astype(np.float64)
-            self._pos += pos
-            self._neg += all_counts - pos  # exact: integer counts
+            self._add_codes(self._codes(scores, labels.positive))
             return
+        index = self.bin_index(scores)
         fraction = labels.positive_fraction()
         w = np.ones(scores.shape[0]) if weights is None else weights
         with np.errstate(over="ignore"):
@@ -179,6 +191,13 @@ class BinnedCounts:
         if not math.isfinite(total):  # checked before the state changes (issue 10)
             raise weight_overflow("sample_weight", float(w.max()))
         self._pos, self._neg = pos, neg
+
+    def _add_codes(self, codes: NDArray[np.intp]) -> None:
+        """Add rows given as codes ``2 * bin + positive`` (:meth:`_codes`): one count over
+        the codes, even ones negatives, odd ones positives (exact: integer counts)."""
+        counts = np.bincount(codes, minlength=2 * self.n_bins)
+        self._neg += counts[0::2]
+        self._pos += counts[1::2]
 
     def _add(self, scores: F64, pos: F64, neg: F64) -> None:
         """Add per-score weights (already aggregated) to their bins."""
@@ -206,14 +225,68 @@ class BinnedCounts:
             return np.searchsorted(self._inner_edges, values, side="right")
         return self._uniform_index(values.astype(np.float64, copy=False))
 
-    def _uniform_index(self, values: F64) -> NDArray[np.intp]:
-        """``bin_index`` for equal-width edges: floor((s - low) / width), then corrected.
+    def _codes(self, scores: NDArray[np.floating[Any]], positive: NDArray[np.bool_],
+               out: NDArray[np.intp] | None = None) -> NDArray[np.intp]:
+        """``2 * bin_index(scores) + positive``: the bin and the label of each row in one
+        code (written into ``out`` when given, of the scores' length)."""
+        values = np.asarray(scores)
+        if self._uniform is not None and self._slack < _MAX_SLACK and values.dtype.kind == "f":
+            return self._uniform_index(values.astype(np.float64, copy=False), positive, out)
+        codes = self.bin_index(values)
+        codes *= 2
+        codes += positive
+        if out is None:
+            return codes
+        out[...] = codes
+        return out
 
-        The estimate can be one bin off where rounding puts ``s`` next to an
-        edge (np.linspace's edges are not exactly ``low + j * width``); the
-        correction compares with the edges themselves, so the result is the
-        same bin as the search for every score (NaN, never validated through, goes last as there).
+    def _uniform_index(self, values: F64, positive: NDArray[np.bool_] | None = None,
+                       out: NDArray[np.intp] | None = None) -> NDArray[np.intp]:
+        """``bin_index`` for equal-width edges: floor((s - low) / width), then checked.
+
+        The estimate can be one bin off only where rounding puts ``s`` next to
+        an edge (np.linspace's edges are not exactly ``low + j * width``): within
+        ``_slack`` bins of one. Those few estimates (and NaN, which goes last as
+        in the search) are replaced by the search over the edges, so the result
+        is the search's bin for every score. A chunk of rows at a time, so the
+        passes stay in cache. With ``positive``, returns ``2 * bin + positive``.
         """
+        if self._slack >= _MAX_SLACK:
+            return self._checked_index(values) if positive is None else self._codes(
+                values, positive, out)
+        low, scale = self._uniform  # type: ignore[misc]
+        last = float(self.n_bins - 1)
+        inside = 0.5 - self._slack
+        n = values.shape[0]
+        index = np.empty(n, dtype=np.intp) if out is None else out
+        buffer = np.empty(min(n, _CHUNK), dtype=np.float64)
+        ok = np.empty(buffer.shape[0], dtype=bool)
+        # NaN, or an overflow far outside the edges: a meaningless estimate, replaced below.
+        with np.errstate(invalid="ignore", over="ignore"):
+            for start in range(0, n, _CHUNK):
+                chunk = values[start:start + _CHUNK]
+                k = chunk.shape[0]
+                estimate, out, good = buffer[:k], index[start:start + k], ok[:k]
+                np.subtract(chunk, low, out=estimate)
+                estimate *= scale
+                np.clip(estimate, 0.0, last, out=estimate)
+                np.copyto(out, estimate, casting="unsafe")  # truncation = floor on [0, last]
+                # |fraction - 1/2| <= 1/2 - slack: at least slack from both integers (NaN: no).
+                np.subtract(estimate, out, out=estimate)
+                estimate -= 0.5
+                np.abs(estimate, out=estimate)
+                np.less_equal(estimate, inside, out=good)
+                if not good.all():
+                    near = np.flatnonzero(~good)
+                    out[near] = np.searchsorted(self._inner_edges, chunk[near], side="right")
+                if positive is not None:
+                    out *= 2
+                    out += positive[start:start + k]
+        return index
+
+    def _checked_index(self, values: F64) -> NDArray[np.intp]:
+        """``bin_index`` for equal-width edges whose slack is too large for the fast check:
+        the estimate corrected against the edges of every score."""
         low, scale = self._uniform  # type: ignore[misc]
         last = self.n_bins - 1
         estimate = np.subtract(values, low)

@@ -496,7 +496,8 @@ def arrow_to_numpy(pa: Any, column: Any) -> NDArray[Any]:
     has_nulls = column.null_count > 0
     if pa.types.is_integer(kind) and not has_nulls:
         values = np.asarray(column.to_numpy())
-        return values if pa.types.is_unsigned_integer(kind) else values.astype(np.int64)
+        return values if pa.types.is_unsigned_integer(kind) else values.astype(np.int64,
+                                                                             copy=False)
     if pa.types.is_integer(kind) or pa.types.is_floating(kind) or pa.types.is_decimal(kind):
         return np.asarray(column.cast(pa.float64()).to_numpy(zero_copy_only=False),
                           dtype=np.float64)

@@ -351,6 +351,12 @@ class LabelRule:
             return np.asarray(values, dtype=bool)
         if kind not in "iuf":
             raise RowProblem("labels_not_binary", self.column, detail=_distinct(values))
+        if kind in "iu" and values.shape[0] and bool(
+                np.less_equal(values.view(values.dtype.str.replace("i", "u")), 1).all()):
+            # Integers all 0 or 1 (as unsigned, -1 is the largest value): two passes.
+            self.seen_zero = self.seen_zero or not bool(values.all())
+            self.check()
+            return np.asarray(values, dtype=bool)
         one = values == 1
         zero = values == 0
         if (zero | one).all():

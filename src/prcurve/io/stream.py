@@ -117,6 +117,10 @@ DEFAULT_SWITCH_BINS = 1 << 20
 DEFAULT_BATCH_ROWS = 1 << 20
 
 
+_CODED_ROWS = 1 << 21
+"""Binned rows whose codes are counted together (16 MiB of codes)."""
+
+
 @dataclass(frozen=True)
 class StreamedCounts:
     """One score column's streamed state.
@@ -178,9 +182,17 @@ class _ColumnState:
         self.dropped: dict[str, int] = {}
         self.rows_dropped = 0
         self.positives = 0  # kept positive rows, whatever their weight
+        self.codes: NDArray[np.intp] | None = None  # binned rows not yet counted: codes
+        self.coded = 0  # how many of them (count_codes)
 
     def start_binned(self, edges: F64) -> None:
         self.binned = BinnedCounts(edges)
+
+    def count_codes(self) -> None:
+        """Add the rows waiting as codes to the binned state."""
+        if self.coded and self.codes is not None and self.binned is not None:
+            self.binned._add_codes(self.codes[:self.coded])
+        self.coded = 0
 
     def add(self, batch: Batch, rows_read: int, switch: Callable[[], F64]) -> None:
         scores = batch.scores[self.column]
@@ -199,7 +211,19 @@ class _ColumnState:
         self.positives += int(np.count_nonzero(positive))
         labels = BinaryLabels(positive=positive, soft=None)
         if self.binned is not None:
-            self.binned._add_checked(scores, labels, weights)
+            if weights is None and n <= _CODED_ROWS:
+                # Codes 2 * bin + label of a few batches, counted together: one count
+                # of 2 * bins per 2^21 rows rather than one per batch.
+                if self.coded + n > _CODED_ROWS:
+                    self.count_codes()
+                if self.codes is None:
+                    self.codes = np.empty(_CODED_ROWS, dtype=np.intp)
+                self.binned._codes(scores, positive, self.codes[self.coded:self.coded + n])
+                self.coded += n
+            elif weights is None:
+                self.binned._add_codes(self.binned._codes(scores, positive))
+            else:
+                self.binned._add_checked(scores, labels, weights)
             return
         self.accumulator.add(scores, labels, weights)
         if self.max_distinct is None:
@@ -219,6 +243,7 @@ class _ColumnState:
         return self.accumulator.counts()
 
     def result(self) -> StreamedCounts:
+        self.count_codes()
         if self.binned is not None:
             return StreamedCounts(self.column, self.binned, "binned", self.rows,
                                   self.max_distinct, self.switched_at, ap_bounds(self.binned),

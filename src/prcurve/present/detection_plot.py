@@ -130,7 +130,8 @@ def plot_class_curves(
     >>> [ax.get_title() for ax in figure.axes]
     ['cat: AP50 1.000 (101point)', 'dog: AP50 1.000 (101point)']
     """
-    from prcurve.present.plot import _step_xy
+    from prcurve.present.lines import drawn_points
+    from prcurve.present.plot import _step_xy, pixel_columns
 
     b = _checks.check_positive_number("beta", beta)
     n_pos = evaluation.n_pos if evaluation.n_pos.ndim == 1 else evaluation.n_pos[:, 0]
@@ -162,7 +163,7 @@ def plot_class_curves(
         shown = "n/a" if math.isnan(value) else f"{value:.3f}"
         ax.set_title(f"{evaluation._name(k)}: {label} {shown} ({method})", fontsize="small")
         if len(curve) and curve.n_pos > 0:
-            x, y = _step_xy(curve)
+            x, y = drawn_points(*_step_xy(curve), pixel_columns(ax))
             ax.plot(x, y, drawstyle="steps-pre", linewidth=1.0)
             best = curve.best_f(b)
             ax.plot([best.recall], [best.precision], "o", markersize=3, color="black")

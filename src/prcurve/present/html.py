@@ -52,6 +52,7 @@ from numpy.typing import NDArray
 from prcurve._version import __version__
 from prcurve.core.curve import PRCurve
 from prcurve.errors import UndefinedMetricWarning
+from prcurve.present.lines import m4_reduce
 from prcurve.present.report_text import class_tables, positive_text
 from prcurve.space.bounds import min_precision
 
@@ -75,46 +76,6 @@ _ISO_F = (0.2, 0.4, 0.6, 0.8)
 
 
 # -- reductions -----------------------------------------------------------------------------
-
-
-def m4_reduce(x: F64, y: F64, columns: int) -> I64:
-    """Indices of the points a line chart of ``columns`` pixel columns needs (M4).
-
-    ``x`` must be non-decreasing. Each column of equal width over
-    ``[x[0], x[-1]]`` keeps its first, last, lowest and highest point, in
-    their original order (Jugel et al. 2014): drawn at that width, the line
-    through the kept points stays within one pixel of the line through all.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from prcurve.present.html import m4_reduce
-    >>> x = np.linspace(0, 1, 1001); y = np.sin(40 * x)
-    >>> kept = m4_reduce(x, y, 10)
-    >>> len(kept) <= 40, int(kept[0]), int(kept[-1])
-    (True, 0, 1000)
-    """
-    n = x.shape[0]
-    if n <= 4 * columns:
-        return np.arange(n, dtype=np.int64)
-    span = float(x[-1] - x[0])
-    if span <= 0:
-        column = np.zeros(n, dtype=np.int64)
-    else:
-        column = np.minimum(((x - x[0]) / span * columns).astype(np.int64), columns - 1)
-    starts = np.flatnonzero(np.r_[True, column[1:] != column[:-1]])
-    ends = np.r_[starts[1:], n] - 1
-    # Lowest and highest per column: reduceat over the column's slice.
-    low = np.minimum.reduceat(y, starts)
-    high = np.maximum.reduceat(y, starts)
-    segment = np.repeat(np.arange(starts.shape[0]), np.diff(np.r_[starts, n]))
-    position = np.arange(n)
-    first_low = np.full(starts.shape[0], n, dtype=np.int64)
-    first_high = np.full(starts.shape[0], n, dtype=np.int64)
-    np.minimum.at(first_low, segment[y == low[segment]], position[y == low[segment]])
-    np.minimum.at(first_high, segment[y == high[segment]], position[y == high[segment]])
-    kept = np.unique(np.concatenate((starts, ends, first_low, first_high)))
-    return kept.astype(np.int64)
 
 
 def operating_points(curve: PRCurve, limit: int = MAX_OPERATING_POINTS) -> I64:

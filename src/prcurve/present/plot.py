@@ -43,6 +43,7 @@ from prcurve.core.average_precision import APMethod
 from prcurve.core.curve import PRCurve
 from prcurve.errors import UndefinedMetricWarning
 from prcurve.present.labels import place_labels
+from prcurve.present.lines import drawn_points
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -177,6 +178,16 @@ def _step_xy(curve: PRCurve) -> tuple[F64, F64]:
     x = np.concatenate(([0.0], recall))
     y = np.concatenate((precision[:1], precision))
     return x, y
+
+
+def pixel_columns(ax: Axes) -> int:
+    """The columns a line drawn on ``ax`` is reduced for: twice the figure's width in
+    pixels at :data:`DPI` (the axes are narrower), so at 150 dpi the reduced line is
+    within half a pixel of the full one (:mod:`prcurve.present.lines`)."""
+    parent: Any = ax.get_figure()
+    root = getattr(parent, "figure", parent)  # a SubFigure's figure is its root (3.8+)
+    width = float(root.get_figwidth()) if root is not None else PR_FIGSIZE[0]
+    return max(1, int(2 * width * DPI))
 
 
 def _iso_f_line(f: float, beta: float) -> tuple[F64, F64]:
@@ -322,7 +333,7 @@ def plot_pr_curves(
             warnings.simplefilter("ignore", UndefinedMetricWarning)
             ap = curve.average_precision(ap_method)
             best = curve.best_f(beta)
-        x, y = _step_xy(curve)
+        x, y = drawn_points(*_step_xy(curve), pixel_columns(ax))
         # clip_on=False: every point lies in [0, 1]^2, and a line at precision 1 or
         # recall 1 would otherwise be half hidden by the frame.
         (line,) = ax.plot(x, y, drawstyle="steps-pre", color=color, linewidth=1.6,

@@ -20,7 +20,8 @@ from numpy.typing import NDArray
 
 from prcurve.core.curve import PRCurve
 from prcurve.errors import UndefinedMetricWarning
-from prcurve.present.plot import _format_threshold, _pyplot
+from prcurve.present.lines import drawn_points
+from prcurve.present.plot import _format_threshold, _pyplot, pixel_columns
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -110,7 +111,7 @@ def plot_thresholds(
     for values, label, color in ((precision, "precision", "tab:blue"),
                                  (recall, "recall", "tab:orange"),
                                  (f, name_f, "tab:green")):
-        x, y = _step_against_threshold(t, values)
+        x, y = drawn_points(*_step_against_threshold(t, values), pixel_columns(ax))
         (line,) = ax.plot(x, y, drawstyle="steps-pre", label=label, color=color, linewidth=1.5,
                           clip_on=False)  # values lie in [0, 1], x in the limits
         lines.append(line)
