@@ -23,6 +23,7 @@ Results are printed as a table and as JSON (``--json PATH``).
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import resource
 import shutil
@@ -75,6 +76,28 @@ def generate(folder: Path, rows: int, files: int, seed: int = 0) -> float:
     return float(written)
 
 
+def generate_float64_file(folder: Path, rows: int, seed: int = 0) -> float:
+    """Issue 15's layout: one Parquet file of ``rows`` rows, int64 labels (5% positives)
+    and float64 scores (all distinct), row groups of 2^20 rows; returns its bytes."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    rng = np.random.default_rng(seed)
+    path = folder / "scores.parquet"
+    writer = None
+    for start in range(0, rows, 10_000_000):
+        n = min(10_000_000, rows - start)
+        y = rng.random(n) < 0.05
+        table = pa.table({"label": y.astype(np.int64),
+                          "score": rng.standard_normal(n) + 1.5 * y})
+        if writer is None:
+            writer = pq.ParquetWriter(path, table.schema)
+        writer.write_table(table, row_group_size=1 << 20)
+    if writer is not None:
+        writer.close()
+    return float(path.stat().st_size)
+
+
 # -- the measured steps, each run in a child process ------------------------------------
 
 
@@ -93,8 +116,57 @@ def _child_report(folder: str, extra: list[str]) -> dict[str, Any]:
     report = json.loads(out.getvalue())
     model = report["models"][0]
     return {"exit": code, "seconds": seconds, "rows": model["rows"],
-            "ap_step": model["average_precision"]["step"], "state": model["state"],
+            "ap_step": model["average_precision"]["step"], "state": model.get("state"),
             "curve": model["curve"]}
+
+
+def _child_report_files(folder: str, extra: list[str]) -> dict[str, Any]:
+    """``prcurve report INPUT --out DIR``: every file (curve CSV, JSON, PNG, SVG, HTML)."""
+    import contextlib
+    import io
+
+    from prcurve.cli import main
+
+    out_dir = tempfile.mkdtemp(prefix="prcurve-bench-out-")
+    try:
+        start = time.perf_counter()
+        with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+            code = main(["report", folder, "--out", out_dir, *extra])
+        seconds = time.perf_counter() - start
+        report = json.loads((Path(out_dir) / "report.json").read_text())
+    finally:
+        shutil.rmtree(out_dir, ignore_errors=True)
+    model = report["models"][0]
+    return {"exit": code, "seconds": seconds, "rows": model["rows"],
+            "ap_step": model["average_precision"]["step"], "state": model.get("state")}
+
+
+def _child_dask_workers(folder: str, extra: list[str]) -> dict[str, Any]:
+    """The binned counts on a LocalCluster of ``extra[0]`` single-threaded worker processes
+    (``prcurve report --dask``'s path), timed on a started cluster: best of 3."""
+    import distributed
+
+    from prcurve import PRCurve
+    from prcurve.io.batches import choose_columns, input_files, open_dataset
+    from prcurve.io.dask import dask_scores
+
+    workers = int(extra[0])
+    files, fmt, name = input_files(folder, None)
+    columns = choose_columns(open_dataset(files, fmt).schema, name, "label", ["score"], None)
+    times = []
+    with distributed.LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
+                                  dashboard_address=None) as cluster, \
+            distributed.Client(cluster) as client:
+        client.run(lambda: __import__("prcurve.io.dask"))  # imports outside the timing
+        for _ in range(3):
+            start = time.perf_counter()
+            result = dask_scores(files, name, columns, bins=BINS)
+            times.append(time.perf_counter() - start)
+    counts = result.models[0].counts
+    return {"seconds": min(times), "all_seconds": times, "rows": int(counts.n_pos + counts.n_neg),
+            "ap_step": PRCurve.from_counts(counts).average_precision("step"),
+            "digest": hashlib.sha256(counts.pos.tobytes() + counts.neg.tobytes()).hexdigest(),
+            "note": "peak RSS of the client process only (workers are separate processes)"}
 
 
 def _child_exact(folder: str) -> dict[str, Any]:
@@ -134,7 +206,9 @@ def _child_dask(folder: str) -> dict[str, Any]:
 
 
 CHILDREN = {"report": _child_report, "exact": _child_exact, "single": _child_single,
-            "dask": _child_dask}
+            "dask": _child_dask, "report_files": _child_report_files,
+            "dask_workers": _child_dask_workers}
+WITH_EXTRA = ("report", "report_files", "dask_workers")
 
 
 def _run_child(name: str, folder: Path, *extra: str) -> dict[str, Any]:
@@ -151,14 +225,20 @@ def main() -> int:
     parser.add_argument("--skip", action="append", default=[],
                         choices=["default", "exact", "dask"], help="skip a step")
     parser.add_argument("--json", help="also write the results to this file")
+    parser.add_argument("--float64-file", action="store_true",
+                        help="issue 15's case: one Parquet file, float64 scores, int64 labels; "
+                        "times `prcurve report FILE` (text), `--out DIR` (every file) and the "
+                        "Dask binned counts on 1 and 2 workers")
     if sys.argv[1:2] == ["--child"]:  # one measured step, in this fresh process
         name, folder, *extra = sys.argv[2:]
-        result = CHILDREN[name](folder, extra) if name == "report" else CHILDREN[name](folder)
+        result = CHILDREN[name](folder, extra) if name in WITH_EXTRA else CHILDREN[name](folder)
         result["peak_rss_mb"] = peak_rss_bytes() / 2**20
         print(json.dumps(result))
         return 0
     args = parser.parse_args()
 
+    if args.float64_file:
+        return _float64_file(args.rows, args.json)
     folder = Path(tempfile.mkdtemp(prefix="prcurve-bench-scale-"))
     results: dict[str, Any] = {"rows": args.rows, "files": args.files}
     try:
@@ -202,6 +282,40 @@ def main() -> int:
         shutil.rmtree(folder, ignore_errors=True)
     if args.json:
         Path(args.json).write_text(json.dumps(results, indent=2) + "\n")
+    return 0
+
+
+def _float64_file(rows: int, json_path: str | None) -> int:
+    """Issue 15, items 3 and 5, on one float64 Parquet file."""
+    import os
+
+    folder = Path(tempfile.mkdtemp(prefix="prcurve-bench-scale-"))
+    results: dict[str, Any] = {"rows": rows, "load_before": os.getloadavg()}
+    try:
+        size = generate_float64_file(folder, rows)
+        path = folder / "scores.parquet"
+        print(f"generated {rows:,} rows in one file, {size / 2**20:,.0f} MiB", flush=True)
+        steps = [("report (stdout, no files)", "report", []),
+                 ("report --out (every file)", "report_files", []),
+                 ("dask, 1 worker, binned", "dask_workers", ["1"]),
+                 ("dask, 2 workers, binned", "dask_workers", ["2"])]
+        for label, child, extra in steps:
+            result = _run_child(child, path, *extra)
+            result["rows_per_second"] = result["rows"] / result["seconds"]
+            results[label] = result
+            print(f"{label:32s} {result['seconds']:7.2f} s  "
+                  f"{result['rows_per_second'] / 1e6:7.1f} M rows/s  "
+                  f"peak RSS {result['peak_rss_mb']:6.0f} MB  AP(step) {result['ap_step']:.8f}",
+                  flush=True)
+        one, two = results["dask, 1 worker, binned"], results["dask, 2 workers, binned"]
+        same = one["digest"] == two["digest"] and one["ap_step"] == two["ap_step"]
+        print(f"2 workers vs 1: {one['seconds'] / two['seconds']:.2f}x; identical bins: {same}")
+        results["load_after"] = os.getloadavg()
+        print(f"load before {results['load_before']}, after {results['load_after']}")
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+    if json_path:
+        Path(json_path).write_text(json.dumps(results, indent=2) + "\n")
     return 0
 
 

@@ -443,6 +443,10 @@ def execute(args: argparse.Namespace, loaded_inputs: list[Any] | None = None,
     if args.out is not None and loaded_inputs is None:  # never write into or over an input
         check_out_folder(args.out, args.inputs)
     out = prepare_out(args.out) if args.out is not None else None
+    if out is not None and not args.no_plots:
+        from prcurve.present.report import preload_picture_modules
+
+        preload_picture_modules()
     if loaded_inputs is None and _wants_streaming(args):
         load = _load_dask if (args.dask is not None or args.workers is not None) else (
             _load_streamed)

@@ -184,10 +184,13 @@ class Table:
 
         Full precision is the shortest text that reads back as the same float64 (the
         number is never rounded). When pyarrow is installed (the ``report`` extra) and
-        every column is numeric, pyarrow's CSV writer writes the rows: about 3 s for
-        10^7 rows of six columns, where Python's ``repr`` takes about a second per 10^6
-        rows per column. Its spelling of a number can differ from ``repr``'s (``1`` for
-        ``1.0``, ``1e-7`` for ``1e-07``, ``0.00001`` for ``1e-05``), never its value.
+        every column is numeric, pyarrow formats the columns and writes the rows, in
+        threads (docs/benchmarks.md: a few seconds for 10^7 rows, where Python's
+        ``repr`` takes about a second per 10^6 rows per column); a column of whole
+        numbers (counts) is written as integers, and a run of equal neighbours (a
+        curve's recall) is formatted once. Its spelling of a number can differ from
+        ``repr``'s (``1`` for ``1.0``, ``1e-7`` for ``1e-07``, ``0.00001`` for
+        ``1e-05``), never its value.
         With ``digits`` (decimals for all columns or per column name), string or
         boolean columns, the text is Python's, column by column.
 

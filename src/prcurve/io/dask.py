@@ -288,7 +288,9 @@ def _piece_task(path: str, groups: list[int], index: int, spec: _Spec) -> _Part:
     pq = need("pyarrow.parquet", "Parquet files")
     try:
         with pq.ParquetFile(path) as file:
-            table = file.read_row_groups(groups, columns=spec.columns)
+            # One thread: a worker's threads are Dask's to give (pyarrow's own pool would
+            # make one single-threaded worker use every core of its machine).
+            table = file.read_row_groups(groups, columns=spec.columns, use_threads=False)
     except (OSError, ValueError, TypeError) as error:
         return _Part([(index, 0)], _empty_states(spec), problem=(index, f"cannot read "
                      f"{path!r}: {error}"))

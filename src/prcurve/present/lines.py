@@ -54,13 +54,14 @@ def m4_reduce(x: F64, y: F64, columns: int) -> I64:
     low = np.minimum.reduceat(y, starts)
     high = np.maximum.reduceat(y, starts)
     segment = np.repeat(np.arange(starts.shape[0]), np.diff(np.r_[starts, n]))
-    position = np.arange(n)
-    first_low = np.full(starts.shape[0], n, dtype=np.int64)
-    first_high = np.full(starts.shape[0], n, dtype=np.int64)
-    np.minimum.at(first_low, segment[y == low[segment]], position[y == low[segment]])
-    np.minimum.at(first_high, segment[y == high[segment]], position[y == high[segment]])
-    kept = np.unique(np.concatenate((starts, ends, first_low, first_high)))
-    return kept.astype(np.int64)
+    kept = [starts, ends]
+    for extreme in (low, high):
+        # The first position of each column's extreme: positions are in order, so the
+        # first match of each column is where the column number changes.
+        at = np.flatnonzero(y == extreme[segment])
+        of = segment[at]
+        kept.append(at[np.r_[True, of[1:] != of[:-1]]] if at.shape[0] else at)
+    return np.unique(np.concatenate(kept)).astype(np.int64)
 
 
 def drawn_points(x: F64, y: F64, columns: int) -> tuple[F64, F64]:
