@@ -503,3 +503,32 @@ def test_report_positive_label_keeps_the_column_type(
                                    "--format", "json"])
     assert streamed["inputs"][0]["positive_label"] == memory["inputs"][0]["positive_label"] == 2
     assert streamed["models"][0]["ap"] == memory["models"][0]["ap"]
+
+
+# -- a partial state crossing processes ----------------------------------------------------
+
+
+@pytest.mark.parametrize("edges", [np.linspace(-6.0, 8.0, (1 << 20) + 1),
+                                   np.array([0.0, 0.1, 0.5, 1.0])])
+def test_binned_state_pickles_small_and_whole(edges: np.ndarray) -> None:
+    import pickle
+
+    rng = np.random.default_rng(4)
+    state = BinnedCounts(edges).update(rng.random(5000) < 0.3, rng.normal(size=5000),
+                                       rng.random(5000))
+    data = pickle.dumps(state)
+    if edges.shape[0] > 1000:  # equal-width: the counts and (low, high, bins) only
+        assert len(data) < 16 * 2**20 + 4096
+    back = pickle.loads(data)
+    again = pickle.loads(data)
+    np.testing.assert_array_equal(back.edges, state.edges)
+    np.testing.assert_array_equal(back.pos, state.pos)
+    np.testing.assert_array_equal(back.neg, state.neg)
+    y, s = rng.random(300) < 0.5, rng.normal(size=300)
+    for copy in (back, again):  # each keeps its own counts, whatever they share
+        copy.update(y, s)
+    expected = BinnedCounts(edges).update(y, s).merge(state)
+    np.testing.assert_array_equal(back.pos, expected.pos)
+    np.testing.assert_array_equal(again.neg, expected.neg)
+    np.testing.assert_array_equal(back.bin_index(s), expected.bin_index(s))
+    np.testing.assert_array_equal(state.pos, pickle.loads(data).pos)  # the original unchanged
