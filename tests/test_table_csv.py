@@ -72,3 +72,31 @@ def test_runs_and_whole_numbers_read_back_bit_for_bit(values: list[float], repea
             ",".join(row) for row in zip(*table._text_columns(None), strict=True)) + "\n"
         assert_array_equal(read_back(fast)[1].view(np.int64), read_back(slow)[1].view(np.int64))
 
+
+
+def test_blocks_and_threads_write_the_same_file(monkeypatch, tmp_path) -> None:
+    """Rows written a block at a time, each block in threads, give the same text as one
+    pass; write_csv writes that text."""
+    rng = np.random.default_rng(8)
+    n = 10_007
+    table = Table({"threshold": rng.normal(size=n), "recall": np.repeat(np.linspace(0, 1, 11),
+                                                                        n // 11 + 1)[:n],
+                   "tp": np.arange(n, dtype=np.float64), "f1": np.where(
+                       rng.random(n) < 0.01, np.nan, rng.random(n))})
+    whole = table.to_csv()
+    monkeypatch.setattr(table_module, "_CSV_BLOCK", 1000)
+    monkeypatch.setattr(table_module, "_CSV_MIN_PART", 300)
+    from prcurve.core.sorting import set_sort_threads
+
+    set_sort_threads(3)
+    try:
+        blocked = table.to_csv()
+        table.write_csv(tmp_path / "t.csv")
+    finally:
+        set_sort_threads(None)
+    assert blocked == whole
+    assert (tmp_path / "t.csv").read_text() == whole
+    header, values = read_back(whole)
+    assert header == ["threshold", "recall", "tp", "f1"]
+    assert_array_equal(values[:, 0], table["threshold"])
+    assert_array_equal(values[:, 3], table["f1"])

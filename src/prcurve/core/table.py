@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import html
 import math
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -202,29 +203,63 @@ class Table:
         >>> [float(x) for x in text.split()[1:]] == [0.5, 2 / 3]
         True
         """
-        if digits is None and self._columns and all(
-                values.dtype.kind in "iuf" for values in self._columns.values()):
-            fast = _arrow_csv(self._columns)
-            if fast is not None:
-                return fast
+        blocks = self._fast_csv(digits)
+        if blocks is not None:
+            return "".join(str(memoryview(block), "ascii") for block in blocks)
         lines = [",".join(self._columns)]
         lines.extend(",".join(row) for row in zip(*self._text_columns(digits), strict=True))
         return "\n".join(lines) + "\n"
+
+    def write_csv(self, path: str | Path, digits: int | Mapping[str, int] | None = None
+                  ) -> None:
+        """Write :meth:`to_csv`'s text to ``path``, a block of rows at a time when pyarrow
+        writes it (memory is one block's text, not the file's).
+
+        Examples
+        --------
+        >>> import os, tempfile
+        >>> import numpy as np
+        >>> from prcurve.core.table import Table
+        >>> path = os.path.join(tempfile.mkdtemp(), "t.csv")
+        >>> from pathlib import Path
+        >>> Table({"tp": np.array([1.0, 2.0])}).write_csv(path)
+        >>> Path(path).read_text().split()
+        ['tp', '1', '2']
+        """
+        blocks = self._fast_csv(digits)
+        with open(path, "wb") as file:
+            if blocks is None:
+                file.write(self.to_csv(digits).encode("utf-8"))
+                return
+            for block in blocks:
+                file.write(block)
+
+    def _fast_csv(self, digits: int | Mapping[str, int] | None) -> Iterator[bytes] | None:
+        """pyarrow's blocks of CSV text, when it can write this table (see to_csv)."""
+        if digits is None and self._columns and all(
+                values.dtype.kind in "iuf" for values in self._columns.values()):
+            return _arrow_csv(self._columns)
+        return None
 
 
 _CSV_MIN_PART = 1 << 18
 """Rows per thread at least, when pyarrow writes a CSV in threads."""
 
+_CSV_BLOCK = 1 << 21
+"""Rows written at a time by the fast CSV path."""
+
 _EXACT_INTEGER = 2.0**53
 """Floats of smaller magnitude that are whole numbers are written as integers."""
 
-def _arrow_csv(columns: Mapping[str, NDArray[Any]]) -> str | None:
-    """Numeric columns as CSV text by pyarrow; None without pyarrow (the Python path
-    then). The header is written here, as the Python path writes it (unquoted).
+def _arrow_csv(columns: Mapping[str, NDArray[Any]]) -> Iterator[bytes] | None:
+    """Numeric columns as CSV text by pyarrow, a block of rows at a time (the header
+    first); None without pyarrow (the Python path then). The header is written as the
+    Python path writes it (unquoted).
 
-    Each column is first cast to text (:func:`_arrow_column_text`), a range of rows per
-    thread, then pyarrow's CSV writer writes the text columns as rows, again a range of
-    rows per thread, joined in order (pyarrow works without the GIL).
+    In each block of :data:`_CSV_BLOCK` rows, each column is cast to text
+    (:func:`_arrow_column_text`), a range of rows per thread, then pyarrow's CSV writer
+    writes the text columns as rows, again a range of rows per thread, joined in order
+    (pyarrow works without the GIL). Memory is one block's text.
     """
     import importlib
 
@@ -234,32 +269,42 @@ def _arrow_csv(columns: Mapping[str, NDArray[Any]]) -> str | None:
         compute = importlib.import_module("pyarrow.compute")
     except ImportError:
         return None
+    return _arrow_csv_blocks(pa, pa_csv, compute, columns)
+
+
+def _arrow_csv_blocks(pa: Any, pa_csv: Any, compute: Any, columns: Mapping[str, NDArray[Any]]
+                      ) -> Iterator[bytes]:
     from concurrent.futures import ThreadPoolExecutor
 
     from prcurve.core.sorting import sort_threads
 
-    header = ",".join(columns) + "\n"
+    yield (",".join(columns) + "\n").encode()
     rows = next(iter(columns.values())).shape[0]
-    parts = max(1, min(sort_threads(), rows // _CSV_MIN_PART))
-    bounds = [rows * k // parts for k in range(parts + 1)]
-    pieces = [(values, k) for values in columns.values() for k in range(parts)]
+    threads = max(1, min(sort_threads(), rows // _CSV_MIN_PART))
     options = pa_csv.WriteOptions(include_header=False, quoting_style="none")
+    with ThreadPoolExecutor(max_workers=threads) as pool:
+        for first in range(0, rows, _CSV_BLOCK):
+            size = min(_CSV_BLOCK, rows - first)
+            parts = max(1, min(threads, size // _CSV_MIN_PART))
+            bounds = [first + size * k // parts for k in range(parts + 1)]
 
-    def text(piece: tuple[NDArray[Any], int]) -> Any:
-        values, k = piece
-        return _arrow_column_text(pa, compute, values[bounds[k]:bounds[k + 1]])
+            def text(piece: tuple[NDArray[Any], int], bounds: list[int] = bounds) -> Any:
+                values, k = piece
+                return _arrow_column_text(pa, compute, values[bounds[k]:bounds[k + 1]])
 
-    def write(k: int) -> str:
-        sink = pa.BufferOutputStream()
-        pa_csv.write_csv(table.slice(bounds[k], bounds[k + 1] - bounds[k]), sink, options)
-        return str(memoryview(sink.getvalue()), "ascii")
+            texts = list(pool.map(text, [(v, k) for v in columns.values() for k in range(parts)]))
+            table = pa.table({f"c{i}": pa.chunked_array(texts[i * parts:(i + 1) * parts],
+                                                         type=pa.large_string())
+                              for i in range(len(columns))})
+            del texts
 
-    with ThreadPoolExecutor(max_workers=parts) as pool:
-        texts = list(pool.map(text, pieces))
-        table = pa.table({f"c{i}": pa.chunked_array(texts[i * parts:(i + 1) * parts],
-                                                     type=pa.large_string())
-                          for i in range(len(columns))})
-        return header + "".join(pool.map(write, range(parts)))
+            def write(k: int, bounds: list[int] = bounds, table: Any = table) -> bytes:
+                sink = pa.BufferOutputStream()
+                pa_csv.write_csv(table.slice(bounds[k] - bounds[0], bounds[k + 1] - bounds[k]),
+                                 sink, options)
+                return bytes(sink.getvalue())
+
+            yield from pool.map(write, range(parts))
 
 
 def _whole(floats: NDArray[np.float64]) -> bool:

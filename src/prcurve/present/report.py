@@ -469,8 +469,7 @@ class Report:
                 warnings.simplefilter("ignore", UndefinedMetricWarning)
                 table = model.curve.to_table(("threshold", "precision", "recall", "tp", "fp",
                                               "f1"))
-            text = table.to_csv()
-            replace_file(path, lambda temp, text=text: temp.write_text(text))  # type: ignore[misc]
+            replace_file(path, table.write_csv)
             written.append(path)
             models.append(ModelReport(model.name, model.input, model.score_column, model.curve,
                                       model.values, curve_file=path.name))
