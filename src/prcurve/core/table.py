@@ -245,7 +245,7 @@ class Table:
 _CSV_MIN_PART = 1 << 18
 """Rows per thread at least, when pyarrow writes a CSV in threads."""
 
-_CSV_BLOCK = 1 << 21
+_CSV_BLOCK = 1 << 19
 """Rows written at a time by the fast CSV path."""
 
 _EXACT_INTEGER = 2.0**53
