@@ -23,6 +23,7 @@ samples; :meth:`BinnedCounts.update` folds in streaming batches and
 from __future__ import annotations
 
 import math
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
@@ -30,6 +31,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from prcurve.core.counts import ThresholdCounts, scale_exponent
+from prcurve.core.sorting import sort_threads
 from prcurve.errors import InvalidInputError
 from prcurve.validation.arrays import check_edges, check_n_bins, check_range, wrong_type
 from prcurve.validation.labels import BinaryLabels, check_scored_labels, weight_overflow
@@ -43,6 +45,9 @@ _CHUNK = 1 << 16
 
 _EDGE_SLOTS = ("_edges", "_inner_edges", "_lower", "_upper", "_uniform", "_slack")
 """What a state's edges are: shared, read-only, between states over the same edges."""
+
+_THREADED_ROWS = 1 << 18
+"""Rows per thread at least when binning on several threads."""
 
 _MAX_SLACK = 0.25
 """Beyond this slack (edges tiny against their magnitude) every score is checked."""
@@ -203,10 +208,11 @@ class BinnedCounts:
         scores: NDArray[np.floating[Any]],
         labels: BinaryLabels,
         weights: F64 | None,
+        threads: int | None = None,
     ) -> None:
         n_bins = self.n_bins
         if weights is None and labels.positive is not None:
-            self._add_codes(self._codes(scores, labels.positive))
+            self._add_codes(self._codes(scores, labels.positive, threads=threads))
             return
         index = self.bin_index(scores)
         fraction = labels.positive_fraction()
@@ -253,12 +259,15 @@ class BinnedCounts:
         return self._uniform_index(values.astype(np.float64, copy=False))
 
     def _codes(self, scores: NDArray[np.floating[Any]], positive: NDArray[np.bool_],
-               out: NDArray[np.intp] | None = None) -> NDArray[np.intp]:
+               out: NDArray[np.intp] | None = None, threads: int | None = None
+               ) -> NDArray[np.intp]:
         """``2 * bin_index(scores) + positive``: the bin and the label of each row in one
-        code (written into ``out`` when given, of the scores' length)."""
+        code (written into ``out`` when given, of the scores' length), on ``threads``
+        threads (default :func:`~prcurve.core.sorting.sort_threads`)."""
         values = np.asarray(scores)
         if self._uniform is not None and self._slack < _MAX_SLACK and values.dtype.kind == "f":
-            return self._uniform_index(values.astype(np.float64, copy=False), positive, out)
+            return self._uniform_index(values.astype(np.float64, copy=False), positive, out,
+                                       threads)
         codes = self.bin_index(values)
         codes *= 2
         codes += positive
@@ -268,7 +277,8 @@ class BinnedCounts:
         return out
 
     def _uniform_index(self, values: F64, positive: NDArray[np.bool_] | None = None,
-                       out: NDArray[np.intp] | None = None) -> NDArray[np.intp]:
+                       out: NDArray[np.intp] | None = None, threads: int | None = None
+                       ) -> NDArray[np.intp]:
         """``bin_index`` for equal-width edges: floor((s - low) / width), then checked.
 
         The estimate can be one bin off only where rounding puts ``s`` next to
@@ -286,29 +296,43 @@ class BinnedCounts:
         inside = 0.5 - self._slack
         n = values.shape[0]
         index = np.empty(n, dtype=np.intp) if out is None else out
-        buffer = np.empty(min(n, _CHUNK), dtype=np.float64)
-        ok = np.empty(buffer.shape[0], dtype=bool)
-        # NaN, or an overflow far outside the edges: a meaningless estimate, replaced below.
-        with np.errstate(invalid="ignore", over="ignore"):
-            for start in range(0, n, _CHUNK):
-                chunk = values[start:start + _CHUNK]
-                k = chunk.shape[0]
-                estimate, out, good = buffer[:k], index[start:start + k], ok[:k]
-                np.subtract(chunk, low, out=estimate)
-                estimate *= scale
-                np.clip(estimate, 0.0, last, out=estimate)
-                np.copyto(out, estimate, casting="unsafe")  # truncation = floor on [0, last]
-                # |fraction - 1/2| <= 1/2 - slack: at least slack from both integers (NaN: no).
-                np.subtract(estimate, out, out=estimate)
-                estimate -= 0.5
-                np.abs(estimate, out=estimate)
-                np.less_equal(estimate, inside, out=good)
-                if not good.all():
-                    near = np.flatnonzero(~good)
-                    out[near] = np.searchsorted(self._inner_edges, chunk[near], side="right")
-                if positive is not None:
-                    out *= 2
-                    out += positive[start:start + k]
+
+        def fill(first: int, stop: int) -> None:
+            buffer = np.empty(min(stop - first, _CHUNK), dtype=np.float64)
+            ok = np.empty(buffer.shape[0], dtype=bool)
+            # NaN, or an overflow far outside the edges: a meaningless estimate, replaced
+            # below. (errstate is per thread: set here.)
+            with np.errstate(invalid="ignore", over="ignore"):
+                for start in range(first, stop, _CHUNK):
+                    chunk = values[start:min(start + _CHUNK, stop)]
+                    k = chunk.shape[0]
+                    estimate, bins, good = buffer[:k], index[start:start + k], ok[:k]
+                    np.subtract(chunk, low, out=estimate)
+                    estimate *= scale
+                    np.clip(estimate, 0.0, last, out=estimate)
+                    np.copyto(bins, estimate, casting="unsafe")  # truncation: floor on [0, last]
+                    # |fraction - 1/2| <= 1/2 - slack: slack from both integers (NaN: no).
+                    np.subtract(estimate, bins, out=estimate)
+                    estimate -= 0.5
+                    np.abs(estimate, out=estimate)
+                    np.less_equal(estimate, inside, out=good)
+                    if not good.all():
+                        near = np.flatnonzero(~good)
+                        bins[near] = np.searchsorted(self._inner_edges, chunk[near],
+                                                     side="right")
+                    if positive is not None:
+                        bins *= 2
+                        bins += positive[start:start + k]
+
+        # Large batches on several threads: NumPy's loops release the GIL.
+        threads = sort_threads() if threads is None else threads
+        threads = min(threads, n // _THREADED_ROWS) if n >= 2 * _THREADED_ROWS else 1
+        if threads <= 1:
+            fill(0, n)
+            return index
+        step = -(-n // (threads * _CHUNK)) * _CHUNK
+        with ThreadPoolExecutor(max_workers=threads) as pool:
+            list(pool.map(lambda first: fill(first, min(first + step, n)), range(0, n, step)))
         return index
 
     def _checked_index(self, values: F64) -> NDArray[np.intp]:

@@ -227,7 +227,7 @@ def _count(columns: dict[str, NDArray[Any]], n: int, index: int, spec: _Spec) ->
             states.append(ThresholdCounts._from_checked(scores, labels, weights))
         else:
             binned = BinnedCounts(edges)
-            binned._add_checked(scores, labels, weights)
+            binned._add_checked(scores, labels, weights, threads=1)  # threads: Dask's
             states.append(binned)
     if spec.mode == "range":
         empty.ranges = [_range(block.scores[c], block.keep[c]) for c in spec.scores]
