@@ -117,6 +117,13 @@ class BinnedCounts:
             setattr(state, name, getattr(self, name))
         return state
 
+    def _empty_like(self) -> BinnedCounts:
+        """A new, empty state over the same edges (shared, not checked again)."""
+        state = self._sharing_edges()
+        state._pos = np.zeros(self.n_bins, dtype=np.float64)
+        state._neg = np.zeros(self.n_bins, dtype=np.float64)
+        return state
+
     def __reduce__(self) -> tuple[Any, ...]:
         """Pickled as the counts and the edges, or, for equal-width edges, the counts and
         ``(low, high, bins)``: 16 MiB for 2^20 bins rather than 48 (a Dask or Spark
