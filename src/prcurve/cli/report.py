@@ -444,7 +444,7 @@ def execute(args: argparse.Namespace, loaded_inputs: list[Any] | None = None,
         check_out_folder(args.out, args.inputs)
     out = prepare_out(args.out) if args.out is not None else None
     if out is not None and not args.no_plots:
-        from prcurve.present.report import preload_picture_modules
+        from prcurve.present.files import preload_picture_modules
 
         preload_picture_modules()
     if loaded_inputs is None and _wants_streaming(args):

@@ -549,3 +549,19 @@ def _unpickle(edges: tuple[float, float, int] | F64, pos: F64, neg: F64) -> Binn
         state = BinnedCounts(edges)
     state._pos, state._neg = pos, neg
     return state
+
+
+_TEMPLATES: dict[int, tuple[F64, BinnedCounts]] = {}
+"""Edges arrays seen by :func:`empty_over` (by identity) and a state over each."""
+
+
+def empty_over(edges: F64) -> BinnedCounts:
+    """An empty state over ``edges``, an array used again and again (a Dask task's spec:
+    a worker passes every task the same object): the edges are checked once per array,
+    and the states share them."""
+    found = _TEMPLATES.get(id(edges))
+    if found is None or found[0] is not edges:
+        if len(_TEMPLATES) > 8:
+            _TEMPLATES.clear()
+        found = _TEMPLATES[id(edges)] = (edges, BinnedCounts(edges))
+    return found[1]._empty_like()

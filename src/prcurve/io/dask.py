@@ -53,7 +53,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from prcurve.core.binned import BinnedCounts, ap_bounds, resolve_edges
+from prcurve.core.binned import BinnedCounts, ap_bounds, empty_over, resolve_edges
 from prcurve.core.counts import ThresholdCounts
 from prcurve.errors import InvalidInputError
 from prcurve.io.batches import Columns, input_files, parquet_statistics_range
@@ -188,23 +188,8 @@ def _some_values(values: Sequence[Any]) -> list[Any]:
     return text[:_UNMATCHED_KEPT] + other[:_UNMATCHED_KEPT]
 
 
-_TEMPLATES: dict[int, tuple[NDArray[np.float64], BinnedCounts]] = {}
-"""Per process: the edges of the tasks' spec (by identity; a worker passes every task the
-same spec object) and a state over them, whose checked edges new states share."""
-
-
-def _binned(edges: NDArray[np.float64]) -> BinnedCounts:
-    """An empty state over ``edges``, its edges checked once per process and spec."""
-    found = _TEMPLATES.get(id(edges))
-    if found is None or found[0] is not edges:
-        if len(_TEMPLATES) > 8:
-            _TEMPLATES.clear()
-        found = _TEMPLATES[id(edges)] = (edges, BinnedCounts(edges))
-    return found[1]._empty_like()
-
-
 def _empty_states(spec: _Spec) -> list[State]:
-    return [ThresholdCounts.empty() if e is None else _binned(e) for e in spec.edges]
+    return [ThresholdCounts.empty() if e is None else empty_over(e) for e in spec.edges]
 
 
 def _count(columns: dict[str, NDArray[Any]], n: int, index: int, spec: _Spec) -> _Part:
@@ -241,7 +226,7 @@ def _count(columns: dict[str, NDArray[Any]], n: int, index: int, spec: _Spec) ->
         if edges is None:
             states.append(ThresholdCounts._from_checked(scores, labels, weights))
         else:
-            binned = _binned(edges)
+            binned = empty_over(edges)
             binned._add_checked(scores, labels, weights, threads=1)  # threads: Dask's
             states.append(binned)
     if spec.mode == "range":

@@ -18,7 +18,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-__all__ = ["STABLE_METADATA", "replace_file", "save_figure", "write_text"]
+__all__ = ["STABLE_METADATA", "preload_picture_modules", "replace_file", "save_figure",
+           "write_text"]
 
 
 STABLE_METADATA: dict[str, dict[str, Any]] = {
@@ -88,3 +89,29 @@ def write_text(path: Path, text: str) -> Path:
     """Write ``text`` (UTF-8) to ``path`` through :func:`replace_file`; returns ``path``."""
     replace_file(path, lambda temp: temp.write_text(text, encoding="utf-8"))
     return path
+
+
+_PICTURE_MODULES = ("matplotlib.figure", "matplotlib.backends.backend_agg",
+                    "matplotlib.backends.backend_svg", "bokeh.embed", "bokeh.layouts",
+                    "bokeh.models", "bokeh.plotting", "bokeh.resources")
+"""What :meth:`Report.write` imports to draw its pictures: about 2 s of Python."""
+
+
+def preload_picture_modules() -> None:
+    """Import what :meth:`prcurve.present.report.Report.write` draws with, in a
+    background thread, so that it overlaps the counting (which runs in NumPy and
+    pyarrow, mostly without the GIL): ``prcurve report --out`` calls it before it
+    reads its inputs. A module that fails to import is left to fail where it is used,
+    with its message.
+    """
+    import importlib
+    import threading
+
+    def load() -> None:
+        for name in _PICTURE_MODULES:
+            try:
+                importlib.import_module(name)
+            except Exception:  # reported where the module is used, with its message
+                return
+
+    threading.Thread(target=load, name="prcurve-preload", daemon=True).start()

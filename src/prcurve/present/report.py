@@ -556,31 +556,6 @@ class Report:
         return [folder / name for _, name in shots]
 
 
-_PICTURE_MODULES = ("matplotlib.figure", "matplotlib.backends.backend_agg",
-                    "matplotlib.backends.backend_svg", "bokeh.embed", "bokeh.layouts",
-                    "bokeh.models", "bokeh.plotting", "bokeh.resources")
-"""What :meth:`Report.write` imports to draw its pictures: about 2 s of Python."""
-
-
-def preload_picture_modules() -> None:
-    """Import what the pictures need in a background thread, so that it overlaps the
-    counting (which runs in NumPy and pyarrow, mostly without the GIL): ``prcurve
-    report --out`` calls it before it reads its inputs. A module that fails to import
-    is left to fail where it is used, with its message.
-    """
-    import importlib
-    import threading
-
-    def load() -> None:
-        for name in _PICTURE_MODULES:
-            try:
-                importlib.import_module(name)
-            except Exception:  # reported where the module is used, with its message
-                return
-
-    threading.Thread(target=load, name="prcurve-preload", daemon=True).start()
-
-
 def parse_fail_under(text: str) -> tuple[str, float]:
     """``METRIC=VALUE`` as (metric, value); the metric one of :data:`FAIL_UNDER_METRICS`.
 
