@@ -26,12 +26,14 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
-from prcurve.core.counts import ThresholdCounts, _run_lengths, _run_starts, _runs
+from prcurve.core.counts import ThresholdCounts, _NoPool, _run_lengths, _run_starts, _runs
+from prcurve.core.sorting import parts_for, run_parts, sort_segments
 from prcurve.validation.labels import BinaryLabels, weight_overflow
 
 __all__ = ["DEFAULT_RUN_ROWS", "MERGE_PIECE", "ExactAccumulator", "merge_runs"]
@@ -218,7 +220,14 @@ class ExactAccumulator:
     def counts(self) -> ThresholdCounts:
         """The exact state of every row added (the buffer is counted, the stack merged)."""
         self.flush()
-        self._leave_packed()
+        if self._packed is not None:
+            # Each class's runs merged into one (kept: more rows may follow), then the
+            # two joined straight into the state.
+            pos_run = _fold(self._packed[0], _merge_packed)
+            neg_run = _fold(self._packed[1], _merge_packed)
+            if pos_run is None and neg_run is None:
+                return ThresholdCounts.empty()
+            return _packed_state(pos_run, neg_run)
         if not self._stack:
             return ThresholdCounts.empty()
         values, pos, neg = _fold(self._stack, lambda a, b: merge_runs(a, b, self._dtype()))
@@ -282,8 +291,12 @@ def _key_floats(keys: NDArray[np.uint64]) -> NDArray[np.float32]:
 
 
 def _packed_run(scores: NDArray[np.float32]) -> Packed:
-    """One class's rows of a run counted: distinct scores' keys above their counts."""
-    scores = np.sort(scores)
+    """One class's rows of a run counted: distinct scores' keys above their counts.
+    ``scores`` is this accumulator's own copy: sorted in place (on several threads when
+    large, :func:`~prcurve.core.sorting.sort_segments`)."""
+    parts = parts_for(scores.shape[0])
+    with ThreadPoolExecutor(max_workers=parts) if parts > 1 else _NoPool() as pool:
+        sort_segments(scores, parts, pool)
     starts = _run_starts(scores)
     keys = _float32_keys(scores if starts is None else scores[starts]).astype(np.uint64)
     keys <<= _SHIFT
@@ -299,8 +312,46 @@ def _merge_packed(a: Packed, b: Packed) -> Packed:
     """Two runs of one class merged: one stable sort of the two ascending runs (timsort
     merges them in linear time), the counts of a key in both added (counts fit 32 bits:
     the packed path holds fewer than 2^32 rows)."""
-    both = np.concatenate((a, b))
-    both.sort(kind="stable")
+    n = a.shape[0] + b.shape[0]
+    parts = parts_for(n)
+    if parts == 1:
+        both = np.concatenate((a, b))
+        both.sort(kind="stable")
+        both.resize(_add_shared(both), refcheck=False)
+        return both
+    # Several threads: the keys cut into ranges at keys of the longer run; a range of
+    # each run is copied to its place, merged and compacted in its thread, then the
+    # ranges are moved together. A key in both runs falls in one range.
+    longer = a if a.shape[0] >= b.shape[0] else b
+    cut_words = np.array([(int(longer[longer.shape[0] * k // parts]) >> 32) << 32
+                          for k in range(1, parts)], dtype=np.uint64)
+    cuts_a = [0, *np.searchsorted(a, cut_words).tolist(), a.shape[0]]
+    cuts_b = [0, *np.searchsorted(b, cut_words).tolist(), b.shape[0]]
+    both = np.empty(n, dtype=np.uint64)
+
+    def merge(k: int) -> int:
+        start = cuts_a[k] + cuts_b[k]
+        length_a = cuts_a[k + 1] - cuts_a[k]
+        part = both[start:cuts_a[k + 1] + cuts_b[k + 1]]
+        part[:length_a] = a[cuts_a[k]:cuts_a[k + 1]]
+        part[length_a:] = b[cuts_b[k]:cuts_b[k + 1]]
+        part.sort(kind="stable")
+        return _add_shared(part)
+
+    with ThreadPoolExecutor(max_workers=parts) as pool:
+        kept = run_parts(merge, parts, pool)
+    written = kept[0]
+    for k in range(1, parts):
+        start = cuts_a[k] + cuts_b[k]
+        both[written:written + kept[k]] = both[start:start + kept[k]]  # moved down
+        written += kept[k]
+    both.resize(written, refcheck=False)
+    return both
+
+
+def _add_shared(both: Packed) -> int:
+    """Compact ascending words of two strictly increasing runs in place: the count of a
+    key in both added to one word, the other dropped; return the words kept."""
     # Each run is strictly increasing, so a key in both runs is a pair of neighbours:
     # add the first's count to the second and drop the first. Piece by piece (the
     # temporaries stay in cache), compacting in place: writes never pass the reads.
@@ -320,15 +371,21 @@ def _merge_packed(a: Packed, b: Packed) -> Packed:
         kept = piece[keep]
         both[written:written + kept.shape[0]] = kept
         written += kept.shape[0]
-    both.resize(written, refcheck=False)
-    return both
+    return written
 
 
 def _unpack(pos_run: Packed | None, neg_run: Packed | None) -> Run:
     """The two classes' runs joined: ascending float32 scores, uint32 counts of each."""
     empty = np.zeros(0, dtype=np.uint64)
-    pos_run = empty if pos_run is None else pos_run
-    neg_run = empty if neg_run is None else neg_run
+    keys, pos, neg = _join_keys(empty if pos_run is None else pos_run,
+                                empty if neg_run is None else neg_run)
+    return _key_floats(keys), pos, neg
+
+
+def _join_keys(pos_run: Packed, neg_run: Packed,
+               ) -> tuple[NDArray[np.uint64], NDArray[np.uint32], NDArray[np.uint32]]:
+    """The two classes' runs joined: the ascending keys of both and each class's count
+    at each key."""
     # Keys tagged by class (2 key, 2 key + 1) and merged by one stable sort of the two
     # ascending runs; each tagged word keeps its run's order, so a run's counts land in
     # order on the groups of equal keys.
@@ -346,7 +403,48 @@ def _unpack(pos_run: Packed | None, neg_run: Packed | None) -> Run:
     neg = np.zeros(keys.shape[0], dtype=np.uint32)
     pos[group[~is_neg]] = (pos_run & _LOW).astype(np.uint32)
     neg[group[is_neg]] = (neg_run & _LOW).astype(np.uint32)
-    return _key_floats(keys), pos, neg
+    return keys, pos, neg
+
+
+def _packed_state(pos_run: Packed | None, neg_run: Packed | None) -> ThresholdCounts:
+    """The state of the two classes' packed runs, joined a range of keys at a time from
+    the top (about :data:`MERGE_PIECE` keys of each run): each range's keys are written
+    as decreasing thresholds with the counts at or above them, so memory is the runs and
+    the state, never a joined run beside them. Counts are integers (exact)."""
+    empty = np.zeros(0, dtype=np.uint64)
+    pos_run = empty if pos_run is None else pos_run
+    neg_run = empty if neg_run is None else neg_run
+    size = pos_run.shape[0] + neg_run.shape[0]  # at least the distinct scores
+    thresholds, tp, fp = np.empty(size), np.empty(size), np.empty(size)
+    written, tp_above, fp_above = 0, 0, 0
+    pos_high, neg_high = pos_run.shape[0], neg_run.shape[0]
+    while pos_high > 0 or neg_high > 0:
+        # The range: keys at or above the higher of the two runs' MERGE_PIECE-th key
+        # from the top (all that is left once both runs are shorter).
+        low = max((int(run[high - MERGE_PIECE]) >> 32 for run, high in (
+            (pos_run, pos_high), (neg_run, neg_high)) if high > MERGE_PIECE), default=None)
+        if low is None:
+            pos_low = neg_low = 0
+        else:  # a word's count is at least 1: key << 32 is below every word of that key
+            word = np.uint64(low << 32)
+            pos_low = int(np.searchsorted(pos_run[:pos_high], word))
+            neg_low = int(np.searchsorted(neg_run[:neg_high], word))
+        keys, pos, neg = _join_keys(pos_run[pos_low:pos_high], neg_run[neg_low:neg_high])
+        out = slice(written, written + keys.shape[0])
+        thresholds[out] = _key_floats(keys[::-1])  # float32 to float64: exact
+        above = np.cumsum(pos[::-1], dtype=np.int64)
+        above += tp_above
+        tp[out] = above
+        tp_above = int(above[-1])
+        np.cumsum(neg[::-1], dtype=np.int64, out=above)
+        above += fp_above
+        fp[out] = above
+        fp_above = int(above[-1])
+        written += keys.shape[0]
+        pos_high, neg_high = pos_low, neg_low
+    for array in (thresholds, tp, fp):
+        array.resize(written, refcheck=False)  # keys in both runs counted once
+    return ThresholdCounts._trusted(thresholds, tp, fp, float(tp_above), float(fp_above))
 
 
 def _concatenated(
