@@ -25,6 +25,7 @@ no gathers of separate arrays. The two classes' keys are joined once, in
 from __future__ import annotations
 
 import math
+import sys
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
@@ -271,6 +272,8 @@ Packed = NDArray[np.uint64]
 """A run of one class: ascending ``key << 32 | count`` words, one per distinct score."""
 
 _LOW = np.uint64(_UINT32_LIMIT)
+_HIGH = 1 if sys.byteorder == "little" else 0
+"""Which 32-bit half of a uint64 word holds its upper bits, in memory order."""
 _SHIFT = np.uint64(32)
 
 
@@ -283,7 +286,7 @@ def _float32_keys(scores: NDArray[np.float32]) -> NDArray[np.uint32]:
     return keys
 
 
-def _key_floats(keys: NDArray[np.uint64]) -> NDArray[np.float32]:
+def _key_floats(keys: NDArray[np.unsignedinteger[Any]]) -> NDArray[np.float32]:
     """The float32 scores of keys (the inverse of :func:`_float32_keys`)."""
     k = keys.astype(np.uint32)
     positive = k >= np.uint32(1 << 31)
@@ -298,14 +301,23 @@ def _packed_run(scores: NDArray[np.float32]) -> Packed:
     with ThreadPoolExecutor(max_workers=parts) if parts > 1 else _NoPool() as pool:
         sort_segments(scores, parts, pool)
     starts = _run_starts(scores)
-    keys = _float32_keys(scores if starts is None else scores[starts]).astype(np.uint64)
-    keys <<= _SHIFT
+    distinct = scores if starts is None else scores[starts]
+    # Each word written as its two 32-bit halves: the key above, the count below.
+    words = np.empty(distinct.shape[0], dtype=np.uint64)
+    halves = words.view(np.uint32)
+    keys, counts = halves[_HIGH::2], halves[1 - _HIGH::2]
+    # Ascending scores: the negative ones (keys: every bit flipped) come first; -0.0
+    # and 0.0 both get 0.0's key (the sign bit set).
+    negative = int(np.searchsorted(distinct, np.float32(0.0), side="left"))
+    bits = distinct.view(np.uint32)
+    np.invert(bits[:negative], out=keys[:negative])
+    np.bitwise_or(bits[negative:], np.uint32(1 << 31), out=keys[negative:])
     if starts is None:
-        keys |= np.uint64(1)
-        return keys
-    counts = np.diff(starts, append=scores.shape[0])
-    keys |= counts.astype(np.uint64)
-    return keys
+        counts[...] = 1
+    else:
+        np.subtract(starts[1:], starts[:-1], out=counts[:-1], casting="unsafe")
+        counts[-1] = scores.shape[0] - starts[-1]
+    return words
 
 
 def _merge_packed(a: Packed, b: Packed) -> Packed:
@@ -356,9 +368,10 @@ def _add_shared(both: Packed) -> int:
     # add the first's count to the second and drop the first. Piece by piece (the
     # temporaries stay in cache), compacting in place: writes never pass the reads.
     n, written = both.shape[0], 0
+    high = both.view(np.uint32)[_HIGH::2]
     for start in range(0, n, MERGE_PIECE):
         stop = min(start + MERGE_PIECE, n)
-        keys = both[start:min(stop + 1, n)] >> _SHIFT
+        keys = high[start:min(stop + 1, n)]  # the words' upper halves: their keys
         shared = np.flatnonzero(keys[1:] == keys[:-1])
         piece = both[start:stop]
         if shared.shape[0] == 0:
@@ -383,26 +396,34 @@ def _unpack(pos_run: Packed | None, neg_run: Packed | None) -> Run:
 
 
 def _join_keys(pos_run: Packed, neg_run: Packed,
-               ) -> tuple[NDArray[np.uint64], NDArray[np.uint32], NDArray[np.uint32]]:
+               ) -> tuple[NDArray[np.uint32], NDArray[np.uint32], NDArray[np.uint32]]:
     """The two classes' runs joined: the ascending keys of both and each class's count
-    at each key."""
-    # Keys tagged by class (2 key, 2 key + 1) and merged by one stable sort of the two
-    # ascending runs; each tagged word keeps its run's order, so a run's counts land in
-    # order on the groups of equal keys.
-    tagged = np.concatenate(((pos_run >> _SHIFT) << np.uint64(1),
-                             ((neg_run >> _SHIFT) << np.uint64(1)) | np.uint64(1)))
-    tagged.sort(kind="stable")
-    keys = tagged >> np.uint64(1)
-    first = np.ones(keys.shape[0], dtype=bool)
-    np.not_equal(keys[1:], keys[:-1], out=first[1:])
-    group = np.cumsum(first) - 1
-    keys = keys[first]
-    is_neg = (tagged & np.uint64(1)).astype(bool)
-    del tagged, first
-    pos = np.zeros(keys.shape[0], dtype=np.uint32)
-    neg = np.zeros(keys.shape[0], dtype=np.uint32)
-    pos[group[~is_neg]] = (pos_run & _LOW).astype(np.uint32)
-    neg[group[is_neg]] = (neg_run & _LOW).astype(np.uint32)
+    at each key (0 where the class has no such key)."""
+    pos_halves = pos_run.view(np.uint32)
+    neg_halves = neg_run.view(np.uint32)
+    pos_keys, neg_keys = pos_halves[_HIGH::2], neg_halves[_HIGH::2]
+    # Both key lists are strictly increasing: a positive key's place among the
+    # negative keys, whether it is one of them, and so its place in the union.
+    place = np.searchsorted(neg_keys, pos_keys)
+    if neg_keys.shape[0]:
+        shared = np.take(neg_keys, place, mode="clip") == pos_keys
+        shared &= place < neg_keys.shape[0]
+    else:
+        shared = np.zeros(pos_keys.shape[0], dtype=bool)
+    new = np.logical_not(shared)
+    before = np.cumsum(new, dtype=np.intp)  # new positive keys up to each, inclusive
+    before -= new
+    place += before  # now the place in the union
+    size = neg_keys.shape[0] + pos_keys.shape[0] - int(np.count_nonzero(shared))
+    from_neg = np.ones(size, dtype=bool)
+    from_neg[place[new]] = False
+    keys = np.empty(size, dtype=np.uint32)
+    keys[from_neg] = neg_keys
+    keys[place] = pos_keys
+    pos = np.zeros(size, dtype=np.uint32)
+    pos[place] = pos_halves[1 - _HIGH::2]
+    neg = np.zeros(size, dtype=np.uint32)
+    neg[from_neg] = neg_halves[1 - _HIGH::2]
     return keys, pos, neg
 
 
