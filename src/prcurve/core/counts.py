@@ -16,7 +16,6 @@ rates) never re-sort scores.
 from __future__ import annotations
 
 import math
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -24,11 +23,10 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from prcurve.core.sorting import (
-    count_below,
-    part_bounds,
-    parts_for,
-    run_parts,
-    sort_segments,
+    _run_lengths,
+    _run_starts,
+    hard_label_counts,
+    hard_label_ranks,
 )
 from prcurve.validation.arrays import wrong_type
 from prcurve.validation.labels import (
@@ -91,30 +89,6 @@ def near_best(values: NDArray[Any]) -> NDArray[np.bool_]:
     best = float(np.max(values[defined]))
     with np.errstate(invalid="ignore"):
         return np.asarray(values >= best - SUM_TOLERANCE)
-
-
-def _run_starts(sorted_values: NDArray[Any]) -> NDArray[np.intp] | None:
-    """Where each run of equal values starts in an ascending array; None if all differ."""
-    n = sorted_values.shape[0]
-    if n == 0:
-        return np.zeros(0, dtype=np.intp)
-    change = sorted_values[1:] != sorted_values[:-1]
-    if change.all():
-        return None
-    where = np.flatnonzero(change)
-    del change
-    starts = np.empty(where.shape[0] + 1, dtype=np.intp)
-    starts[0] = 0
-    np.add(where, 1, out=starts[1:])
-    return starts
-
-
-def _run_lengths(sorted_values: NDArray[Any]) -> tuple[NDArray[Any], NDArray[np.intp]]:
-    """Distinct values of an ascending array and the index where each run starts."""
-    starts = _run_starts(sorted_values)
-    if starts is None:
-        return sorted_values, np.arange(sorted_values.shape[0])
-    return sorted_values[starts], starts
 
 
 def _runs(sorted_values: NDArray[Any]) -> tuple[NDArray[Any], F64]:
@@ -355,7 +329,7 @@ class ThresholdCounts:
     ) -> ThresholdCounts:
         """:meth:`from_scores` on inputs that passed validation."""
         if weights is None and labels.positive is not None:
-            return cls._trusted(*_hard_counts(scores, labels.positive))
+            return cls._trusted(*hard_label_counts(scores, labels.positive))
         fraction = labels.positive_fraction()
         w = np.ones(scores.shape[0]) if weights is None else weights
         order = np.argsort(scores, kind="stable")
@@ -530,61 +504,16 @@ class RecallSteps:
 
         Memory is one copy of the scores plus O(distinct positive scores).
         """
-        n = scores.shape[0]
-        parts = parts_for(n)
-        bounds = part_bounds(n, parts)
-        with ThreadPoolExecutor(max_workers=parts) if parts > 1 else _NoPool() as pool:
-            # Each thread sorts the negatives of one contiguous part of the input; the
-            # positives' scores are few and sorted once. Counts below a score are added
-            # over the parts: exact integers, the same on any number of threads.
-            def gather(k: int) -> tuple[NDArray[Any], NDArray[Any]]:
-                part = bounds[k]
-                chosen = scores[part]
-                mask = positive[part]
-                pos_part = chosen[mask]
-                neg_part = chosen[~mask]
-                neg_part.sort()
-                return pos_part, neg_part
-
-            gathered = run_parts(gather, parts, pool)
-            pos_scores = gathered[0][0] if parts == 1 else np.concatenate(
-                [g[0] for g in gathered])
-            negs = [g[1] for g in gathered]
-            del gathered
-            pos_scores.sort()
-            n_pos = pos_scores.shape[0]
-            n_neg = n - n_pos
-            pos_values, pos_starts = _run_lengths(pos_scores)
-            del pos_scores
-
-            def search(k: int) -> tuple[NDArray[np.intp], NDArray[np.intp] | None]:
-                # Ascending order: negatives below pos_values[i], and at or below it
-                # (None: no positive score of this part is shared by a negative).
-                neg = negs[k]
-                below = count_below(neg, pos_values)
-                if neg.shape[0] == 0:
-                    return below, None
-                tie = np.take(neg, below, mode="clip") == pos_values
-                tie &= below < neg.shape[0]
-                if not tie.any():
-                    return below, None
-                at_or_below = below.copy()
-                at_or_below[tie] = np.searchsorted(neg, pos_values[tie], side="right")
-                return below, at_or_below
-
-            found = run_parts(search, parts, pool)
-        neg_below = found[0][0]
-        for below, _ in found[1:]:
-            neg_below = neg_below + below
+        pos_starts, neg_below, neg_at_or_below, n_pos, n_neg = hard_label_ranks(
+            scores, positive)
+        # Ascending order: positives with score >= pos_values[i] number
+        # n_pos - pos_starts[i], negatives n_neg - neg_below[i]; reversed to decreasing
+        # thresholds. fp_above: the negatives strictly above, where a negative shares
+        # the score.
         fp_above: F64 | None = None
-        if any(at is not None for _, at in found):
-            neg_at_or_below = np.zeros_like(neg_below)
-            for below, at in found:
-                neg_at_or_below += below if at is None else at
+        if neg_at_or_below is not None:
             fp_above = np.subtract(n_neg, neg_at_or_below[::-1], dtype=np.float64)
             del neg_at_or_below
-        # Positives with score >= pos_values[i] number n_pos - starts[i], negatives
-        # n_neg - neg_below[i]; reversed to decreasing thresholds.
         tp = np.subtract(n_pos, pos_starts[::-1], dtype=np.float64)
         del pos_starts
         fp = np.subtract(n_neg, neg_below[::-1], dtype=np.float64)
@@ -592,116 +521,3 @@ class RecallSteps:
             fp_above = fp
         return cls(tp, fp, fp_above, float(n_pos), float(n_neg))
 
-
-class _NoPool:
-    """A stand-in for a thread pool when one thread does the work."""
-
-    def __enter__(self) -> None:
-        return None
-
-    def __exit__(self, *exc: object) -> None:
-        return None
-
-
-def _hard_counts(
-    scores: NDArray[np.floating[Any]], positive: NDArray[np.bool_],
-) -> tuple[F64, F64, F64, float, float]:
-    """The state (thresholds, tp, fp, n_pos, n_neg) of hard, unweighted labels.
-
-    The scores are negated and sorted (ascending ``-score`` is decreasing score: no
-    reversed copy) by ranges of values, one range per thread
-    (:func:`~prcurve.core.sorting.sort_segments`); every later step works on one range
-    in the same thread, writing its slice of the outputs. At each distinct score of a
-    range, the cumulative count of all rows is the end of its run of ties plus the rows
-    of the ranges above; the positives' (``tp``) is a step function that rises at the
-    positive scores, found by searching the sorted positive scores in the range; and
-    ``fp`` is the difference. All counts are integers, exact in float64: the state is
-    the same on any number of threads, and equal to the general (weighted) path's.
-    """
-    n = scores.shape[0]
-    parts = parts_for(n)
-    with ThreadPoolExecutor(max_workers=parts) if parts > 1 else _NoPool() as pool:
-        pos_job = None if pool is None else pool.submit(_negated_sorted, scores, positive)
-        neg_sorted = np.negative(scores)  # a copy; ascending -score: decreasing score
-        cuts = sort_segments(neg_sorted, parts, pool)
-        parts = len(cuts) - 1  # fewer ranges than threads for very few values
-        pos_sorted = _negated_sorted(scores, positive) if pos_job is None else (
-            pos_job.result())
-        n_pos = pos_sorted.shape[0]
-        # The positives of range k: pos_sorted[pos_cuts[k]:pos_cuts[k + 1]].
-        pos_cuts = [0, *(int(np.searchsorted(pos_sorted, neg_sorted[c], side="left"))
-                         for c in cuts[1:-1]), n_pos]
-
-        def runs(k: int) -> NDArray[np.intp] | None:
-            return _run_starts(neg_sorted[cuts[k]:cuts[k + 1]])
-
-        starts = run_parts(runs, parts, pool)
-        sizes = [cuts[k + 1] - cuts[k] if s is None else s.shape[0]
-                 for k, s in enumerate(starts)]
-        offsets = np.concatenate(([0], np.cumsum(sizes))).tolist()
-        # Without ties anywhere the sorted float64 copy becomes the thresholds in place.
-        in_place = neg_sorted.dtype == np.float64 and all(t is None for t in starts)
-        thresholds = neg_sorted if in_place else np.empty(offsets[-1])
-        fp = np.empty(offsets[-1])
-        tp_parts: list[F64] = [fp[:0]] * parts
-
-        def fill(k: int) -> None:
-            low, high = cuts[k], cuts[k + 1]
-            out = slice(offsets[k], offsets[k + 1])
-            ties = starts[k]
-            segment = neg_sorted[low:high]
-            distinct = segment if ties is None else segment[ties]
-            pos_low, pos_high = pos_cuts[k], pos_cuts[k + 1]
-            pos_values, pos_starts = _run_lengths(pos_sorted[pos_low:pos_high])
-            # tp jumps at each distinct positive score to the positives at or above it.
-            at = count_below(distinct, pos_values)
-            level = np.empty(pos_values.shape[0] + 1)
-            level[0] = pos_low
-            level[1:-1] = pos_starts[1:]
-            level[1:-1] += pos_low
-            level[-1] = pos_high
-            lengths = np.diff(at, prepend=0, append=distinct.shape[0])
-            del at
-            # 0.0 - (-0.0) is 0.0: every threshold of 0 is +0.0.
-            np.subtract(0.0, distinct, out=segment if in_place else thresholds[out])
-            tp_k = np.repeat(level, lengths)
-            tp_parts[k] = tp_k
-            del level, lengths
-            # All rows at or above each distinct score: its run's end, plus the ranges
-            # above. fp is that minus tp, in chunks (the ends stay in cache).
-            fp_k = fp[out]
-            for first in range(0, distinct.shape[0], _FILL_CHUNK):
-                last = min(first + _FILL_CHUNK, distinct.shape[0])
-                if ties is None:
-                    ends = np.arange(low + first + 1, low + last + 1, dtype=np.float64)
-                else:
-                    ends = np.empty(last - first)
-                    stop = min(last + 1, ties.shape[0])
-                    ends[:stop - first - 1] = ties[first + 1:stop]
-                    if stop - first - 1 < last - first:
-                        ends[-1] = high - low
-                    ends += low
-                np.subtract(ends, tp_k[first:last], out=fp_k[first:last])
-
-        run_parts(fill, parts, pool)
-        # One range: its tp is the whole. Several: joined, a copy in each thread.
-        tp = tp_parts[0] if parts == 1 else np.empty(offsets[-1])
-        if parts > 1:
-            def join(k: int) -> None:
-                tp[offsets[k]:offsets[k + 1]] = tp_parts[k]
-                tp_parts[k] = fp[:0]  # freed as soon as copied
-
-            run_parts(join, parts, pool)
-    n_neg = n - n_pos
-    return thresholds, tp, fp, float(n_pos), float(n_neg)
-
-
-_FILL_CHUNK = 1 << 16
-
-
-def _negated_sorted(scores: NDArray[Any], positive: NDArray[np.bool_]) -> NDArray[Any]:
-    """The positives' scores negated, ascending."""
-    chosen = scores[positive]
-    np.negative(chosen, out=chosen)
-    chosen.sort()
-    return chosen

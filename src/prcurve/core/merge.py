@@ -33,8 +33,8 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from prcurve.core.counts import ThresholdCounts, _NoPool, _run_lengths, _runs
-from prcurve.core.sorting import parts_for, run_parts, sort_segments
+from prcurve.core.counts import ThresholdCounts, _runs
+from prcurve.core.sorting import _NoPool, _run_lengths, parts_for, run_parts, sort_segments
 from prcurve.validation.labels import BinaryLabels, weight_overflow
 
 __all__ = ["DEFAULT_RUN_ROWS", "MERGE_PIECE", "PACKED_WIDER", "ExactAccumulator", "merge_runs"]
