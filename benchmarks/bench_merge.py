@@ -4,7 +4,8 @@ In one process, batches of ``--batch`` rows (default 2^20) generated beforehand 
 fixed seed (5% positives) are folded into one exact state, three ways:
 
 - ``accumulator``: :class:`prcurve.core.merge.ExactAccumulator` (compact states, merge
-  of sorted runs, one ThresholdCounts at the end);
+  of sorted runs, one ThresholdCounts at the end), with its sorts and merges on one
+  thread and on ``--threads`` threads (``prcurve.core.sorting.set_sort_threads``);
 - ``stack of ThresholdCounts``: what ``prcurve.stream`` does (a size-tiered stack of
   ``ThresholdCounts`` merged with ``ThresholdCounts.merge``);
 - the floor: ``np.sort`` of every batch (counting needs at least that).
@@ -12,7 +13,8 @@ fixed seed (5% positives) are folded into one exact state, three ways:
 Cases: ``--case uniform32`` (uniform float32 scores, kept exact: ~10^7 distinct at
 10^8 rows) and ``--case distinct1e6`` (float64 scores drawn from 10^6 distinct values).
 Peak memory is tracemalloc's above the batches, compared with the final state's size
-(``3 * 8`` bytes per threshold). The two ways must give identical states.
+(``3 * 8`` bytes per threshold). Every way must give the identical state. Wall and CPU
+seconds are printed for each repeat (CPU above wall: the threads ran at once).
 
 Run from the repository root (10^8 rows need ~1 GB for the batches)::
 
@@ -34,6 +36,7 @@ import numpy as np
 
 from prcurve import ThresholdCounts
 from prcurve.core.merge import ExactAccumulator
+from prcurve.core.sorting import set_sort_threads
 from prcurve.validation.labels import BinaryLabels
 
 SEED = 20240601
@@ -80,11 +83,21 @@ def sort_floor(batches: list[tuple[np.ndarray, BinaryLabels]]) -> None:
         np.sort(scores)
 
 
-def timed(fn: Callable[[], Any]) -> tuple[float, Any]:
+def timed(fn: Callable[[], Any]) -> tuple[float, float, Any]:
     gc.collect()
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), time.process_time()
     result = fn()
-    return time.perf_counter() - start, result
+    return time.perf_counter() - start, time.process_time() - cpu, result
+
+
+def on_threads(threads: int, fn: Callable[[], Any]) -> Callable[[], Any]:
+    def run() -> Any:
+        set_sort_threads(threads)
+        try:
+            return fn()
+        finally:
+            set_sort_threads(None)
+    return run
 
 
 def main() -> None:
@@ -93,6 +106,7 @@ def main() -> None:
     parser.add_argument("--batch", type=int, default=1 << 20)
     parser.add_argument("--case", choices=["uniform32", "distinct1e6"], default="uniform32")
     parser.add_argument("--repeats", type=int, default=2)
+    parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--skip-stack", action="store_true")
     args = parser.parse_args()
     rows = int(args.rows)
@@ -102,14 +116,17 @@ def main() -> None:
     results = {}
     ways: list[tuple[str, Callable[[], Any]]] = [
         ("sort floor", lambda: sort_floor(batches)),
-        ("accumulator", lambda: accumulator(batches)),
+        ("accumulator, 1 thread", on_threads(1, lambda: accumulator(batches))),
+        (f"accumulator, {args.threads} threads",
+         on_threads(args.threads, lambda: accumulator(batches))),
     ]
     if not args.skip_stack:
         ways.append(("stack of ThresholdCounts", lambda: threshold_stack(batches)))
     for name, fn in ways:
-        best = float("inf")
+        best, walls = float("inf"), []
         for _ in range(args.repeats):
-            seconds, result = timed(fn)
+            seconds, cpu, result = timed(fn)
+            walls.append(f"{seconds:.2f}/{cpu:.2f}")
             best = min(best, seconds)
         gc.collect()
         tracemalloc.start()
@@ -119,14 +136,15 @@ def main() -> None:
         results[name] = result
         size = 24 * len(result) if result is not None else 0
         ratio = f"{peak / size:.2f}x the final state" if size else ""
-        print(f"{name}: {best:.2f} s, {rows / best / 1e6:.1f} M rows/s, peak {peak / 1e6:.0f} MB "
+        print(f"{name}: {best:.2f} s (wall/CPU s: {', '.join(walls)}), "
+              f"{rows / best / 1e6:.1f} M rows/s, peak {peak / 1e6:.0f} MB "
               f"{ratio}" + (f" ({len(result)} thresholds, {size / 1e6:.0f} MB)" if size else ""))
-    if "stack of ThresholdCounts" in results:
-        a, b = results["accumulator"], results["stack of ThresholdCounts"]
+    states = [state for name, state in results.items() if name != "sort floor"]
+    for other in states[1:]:
         for name in ("thresholds", "tp", "fp"):
-            if not np.array_equal(getattr(a, name), getattr(b, name)):
-                raise SystemExit(f"the two states differ in {name}")
-        print("identical states")
+            if not np.array_equal(getattr(states[0], name), getattr(other, name)):
+                raise SystemExit(f"the states differ in {name}")
+    print(f"identical states ({len(states)} ways)")
     print(f"load after: {os.getloadavg()}")
 
 

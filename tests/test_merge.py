@@ -4,19 +4,23 @@ bit without weights, on empty, single-row and single-class batches."""
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 from unittest import mock
 
 import numpy as np
 from hypothesis import given
 from hypothesis import strategies as st
+from hypothesis.extra.numpy import arrays
 from numpy.testing import assert_allclose, assert_array_equal
 from tests.strategies import FAST, Scored, scored
 
 from prcurve import ThresholdCounts
 from prcurve.core import merge as merge_module
+from prcurve.core import sorting
 from prcurve.core.counts import merge_cumulative
 from prcurve.core.merge import ExactAccumulator, merge_runs
+from prcurve.core.sorting import set_sort_threads
 from prcurve.validation.labels import BinaryLabels, check_labels
 
 
@@ -169,3 +173,66 @@ def test_packed_keys_keep_the_order_of_float32_scores() -> None:
     back = merge_module._key_floats(keys.astype(np.uint64))
     assert_array_equal(back, scores + np.float32(0.0))
     assert not np.signbit(back[3])
+
+
+@FAST
+@given(data=st.data(), n=st.integers(1, 150), piece=st.integers(1, 6),
+       kind=st.sampled_from(["mixed", "all positive", "all negative"]),
+       threads=st.integers(1, 4), min_parallel=st.integers(1, 40))
+def test_packed_state_equals_the_general_path_and_counts_can_be_taken_midway(
+        data, n, piece, kind, threads, min_parallel) -> None:
+    """The packed path's join (a range of keys at a time, MERGE_PIECE keys of each run)
+    and its merges and sorts on several threads, against the general weighted path, bit
+    for bit: ties within and across classes, -0.0 and 0.0, one class only; counts()
+    midway leaves the accumulator usable."""
+    pool = np.array([-0.0, 0.0, 0.5, -1.5, 2.0, 1e-45, 3.0e38], dtype=np.float32)
+    scores = np.where(data.draw(arrays(np.bool_, n)), pool[data.draw(
+        arrays(np.intp, n, elements=st.integers(0, pool.shape[0] - 1)))],
+        data.draw(arrays(np.float32, n, elements=st.floats(-10, 10, width=32))))
+    positive = data.draw(arrays(np.bool_, n)) if kind == "mixed" else np.full(
+        n, kind == "all positive")
+    middle = data.draw(st.integers(0, n))
+    acc = ExactAccumulator(run_rows=data.draw(st.integers(1, 40)))
+    set_sort_threads(threads)
+    with mock.patch.object(merge_module, "MERGE_PIECE", piece), mock.patch.object(
+            sorting, "MIN_PARALLEL", min_parallel), _default_threads_after():
+        for start, stop in ((0, middle), (middle, n)):
+            for cut in range(start, stop, 7):
+                part = slice(cut, min(cut + 7, stop))
+                acc.add(scores[part], BinaryLabels(positive[part], None), None)
+            got = acc.counts()
+            if stop == 0:
+                assert len(got) == 0
+                continue
+            want = ThresholdCounts.from_scores(positive[:stop], scores[:stop],
+                                               sample_weight=np.ones(stop))
+            for name in ("thresholds", "tp", "fp"):
+                assert_array_equal(getattr(got, name).view(np.uint64),
+                                   getattr(want, name).view(np.uint64))
+            assert (got.n_pos, got.n_neg) == (want.n_pos, want.n_neg)
+
+
+@contextlib.contextmanager
+def _default_threads_after():
+    try:
+        yield
+    finally:
+        set_sort_threads(None)
+
+
+def test_many_batches_of_float32_scores_on_threads_bit_for_bit() -> None:
+    """Runs sorted and merged on 2 and 3 threads (ranges of keys), joined a range at a
+    time: the same state as the general path's."""
+    rng = np.random.default_rng(8)
+    scores = (rng.random(200_000) * 4096).astype(np.int64).astype(np.float32) / 64
+    scores[::11] = -0.0
+    positive = rng.random(200_000) < 0.3
+    want = ThresholdCounts.from_scores(positive, scores, sample_weight=np.ones(200_000))
+    for threads in (2, 3):
+        set_sort_threads(threads)
+        with mock.patch.object(sorting, "MIN_PARALLEL", 1000), _default_threads_after():
+            acc = ExactAccumulator(run_rows=15_000)
+            for start in range(0, scores.shape[0], 7_919):
+                part = slice(start, start + 7_919)
+                acc.add(scores[part], BinaryLabels(positive[part], None), None)
+            assert_equal_states(acc.counts(), want, exact=True)

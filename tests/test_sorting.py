@@ -1,8 +1,13 @@
-"""Sorting on several cores (issue 15, item 6): the sample sort equals ``np.sort`` element
-for element, with or without a mask, on ties, signed zeros, tiny and lopsided inputs; and
-the exact states and AP built on it equal those of one-core sorts to the last bit."""
+"""Sorting on several cores (issue 15, item 6): the segment sort equals ``np.sort`` element
+for element, with or without a mask, on ties, signed zeros, tiny and lopsided inputs;
+``count_below`` equals ``np.searchsorted``; and the exact states and recall steps of the
+hard-label fast paths equal the general (weighted) path's to the last bit on any number
+of threads, just below and above the thread threshold."""
 
 from __future__ import annotations
+
+import contextlib
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 import pytest
@@ -14,7 +19,14 @@ from tests.strategies import FAST
 
 from prcurve import ThresholdCounts, average_precision
 from prcurve.core import sorting
-from prcurve.core.sorting import set_sort_threads, sort_threads, sorted_copy
+from prcurve.core.counts import RecallSteps
+from prcurve.core.sorting import (
+    count_below,
+    set_sort_threads,
+    sort_segments,
+    sort_threads,
+    sorted_copy,
+)
 
 FINITE = st.floats(-1e6, 1e6, allow_nan=False, allow_infinity=False, width=64)
 
@@ -23,7 +35,7 @@ FINITE = st.floats(-1e6, 1e6, allow_nan=False, allow_infinity=False, width=64)
 @given(values=arrays(np.float64, st.integers(0, 300), elements=FINITE | st.sampled_from(
     [0.0, -0.0, 1.0, np.inf, -np.inf])), threads=st.integers(1, 7),
     masked=st.booleans(), data=st.data())
-def test_sample_sort_equals_np_sort(values, threads, masked, data) -> None:
+def test_segment_sort_equals_np_sort(values, threads, masked, data) -> None:
     where = None
     if masked:
         where = data.draw(arrays(np.bool_, values.shape[0]))
@@ -36,7 +48,7 @@ def test_sample_sort_equals_np_sort(values, threads, masked, data) -> None:
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int64])
-def test_sample_sort_of_large_arrays_with_ties(dtype) -> None:
+def test_segment_sort_of_large_arrays_with_ties(dtype) -> None:
     rng = np.random.default_rng(3)
     values = (rng.integers(0, 50, 300_000) * rng.random(300_000)).astype(dtype)
     values[:1000] = values[0]  # a long run of one value: a splitter repeats
@@ -53,36 +65,131 @@ def test_one_value_repeated_takes_one_bucket() -> None:
     assert_array_equal(sorted_copy(values, threads=4, min_parallel=100), values)
 
 
-def test_states_and_ap_are_the_same_to_the_last_bit_on_any_number_of_threads(
-        monkeypatch) -> None:
+SCORES = st.sampled_from([0.0, -0.0, 0.25, 0.5, 1.0, -3.0]) | FINITE
+
+
+@st.composite
+def hard_data(draw, max_size=200):
+    """Hard labels and scores: ties within and across classes, -0.0 and 0.0, one class
+    only, a single row; float64 or float32 scores."""
+    n = draw(st.integers(1, max_size))
+    scores = draw(arrays(np.float64, n, elements=SCORES))
+    kind = draw(st.sampled_from(["mixed", "all positive", "all negative"]))
+    y = draw(arrays(np.bool_, n)) if kind == "mixed" else np.full(n, kind == "all positive")
+    if draw(st.booleans()):
+        scores = scores.astype(np.float32)
+    return y, scores
+
+
+def _general_state(y, scores):
+    """The general path: weights (of 1) take the argsort path, not the hard-label one."""
+    return ThresholdCounts.from_scores(y, scores, sample_weight=np.ones(y.shape[0]))
+
+
+def _assert_same_bits(got, want) -> None:
+    for name in ("thresholds", "tp", "fp"):
+        a, b = getattr(got, name), getattr(want, name)
+        assert a.dtype == b.dtype == np.float64
+        assert_array_equal(a.view(np.uint64), b.view(np.uint64))  # -0.0 != 0.0 here
+    assert (got.n_pos, got.n_neg) == (want.n_pos, want.n_neg)
+
+
+@FAST
+@given(data=hard_data(), threads=st.integers(1, 5), min_parallel=st.integers(1, 80))
+def test_hard_label_state_and_steps_equal_the_general_path(data, threads, min_parallel,
+                                                            ) -> None:
+    y, scores = data
+    want = _general_state(y, scores)
+    want_steps = RecallSteps.from_counts(want)
+    with _threads(threads, min_parallel):
+        got = ThresholdCounts.from_scores(y, scores)
+        steps = RecallSteps.from_hard_scores(y, scores)
+        ap = average_precision(y, scores, zero_division=0)
+    _assert_same_bits(got, want)
+    for name in ("tp", "fp", "fp_above"):
+        assert_array_equal(getattr(steps, name), getattr(want_steps, name))
+    assert (steps.n_pos, steps.n_neg) == (want_steps.n_pos, want_steps.n_neg)
+    assert ap == average_precision(y, scores, sample_weight=np.ones(y.shape[0]),
+                                   zero_division=0)
+
+
+@pytest.mark.parametrize("n", [63, 64, 65, 127, 128, 129, 255, 256, 257])
+def test_just_below_and_above_the_thread_threshold(n) -> None:
+    rng = np.random.default_rng(n)
+    y = rng.random(n) < 0.3
+    scores = np.round(rng.random(n), 1) - 0.5  # many ties, -0.0 and 0.0 among them
+    scores[::7] = -0.0
+    want = _general_state(y, scores)
+    for threads in (1, 2, 3):
+        with _threads(threads, 128):
+            assert sorting.parts_for(n) == (1 if n < 128 else min(threads, 2 * n // 128))
+            _assert_same_bits(ThresholdCounts.from_scores(y, scores), want)
+            assert average_precision(y, scores) == average_precision(
+                y, scores, sample_weight=np.ones(n))
+
+
+def test_states_and_ap_are_the_same_to_the_last_bit_on_any_number_of_threads() -> None:
     rng = np.random.default_rng(11)
     n = 200_000
     y = rng.random(n) < 0.3
     scores = np.round(rng.random(n) + y * 0.3, 4)  # ties within and across classes
-    monkeypatch.setattr(sorting, "MIN_PARALLEL", 1 << 20)
-    set_sort_threads(1)
-    try:
-        one = ThresholdCounts.from_scores(y, scores)
-        ap_one = average_precision(y, scores)
-        for threads in (2, 3):
-            set_sort_threads(threads)
-            with monkeypatch.context() as m:
-                m.setattr(sorting, "sorted_copy", _forced(sorting.sorted_copy))
-                m.setattr("prcurve.core.counts.sorted_copy", _forced(sorting.sorted_copy))
-                many = ThresholdCounts.from_scores(y, scores)
-                ap_many = average_precision(y, scores)
-            for name in ("thresholds", "tp", "fp"):
-                assert_array_equal(getattr(many, name), getattr(one, name))
+    distinct = rng.random(n)  # no ties: the path without runs
+    for values in (scores, distinct, distinct.astype(np.float32)):
+        with _threads(1, 1 << 20):
+            one = ThresholdCounts.from_scores(y, values)
+            ap_one = average_precision(y, values)
+        _assert_same_bits(one, _general_state(y, values))
+        for threads in (2, 3, 8):
+            with _threads(threads, 1000):
+                many = ThresholdCounts.from_scores(y, values)
+                ap_many = average_precision(y, values)
+            _assert_same_bits(many, one)
             assert ap_many == ap_one
+
+
+@contextlib.contextmanager
+def _threads(threads: int, min_parallel: int):
+    """Sort on ``threads`` threads from ``min_parallel`` values (the tests' arrays are
+    small)."""
+    saved = sorting.MIN_PARALLEL
+    set_sort_threads(threads)
+    sorting.MIN_PARALLEL = min_parallel
+    try:
+        yield
     finally:
+        sorting.MIN_PARALLEL = saved
         set_sort_threads(None)
 
 
-def _forced(sort):
-    """The sort with threads even for small arrays (the tests' arrays are small)."""
-    def forced(values, *, where=None, threads=None, min_parallel=None):
-        return sort(values, where=where, threads=threads, min_parallel=1000)
-    return forced
+@FAST
+@given(data=st.data(), size=st.integers(0, 20_000), queries=st.integers(0, 300),
+       ties=st.booleans())
+def test_count_below_equals_searchsorted(data, size, queries, ties) -> None:
+    rng = np.random.default_rng(data.draw(st.integers(0, 2**32 - 1)))
+    values = np.sort(rng.integers(0, 50, size) if ties else rng.random(size))
+    q = rng.integers(-1, 52, queries) if ties else rng.random(queries) * 1.2 - 0.1
+    if data.draw(st.booleans()):
+        q = np.sort(q)
+    q = q.astype(values.dtype)
+    if size:
+        q[: queries // 3] = values[rng.integers(0, size, queries // 3)]  # exact hits
+    assert_array_equal(count_below(values, q), np.searchsorted(values, q, side="left"))
+
+
+@FAST
+@given(values=arrays(np.float64, st.integers(0, 400), elements=SCORES),
+       parts=st.integers(1, 6))
+def test_segments_are_sorted_and_cut_at_the_start_of_runs(values, parts) -> None:
+    want = np.sort(values)
+    got = values.copy()
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        cuts = sort_segments(got, parts, pool)
+    assert_array_equal(got, want)
+    assert cuts[0] == 0
+    assert cuts[-1] == values.shape[0]
+    assert cuts == sorted(cuts)
+    for c in cuts[1:-1]:
+        assert c == 0 or c == values.shape[0] or got[c - 1] != got[c]
 
 
 def test_thread_setting(monkeypatch) -> None:

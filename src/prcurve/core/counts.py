@@ -22,7 +22,12 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from prcurve.core.sorting import sorted_copy
+from prcurve.core.sorting import (
+    _run_lengths,
+    _run_starts,
+    hard_label_counts,
+    hard_label_ranks,
+)
 from prcurve.validation.arrays import wrong_type
 from prcurve.validation.labels import (
     BinaryLabels,
@@ -84,30 +89,6 @@ def near_best(values: NDArray[Any]) -> NDArray[np.bool_]:
     best = float(np.max(values[defined]))
     with np.errstate(invalid="ignore"):
         return np.asarray(values >= best - SUM_TOLERANCE)
-
-
-def _run_starts(sorted_values: NDArray[Any]) -> NDArray[np.intp] | None:
-    """Where each run of equal values starts in an ascending array; None if all differ."""
-    n = sorted_values.shape[0]
-    if n == 0:
-        return np.zeros(0, dtype=np.intp)
-    change = sorted_values[1:] != sorted_values[:-1]
-    if change.all():
-        return None
-    where = np.flatnonzero(change)
-    del change
-    starts = np.empty(where.shape[0] + 1, dtype=np.intp)
-    starts[0] = 0
-    np.add(where, 1, out=starts[1:])
-    return starts
-
-
-def _run_lengths(sorted_values: NDArray[Any]) -> tuple[NDArray[Any], NDArray[np.intp]]:
-    """Distinct values of an ascending array and the index where each run starts."""
-    starts = _run_starts(sorted_values)
-    if starts is None:
-        return sorted_values, np.arange(sorted_values.shape[0])
-    return sorted_values[starts], starts
 
 
 def _runs(sorted_values: NDArray[Any]) -> tuple[NDArray[Any], F64]:
@@ -348,20 +329,7 @@ class ThresholdCounts:
     ) -> ThresholdCounts:
         """:meth:`from_scores` on inputs that passed validation."""
         if weights is None and labels.positive is not None:
-            # Hard, unweighted labels: two np.sort calls and no argsort. The
-            # distinct scores and their counts come from all the scores; the
-            # positives' share of each from the positives' scores alone.
-            all_values, totals = _runs(sorted_copy(scores))
-            pos_scores = sorted_copy(scores, where=labels.positive)
-            pos_values, pos_counts = _runs(pos_scores)
-            pos = np.zeros(all_values.shape[0])
-            pos[np.searchsorted(all_values, pos_values)] = pos_counts
-            del pos_scores, pos_values, pos_counts
-            neg = np.subtract(totals, pos, out=totals)  # exact: integer counts
-            # Every distinct score carries weight >= 1: no empty group to drop.
-            return cls._from_ascending(
-                all_values.astype(np.float64, copy=False), pos, neg, drop_empty=False
-            )
+            return cls._trusted(*hard_label_counts(scores, labels.positive))
         fraction = labels.positive_fraction()
         w = np.ones(scores.shape[0]) if weights is None else weights
         order = np.argsort(scores, kind="stable")
@@ -536,32 +504,20 @@ class RecallSteps:
 
         Memory is one copy of the scores plus O(distinct positive scores).
         """
-        # Peak memory: the negatives' scores plus O(distinct positive scores).
-        pos_scores = sorted_copy(scores, where=positive)
-        n_pos = pos_scores.shape[0]
-        pos_values, pos_starts = _run_lengths(pos_scores)
-        del pos_scores
-        negative = ~positive
-        neg_scores = sorted_copy(scores, where=negative)
-        del negative
-        n_neg = neg_scores.shape[0]
-        # Ascending order: positives with score >= pos_values[i] number n_pos - starts[i],
-        # negatives n_neg - (number of negative scores < pos_values[i]).
-        neg_below = np.searchsorted(neg_scores, pos_values, side="left")
-        # A positive score shared by a negative: the negative just at or above it.
-        tie = np.take(neg_scores, neg_below, mode="clip") == pos_values if n_neg else (
-            np.zeros(pos_values.shape[0], dtype=bool)
-        )
+        pos_starts, neg_below, neg_at_or_below, n_pos, n_neg = hard_label_ranks(
+            scores, positive)
+        # Ascending order: positives with score >= pos_values[i] number
+        # n_pos - pos_starts[i], negatives n_neg - neg_below[i]; reversed to decreasing
+        # thresholds. fp_above: the negatives strictly above, where a negative shares
+        # the score.
         fp_above: F64 | None = None
-        if tie.any():
-            neg_at_or_below = neg_below.copy()
-            neg_at_or_below[tie] = np.searchsorted(neg_scores, pos_values[tie], side="right")
+        if neg_at_or_below is not None:
             fp_above = np.subtract(n_neg, neg_at_or_below[::-1], dtype=np.float64)
             del neg_at_or_below
-        del neg_scores, pos_values, tie
         tp = np.subtract(n_pos, pos_starts[::-1], dtype=np.float64)
         del pos_starts
         fp = np.subtract(n_neg, neg_below[::-1], dtype=np.float64)
         if fp_above is None:  # no score shared by a positive and a negative
             fp_above = fp
         return cls(tp, fp, fp_above, float(n_pos), float(n_neg))
+

@@ -25,16 +25,19 @@ no gathers of separate arrays. The two classes' keys are joined once, in
 from __future__ import annotations
 
 import math
+import sys
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
-from prcurve.core.counts import ThresholdCounts, _run_lengths, _run_starts, _runs
+from prcurve.core.counts import ThresholdCounts, _runs
+from prcurve.core.sorting import _NoPool, _run_lengths, parts_for, run_parts, sort_segments
 from prcurve.validation.labels import BinaryLabels, weight_overflow
 
-__all__ = ["DEFAULT_RUN_ROWS", "MERGE_PIECE", "ExactAccumulator", "merge_runs"]
+__all__ = ["DEFAULT_RUN_ROWS", "MERGE_PIECE", "PACKED_WIDER", "ExactAccumulator", "merge_runs"]
 
 F64 = NDArray[np.float64]
 Run = tuple[NDArray[Any], NDArray[Any], NDArray[Any]]
@@ -89,6 +92,11 @@ def merge_runs(a: Run, b: Run, dtype: np.dtype[Any] | None = None) -> Run:
 
 MERGE_PIECE = 1 << 18
 """Rows of the longer run merged at a time by :func:`merge_runs`."""
+
+PACKED_WIDER = 4
+"""The packed path buffers this many times ``run_rows`` rows per run: its rows cost 5
+bytes buffered and its runs 8 bytes per distinct score (against 8 + and 12 to 24 on the
+general path), and wider runs mean fewer merges (issue 15, item 2)."""
 
 
 def _weights_dtype(a: Run, b: Run) -> np.dtype[Any]:
@@ -178,7 +186,8 @@ class ExactAccumulator:
         self._buffer.append((scores, labels, weights))
         self._buffered += int(scores.shape[0])
         self._rows += int(scores.shape[0])
-        if self._buffered >= self._run_rows:
+        wider = PACKED_WIDER if self._packed is not None else 1
+        if self._buffered >= self._run_rows * wider:
             self.flush()
 
     def flush(self) -> None:
@@ -186,12 +195,14 @@ class ExactAccumulator:
         if not self._buffer:
             return
         if self._packed is not None:
-            scores, positive = _concatenated(self._buffer)
+            # Each class's scores gathered batch by batch (copies: sorted in place).
+            classes = [_class_scores(self._buffer, True), _class_scores(self._buffer, False)]
             self._buffer, self._buffered = [], 0
-            for stack, keys in zip(self._packed, (scores[positive], scores[~positive]),
-                                   strict=True):
+            for stack in self._packed:
+                keys = classes.pop(0)
                 if keys.shape[0]:
                     stack.append(_packed_run(keys))
+                    del keys
                     _settle(stack, _merge_packed)
             return
         run = _count_run(self._buffer, self._weighted)
@@ -218,7 +229,14 @@ class ExactAccumulator:
     def counts(self) -> ThresholdCounts:
         """The exact state of every row added (the buffer is counted, the stack merged)."""
         self.flush()
-        self._leave_packed()
+        if self._packed is not None:
+            # Each class's runs merged into one (kept: more rows may follow), then the
+            # two joined straight into the state.
+            pos_run = _fold(self._packed[0], _merge_packed)
+            neg_run = _fold(self._packed[1], _merge_packed)
+            if pos_run is None and neg_run is None:
+                return ThresholdCounts.empty()
+            return _packed_state(pos_run, neg_run)
         if not self._stack:
             return ThresholdCounts.empty()
         values, pos, neg = _fold(self._stack, lambda a, b: merge_runs(a, b, self._dtype()))
@@ -262,6 +280,8 @@ Packed = NDArray[np.uint64]
 """A run of one class: ascending ``key << 32 | count`` words, one per distinct score."""
 
 _LOW = np.uint64(_UINT32_LIMIT)
+_HIGH = 1 if sys.byteorder == "little" else 0
+"""Which 32-bit half of a uint64 word holds its upper bits, in memory order."""
 _SHIFT = np.uint64(32)
 
 
@@ -274,7 +294,7 @@ def _float32_keys(scores: NDArray[np.float32]) -> NDArray[np.uint32]:
     return keys
 
 
-def _key_floats(keys: NDArray[np.uint64]) -> NDArray[np.float32]:
+def _key_floats(keys: NDArray[np.unsignedinteger[Any]]) -> NDArray[np.float32]:
     """The float32 scores of keys (the inverse of :func:`_float32_keys`)."""
     k = keys.astype(np.uint32)
     positive = k >= np.uint32(1 << 31)
@@ -282,32 +302,99 @@ def _key_floats(keys: NDArray[np.uint64]) -> NDArray[np.float32]:
 
 
 def _packed_run(scores: NDArray[np.float32]) -> Packed:
-    """One class's rows of a run counted: distinct scores' keys above their counts."""
-    scores = np.sort(scores)
-    starts = _run_starts(scores)
-    keys = _float32_keys(scores if starts is None else scores[starts]).astype(np.uint64)
-    keys <<= _SHIFT
-    if starts is None:
-        keys |= np.uint64(1)
-        return keys
-    counts = np.diff(starts, append=scores.shape[0])
-    keys |= counts.astype(np.uint64)
-    return keys
+    """One class's rows of a run counted: distinct scores' keys above their counts.
+    ``scores`` is this accumulator's own copy: sorted in place (on several threads when
+    large, :func:`~prcurve.core.sorting.sort_segments`)."""
+    parts = parts_for(scores.shape[0])
+    with ThreadPoolExecutor(max_workers=parts) if parts > 1 else _NoPool() as pool:
+        sort_segments(scores, parts, pool)
+    n = scores.shape[0]
+    # The sorted scores become their keys in place (their own memory): ascending, the
+    # negative ones (every bit flipped) first; -0.0 and 0.0 both get 0.0's key.
+    negative = int(np.searchsorted(scores, np.float32(0.0), side="left"))
+    keys = scores.view(np.uint32)
+    np.invert(keys[:negative], out=keys[:negative])
+    np.bitwise_or(keys[negative:], np.uint32(1 << 31), out=keys[negative:])
+    # Runs of equal keys counted a piece at a time (temporaries stay in cache): one
+    # pass counts the distinct keys, one writes each word as its two 32-bit halves.
+    pieces = range(0, n, MERGE_PIECE)
+    size = 1 + sum(int(np.count_nonzero(keys[start + 1:stop + 1] != keys[start:stop]))
+                   for start in pieces
+                   for stop in [min(start + MERGE_PIECE, n - 1)]) if n else 0
+    words = np.empty(size, dtype=np.uint64)
+    halves = words.view(np.uint32)
+    word_keys, word_counts = halves[_HIGH::2], halves[1 - _HIGH::2]
+    written = 0
+    for start in pieces:
+        piece = keys[start:start + MERGE_PIECE]
+        first = np.empty(piece.shape[0], dtype=bool)  # where a run starts
+        first[0] = start == 0 or keys[start] != keys[start - 1]
+        np.not_equal(piece[1:], piece[:-1], out=first[1:])
+        starts = np.flatnonzero(first)
+        if not first[0]:  # the last run of the previous piece goes on
+            word_counts[written - 1] += starts[0] if starts.shape[0] else piece.shape[0]
+        found = starts.shape[0]
+        word_keys[written:written + found] = piece[starts]
+        counts = word_counts[written:written + found]
+        np.subtract(starts[1:], starts[:-1], out=counts[:-1], casting="unsafe")
+        if found:
+            counts[-1] = piece.shape[0] - starts[-1]
+        written += found
+    return words
 
 
 def _merge_packed(a: Packed, b: Packed) -> Packed:
     """Two runs of one class merged: one stable sort of the two ascending runs (timsort
     merges them in linear time), the counts of a key in both added (counts fit 32 bits:
     the packed path holds fewer than 2^32 rows)."""
-    both = np.concatenate((a, b))
-    both.sort(kind="stable")
+    n = a.shape[0] + b.shape[0]
+    parts = parts_for(n)
+    if parts == 1:
+        both = np.concatenate((a, b))
+        both.sort(kind="stable")
+        both.resize(_add_shared(both), refcheck=False)
+        return both
+    # Several threads: the keys cut into ranges at keys of the longer run; a range of
+    # each run is copied to its place, merged and compacted in its thread, then the
+    # ranges are moved together. A key in both runs falls in one range.
+    longer = a if a.shape[0] >= b.shape[0] else b
+    cut_words = np.array([(int(longer[longer.shape[0] * k // parts]) >> 32) << 32
+                          for k in range(1, parts)], dtype=np.uint64)
+    cuts_a = [0, *np.searchsorted(a, cut_words).tolist(), a.shape[0]]
+    cuts_b = [0, *np.searchsorted(b, cut_words).tolist(), b.shape[0]]
+    both = np.empty(n, dtype=np.uint64)
+
+    def merge(k: int) -> int:
+        start = cuts_a[k] + cuts_b[k]
+        length_a = cuts_a[k + 1] - cuts_a[k]
+        part = both[start:cuts_a[k + 1] + cuts_b[k + 1]]
+        part[:length_a] = a[cuts_a[k]:cuts_a[k + 1]]
+        part[length_a:] = b[cuts_b[k]:cuts_b[k + 1]]
+        part.sort(kind="stable")
+        return _add_shared(part)
+
+    with ThreadPoolExecutor(max_workers=parts) as pool:
+        kept = run_parts(merge, parts, pool)
+    written = kept[0]
+    for k in range(1, parts):
+        start = cuts_a[k] + cuts_b[k]
+        both[written:written + kept[k]] = both[start:start + kept[k]]  # moved down
+        written += kept[k]
+    both.resize(written, refcheck=False)
+    return both
+
+
+def _add_shared(both: Packed) -> int:
+    """Compact ascending words of two strictly increasing runs in place: the count of a
+    key in both added to one word, the other dropped; return the words kept."""
     # Each run is strictly increasing, so a key in both runs is a pair of neighbours:
     # add the first's count to the second and drop the first. Piece by piece (the
     # temporaries stay in cache), compacting in place: writes never pass the reads.
     n, written = both.shape[0], 0
+    high = both.view(np.uint32)[_HIGH::2]
     for start in range(0, n, MERGE_PIECE):
         stop = min(start + MERGE_PIECE, n)
-        keys = both[start:min(stop + 1, n)] >> _SHIFT
+        keys = high[start:min(stop + 1, n)]  # the words' upper halves: their keys
         shared = np.flatnonzero(keys[1:] == keys[:-1])
         piece = both[start:stop]
         if shared.shape[0] == 0:
@@ -320,33 +407,100 @@ def _merge_packed(a: Packed, b: Packed) -> Packed:
         kept = piece[keep]
         both[written:written + kept.shape[0]] = kept
         written += kept.shape[0]
-    both.resize(written, refcheck=False)
-    return both
+    return written
 
 
 def _unpack(pos_run: Packed | None, neg_run: Packed | None) -> Run:
     """The two classes' runs joined: ascending float32 scores, uint32 counts of each."""
     empty = np.zeros(0, dtype=np.uint64)
+    keys, pos, neg = _join_keys(empty if pos_run is None else pos_run,
+                                empty if neg_run is None else neg_run)
+    return _key_floats(keys), pos, neg
+
+
+def _join_keys(pos_run: Packed, neg_run: Packed,
+               ) -> tuple[NDArray[np.uint32], NDArray[np.uint32], NDArray[np.uint32]]:
+    """The two classes' runs joined: the ascending keys of both and each class's count
+    at each key (0 where the class has no such key)."""
+    pos_halves = pos_run.view(np.uint32)
+    neg_halves = neg_run.view(np.uint32)
+    pos_keys, neg_keys = pos_halves[_HIGH::2], neg_halves[_HIGH::2]
+    # Both key lists are strictly increasing: a positive key's place among the
+    # negative keys, whether it is one of them, and so its place in the union.
+    place = np.searchsorted(neg_keys, pos_keys)
+    if neg_keys.shape[0]:
+        shared = np.take(neg_keys, place, mode="clip") == pos_keys
+        shared &= place < neg_keys.shape[0]
+    else:
+        shared = np.zeros(pos_keys.shape[0], dtype=bool)
+    new = np.logical_not(shared)
+    before = np.cumsum(new, dtype=np.intp)  # new positive keys up to each, inclusive
+    before -= new
+    place += before  # now the place in the union
+    size = neg_keys.shape[0] + pos_keys.shape[0] - int(np.count_nonzero(shared))
+    from_neg = np.ones(size, dtype=bool)
+    from_neg[place[new]] = False
+    keys = np.empty(size, dtype=np.uint32)
+    keys[from_neg] = neg_keys
+    keys[place] = pos_keys
+    pos = np.zeros(size, dtype=np.uint32)
+    pos[place] = pos_halves[1 - _HIGH::2]
+    neg = np.zeros(size, dtype=np.uint32)
+    neg[from_neg] = neg_halves[1 - _HIGH::2]
+    return keys, pos, neg
+
+
+def _packed_state(pos_run: Packed | None, neg_run: Packed | None) -> ThresholdCounts:
+    """The state of the two classes' packed runs, joined a range of keys at a time from
+    the top (about :data:`MERGE_PIECE` keys of each run): each range's keys are written
+    as decreasing thresholds with the counts at or above them, so memory is the runs and
+    the state, never a joined run beside them. Counts are integers (exact)."""
+    empty = np.zeros(0, dtype=np.uint64)
     pos_run = empty if pos_run is None else pos_run
     neg_run = empty if neg_run is None else neg_run
-    # Keys tagged by class (2 key, 2 key + 1) and merged by one stable sort of the two
-    # ascending runs; each tagged word keeps its run's order, so a run's counts land in
-    # order on the groups of equal keys.
-    tagged = np.concatenate(((pos_run >> _SHIFT) << np.uint64(1),
-                             ((neg_run >> _SHIFT) << np.uint64(1)) | np.uint64(1)))
-    tagged.sort(kind="stable")
-    keys = tagged >> np.uint64(1)
-    first = np.ones(keys.shape[0], dtype=bool)
-    np.not_equal(keys[1:], keys[:-1], out=first[1:])
-    group = np.cumsum(first) - 1
-    keys = keys[first]
-    is_neg = (tagged & np.uint64(1)).astype(bool)
-    del tagged, first
-    pos = np.zeros(keys.shape[0], dtype=np.uint32)
-    neg = np.zeros(keys.shape[0], dtype=np.uint32)
-    pos[group[~is_neg]] = (pos_run & _LOW).astype(np.uint32)
-    neg[group[is_neg]] = (neg_run & _LOW).astype(np.uint32)
-    return _key_floats(keys), pos, neg
+    size = pos_run.shape[0] + neg_run.shape[0]  # at least the distinct scores
+    thresholds, tp, fp = np.empty(size), np.empty(size), np.empty(size)
+    written, tp_above, fp_above = 0, 0, 0
+    pos_high, neg_high = pos_run.shape[0], neg_run.shape[0]
+    while pos_high > 0 or neg_high > 0:
+        # The range: keys at or above the higher of the two runs' MERGE_PIECE-th key
+        # from the top (all that is left once both runs are shorter).
+        low = max((int(run[high - MERGE_PIECE]) >> 32 for run, high in (
+            (pos_run, pos_high), (neg_run, neg_high)) if high > MERGE_PIECE), default=None)
+        if low is None:
+            pos_low = neg_low = 0
+        else:  # a word's count is at least 1: key << 32 is below every word of that key
+            word = np.uint64(low << 32)
+            pos_low = int(np.searchsorted(pos_run[:pos_high], word))
+            neg_low = int(np.searchsorted(neg_run[:neg_high], word))
+        keys, pos, neg = _join_keys(pos_run[pos_low:pos_high], neg_run[neg_low:neg_high])
+        out = slice(written, written + keys.shape[0])
+        thresholds[out] = _key_floats(keys[::-1])  # float32 to float64: exact
+        above = np.cumsum(pos[::-1], dtype=np.int64)
+        above += tp_above
+        tp[out] = above
+        tp_above = int(above[-1])
+        np.cumsum(neg[::-1], dtype=np.int64, out=above)
+        above += fp_above
+        fp[out] = above
+        fp_above = int(above[-1])
+        written += keys.shape[0]
+        pos_high, neg_high = pos_low, neg_low
+    for array in (thresholds, tp, fp):
+        array.resize(written, refcheck=False)  # keys in both runs counted once
+    return ThresholdCounts._trusted(thresholds, tp, fp, float(tp_above), float(fp_above))
+
+
+def _class_scores(batches: list[tuple[NDArray[Any], BinaryLabels, F64 | None]],
+                  positive: bool) -> NDArray[Any]:
+    """The scores of one class of buffered hard-label batches, joined (a copy)."""
+    parts = []
+    for scores, labels, _ in batches:
+        mask = labels.positive
+        if mask is None:  # unreachable: soft labels leave the hard-label paths
+            raise TypeError("hard labels expected")
+        parts.append(scores[mask] if positive else scores[~mask])
+    return parts[0] if len(parts) == 1 else np.concatenate(parts)
 
 
 def _concatenated(
