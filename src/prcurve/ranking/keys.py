@@ -11,6 +11,7 @@ keys are equal (a collision is then detected, never trusted).
 
 from __future__ import annotations
 
+import importlib
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
@@ -162,21 +163,33 @@ def encode(ids: NDArray[Any], *, grouped: bool = False, sort_labels: bool = Fals
     ``grouped``: rows usually come in blocks of one id (a run's query column),
     then only the blocks' ids are encoded. ``sort_labels``: labels in id
     order (byte order for strings), so codes compare as the ids do.
+    Large text columns are hashed by pyarrow when it is installed (C, one
+    pass), as their words (short ids) or their fixed-width bytes.
     """
     n = ids.shape[0]
-    words = text_words(ids) if n else None
-    if words is None and grouped and n:
-        starts, lengths = blocks(ids)
+    if grouped and n > 1:
+        # Neighbours compared as they are (strings: one C pass, no words made):
+        # the blocks' first ids alone are encoded.
+        change = np.empty(n, dtype=bool)
+        change[0] = True
+        np.not_equal(ids[1:], ids[:-1], out=change[1:])
+        starts = np.flatnonzero(change)
         if 4 * starts.shape[0] <= n:
             block_ids = encode(ids[starts], sort_labels=sort_labels)
-            return Encoded(block_ids.labels, np.repeat(block_ids.codes, lengths))
+            return Encoded(block_ids.labels,
+                           np.repeat(block_ids.codes, np.diff(np.append(starts, n))))
+    words = text_words(ids) if n else None
     if words is not None:  # short text ids: exact words, no check against the ids needed
-        encoded = encode_words(words, grouped=grouped)
+        encoded = encode_words(words)
         labels = encoded.labels
         if ids.dtype.kind == "U":  # back to text: the bytes were code points below 256
             labels = np.char.decode(labels, "latin-1").astype(ids.dtype)
         out = Encoded(labels, encoded.codes)
         return _by_label(out) if sort_labels else out
+    if ids.dtype.kind in "SU":
+        fixed = _fixed_width_encode(ids)
+        if fixed is not None:
+            return _by_label(fixed) if sort_labels else fixed
     keys = id_keys(ids)
     table_keys = distinct(keys)
     codes = KeyTable(table_keys).find(keys)
@@ -187,6 +200,53 @@ def encode(ids: NDArray[Any], *, grouped: bool = False, sort_labels: bool = Fals
         labels, inverse = np.unique(ids, return_inverse=True)  # a hash collision: exact
         return Encoded(labels, inverse.astype(np.int64))
     return _by_label(Encoded(labels, codes)) if sort_labels else Encoded(labels, codes)
+
+
+# -- pyarrow's hash tables, for large columns -------------------------------------------
+
+ARROW_ROWS = 1 << 16  # columns at least this long are hashed by pyarrow, when installed
+
+
+def arrow_module(n: int) -> Any | None:
+    """The pyarrow module for a column of ``n`` rows, or None (too short, or not installed)."""
+    if n < ARROW_ROWS:
+        return None
+    try:
+        return importlib.import_module("pyarrow")
+    except ImportError:
+        return None
+
+
+def _arrow_dictionary(array: Any, dtype: Any) -> tuple[NDArray[Any], I64]:
+    """pyarrow's ``dictionary_encode`` of a fixed-width array: the distinct values
+    (first-seen order) as numpy ``dtype`` and each row's code. Buffers are read
+    directly (``to_numpy`` may import pandas)."""
+    encoded = array.dictionary_encode()
+    values = arrow_values(encoded.dictionary, np.dtype(dtype)).copy()
+    codes = arrow_values(encoded.indices, np.dtype(f"i{encoded.indices.type.bit_width // 8}"))
+    return values, codes.astype(np.int64)
+
+
+def arrow_values(array: Any, dtype: np.dtype[Any]) -> NDArray[Any]:
+    """The values of a fixed-width pyarrow array without nulls: a view of its buffer
+    (``to_numpy`` may import pandas)."""
+    raw = np.frombuffer(array.buffers()[1], dtype=np.uint8)
+    begin = array.offset * dtype.itemsize
+    return raw[begin:begin + len(array) * dtype.itemsize].view(dtype)
+
+
+def _fixed_width_encode(ids: NDArray[Any]) -> Encoded | None:
+    """Text ids hashed by pyarrow as fixed-width binary values: the array's own
+    bytes (NUL-padded, so equal bytes mean equal ids), no copy. None when
+    pyarrow is missing or the column is short."""
+    pa = arrow_module(ids.shape[0])
+    if pa is None or ids.dtype.itemsize == 0:
+        return None
+    ids = np.ascontiguousarray(ids)
+    array = pa.Array.from_buffers(pa.binary(ids.dtype.itemsize), ids.shape[0],
+                                  [None, pa.py_buffer(ids.view(np.uint8))])
+    labels, codes = _arrow_dictionary(array, ids.dtype)
+    return Encoded(labels, codes)
 
 
 def _by_label(encoded: Encoded) -> Encoded:
@@ -200,26 +260,35 @@ def _by_label(encoded: Encoded) -> Encoded:
 def text_words(ids: NDArray[Any], max_words: int = 4) -> list[U64] | None:
     """The words (:func:`encode_words`) of a text column: bytes (``S``), or
     ``U`` whose characters are all below 256 (one byte each, exact); None for
-    other columns, longer ids than ``max_words`` words, or ids holding NUL."""
+    other columns, longer ids than ``max_words`` words, or ids that are empty
+    or start with NUL.
+
+    Each character is copied into its byte of the word, column by column over
+    blocks of rows small enough to stay in cache (one pass over the ids)."""
     if ids.dtype.kind not in "SU":
         return None
     unit = 4 if ids.dtype.kind == "U" else 1
     width = ids.dtype.itemsize // unit
-    n_words = max((width + 7) // 8, 1)
-    if n_words > max_words:
+    n_words = (width + 7) // 8
+    if width == 0 or n_words > max_words:
         return None
-    matrix = np.ascontiguousarray(ids).view(np.uint32 if unit == 4 else np.uint8).reshape(
-        -1, max(width, 1))
-    if unit == 4 and width and int(matrix.max(initial=0)) > 255:
-        return None
-    padded = np.zeros((ids.shape[0], 8 * n_words), dtype=np.uint8)
-    padded[:, :width] = matrix[:, :width]  # NUL padding, as in the array itself
-    if width and not padded[:, 0].all():
-        return None  # an empty id, or one starting with NUL: the general path
-    words = padded.view(np.uint64)
-    if np.little_endian:
-        words.byteswap(inplace=True)  # the bytes, read big-endian: words compare as they do
-    return [np.ascontiguousarray(words[:, k]) for k in range(n_words)]
+    n = ids.shape[0]
+    matrix = np.ascontiguousarray(ids).view(np.uint32 if unit == 4 else np.uint8).reshape(n, width)
+    words = [np.zeros(n, dtype=np.uint64) for _ in range(n_words)]
+    # Character i of an id is byte i % 8 of word i // 8, counted from the most
+    # significant end (big-endian), so that words compare as the ids do.
+    targets = [(words[i // 8].view(np.uint8).reshape(n, 8), 7 - i % 8 if np.little_endian
+                else i % 8) for i in range(width)]
+    step = 1 << 15
+    for begin in range(0, n, step):
+        block = matrix[begin:begin + step]
+        if unit == 4 and int(block.max()) > 255:
+            return None
+        if not block[:, 0].all():
+            return None  # an empty id, or one starting with NUL: the general path
+        for i, (target, byte) in enumerate(targets):
+            target[begin:begin + step, byte] = block[:, i]
+    return words
 
 
 def match(ids: NDArray[Any], targets: NDArray[Any]) -> I64:
@@ -247,7 +316,11 @@ _SAMPLE = 1 << 20  # rows whose distinct keys seed the table (the rest are looke
 
 def _distinct_codes(key: U64) -> tuple[U64, I64]:
     """The distinct keys (in no particular order) and each row's index among them:
-    the keys of a sample of rows first, then those of the rows not found."""
+    pyarrow's hash table for a large column, when installed; otherwise the keys
+    of a sample of rows first, then those of the rows not found."""
+    pa = arrow_module(key.shape[0])
+    if pa is not None:
+        return _arrow_dictionary(pa.array(key), np.uint64)
     known = distinct(key[:_SAMPLE])
     codes = KeyTable(known).find(key)
     missing = np.flatnonzero(codes < 0)
@@ -339,3 +412,21 @@ def byte_words(
         word &= _MASKS[np.clip(lengths - 8 * k, 0, 8)]  # bytes past the string: zero
         out.append(word)
     return out
+
+
+def _arrow_binary(array: Any) -> tuple[NDArray[np.uint8], I64]:
+    """The data buffer and the offsets (int64) of a pyarrow binary or string array."""
+    pa: Any = importlib.import_module("pyarrow")
+    large = pa.types.is_large_binary(array.type) or pa.types.is_large_string(array.type)
+    offsets = np.frombuffer(array.buffers()[1], dtype=np.int64 if large else np.int32)[
+        array.offset:array.offset + len(array) + 1].astype(np.int64)
+    body = array.buffers()[2]
+    buffer = np.frombuffer(body, dtype=np.uint8) if body is not None else np.zeros(0, np.uint8)
+    return buffer, offsets
+
+
+def arrow_words(array: Any) -> list[U64]:
+    """The words (:func:`encode_words`) of a pyarrow binary or string array
+    without nulls, read from its offsets and data buffers (no Python object per row)."""
+    buffer, offsets = _arrow_binary(array)
+    return byte_words(buffer, offsets[:-1], np.diff(offsets))

@@ -16,6 +16,7 @@ TREC files are read as trec_eval reads them (``get_qrels.c``,
 
 from __future__ import annotations
 
+import collections
 import importlib
 import itertools
 import os
@@ -351,7 +352,9 @@ def _flatten(
     nested: Mapping[Any, Mapping[Any, Any]], argument: str
 ) -> tuple[_keys.Encoded, _keys.Encoded, NDArray[Any]]:
     """Walk ``{query: {doc: value}}`` once per level, at C speed: the documents are
-    numbered in a dict as they are first seen, and rows become integer codes."""
+    listed once (``itertools.chain`` over the inner dicts' keys) and encoded
+    by pyarrow when installed (one conversion, one hash table), else numbered
+    in a dict as they are first seen; rows become integer codes."""
     inner: list[Mapping[Any, Any]] = list(nested.values())
     for query, docs in zip(nested, inner, strict=True):
         if not isinstance(docs, Mapping):
@@ -359,21 +362,60 @@ def _flatten(
     lengths = np.fromiter(map(len, inner), dtype=np.int64, count=len(inner))
     n = int(lengths.sum())
     all_docs = list(itertools.chain.from_iterable(inner))
-    index = dict.fromkeys(all_docs)
-    for code, doc in enumerate(index):
-        index[doc] = code
-    doc_codes = np.fromiter(map(index.__getitem__, all_docs), dtype=np.int64, count=n)
+    doc_ids = _arrow_objects(all_docs)
+    if doc_ids is None:
+        index: dict[Any, int] = collections.defaultdict(itertools.count().__next__)
+        doc_codes = np.fromiter(map(index.__getitem__, all_docs), dtype=np.int64, count=n)
+        doc_ids = _keys.Encoded(_labels("doc_id", list(index)), doc_codes)
+    del all_docs
     values = _values(inner, n)
     query_labels = list(nested)
     queries = _keys.Encoded(_labels("query_id", query_labels),
                             np.repeat(np.arange(len(query_labels), dtype=np.int64), lengths))
-    return queries, _keys.Encoded(_labels("doc_id", list(index)), doc_codes), values
+    return queries, doc_ids, values
+
+
+def _arrow_objects(ids: list[Any]) -> _keys.Encoded | None:
+    """Ids given as Python objects, all ``str`` or all ``bytes``, converted by pyarrow
+    once and dictionary-encoded; None without pyarrow, for a short list, or for
+    other objects (the dict path then encodes them, and the checks name them)."""
+    pa = _keys.arrow_module(len(ids))
+    if pa is None:
+        return None
+    first = type(ids[0])
+    kind = pa.string() if issubclass(first, str) else pa.binary() if issubclass(
+        first, bytes) else None
+    if kind is None:
+        return None
+    try:
+        array = pa.array(ids, type=kind)
+    except (pa.ArrowException, TypeError, ValueError, OverflowError):
+        return None  # another kind of id among them
+    encoded = array.dictionary_encode()
+    labels = np.array(encoded.dictionary.to_pylist(), dtype=object)
+    index_type = np.dtype(f"i{encoded.indices.type.bit_width // 8}")
+    return _keys.Encoded(check_id_labels("doc_id", labels),
+                         _keys.arrow_values(encoded.indices, index_type).astype(np.int64))
 
 
 def _values(inner: list[Mapping[Any, Any]], n: int) -> NDArray[Any]:
-    """The dicts' values in row order: numbers read straight into one float64
-    array (grades are checked to be whole afterwards); anything else (text,
-    integers beyond 2^53) through a list, for the checks to name it."""
+    """The dicts' values in row order: numbers converted by pyarrow in one call
+    when it is installed, or read straight into one float64 array after a
+    check of their types (grades are checked to be whole afterwards); anything
+    else (text, integers beyond 2^53) through a list, for the checks to name it."""
+    pa = _keys.arrow_module(n)
+    if pa is not None:
+        listed = list(itertools.chain.from_iterable(d.values() for d in inner))
+        try:
+            array = pa.array(listed)
+        except (pa.ArrowException, TypeError, ValueError, OverflowError):
+            array = None
+        if array is not None and not array.null_count and (
+                pa.types.is_floating(array.type) or pa.types.is_integer(array.type)):
+            code = "f" if pa.types.is_floating(array.type) else (
+                "i" if pa.types.is_signed_integer(array.type) else "u")
+            return _keys.arrow_values(array, np.dtype(f"{code}{array.type.bit_width // 8}"))
+        del listed  # not all numbers: the checks below
     kinds = set(map(type, itertools.chain.from_iterable(d.values() for d in inner)))
     if all(issubclass(k, (int, float, np.integer, np.floating)) for k in kinds):
         values = np.fromiter(itertools.chain.from_iterable(d.values() for d in inner),
@@ -402,7 +444,7 @@ def _frame_columns(
     for role, name in chosen.items():
         column = frame[name]  # a pandas Series or a pyarrow ChunkedArray
         if role != "value":
-            encoded = _encode_column(column, name)
+            encoded = _encode_column(column, name, grouped=role == "query")
             if encoded is not None:
                 out[role] = encoded
                 continue
@@ -410,29 +452,37 @@ def _frame_columns(
     return out
 
 
-def _encode_column(column: Any, name: str) -> _keys.Encoded | None:
+def _encode_column(column: Any, name: str, grouped: bool = False) -> _keys.Encoded | None:
     """A text id column of a pyarrow Table or pandas DataFrame as labels and codes,
-    encoded by the library that holds it; None for numeric columns."""
+    encoded by the library that holds it; None for numeric columns.
+
+    pyarrow's columns, and pandas' columns stored by pyarrow (its ``str``
+    dtype, taken without a copy), are encoded by pyarrow (:func:`_arrow_encode`);
+    other pandas columns by ``pd.factorize``.
+    """
+    dtype = getattr(column, "dtype", None)
     if hasattr(column, "combine_chunks"):  # pyarrow ChunkedArray
+        chunks = column
+    elif (dtype is not None and getattr(dtype, "kind", "O") not in "iubf"
+          and hasattr(getattr(column, "array", None), "__arrow_array__")):
+        chunks = column.array.__arrow_array__()  # pandas' pyarrow storage, no copy
+    else:
+        chunks = None
+    if chunks is not None:
         pa: Any = importlib.import_module("pyarrow")
 
-        kind = column.type
+        kind = chunks.type
         if pa.types.is_dictionary(kind):
             kind = kind.value_type
         if not (pa.types.is_string(kind) or pa.types.is_large_string(kind)
                 or pa.types.is_binary(kind) or pa.types.is_large_binary(kind)):
-            return None
-        if column.null_count:
-            rows = np.flatnonzero(column.is_null().to_numpy(zero_copy_only=False))
-            raise missing_ids(name, rows)
-        array = column.combine_chunks()
-        encoded = array if pa.types.is_dictionary(array.type) else array.dictionary_encode()
-        labels = np.array(encoded.dictionary.to_pylist(), dtype=object)
-        if not len(labels):
-            labels = np.zeros(0, dtype=object)
-        codes = encoded.indices.to_numpy(zero_copy_only=False).astype(np.int64)
-        return _keys.Encoded(labels, codes)
-    dtype = getattr(column, "dtype", None)
+            if hasattr(column, "combine_chunks"):
+                return None
+        else:
+            if chunks.null_count:
+                rows = np.flatnonzero(chunks.is_null().to_numpy(zero_copy_only=False))
+                raise missing_ids(name, rows)
+            return _arrow_encode(chunks, grouped)
     if dtype is None or getattr(dtype, "kind", "O") in "iub":
         return None
     pd: Any = importlib.import_module("pandas")
@@ -441,6 +491,47 @@ def _encode_column(column: Any, name: str) -> _keys.Encoded | None:
         raise missing_ids(name, np.flatnonzero(codes < 0))
     labels = np.asarray(uniques, dtype=object)
     return _keys.Encoded(labels, codes.astype(np.int64))
+
+
+def _arrow_encode(chunks: Any, grouped: bool) -> _keys.Encoded:
+    """A pyarrow column of ids without nulls as labels and codes, hashed by pyarrow
+    (one dictionary across chunks). ``grouped``: rows usually come in blocks of
+    one id (a query column), then neighbours are compared and only each
+    block's first id is encoded."""
+    pa: Any = importlib.import_module("pyarrow")
+    pc: Any = importlib.import_module("pyarrow.compute")
+    n = len(chunks)
+    if grouped and n > 1 and not pa.types.is_dictionary(chunks.type):
+        starts, at, last = [], 0, None
+        for chunk in chunks.chunks:
+            if not len(chunk):
+                continue
+            if last is None or not chunk[0].equals(last):
+                starts.append(np.array([at]))
+            changed = pc.indices_nonzero(pc.not_equal(chunk[1:], chunk[:-1]))
+            starts.append(_keys.arrow_values(changed, np.dtype(np.uint64)).astype(np.int64)
+                          + (at + 1))
+            at, last = at + len(chunk), chunk[len(chunk) - 1]
+        first = np.concatenate(starts)
+        if 4 * first.shape[0] <= n:
+            block_ids = _arrow_encode(chunks.take(pa.array(first)), grouped=False)
+            return _keys.Encoded(block_ids.labels,
+                                 np.repeat(block_ids.codes, np.diff(np.append(first, n))))
+    encoded = chunks if pa.types.is_dictionary(chunks.type) else chunks.dictionary_encode()
+    parts = [c for c in encoded.chunks if len(c)]
+    if parts and all(p.dictionary.equals(parts[0].dictionary) for p in parts[1:]):
+        dictionary = parts[0].dictionary
+        codes = np.concatenate([
+            _keys.arrow_values(p.indices, np.dtype(f"i{p.indices.type.bit_width // 8}"))
+            for p in parts]).astype(np.int64)
+    else:  # chunks with their own dictionaries (or none): one array, one dictionary
+        array = encoded.combine_chunks()
+        if not pa.types.is_dictionary(array.type):
+            array = array.dictionary_encode()
+        dictionary = array.dictionary
+        codes = array.indices.to_numpy(zero_copy_only=False).astype(np.int64)
+    labels = np.array(dictionary.to_pylist(), dtype=object)
+    return _keys.Encoded(labels if len(labels) else np.zeros(0, dtype=object), codes)
 
 
 def _qrels(columns: Columns) -> Qrels:
