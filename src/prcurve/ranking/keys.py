@@ -185,11 +185,11 @@ def encode(ids: NDArray[Any], *, grouped: bool = False, sort_labels: bool = Fals
         if ids.dtype.kind == "U":  # back to text: the bytes were code points below 256
             labels = np.char.decode(labels, "latin-1").astype(ids.dtype)
         out = Encoded(labels, encoded.codes)
-        return _by_label(out) if sort_labels else out
+        return by_label(out) if sort_labels else out
     if ids.dtype.kind in "SU":
         fixed = _fixed_width_encode(ids)
         if fixed is not None:
-            return _by_label(fixed) if sort_labels else fixed
+            return by_label(fixed) if sort_labels else fixed
     keys = id_keys(ids)
     table_keys = distinct(keys)
     codes = KeyTable(table_keys).find(keys)
@@ -199,7 +199,7 @@ def encode(ids: NDArray[Any], *, grouped: bool = False, sort_labels: bool = Fals
     if ids.dtype.kind not in "iu" and not np.array_equal(labels[codes], ids):
         labels, inverse = np.unique(ids, return_inverse=True)  # a hash collision: exact
         return Encoded(labels, inverse.astype(np.int64))
-    return _by_label(Encoded(labels, codes)) if sort_labels else Encoded(labels, codes)
+    return by_label(Encoded(labels, codes)) if sort_labels else Encoded(labels, codes)
 
 
 # -- pyarrow's hash tables, for large columns -------------------------------------------
@@ -249,8 +249,12 @@ def _fixed_width_encode(ids: NDArray[Any]) -> Encoded | None:
     return Encoded(labels, codes)
 
 
-def _by_label(encoded: Encoded) -> Encoded:
-    """The same encoding with its labels in id order (byte order for strings)."""
+def by_label(encoded: Encoded) -> Encoded:
+    """The same encoding with its labels in id order (byte order for strings);
+    itself when they are in order already (no pass over the rows)."""
+    labels = encoded.labels
+    if labels.shape[0] < 2 or bool((labels[1:] > labels[:-1]).all()):
+        return encoded
     by_id = np.argsort(encoded.labels, kind="stable")
     rank = np.empty(by_id.shape[0], dtype=np.int64)
     rank[by_id] = np.arange(by_id.shape[0])

@@ -80,7 +80,7 @@ class _LongTable:
         self._consecutive_lines = consecutive_lines  # row i is line i + 1 of ``source``
         self._query_id = None if isinstance(query_id, _keys.Encoded) else query_id
         self._doc_id = None if isinstance(doc_id, _keys.Encoded) else doc_id
-        queries = (_sorted(query_id) if isinstance(query_id, _keys.Encoded)
+        queries = (_keys.by_label(query_id) if isinstance(query_id, _keys.Encoded)
                    else _keys.encode(query_id, grouped=True, sort_labels=True))
         docs = doc_id if isinstance(doc_id, _keys.Encoded) else _keys.encode(doc_id)
         self._queries, self._docs = queries, docs
@@ -207,14 +207,6 @@ class _LongTable:
 
 
 _T = TypeVar("_T", bound=_LongTable)
-
-
-def _sorted(encoded: _keys.Encoded) -> _keys.Encoded:
-    """The same encoding with its labels in id order (byte order for strings)."""
-    by_id = np.argsort(encoded.labels, kind="stable")
-    rank = np.empty(by_id.shape[0], dtype=np.int64)
-    rank[by_id] = np.arange(by_id.shape[0])
-    return _keys.Encoded(encoded.labels[by_id], rank[encoded.codes])
 
 
 class Qrels(_LongTable):
@@ -369,10 +361,11 @@ def _flatten(
         doc_ids = _keys.Encoded(_labels("doc_id", list(index)), doc_codes)
     del all_docs
     values = _values(inner, n)
+    # The queries put in id order once per query, before their codes are repeated per row.
     query_labels = list(nested)
-    queries = _keys.Encoded(_labels("query_id", query_labels),
-                            np.repeat(np.arange(len(query_labels), dtype=np.int64), lengths))
-    return queries, doc_ids, values
+    queries = _keys.by_label(_keys.Encoded(_labels("query_id", query_labels),
+                                           np.arange(len(query_labels), dtype=np.int64)))
+    return _keys.Encoded(queries.labels, np.repeat(queries.codes, lengths)), doc_ids, values
 
 
 def _arrow_objects(ids: list[Any]) -> _keys.Encoded | None:
@@ -514,7 +507,7 @@ def _arrow_encode(chunks: Any, grouped: bool) -> _keys.Encoded:
             at, last = at + len(chunk), chunk[len(chunk) - 1]
         first = np.concatenate(starts)
         if 4 * first.shape[0] <= n:
-            block_ids = _arrow_encode(chunks.take(pa.array(first)), grouped=False)
+            block_ids = _keys.by_label(_arrow_encode(chunks.take(pa.array(first)), False))
             return _keys.Encoded(block_ids.labels,
                                  np.repeat(block_ids.codes, np.diff(np.append(first, n))))
     encoded = chunks if pa.types.is_dictionary(chunks.type) else chunks.dictionary_encode()
