@@ -14,17 +14,17 @@ documents. Ids are strings for every library.
 
 Timings (best of ``--repeat`` alternating rounds, each round running every
 case once, so that the machine's load hits every case alike): prcurve from
-arrays end to end (encode the ids + rank + join + measures); the
-construction of its Qrels and Run (the ids dictionary-encoded and checked
-for duplicates) and ``evaluate`` on those built tables (rank + join +
-measures), the counterpart of ranx's warm evaluate on its built Qrels and Run and of pytrec_eval's evaluate on its
-dicts; prcurve's measures on an already judged run; prcurve from pandas
-DataFrames and pyarrow Tables of the same columns, and from the same dicts
-the peers get; pytrec_eval's evaluate (its evaluator built outside the
-timing); ranx's evaluate cold (first call, JIT) and warm (second call), its
-Qrels/Run construction reported apart. The values are checked against each
-other before any time is reported. ``--trec-file`` also times ``prcurve trec``
-end to end on a run file written to a temporary directory.
+arrays end to end (encode the ids + rank + join + measures); the construction
+of its Qrels and Run (the ids dictionary-encoded and checked for duplicates)
+and ``evaluate`` on those built tables (rank + join + measures), the
+counterpart of ranx's warm evaluate on its built Qrels and Run and of
+pytrec_eval's evaluate on its dicts; prcurve's measures on an already judged
+run; prcurve from pandas DataFrames and pyarrow Tables of the same columns,
+and from the same dicts the peers get; pytrec_eval's evaluate (its evaluator
+built outside the timing); ranx's evaluate cold (first call, JIT) and warm
+(second call), its Qrels/Run construction reported apart. The values are
+checked against each other before any time is reported. ``--trec-file`` also
+times ``prcurve trec`` end to end on a run file written to a temporary directory.
 """
 
 from __future__ import annotations
