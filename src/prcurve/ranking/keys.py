@@ -4,9 +4,12 @@ Ranking evaluation joins a run (query, document, score) with judgments
 (query, document, grade). Comparing string ids row by row, or sorting them,
 costs far more than the measures; hashing each id once to a ``uint64`` and
 looking the keys up in an open-addressing table costs a few passes over
-integer arrays. Everything here is exact: integer ids map to keys
-bijectively, and every caller compares the ids themselves wherever two string
-keys are equal (a collision is then detected, never trusted).
+integer arrays; when pyarrow is installed, large columns use its hash tables
+(C, one pass), and pyarrow columns and lists of Python ids are encoded by it
+directly (:func:`arrow_encode`, :func:`arrow_objects`). Everything here is
+exact: integer ids map to keys bijectively, and every caller compares the ids
+themselves wherever two string keys are equal (a collision is then detected,
+never trusted).
 """
 
 from __future__ import annotations
@@ -434,3 +437,66 @@ def arrow_words(array: Any) -> list[U64]:
     without nulls, read from its offsets and data buffers (no Python object per row)."""
     buffer, offsets = _arrow_binary(array)
     return byte_words(buffer, offsets[:-1], np.diff(offsets))
+
+
+def arrow_encode(chunks: Any, grouped: bool) -> Encoded:
+    """A pyarrow column of ids without nulls as labels and codes, hashed by pyarrow
+    (one dictionary across chunks). ``grouped``: rows usually come in blocks of
+    one id (a query column), then neighbours are compared and only each
+    block's first id is encoded."""
+    pa: Any = importlib.import_module("pyarrow")
+    pc: Any = importlib.import_module("pyarrow.compute")
+    n = len(chunks)
+    if grouped and n > 1 and not pa.types.is_dictionary(chunks.type):
+        starts, at, last = [], 0, None
+        for chunk in chunks.chunks:
+            if not len(chunk):
+                continue
+            if last is None or not chunk[0].equals(last):
+                starts.append(np.array([at]))
+            changed = pc.indices_nonzero(pc.not_equal(chunk[1:], chunk[:-1]))
+            starts.append(arrow_values(changed, np.dtype(np.uint64)).astype(np.int64)
+                          + (at + 1))
+            at, last = at + len(chunk), chunk[len(chunk) - 1]
+        first = np.concatenate(starts)
+        if 4 * first.shape[0] <= n:
+            block_ids = by_label(arrow_encode(chunks.take(pa.array(first)), False))
+            return Encoded(block_ids.labels,
+                           np.repeat(block_ids.codes, np.diff(np.append(first, n))))
+    encoded = chunks if pa.types.is_dictionary(chunks.type) else chunks.dictionary_encode()
+    parts = [c for c in encoded.chunks if len(c)]
+    if parts and all(p.dictionary.equals(parts[0].dictionary) for p in parts[1:]):
+        dictionary = parts[0].dictionary
+        codes = np.concatenate([
+            arrow_values(p.indices, np.dtype(f"i{p.indices.type.bit_width // 8}"))
+            for p in parts]).astype(np.int64)
+    else:  # chunks with their own dictionaries (or none): one array, one dictionary
+        array = encoded.combine_chunks()
+        if not pa.types.is_dictionary(array.type):
+            array = array.dictionary_encode()
+        dictionary = array.dictionary
+        codes = array.indices.to_numpy(zero_copy_only=False).astype(np.int64)
+    labels = np.array(dictionary.to_pylist(), dtype=object)
+    return Encoded(labels if len(labels) else np.zeros(0, dtype=object), codes)
+
+
+def arrow_objects(ids: list[Any]) -> Encoded | None:
+    """Ids given as Python objects, all ``str`` or all ``bytes``, converted by pyarrow
+    once and dictionary-encoded (labels: an object array, for the caller to
+    check); None without pyarrow, for a short list, or for other objects."""
+    pa = arrow_module(len(ids))
+    if pa is None:
+        return None
+    first = type(ids[0])
+    kind = pa.string() if issubclass(first, str) else pa.binary() if issubclass(
+        first, bytes) else None
+    if kind is None:
+        return None
+    try:
+        array = pa.array(ids, type=kind)
+    except (pa.ArrowException, TypeError, ValueError, OverflowError):
+        return None  # another kind of id among them
+    encoded = array.dictionary_encode()
+    labels = np.array(encoded.dictionary.to_pylist(), dtype=object)
+    index_type = np.dtype(f"i{encoded.indices.type.bit_width // 8}")
+    return Encoded(labels, arrow_values(encoded.indices, index_type).astype(np.int64))

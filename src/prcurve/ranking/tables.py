@@ -354,8 +354,10 @@ def _flatten(
     lengths = np.fromiter(map(len, inner), dtype=np.int64, count=len(inner))
     n = int(lengths.sum())
     all_docs = list(itertools.chain.from_iterable(inner))
-    doc_ids = _arrow_objects(all_docs)
-    if doc_ids is None:
+    doc_ids = _keys.arrow_objects(all_docs)
+    if doc_ids is not None:
+        doc_ids = _keys.Encoded(check_id_labels("doc_id", doc_ids.labels), doc_ids.codes)
+    else:
         index: dict[Any, int] = collections.defaultdict(itertools.count().__next__)
         doc_codes = np.fromiter(map(index.__getitem__, all_docs), dtype=np.int64, count=n)
         doc_ids = _keys.Encoded(_labels("doc_id", list(index)), doc_codes)
@@ -366,29 +368,6 @@ def _flatten(
     queries = _keys.by_label(_keys.Encoded(_labels("query_id", query_labels),
                                            np.arange(len(query_labels), dtype=np.int64)))
     return _keys.Encoded(queries.labels, np.repeat(queries.codes, lengths)), doc_ids, values
-
-
-def _arrow_objects(ids: list[Any]) -> _keys.Encoded | None:
-    """Ids given as Python objects, all ``str`` or all ``bytes``, converted by pyarrow
-    once and dictionary-encoded; None without pyarrow, for a short list, or for
-    other objects (the dict path then encodes them, and the checks name them)."""
-    pa = _keys.arrow_module(len(ids))
-    if pa is None:
-        return None
-    first = type(ids[0])
-    kind = pa.string() if issubclass(first, str) else pa.binary() if issubclass(
-        first, bytes) else None
-    if kind is None:
-        return None
-    try:
-        array = pa.array(ids, type=kind)
-    except (pa.ArrowException, TypeError, ValueError, OverflowError):
-        return None  # another kind of id among them
-    encoded = array.dictionary_encode()
-    labels = np.array(encoded.dictionary.to_pylist(), dtype=object)
-    index_type = np.dtype(f"i{encoded.indices.type.bit_width // 8}")
-    return _keys.Encoded(check_id_labels("doc_id", labels),
-                         _keys.arrow_values(encoded.indices, index_type).astype(np.int64))
 
 
 def _values(inner: list[Mapping[Any, Any]], n: int) -> NDArray[Any]:
@@ -475,7 +454,7 @@ def _encode_column(column: Any, name: str, grouped: bool = False) -> _keys.Encod
             if chunks.null_count:
                 rows = np.flatnonzero(chunks.is_null().to_numpy(zero_copy_only=False))
                 raise missing_ids(name, rows)
-            return _arrow_encode(chunks, grouped)
+            return _keys.arrow_encode(chunks, grouped)
     if dtype is None or getattr(dtype, "kind", "O") in "iub":
         return None
     pd: Any = importlib.import_module("pandas")
@@ -484,47 +463,6 @@ def _encode_column(column: Any, name: str, grouped: bool = False) -> _keys.Encod
         raise missing_ids(name, np.flatnonzero(codes < 0))
     labels = np.asarray(uniques, dtype=object)
     return _keys.Encoded(labels, codes.astype(np.int64))
-
-
-def _arrow_encode(chunks: Any, grouped: bool) -> _keys.Encoded:
-    """A pyarrow column of ids without nulls as labels and codes, hashed by pyarrow
-    (one dictionary across chunks). ``grouped``: rows usually come in blocks of
-    one id (a query column), then neighbours are compared and only each
-    block's first id is encoded."""
-    pa: Any = importlib.import_module("pyarrow")
-    pc: Any = importlib.import_module("pyarrow.compute")
-    n = len(chunks)
-    if grouped and n > 1 and not pa.types.is_dictionary(chunks.type):
-        starts, at, last = [], 0, None
-        for chunk in chunks.chunks:
-            if not len(chunk):
-                continue
-            if last is None or not chunk[0].equals(last):
-                starts.append(np.array([at]))
-            changed = pc.indices_nonzero(pc.not_equal(chunk[1:], chunk[:-1]))
-            starts.append(_keys.arrow_values(changed, np.dtype(np.uint64)).astype(np.int64)
-                          + (at + 1))
-            at, last = at + len(chunk), chunk[len(chunk) - 1]
-        first = np.concatenate(starts)
-        if 4 * first.shape[0] <= n:
-            block_ids = _keys.by_label(_arrow_encode(chunks.take(pa.array(first)), False))
-            return _keys.Encoded(block_ids.labels,
-                                 np.repeat(block_ids.codes, np.diff(np.append(first, n))))
-    encoded = chunks if pa.types.is_dictionary(chunks.type) else chunks.dictionary_encode()
-    parts = [c for c in encoded.chunks if len(c)]
-    if parts and all(p.dictionary.equals(parts[0].dictionary) for p in parts[1:]):
-        dictionary = parts[0].dictionary
-        codes = np.concatenate([
-            _keys.arrow_values(p.indices, np.dtype(f"i{p.indices.type.bit_width // 8}"))
-            for p in parts]).astype(np.int64)
-    else:  # chunks with their own dictionaries (or none): one array, one dictionary
-        array = encoded.combine_chunks()
-        if not pa.types.is_dictionary(array.type):
-            array = array.dictionary_encode()
-        dictionary = array.dictionary
-        codes = array.indices.to_numpy(zero_copy_only=False).astype(np.int64)
-    labels = np.array(dictionary.to_pylist(), dtype=object)
-    return _keys.Encoded(labels if len(labels) else np.zeros(0, dtype=object), codes)
 
 
 def _qrels(columns: Columns) -> Qrels:
