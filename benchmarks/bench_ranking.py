@@ -12,18 +12,19 @@ files are) or shuffled (``--shuffled``). About 10% of retrieved documents are
 judged, a third of those relevant with grades 1-2, plus unretrieved relevant
 documents. Ids are strings for every library.
 
-Timings (best of ``--repeat``): prcurve from arrays end to end (encode the ids
-+ rank + join + measures); the construction of its Qrels and Run (the ids
-dictionary-encoded and checked for duplicates) and ``evaluate`` on those
-built tables (rank + join + measures), the counterpart of ranx's warm
-evaluate on its built Qrels and Run and of pytrec_eval's evaluate on its
-dicts; prcurve's measures on an already judged run; prcurve from pandas
-DataFrames and pyarrow Tables of the same columns, and from the same dicts
-the peers get; pytrec_eval's evaluate (its evaluator built outside the
-timing); ranx's evaluate cold (first call, JIT) and warm (second call), its
-Qrels/Run construction reported apart. The values are checked against each
-other before any time is reported. ``--trec-file`` also times ``prcurve trec``
-end to end on a run file written to a temporary directory.
+Timings (best of ``--repeat`` alternating rounds, each round running every
+case once, so that the machine's load hits every case alike): prcurve from
+arrays end to end (encode the ids + rank + join + measures); the construction
+of its Qrels and Run (the ids dictionary-encoded and checked for duplicates)
+and ``evaluate`` on those built tables (rank + join + measures), the
+counterpart of ranx's warm evaluate on its built Qrels and Run and of
+pytrec_eval's evaluate on its dicts; prcurve's measures on an already judged
+run; prcurve from pandas DataFrames and pyarrow Tables of the same columns,
+and from the same dicts the peers get; pytrec_eval's evaluate (its evaluator
+built outside the timing); ranx's evaluate cold (first call, JIT) and warm
+(second call), its Qrels/Run construction reported apart. The values are
+checked against each other before any time is reported. ``--trec-file`` also
+times ``prcurve trec`` end to end on a run file written to a temporary directory.
 """
 
 from __future__ import annotations
@@ -117,51 +118,41 @@ def main() -> None:
     data = make_data(args.queries, args.docs, args.ragged, args.shuffled)
     label = (f"{args.queries} queries x {'ragged ~' if args.ragged else ''}{args.docs} docs"
              f" ({data['rows']:,} rows, {'shuffled' if args.shuffled else 'rank order'})")
-    print(f"# {label}; CPU cores: {os.cpu_count()}")
-    rows: list[tuple[str, float]] = []
-
-    t, ours = best(lambda: evaluate(data["qrels"], data["run"], MEASURES), args.repeat)
-    rows.append(("prcurve evaluate, arrays, end to end", t))
-    t, (qrels, run) = best(
-        lambda: (Qrels.from_arrays(*data["qrels"]), Run.from_arrays(*data["run"])), args.repeat
-    )
-    rows.append(("prcurve Qrels + Run construction (ids encoded)", t))
-    t, built = best(lambda: evaluate(qrels, run, MEASURES), args.repeat)
-    rows.append(("prcurve evaluate, built Qrels + Run", t))
-    assert built.summary == ours.summary
-    judged = judge(qrels, run)
-    t, _ = best(lambda: judged.evaluate(MEASURES), args.repeat)
-    rows.append(("prcurve measures on a judged run", t))
+    print(f"# {label}; CPU cores: {os.cpu_count()}; load average {os.getloadavg()}")
     import pandas as pd
     import pyarrow as pa
 
+    # Every case is timed in alternating rounds (one run of each per round, best
+    # of --repeat), so that a change in the machine's load hits every case alike.
+    cases: list[tuple[str, Callable[[], Any]]] = []
+    qrels, run = Qrels.from_arrays(*data["qrels"]), Run.from_arrays(*data["run"])
+    judged = judge(qrels, run)
     frames = [{"query_id": q, "doc_id": d, name: v} for (q, d, v), name in
               ((data["qrels"], "relevance"), (data["run"], "score"))]
     pandas_frames = [pd.DataFrame(f) for f in frames]
-    t, from_pandas = best(lambda: evaluate(*pandas_frames, MEASURES), args.repeat)
-    rows.append(("prcurve evaluate, pandas DataFrames (object ids), end to end", t))
-    assert from_pandas.summary == ours.summary
     arrow_tables = [pa.table(f) for f in frames]
-    t, from_arrow = best(lambda: evaluate(*arrow_tables, MEASURES), args.repeat)
-    rows.append(("prcurve evaluate, pyarrow Tables, end to end", t))
-    assert from_arrow.summary == ours.summary
     qrels_dict, run_dict = to_dicts(data)
-    t, from_dicts = best(lambda: evaluate(qrels_dict, run_dict, MEASURES), args.repeat)
-    rows.append(("prcurve evaluate, dicts, end to end", t))
-    assert from_dicts.summary == ours.summary
-
+    cases += [
+        ("prcurve evaluate, arrays, end to end",
+         lambda: evaluate(data["qrels"], data["run"], MEASURES)),
+        ("prcurve Qrels + Run construction (ids encoded)",
+         lambda: (Qrels.from_arrays(*data["qrels"]), Run.from_arrays(*data["run"]))),
+        ("prcurve evaluate, built Qrels + Run", lambda: evaluate(qrels, run, MEASURES)),
+        ("prcurve measures on a judged run", lambda: judged.evaluate(MEASURES)),
+        (f"prcurve evaluate, pandas DataFrames ({pandas_frames[1]['doc_id'].dtype} ids), "
+         "end to end", lambda: evaluate(*pandas_frames, MEASURES)),
+        ("prcurve evaluate, pyarrow Tables, end to end",
+         lambda: evaluate(*arrow_tables, MEASURES)),
+        ("prcurve evaluate, dicts, end to end", lambda: evaluate(qrels_dict, run_dict, MEASURES)),
+    ]
+    rows: list[tuple[str, float]] = []
     if not args.no_peers:
         import pytrec_eval
         import ranx
 
         pytrec_measures = {"map", "P_10", "map_cut_100"}
         evaluator = pytrec_eval.RelevanceEvaluator(qrels_dict, pytrec_measures)
-        t, reference = best(lambda: evaluator.evaluate(run_dict), args.repeat)
-        rows.append(("pytrec_eval evaluate", t))
-        v9 = evaluate(qrels_dict, run_dict, MEASURES, score_precision="float32")
-        for theirs, mine in (("map", "AP"), ("P_10", "P@10"), ("map_cut_100", "AP@100")):
-            want = np.array([reference[q][theirs] for q in v9.query_ids.tolist()])
-            assert np.abs(want - v9.per_query[mine]).max() <= 1e-9, theirs
+        cases.append(("pytrec_eval evaluate", lambda: evaluator.evaluate(run_dict)))
         start = time.perf_counter()
         ranx_qrels, ranx_run = ranx.Qrels(qrels_dict), ranx.Run(run_dict)
         rows.append(("ranx Qrels + Run construction", time.perf_counter() - start))
@@ -169,16 +160,36 @@ def main() -> None:
         start = time.perf_counter()
         ranx.evaluate(ranx_qrels, ranx_run, ranx_measures, make_comparable=True)
         rows.append(("ranx evaluate, cold (first call)", time.perf_counter() - start))
-        t, theirs = best(
-            lambda: ranx.evaluate(ranx_qrels, ranx_run, ranx_measures, make_comparable=True),
-            args.repeat,
-        )
-        rows.append(("ranx evaluate, warm", t))
+        cases.append(("ranx evaluate, warm", lambda: ranx.evaluate(
+            ranx_qrels, ranx_run, ranx_measures, make_comparable=True)))
+
+    times: dict[str, list[float]] = {name: [] for name, _ in cases}
+    results: dict[str, Any] = {}
+    for _ in range(args.repeat):
+        for name, function in cases:
+            t, results[name] = best(function, 1)
+            times[name].append(t)
+    rows = [(name, min(times[name])) for name, _ in cases] + rows
+    ours = results["prcurve evaluate, arrays, end to end"]
+    for name, result in results.items():
+        if name.startswith("prcurve evaluate"):
+            assert result.summary == ours.summary, name
+    if not args.no_peers:
+        reference = results["pytrec_eval evaluate"]
+        v9 = evaluate(qrels_dict, run_dict, MEASURES, score_precision="float32")
+        for theirs, mine in (("map", "AP"), ("P_10", "P@10"), ("map_cut_100", "AP@100")):
+            want = np.array([reference[q][theirs] for q in v9.query_ids.tolist()])
+            assert np.abs(want - v9.per_query[mine]).max() <= 1e-9, theirs
         # ranx breaks score ties its own way (not by document id), so with ties its
         # numbers differ slightly; without ties they agree to 1e-9.
-        gap = max(abs(float(theirs[n]) - ours[m]) for n, m in zip(ranx_measures, MEASURES,
-                                                                  strict=True))
+        from_ranx = results["ranx evaluate, warm"]
+        gap = max(abs(float(from_ranx[n]) - ours[m]) for n, m in zip(ranx_measures, MEASURES,
+                                                                     strict=True))
         print(f"ranx vs prcurve, largest summary difference: {gap:.2e}")
+        for name in [n for n, _ in cases if n.startswith("prcurve evaluate")]:
+            mine = min(times[name])
+            print(f"# {name}: {min(times['pytrec_eval evaluate']) / mine:.1f}x pytrec_eval, "
+                  f"{min(times['ranx evaluate, warm']) / mine:.1f}x ranx warm")
 
     if args.trec_file:
         with tempfile.TemporaryDirectory() as folder:

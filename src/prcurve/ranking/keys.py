@@ -4,13 +4,17 @@ Ranking evaluation joins a run (query, document, score) with judgments
 (query, document, grade). Comparing string ids row by row, or sorting them,
 costs far more than the measures; hashing each id once to a ``uint64`` and
 looking the keys up in an open-addressing table costs a few passes over
-integer arrays. Everything here is exact: integer ids map to keys
-bijectively, and every caller compares the ids themselves wherever two string
-keys are equal (a collision is then detected, never trusted).
+integer arrays; when pyarrow is installed, large columns use its hash tables
+(C, one pass), and pyarrow columns and lists of Python ids are encoded by it
+directly (:func:`arrow_encode`, :func:`arrow_objects`). Everything here is
+exact: integer ids map to keys bijectively, and every caller compares the ids
+themselves wherever two string keys are equal (a collision is then detected,
+never trusted).
 """
 
 from __future__ import annotations
 
+import importlib
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
@@ -162,21 +166,33 @@ def encode(ids: NDArray[Any], *, grouped: bool = False, sort_labels: bool = Fals
     ``grouped``: rows usually come in blocks of one id (a run's query column),
     then only the blocks' ids are encoded. ``sort_labels``: labels in id
     order (byte order for strings), so codes compare as the ids do.
+    Large text columns are hashed by pyarrow when it is installed (C, one
+    pass), as their words (short ids) or their fixed-width bytes.
     """
     n = ids.shape[0]
-    words = text_words(ids) if n else None
-    if words is None and grouped and n:
-        starts, lengths = blocks(ids)
+    if grouped and n > 1:
+        # Neighbours compared as they are (strings: one C pass, no words made):
+        # the blocks' first ids alone are encoded.
+        change = np.empty(n, dtype=bool)
+        change[0] = True
+        np.not_equal(ids[1:], ids[:-1], out=change[1:])
+        starts = np.flatnonzero(change)
         if 4 * starts.shape[0] <= n:
             block_ids = encode(ids[starts], sort_labels=sort_labels)
-            return Encoded(block_ids.labels, np.repeat(block_ids.codes, lengths))
+            return Encoded(block_ids.labels,
+                           np.repeat(block_ids.codes, np.diff(np.append(starts, n))))
+    words = text_words(ids) if n else None
     if words is not None:  # short text ids: exact words, no check against the ids needed
-        encoded = encode_words(words, grouped=grouped)
+        encoded = encode_words(words)
         labels = encoded.labels
         if ids.dtype.kind == "U":  # back to text: the bytes were code points below 256
             labels = np.char.decode(labels, "latin-1").astype(ids.dtype)
         out = Encoded(labels, encoded.codes)
-        return _by_label(out) if sort_labels else out
+        return by_label(out) if sort_labels else out
+    if ids.dtype.kind in "SU":
+        fixed = _fixed_width_encode(ids)
+        if fixed is not None:
+            return by_label(fixed) if sort_labels else fixed
     keys = id_keys(ids)
     table_keys = distinct(keys)
     codes = KeyTable(table_keys).find(keys)
@@ -186,11 +202,62 @@ def encode(ids: NDArray[Any], *, grouped: bool = False, sort_labels: bool = Fals
     if ids.dtype.kind not in "iu" and not np.array_equal(labels[codes], ids):
         labels, inverse = np.unique(ids, return_inverse=True)  # a hash collision: exact
         return Encoded(labels, inverse.astype(np.int64))
-    return _by_label(Encoded(labels, codes)) if sort_labels else Encoded(labels, codes)
+    return by_label(Encoded(labels, codes)) if sort_labels else Encoded(labels, codes)
 
 
-def _by_label(encoded: Encoded) -> Encoded:
-    """The same encoding with its labels in id order (byte order for strings)."""
+# -- pyarrow's hash tables, for large columns -------------------------------------------
+
+ARROW_ROWS = 1 << 16  # columns at least this long are hashed by pyarrow, when installed
+
+
+def arrow_module(n: int) -> Any | None:
+    """The pyarrow module for a column of ``n`` rows, or None (too short, or not installed)."""
+    if n < ARROW_ROWS:
+        return None
+    try:
+        return importlib.import_module("pyarrow")
+    except ImportError:
+        return None
+
+
+def _arrow_dictionary(array: Any, dtype: Any) -> tuple[NDArray[Any], I64]:
+    """pyarrow's ``dictionary_encode`` of a fixed-width array: the distinct values
+    (first-seen order) as numpy ``dtype`` and each row's code. Buffers are read
+    directly (``to_numpy`` may import pandas)."""
+    encoded = array.dictionary_encode()
+    values = arrow_values(encoded.dictionary, np.dtype(dtype)).copy()
+    codes = arrow_values(encoded.indices, np.dtype(f"i{encoded.indices.type.bit_width // 8}"))
+    return values, codes.astype(np.int64)
+
+
+def arrow_values(array: Any, dtype: np.dtype[Any]) -> NDArray[Any]:
+    """The values of a fixed-width pyarrow array without nulls: a view of its buffer
+    (``to_numpy`` may import pandas)."""
+    raw = np.frombuffer(array.buffers()[1], dtype=np.uint8)
+    begin = array.offset * dtype.itemsize
+    return raw[begin:begin + len(array) * dtype.itemsize].view(dtype)
+
+
+def _fixed_width_encode(ids: NDArray[Any]) -> Encoded | None:
+    """Text ids hashed by pyarrow as fixed-width binary values: the array's own
+    bytes (NUL-padded, so equal bytes mean equal ids), no copy. None when
+    pyarrow is missing or the column is short."""
+    pa = arrow_module(ids.shape[0])
+    if pa is None or ids.dtype.itemsize == 0:
+        return None
+    ids = np.ascontiguousarray(ids)
+    array = pa.Array.from_buffers(pa.binary(ids.dtype.itemsize), ids.shape[0],
+                                  [None, pa.py_buffer(ids.view(np.uint8))])
+    labels, codes = _arrow_dictionary(array, ids.dtype)
+    return Encoded(labels, codes)
+
+
+def by_label(encoded: Encoded) -> Encoded:
+    """The same encoding with its labels in id order (byte order for strings);
+    itself when they are in order already (no pass over the rows)."""
+    labels = encoded.labels
+    if labels.shape[0] < 2 or bool((labels[1:] > labels[:-1]).all()):
+        return encoded
     by_id = np.argsort(encoded.labels, kind="stable")
     rank = np.empty(by_id.shape[0], dtype=np.int64)
     rank[by_id] = np.arange(by_id.shape[0])
@@ -200,26 +267,35 @@ def _by_label(encoded: Encoded) -> Encoded:
 def text_words(ids: NDArray[Any], max_words: int = 4) -> list[U64] | None:
     """The words (:func:`encode_words`) of a text column: bytes (``S``), or
     ``U`` whose characters are all below 256 (one byte each, exact); None for
-    other columns, longer ids than ``max_words`` words, or ids holding NUL."""
+    other columns, longer ids than ``max_words`` words, or ids that are empty
+    or start with NUL.
+
+    Each character is copied into its byte of the word, column by column over
+    blocks of rows small enough to stay in cache (one pass over the ids)."""
     if ids.dtype.kind not in "SU":
         return None
     unit = 4 if ids.dtype.kind == "U" else 1
     width = ids.dtype.itemsize // unit
-    n_words = max((width + 7) // 8, 1)
-    if n_words > max_words:
+    n_words = (width + 7) // 8
+    if width == 0 or n_words > max_words:
         return None
-    matrix = np.ascontiguousarray(ids).view(np.uint32 if unit == 4 else np.uint8).reshape(
-        -1, max(width, 1))
-    if unit == 4 and width and int(matrix.max(initial=0)) > 255:
-        return None
-    padded = np.zeros((ids.shape[0], 8 * n_words), dtype=np.uint8)
-    padded[:, :width] = matrix[:, :width]  # NUL padding, as in the array itself
-    if width and not padded[:, 0].all():
-        return None  # an empty id, or one starting with NUL: the general path
-    words = padded.view(np.uint64)
-    if np.little_endian:
-        words.byteswap(inplace=True)  # the bytes, read big-endian: words compare as they do
-    return [np.ascontiguousarray(words[:, k]) for k in range(n_words)]
+    n = ids.shape[0]
+    matrix = np.ascontiguousarray(ids).view(np.uint32 if unit == 4 else np.uint8).reshape(n, width)
+    words = [np.zeros(n, dtype=np.uint64) for _ in range(n_words)]
+    # Character i of an id is byte i % 8 of word i // 8, counted from the most
+    # significant end (big-endian), so that words compare as the ids do.
+    targets = [(words[i // 8].view(np.uint8).reshape(n, 8), 7 - i % 8 if np.little_endian
+                else i % 8) for i in range(width)]
+    step = 1 << 15
+    for begin in range(0, n, step):
+        block = matrix[begin:begin + step]
+        if unit == 4 and int(block.max()) > 255:
+            return None
+        if not block[:, 0].all():
+            return None  # an empty id, or one starting with NUL: the general path
+        for i, (target, byte) in enumerate(targets):
+            target[begin:begin + step, byte] = block[:, i]
+    return words
 
 
 def match(ids: NDArray[Any], targets: NDArray[Any]) -> I64:
@@ -247,7 +323,11 @@ _SAMPLE = 1 << 20  # rows whose distinct keys seed the table (the rest are looke
 
 def _distinct_codes(key: U64) -> tuple[U64, I64]:
     """The distinct keys (in no particular order) and each row's index among them:
-    the keys of a sample of rows first, then those of the rows not found."""
+    pyarrow's hash table for a large column, when installed; otherwise the keys
+    of a sample of rows first, then those of the rows not found."""
+    pa = arrow_module(key.shape[0])
+    if pa is not None:
+        return _arrow_dictionary(pa.array(key), np.uint64)
     known = distinct(key[:_SAMPLE])
     codes = KeyTable(known).find(key)
     missing = np.flatnonzero(codes < 0)
@@ -339,3 +419,84 @@ def byte_words(
         word &= _MASKS[np.clip(lengths - 8 * k, 0, 8)]  # bytes past the string: zero
         out.append(word)
     return out
+
+
+def _arrow_binary(array: Any) -> tuple[NDArray[np.uint8], I64]:
+    """The data buffer and the offsets (int64) of a pyarrow binary or string array."""
+    pa: Any = importlib.import_module("pyarrow")
+    large = pa.types.is_large_binary(array.type) or pa.types.is_large_string(array.type)
+    offsets = np.frombuffer(array.buffers()[1], dtype=np.int64 if large else np.int32)[
+        array.offset:array.offset + len(array) + 1].astype(np.int64)
+    body = array.buffers()[2]
+    buffer = np.frombuffer(body, dtype=np.uint8) if body is not None else np.zeros(0, np.uint8)
+    return buffer, offsets
+
+
+def arrow_words(array: Any) -> list[U64]:
+    """The words (:func:`encode_words`) of a pyarrow binary or string array
+    without nulls, read from its offsets and data buffers (no Python object per row)."""
+    buffer, offsets = _arrow_binary(array)
+    return byte_words(buffer, offsets[:-1], np.diff(offsets))
+
+
+def arrow_encode(chunks: Any, grouped: bool) -> Encoded:
+    """A pyarrow column of ids without nulls as labels and codes, hashed by pyarrow
+    (one dictionary across chunks). ``grouped``: rows usually come in blocks of
+    one id (a query column), then neighbours are compared and only each
+    block's first id is encoded."""
+    pa: Any = importlib.import_module("pyarrow")
+    pc: Any = importlib.import_module("pyarrow.compute")
+    n = len(chunks)
+    if grouped and n > 1 and not pa.types.is_dictionary(chunks.type):
+        starts, at, last = [], 0, None
+        for chunk in chunks.chunks:
+            if not len(chunk):
+                continue
+            if last is None or not chunk[0].equals(last):
+                starts.append(np.array([at]))
+            changed = pc.indices_nonzero(pc.not_equal(chunk[1:], chunk[:-1]))
+            starts.append(arrow_values(changed, np.dtype(np.uint64)).astype(np.int64)
+                          + (at + 1))
+            at, last = at + len(chunk), chunk[len(chunk) - 1]
+        first = np.concatenate(starts)
+        if 4 * first.shape[0] <= n:
+            block_ids = by_label(arrow_encode(chunks.take(pa.array(first)), False))
+            return Encoded(block_ids.labels,
+                           np.repeat(block_ids.codes, np.diff(np.append(first, n))))
+    encoded = chunks if pa.types.is_dictionary(chunks.type) else chunks.dictionary_encode()
+    parts = [c for c in encoded.chunks if len(c)]
+    if parts and all(p.dictionary.equals(parts[0].dictionary) for p in parts[1:]):
+        dictionary = parts[0].dictionary
+        codes = np.concatenate([
+            arrow_values(p.indices, np.dtype(f"i{p.indices.type.bit_width // 8}"))
+            for p in parts]).astype(np.int64)
+    else:  # chunks with their own dictionaries (or none): one array, one dictionary
+        array = encoded.combine_chunks()
+        if not pa.types.is_dictionary(array.type):
+            array = array.dictionary_encode()
+        dictionary = array.dictionary
+        codes = array.indices.to_numpy(zero_copy_only=False).astype(np.int64)
+    labels = np.array(dictionary.to_pylist(), dtype=object)
+    return Encoded(labels if len(labels) else np.zeros(0, dtype=object), codes)
+
+
+def arrow_objects(ids: list[Any]) -> Encoded | None:
+    """Ids given as Python objects, all ``str`` or all ``bytes``, converted by pyarrow
+    once and dictionary-encoded (labels: an object array, for the caller to
+    check); None without pyarrow, for a short list, or for other objects."""
+    pa = arrow_module(len(ids))
+    if pa is None:
+        return None
+    first = type(ids[0])
+    kind = pa.string() if issubclass(first, str) else pa.binary() if issubclass(
+        first, bytes) else None
+    if kind is None:
+        return None
+    try:
+        array = pa.array(ids, type=kind)
+    except (pa.ArrowException, TypeError, ValueError, OverflowError):
+        return None  # another kind of id among them
+    encoded = array.dictionary_encode()
+    labels = np.array(encoded.dictionary.to_pylist(), dtype=object)
+    index_type = np.dtype(f"i{encoded.indices.type.bit_width // 8}")
+    return Encoded(labels, arrow_values(encoded.indices, index_type).astype(np.int64))

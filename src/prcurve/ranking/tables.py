@@ -16,6 +16,7 @@ TREC files are read as trec_eval reads them (``get_qrels.c``,
 
 from __future__ import annotations
 
+import collections
 import importlib
 import itertools
 import os
@@ -79,7 +80,7 @@ class _LongTable:
         self._consecutive_lines = consecutive_lines  # row i is line i + 1 of ``source``
         self._query_id = None if isinstance(query_id, _keys.Encoded) else query_id
         self._doc_id = None if isinstance(doc_id, _keys.Encoded) else doc_id
-        queries = (_sorted(query_id) if isinstance(query_id, _keys.Encoded)
+        queries = (_keys.by_label(query_id) if isinstance(query_id, _keys.Encoded)
                    else _keys.encode(query_id, grouped=True, sort_labels=True))
         docs = doc_id if isinstance(doc_id, _keys.Encoded) else _keys.encode(doc_id)
         self._queries, self._docs = queries, docs
@@ -206,14 +207,6 @@ class _LongTable:
 
 
 _T = TypeVar("_T", bound=_LongTable)
-
-
-def _sorted(encoded: _keys.Encoded) -> _keys.Encoded:
-    """The same encoding with its labels in id order (byte order for strings)."""
-    by_id = np.argsort(encoded.labels, kind="stable")
-    rank = np.empty(by_id.shape[0], dtype=np.int64)
-    rank[by_id] = np.arange(by_id.shape[0])
-    return _keys.Encoded(encoded.labels[by_id], rank[encoded.codes])
 
 
 class Qrels(_LongTable):
@@ -351,7 +344,9 @@ def _flatten(
     nested: Mapping[Any, Mapping[Any, Any]], argument: str
 ) -> tuple[_keys.Encoded, _keys.Encoded, NDArray[Any]]:
     """Walk ``{query: {doc: value}}`` once per level, at C speed: the documents are
-    numbered in a dict as they are first seen, and rows become integer codes."""
+    listed once (``itertools.chain`` over the inner dicts' keys) and encoded
+    by pyarrow when installed (one conversion, one hash table), else numbered
+    in a dict as they are first seen; rows become integer codes."""
     inner: list[Mapping[Any, Any]] = list(nested.values())
     for query, docs in zip(nested, inner, strict=True):
         if not isinstance(docs, Mapping):
@@ -359,21 +354,40 @@ def _flatten(
     lengths = np.fromiter(map(len, inner), dtype=np.int64, count=len(inner))
     n = int(lengths.sum())
     all_docs = list(itertools.chain.from_iterable(inner))
-    index = dict.fromkeys(all_docs)
-    for code, doc in enumerate(index):
-        index[doc] = code
-    doc_codes = np.fromiter(map(index.__getitem__, all_docs), dtype=np.int64, count=n)
+    doc_ids = _keys.arrow_objects(all_docs)
+    if doc_ids is not None:
+        doc_ids = _keys.Encoded(check_id_labels("doc_id", doc_ids.labels), doc_ids.codes)
+    else:
+        index: dict[Any, int] = collections.defaultdict(itertools.count().__next__)
+        doc_codes = np.fromiter(map(index.__getitem__, all_docs), dtype=np.int64, count=n)
+        doc_ids = _keys.Encoded(_labels("doc_id", list(index)), doc_codes)
+    del all_docs
     values = _values(inner, n)
+    # The queries put in id order once per query, before their codes are repeated per row.
     query_labels = list(nested)
-    queries = _keys.Encoded(_labels("query_id", query_labels),
-                            np.repeat(np.arange(len(query_labels), dtype=np.int64), lengths))
-    return queries, _keys.Encoded(_labels("doc_id", list(index)), doc_codes), values
+    queries = _keys.by_label(_keys.Encoded(_labels("query_id", query_labels),
+                                           np.arange(len(query_labels), dtype=np.int64)))
+    return _keys.Encoded(queries.labels, np.repeat(queries.codes, lengths)), doc_ids, values
 
 
 def _values(inner: list[Mapping[Any, Any]], n: int) -> NDArray[Any]:
-    """The dicts' values in row order: numbers read straight into one float64
-    array (grades are checked to be whole afterwards); anything else (text,
-    integers beyond 2^53) through a list, for the checks to name it."""
+    """The dicts' values in row order: numbers converted by pyarrow in one call
+    when it is installed, or read straight into one float64 array after a
+    check of their types (grades are checked to be whole afterwards); anything
+    else (text, integers beyond 2^53) through a list, for the checks to name it."""
+    pa = _keys.arrow_module(n)
+    if pa is not None:
+        listed = list(itertools.chain.from_iterable(d.values() for d in inner))
+        try:
+            array = pa.array(listed)
+        except (pa.ArrowException, TypeError, ValueError, OverflowError):
+            array = None
+        if array is not None and not array.null_count and (
+                pa.types.is_floating(array.type) or pa.types.is_integer(array.type)):
+            code = "f" if pa.types.is_floating(array.type) else (
+                "i" if pa.types.is_signed_integer(array.type) else "u")
+            return _keys.arrow_values(array, np.dtype(f"{code}{array.type.bit_width // 8}"))
+        del listed  # not all numbers: the checks below
     kinds = set(map(type, itertools.chain.from_iterable(d.values() for d in inner)))
     if all(issubclass(k, (int, float, np.integer, np.floating)) for k in kinds):
         values = np.fromiter(itertools.chain.from_iterable(d.values() for d in inner),
@@ -402,7 +416,7 @@ def _frame_columns(
     for role, name in chosen.items():
         column = frame[name]  # a pandas Series or a pyarrow ChunkedArray
         if role != "value":
-            encoded = _encode_column(column, name)
+            encoded = _encode_column(column, name, grouped=role == "query")
             if encoded is not None:
                 out[role] = encoded
                 continue
@@ -410,29 +424,37 @@ def _frame_columns(
     return out
 
 
-def _encode_column(column: Any, name: str) -> _keys.Encoded | None:
+def _encode_column(column: Any, name: str, grouped: bool = False) -> _keys.Encoded | None:
     """A text id column of a pyarrow Table or pandas DataFrame as labels and codes,
-    encoded by the library that holds it; None for numeric columns."""
+    encoded by the library that holds it; None for numeric columns.
+
+    pyarrow's columns, and pandas' columns stored by pyarrow (its ``str``
+    dtype, taken without a copy), are encoded by pyarrow (:func:`_arrow_encode`);
+    other pandas columns by ``pd.factorize``.
+    """
+    dtype = getattr(column, "dtype", None)
     if hasattr(column, "combine_chunks"):  # pyarrow ChunkedArray
+        chunks = column
+    elif (dtype is not None and getattr(dtype, "kind", "O") not in "iubf"
+          and hasattr(getattr(column, "array", None), "__arrow_array__")):
+        chunks = column.array.__arrow_array__()  # pandas' pyarrow storage, no copy
+    else:
+        chunks = None
+    if chunks is not None:
         pa: Any = importlib.import_module("pyarrow")
 
-        kind = column.type
+        kind = chunks.type
         if pa.types.is_dictionary(kind):
             kind = kind.value_type
         if not (pa.types.is_string(kind) or pa.types.is_large_string(kind)
                 or pa.types.is_binary(kind) or pa.types.is_large_binary(kind)):
-            return None
-        if column.null_count:
-            rows = np.flatnonzero(column.is_null().to_numpy(zero_copy_only=False))
-            raise missing_ids(name, rows)
-        array = column.combine_chunks()
-        encoded = array if pa.types.is_dictionary(array.type) else array.dictionary_encode()
-        labels = np.array(encoded.dictionary.to_pylist(), dtype=object)
-        if not len(labels):
-            labels = np.zeros(0, dtype=object)
-        codes = encoded.indices.to_numpy(zero_copy_only=False).astype(np.int64)
-        return _keys.Encoded(labels, codes)
-    dtype = getattr(column, "dtype", None)
+            if hasattr(column, "combine_chunks"):
+                return None
+        else:
+            if chunks.null_count:
+                rows = np.flatnonzero(chunks.is_null().to_numpy(zero_copy_only=False))
+                raise missing_ids(name, rows)
+            return _keys.arrow_encode(chunks, grouped)
     if dtype is None or getattr(dtype, "kind", "O") in "iub":
         return None
     pd: Any = importlib.import_module("pandas")

@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from prcurve.ranking.keys import Encoded, byte_words, encode_words
+from prcurve.ranking.keys import Encoded, arrow_words, encode_words
 from prcurve.ranking.trec_format import (
     LAYOUT,
     SPECIAL_STARTS,
@@ -227,12 +227,12 @@ def _arrow_columns(source_data: Any, kind: str, sniffer: _Sniffer, source: str) 
             if column.null_count:  # none with null_values=[]; the exact reader if so
                 return None
             values[at:at + rows] = _numbers(column, dtype)
-            words = _binary_words(batch.column(1))
+            words = arrow_words(batch.column(1))
             while len(doc_words) < len(words):  # a longer id: more words, zero so far
                 doc_words.append(np.zeros(n, dtype=np.uint64))
             for k, word in enumerate(words):
                 doc_words[k][at:at + rows] = word
-            words = _binary_words(batch.column(0))
+            words = arrow_words(batch.column(0))
             change = np.zeros(rows, dtype=bool)
             change[0] = previous is None or len(previous) != len(words) or any(
                 w[0] != p[-1] for w, p in zip(words, previous, strict=True))
@@ -260,15 +260,6 @@ def _arrow_columns(source_data: Any, kind: str, sniffer: _Sniffer, source: str) 
         _tail_field(source_data, 5) if isinstance(source_data, str)
         else last_line_field(source_data, 5))
     return Columns(queries, docs, values, None, run_id, source)
-
-
-def _binary_words(array: Any) -> list[NDArray[np.uint64]]:
-    """The words (keys.encode_words) of a pyarrow binary array."""
-    offsets = np.frombuffer(array.buffers()[1], dtype=np.int32)[
-        array.offset:array.offset + len(array) + 1].astype(np.int64)
-    body = array.buffers()[2]
-    buffer = np.frombuffer(body, dtype=np.uint8) if body is not None else np.zeros(0, np.uint8)
-    return byte_words(buffer, offsets[:-1], np.diff(offsets))
 
 
 def _numbers(array: Any, dtype: Any) -> NDArray[Any]:

@@ -1,0 +1,229 @@
+"""The fast id encodings (pyarrow's hash tables, words of short ids, neighbour
+comparison of grouped columns, pandas' pyarrow storage) give what the general
+numpy path gives: the same rows, the same errors, the same evaluation."""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from prcurve import InvalidInputError
+from prcurve.ranking import Qrels, Run, evaluate
+from prcurve.ranking import keys as _keys
+
+# Non-ASCII (Latin-1 and beyond), '#', '-', digits; empty ids where the column allows.
+TEXT = st.text(alphabet=st.sampled_from("ab#-Z9\u00e9\u4e2d"), max_size=12)
+MEASURES = ["AP", "P@2", "RR", "num_rel_ret", "ndcg"]
+
+
+@contextlib.contextmanager
+def fast(on: bool) -> Iterator[None]:
+    """pyarrow's paths for every column length (True) or for none (False)."""
+    original = _keys.ARROW_ROWS
+    _keys.ARROW_ROWS = 0 if on else 1 << 62
+    try:
+        yield
+    finally:
+        _keys.ARROW_ROWS = original
+
+
+@st.composite
+def id_columns(draw: Any) -> np.ndarray:
+    kind = draw(st.sampled_from(["U", "S", "int", "wide"]))
+    if kind == "int":
+        values = draw(st.lists(st.integers(-(2**63), 2**63 - 1), min_size=1, max_size=20))
+        return np.array(draw(st.lists(st.sampled_from(values), max_size=50)), dtype=np.int64)
+    text = st.text(alphabet=st.sampled_from("ab\u00e9\u4e2d"), min_size=30, max_size=40) \
+        if kind == "wide" else TEXT
+    words = draw(st.lists(text, min_size=1, max_size=12))
+    column = draw(st.lists(st.sampled_from(words), max_size=50))
+    array = np.array(column, dtype=str) if column else np.zeros(0, dtype="U1")
+    return np.char.encode(array, "utf-8") if kind == "S" else array
+
+
+@settings(max_examples=150, deadline=None)
+@given(ids=id_columns(), grouped=st.booleans(), sort_labels=st.booleans())
+def test_pyarrow_encoding_matches_the_numpy_one(
+    ids: np.ndarray, grouped: bool, sort_labels: bool
+) -> None:
+    if grouped:
+        ids = np.sort(ids)
+    with fast(True):
+        quick = _keys.encode(ids, grouped=grouped, sort_labels=sort_labels)
+    with fast(False):
+        general = _keys.encode(ids, grouped=grouped, sort_labels=sort_labels)
+    assert np.array_equal(quick.labels[quick.codes], ids)
+    assert np.array_equal(general.labels[general.codes], ids)
+    assert quick.labels.dtype == general.labels.dtype
+    assert sorted(quick.labels.tolist()) == sorted(set(ids.tolist()))
+    if sort_labels:
+        assert np.array_equal(quick.labels, general.labels)
+        assert np.array_equal(quick.codes, general.codes)
+
+
+def test_text_words_are_the_ids_bytes() -> None:
+    # Latin-1 text as one byte per character, big-endian: words compare as the ids.
+    ids = np.array(["d1", "\u00e9t\u00e9", "abcdefghij", "a"])
+    words = _keys.text_words(ids)
+    assert words is not None
+    assert len(words) == 2
+    assert _keys.word_labels(words).tolist() == [i.encode("latin-1") for i in ids.tolist()]
+    order = np.lexsort(tuple(reversed(words)))
+    assert ids[order].tolist() == sorted(ids.tolist())
+    # Characters beyond Latin-1, empty ids and long ids are left to the general path.
+    assert _keys.text_words(np.array(["\u4e2d", "a"])) is None
+    assert _keys.text_words(np.array(["", "a"])) is None
+    assert _keys.text_words(np.array(["a" * 40])) is None
+
+
+@st.composite
+def tables(draw: Any) -> tuple[list[Any], list[Any], list[int], list[Any], list[Any], list[float]]:
+    """Qrels and run columns: string ids (non-ASCII, some run documents unjudged,
+    some judged documents not retrieved), rows grouped by query or shuffled."""
+    queries = draw(st.lists(TEXT.filter(bool), min_size=1, max_size=4, unique=True))
+    docs = draw(st.lists(TEXT, min_size=1, max_size=10, unique=True))
+    run = draw(st.lists(st.tuples(st.sampled_from(queries), st.sampled_from(docs)),
+                        min_size=1, max_size=40, unique=True))
+    judged = draw(st.lists(st.tuples(st.sampled_from(queries), st.sampled_from(docs)),
+                           min_size=1, max_size=30, unique=True))
+    if (run[0][0], docs[0]) not in judged:  # one query at least with both
+        judged.append((run[0][0], docs[0]))
+    if draw(st.booleans()):
+        run.sort(key=lambda row: row[0])
+    scores = draw(st.lists(st.sampled_from([0.0, 0.5, 1.0, 2.5]), min_size=len(run),
+                           max_size=len(run)))
+    grades = draw(st.lists(st.integers(-1, 2), min_size=len(judged), max_size=len(judged)))
+    return ([q for q, _ in judged], [d for _, d in judged], grades,
+            [q for q, _ in run], [d for _, d in run], scores)
+
+
+def _forms(columns: tuple[list[Any], ...]) -> dict[str, tuple[Any, Any]]:
+    qq, qd, grade, rq, rd, score = columns
+    qrels_frame = {"query_id": qq, "doc_id": qd, "relevance": grade}
+    run_frame = {"query_id": rq, "doc_id": rd, "score": score}
+    qrels_dict: dict[str, dict[str, int]] = {}
+    for q, d, g in zip(qq, qd, grade, strict=True):
+        qrels_dict.setdefault(q, {})[d] = g
+    run_dict: dict[str, dict[str, float]] = {}
+    for q, d, s in zip(rq, rd, score, strict=True):
+        run_dict.setdefault(q, {})[d] = s
+
+    def chunked(frame: dict[str, list[Any]], large: bool) -> pa.Table:
+        # Several chunks (one row each at first), large_string or string.
+        kind = pa.large_string() if large else pa.string()
+        half = len(frame["query_id"]) // 2
+        table = pa.table({k: pa.array(v, type=kind) if k != "score" and k != "relevance"
+                          else pa.array(v) for k, v in frame.items()})
+        return pa.concat_tables([table.slice(0, 1), table.slice(1, half), table.slice(half + 1)])
+
+    return {
+        "arrays": ((np.array(qq), np.array(qd), np.array(grade)),
+                   (np.array(rq), np.array(rd), np.array(score))),
+        "bytes": ((np.char.encode(np.array(qq), "utf-8"), np.char.encode(np.array(qd), "utf-8"),
+                   np.array(grade)),
+                  (np.char.encode(np.array(rq), "utf-8"), np.char.encode(np.array(rd), "utf-8"),
+                   np.array(score))),
+        "pandas str": (pd.DataFrame(qrels_frame), pd.DataFrame(run_frame)),
+        "pandas object": (pd.DataFrame(qrels_frame, dtype=object).astype({"relevance": int}),
+                          pd.DataFrame(run_frame, dtype=object).astype({"score": float})),
+        "arrow": (chunked(qrels_frame, False), chunked(run_frame, False)),
+        "arrow large": (chunked(qrels_frame, True), chunked(run_frame, True)),
+        "arrow dictionary": (
+            pa.table({k: pa.array(v).dictionary_encode() if k != "relevance" else pa.array(v)
+                      for k, v in qrels_frame.items()}),
+            pa.table({k: pa.array(v).dictionary_encode() if k != "score" else pa.array(v)
+                      for k, v in run_frame.items()})),
+        "dicts": (qrels_dict, run_dict),
+    }
+
+
+def _as_text(ids: np.ndarray) -> list[str]:
+    return [i.decode("utf-8") if isinstance(i, bytes) else i for i in ids.tolist()]
+
+
+@settings(max_examples=60, deadline=None)
+@given(columns=tables())
+def test_every_input_form_and_path_gives_the_same_tables_and_numbers(
+    columns: tuple[list[Any], ...]
+) -> None:
+    qq, qd, grade, rq, rd, score = columns
+    with fast(False):
+        expected = evaluate((np.array(qq), np.array(qd), np.array(grade)),
+                            (np.array(rq), np.array(rd), np.array(score)), MEASURES)
+    for on in (True, False):
+        for form, (qrels, run) in _forms(columns).items():
+            with fast(on):
+                built_qrels, built_run = Qrels.coerce(qrels), Run.coerce(run)
+            if form != "dicts":  # dicts list each query's rows together
+                assert _as_text(built_run.query_id) == rq, form
+                assert _as_text(built_run.doc_id) == rd, form
+                assert built_run.score.tolist() == score, form
+                assert _as_text(built_qrels.doc_id) == qd, form
+                assert built_qrels.relevance.tolist() == grade, form
+            result = evaluate(built_qrels, built_run, MEASURES)
+            assert _as_text(result.query_ids) == _as_text(expected.query_ids), form
+            for name in MEASURES:
+                np.testing.assert_array_equal(result.per_query[name], expected.per_query[name],
+                                              err_msg=f"{form} {name} fast={on}")
+
+
+@pytest.mark.parametrize("on", [True, False])
+def test_duplicates_and_missing_ids_are_refused_on_every_path(on: bool) -> None:
+    with fast(on):
+        _refused()
+
+
+def _refused() -> None:
+    query = ["q\u00e9", "q\u00e9", "q2"]
+    doc = ["d\u4e2d", "d\u4e2d", "d1"]
+    score = [1.0, 2.0, 3.0]
+    forms: list[Any] = [
+        (np.array(query), np.array(doc), np.array(score)),
+        pd.DataFrame({"query_id": query, "doc_id": doc, "score": score}),
+        pa.table({"query_id": query, "doc_id": doc, "score": score}),
+        pa.table({"query_id": pa.array(query, pa.large_string()),
+                  "doc_id": pa.array(doc).dictionary_encode(), "score": score}),
+    ]
+    for form in forms:
+        with pytest.raises(InvalidInputError, match="appears twice"):
+            Run.coerce(form)
+    with pytest.raises(InvalidInputError, match="missing ids"):
+        Run.coerce(pa.table({"query_id": ["a", None], "doc_id": ["x", "y"], "score": [1., 2.]}))
+    with pytest.raises(InvalidInputError, match="missing ids"):
+        Run.coerce(pd.DataFrame({"query_id": ["a", None], "doc_id": ["x", "y"],
+                                 "score": [1., 2.]}))
+
+
+@pytest.mark.parametrize("on", [True, False])
+def test_dict_values_and_ids_are_checked_on_every_path(on: bool) -> None:
+    with fast(on):
+        _dict_checks()
+
+
+def _dict_checks() -> None:
+    # Numbers of every Python and numpy kind are read; text and None are named.
+    run = Run.from_dict({"q": {"a": 1, "b": 2.5, "c": np.float32(0.5), "d": np.int64(3)}})
+    assert run.score.tolist() == [1.0, 2.5, 0.5, 3.0]
+    qrels = Qrels.from_dict({"q": {"a": 1, "b": 0, "c": np.int64(2)}, "r": {}})
+    assert qrels.relevance.tolist() == [1, 0, 2]
+    assert qrels.query_id.tolist() == ["q", "q", "q"]
+    with pytest.raises(InvalidInputError, match="score"):
+        Run.from_dict({"q": {"a": 1.0, "b": "high"}})
+    with pytest.raises(InvalidInputError):
+        Run.from_dict({"q": {"a": 1.0, "b": None}})
+    with pytest.raises(InvalidInputError, match="relevance"):
+        Qrels.from_dict({"q": {"a": 1, "b": 0.5}})
+    # Integer document ids; mixed kinds are refused by name.
+    assert Run.from_dict({"q": {7: 1.0, 8: 2.0}}).doc_id.tolist() == [7, 8]
+    with pytest.raises(InvalidInputError, match="doc_id"):
+        Run.from_dict({"q": {"a": 1.0, 7: 2.0}})
+    # Large integers keep every digit.
+    assert Qrels.from_dict({"q": {"a": 2**60}}).relevance.tolist() == [2**60]
