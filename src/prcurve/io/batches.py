@@ -34,6 +34,7 @@ from prcurve.io.readers import (
     diagnose_jsonl,
     json_starts_with_object,
     need,
+    primitive_numpy,
 )
 from prcurve.io.rows import CheckedBlock, LabelRule, RowProblem, check_block
 from prcurve.validation.files import (
@@ -138,8 +139,19 @@ def open_dataset(files: list[str], fmt: str, promote: Sequence[str] = ()) -> Any
     bytes, so that a byte that is not UTF-8 is named with its row rather than
     stopping the read. A file pyarrow cannot open is a one-line error.
     """
-    ds = need("pyarrow.dataset", f"{fmt} files in batches")
     pa = need("pyarrow", "files in batches")
+    if fmt == "parquet":
+        # The schema alone, from the first file's footer (what the dataset would take):
+        # pyarrow.dataset is not imported (it imports pandas, almost a second). The
+        # files are read by row groups (_parquet_records).
+        pq = need("pyarrow.parquet", "Parquet files")
+        try:
+            schema = pq.read_schema(files[0])
+        except (pa.ArrowInvalid, pa.ArrowTypeError, OSError) as error:
+            raise _diagnosed(files, fmt, error) from None
+        check_unique_names(files[0], schema.names)
+        return _Schema(schema)
+    ds = need("pyarrow.dataset", f"{fmt} files in batches")
     file_format = _file_format(fmt)
     if fmt == "jsonl":
         for path in files:
@@ -156,8 +168,6 @@ def open_dataset(files: list[str], fmt: str, promote: Sequence[str] = ()) -> Any
         raise unreadable_input(files[0], fmt, f"a column name is not UTF-8 text ({error})"
                                ) from None
     check_unique_names(files[0], names)
-    if fmt == "parquet":
-        return dataset
     text = fmt in ("csv", "tsv")
     fields = []
     for f in dataset.schema:
@@ -167,6 +177,13 @@ def open_dataset(files: list[str], fmt: str, promote: Sequence[str] = ()) -> Any
             f = pa.field(f.name, pa.binary())
         fields.append(f)
     return ds.dataset(files, format=file_format, schema=pa.schema(fields))
+
+
+@dataclass(frozen=True)
+class _Schema:
+    """What :func:`open_dataset` gives for Parquet files: their schema."""
+
+    schema: Any
 
 
 def _diagnosed(files: Sequence[str], fmt: str, error: Exception) -> InvalidInputError:
@@ -257,7 +274,7 @@ def choose_columns(schema: Any, name: str, label: str | None, scores: Sequence[s
 def _numbers(pa: Any, column: Any) -> NDArray[Any]:
     """A numeric column as NumPy without a copy when it has no nulls (float32 kept)."""
     if pa.types.is_floating(column.type) and column.null_count == 0:
-        return np.asarray(column.to_numpy(zero_copy_only=False))
+        return primitive_numpy(pa, column)
     return arrow_to_numpy(pa, column)
 
 

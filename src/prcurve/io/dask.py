@@ -57,7 +57,7 @@ from prcurve.core.binned import BinnedCounts, ap_bounds, empty_over, resolve_edg
 from prcurve.core.counts import ThresholdCounts
 from prcurve.errors import InvalidInputError
 from prcurve.io.batches import Columns, input_files, parquet_statistics_range
-from prcurve.io.readers import arrow_to_numpy, need
+from prcurve.io.readers import arrow_to_numpy, need, primitive_numpy
 from prcurve.io.rows import LabelRule, RowProblem, check_block, check_weight_totals
 from prcurve.validation.arrays import check_edges, check_n_bins, distinct_values
 from prcurve.validation.files import (
@@ -298,7 +298,7 @@ def _piece_task(path: str, groups: list[int], index: int, spec: _Spec) -> _Part:
     for name in spec.columns:
         column = table.column(name)
         if pa.types.is_floating(column.type) and column.null_count == 0:
-            columns[name] = np.asarray(column.to_numpy())
+            columns[name] = primitive_numpy(pa, column)
         else:
             columns[name] = arrow_to_numpy(pa, column)
     return _count(columns, table.num_rows, index, spec)

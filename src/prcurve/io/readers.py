@@ -481,6 +481,27 @@ def object_array(values: Sequence[Any]) -> NDArray[np.object_]:
     return np.fromiter(values, dtype=object, count=len(values))
 
 
+def primitive_numpy(pa: Any, column: Any) -> NDArray[Any]:
+    """A pyarrow array or chunked array of numbers or booleans without nulls as NumPy:
+    a view of its buffer when it is one piece (booleans, stored as bits, are unpacked).
+
+    Not ``to_numpy``: for any type, pyarrow's ``to_numpy`` imports pandas, almost a
+    second of a command's start-up.
+    """
+    from prcurve.ranking.keys import arrow_values
+
+    if isinstance(column, pa.ChunkedArray):
+        column = (column.chunk(0) if column.num_chunks == 1 else column.combine_chunks()
+                  if column.num_chunks else pa.array([], type=column.type))
+    kind = column.type
+    if pa.types.is_boolean(kind):
+        bytes_ = need("pyarrow.compute", "files").cast(column, pa.uint8())
+        return arrow_values(bytes_, np.dtype(np.uint8)).view(bool)
+    code = "f" if pa.types.is_floating(kind) else "u" if pa.types.is_unsigned_integer(
+        kind) else "i"
+    return arrow_values(column, np.dtype(f"{code}{kind.bit_width // 8}"))
+
+
 def arrow_to_numpy(pa: Any, column: Any) -> NDArray[Any]:
     """One pyarrow column as NumPy: numbers (NaN if missing), bools, or objects.
 
@@ -495,14 +516,16 @@ def arrow_to_numpy(pa: Any, column: Any) -> NDArray[Any]:
         kind = column.type
     has_nulls = column.null_count > 0
     if pa.types.is_integer(kind) and not has_nulls:
-        values = np.asarray(column.to_numpy())
+        values = primitive_numpy(pa, column)
         return values if pa.types.is_unsigned_integer(kind) else values.astype(np.int64,
                                                                              copy=False)
     if pa.types.is_integer(kind) or pa.types.is_floating(kind) or pa.types.is_decimal(kind):
-        return np.asarray(column.cast(pa.float64()).to_numpy(zero_copy_only=False),
-                          dtype=np.float64)
+        floats = column.cast(pa.float64())
+        if has_nulls:  # a missing number is NaN
+            floats = need("pyarrow.compute", "files").fill_null(floats, math.nan)
+        return primitive_numpy(pa, floats)
     if pa.types.is_boolean(kind) and not has_nulls:
-        return np.asarray(column.to_numpy(zero_copy_only=False), dtype=bool)
+        return primitive_numpy(pa, column)
     if pa.types.is_nested(kind):
         # Never a label, score or weight: each row is an empty list or object (named as
         # such if the column is used), and the values are not read. pyarrow 26's JSON

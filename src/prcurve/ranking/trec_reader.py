@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from prcurve.ranking.keys import Encoded, arrow_words, encode_words
+from prcurve.ranking.keys import Encoded, arrow_values, arrow_words, encode_words
 from prcurve.ranking.trec_format import (
     LAYOUT,
     SPECIAL_STARTS,
@@ -226,7 +226,7 @@ def _arrow_columns(source_data: Any, kind: str, sniffer: _Sniffer, source: str) 
             column = batch.column(2)
             if column.null_count:  # none with null_values=[]; the exact reader if so
                 return None
-            values[at:at + rows] = _numbers(column, dtype)
+            values[at:at + rows] = arrow_values(column, np.dtype(dtype))
             words = arrow_words(batch.column(1))
             while len(doc_words) < len(words):  # a longer id: more words, zero so far
                 doc_words.append(np.zeros(n, dtype=np.uint64))
@@ -260,13 +260,6 @@ def _arrow_columns(source_data: Any, kind: str, sniffer: _Sniffer, source: str) 
         _tail_field(source_data, 5) if isinstance(source_data, str)
         else last_line_field(source_data, 5))
     return Columns(queries, docs, values, None, run_id, source)
-
-
-def _numbers(array: Any, dtype: Any) -> NDArray[Any]:
-    """The values of a pyarrow number array without nulls, as a view of its buffer
-    (``to_numpy`` would import pandas, a third of a second)."""
-    data = np.frombuffer(array.buffers()[1], dtype=dtype)
-    return data[array.offset:array.offset + len(array)]
 
 
 def _tail_field(path: str, j: int) -> str | None:
