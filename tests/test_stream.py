@@ -123,6 +123,38 @@ def test_switch_to_binned_equals_binning_all_rows(tmp_path: Path) -> None:
     assert bounds.binned == pytest.approx(streamed.curve().average_precision(), abs=1e-12)
 
 
+def test_budget_is_the_number_of_distinct_scores(tmp_path: Path) -> None:
+    """The first rows past the budget are screened by a count of their distinct scores
+    (-0.0 is 0.0): exactly max_distinct distinct scores stay exact; more repeats first and
+    new scores later switch later; more at once switch at the screen."""
+    rng = np.random.default_rng(12)
+    values = np.r_[np.arange(1.0, 100.0), 0.0]  # 100 distinct, 0.0 among them
+    s = np.r_[values, -0.0, rng.choice(values, 400)]  # -0.0: no new score
+    y = rng.random(s.shape[0]) < 0.4
+    y[:2] = True, False
+    cases = [("exact", s, None), ("later", np.r_[s, np.arange(200.0, 260.0)], 561),
+             ("screen", np.r_[np.arange(1000.0, 1200.0), s], 150)]
+    for name, scores, row in cases:
+        labels = np.resize(y, scores.shape[0])
+        folder = tmp_path / name
+        folder.mkdir()
+        pq.write_table(pa.table({"label": labels, "score": scores}), folder / "p.parquet")
+        streamed = stream_counts(folder, label="label", score="score", max_distinct=100,
+                                 switch_bins=16, batch_rows=50)
+        if name == "exact":
+            assert streamed.mode == "exact"
+            assert len(streamed.counts) == 100
+            continue
+        assert streamed.mode == "binned"
+        # The row of the check that found more than 100 distinct scores: the screen of the
+        # first 150 rows, or a later count once the upper bound passed 1.5 x 100.
+        assert streamed.switched_at_row == row
+        expected = ThresholdCounts.from_scores(labels, scores).to_binned(
+            resolve_edges(16, scores))
+        np.testing.assert_array_equal(streamed.counts.pos, expected.pos)
+        np.testing.assert_array_equal(streamed.counts.neg, expected.neg)
+
+
 @pytest.mark.parametrize("bins", [64, [-10.0, -1.0, 0.0, 0.5, 1.0, 10.0]])
 def test_bins_from_the_start_equal_in_memory(tmp_path: Path, bins) -> None:
     y, s, w = _data(8000, seed=2)

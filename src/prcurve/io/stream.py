@@ -75,7 +75,7 @@ from prcurve.io.batches import (
     parquet_statistics_range,
     score_range,
 )
-from prcurve.io.readers import RowsCallback
+from prcurve.io.readers import RowsCallback, need
 from prcurve.io.rows import LabelRule, check_weight_totals
 from prcurve.validation.arrays import check_edges, check_n_bins
 from prcurve.validation.files import (
@@ -184,6 +184,12 @@ class _ColumnState:
         self.positives = 0  # kept positive rows, whatever their weight
         self.codes: NDArray[np.intp] | None = None  # binned rows not yet counted: codes
         self.coded = 0  # how many of them (count_codes)
+        # The first max_distinct + 1 rows or more, held raw until their distinct scores
+        # are counted once (a hash count, no sort): a column past the budget is binned
+        # from its raw rows, without an exact state first (screen).
+        self.first: list[tuple[NDArray[np.floating[Any]], NDArray[np.bool_], F64 | None]] = []
+        self.first_rows = 0
+        self.screened = max_distinct is None
 
     def start_binned(self, edges: F64) -> None:
         self.binned = BinnedCounts(edges)
@@ -209,7 +215,35 @@ class _ColumnState:
             return
         self.rows += n
         self.positives += int(np.count_nonzero(positive))
-        labels = BinaryLabels(positive=positive, soft=None)
+        if self.binned is not None:
+            self.add_binned(scores, positive, weights)
+        elif not self.screened:
+            self.first.append((scores, positive, weights))
+            self.first_rows += n
+            if self.max_distinct is not None and self.first_rows > self.max_distinct:
+                self.screen(rows_read, switch)
+        else:
+            self.add_exact(scores, positive, weights, rows_read, switch)
+
+    def screen(self, rows_read: int, switch: Callable[[], F64]) -> None:
+        """Count the distinct scores of the rows held raw: past the budget, bin them (the
+        state equals binning every row: ``to_binned`` of the exact state would give the
+        same bins); else count them exactly, as every later batch."""
+        first, self.first, self.screened = self.first, [], True
+        distinct = _distinct_scores([scores for scores, _, _ in first])
+        if self.max_distinct is not None and distinct > self.max_distinct:
+            self.binned = BinnedCounts(switch())
+            self.switched_at = rows_read
+            for scores, positive, weights in first:
+                self.add_binned(scores, positive, weights)
+            return
+        for scores, positive, weights in first:
+            self.accumulator.add(scores, BinaryLabels(positive=positive, soft=None), weights)
+        self.checked_at = distinct  # an exact count: the next one when 1.5 times as many
+
+    def add_binned(self, scores: NDArray[np.floating[Any]], positive: NDArray[np.bool_],
+                   weights: F64 | None) -> None:
+        n = int(scores.shape[0])
         if self.binned is not None:
             if weights is None and n <= _CODED_ROWS:
                 # Codes 2 * bin + label of a few batches, counted together: one count
@@ -223,9 +257,12 @@ class _ColumnState:
             elif weights is None:
                 self.binned._add_codes(self.binned._codes(scores, positive))
             else:
-                self.binned._add_checked(scores, labels, weights)
-            return
-        self.accumulator.add(scores, labels, weights)
+                self.binned._add_checked(scores, BinaryLabels(positive=positive, soft=None),
+                                         weights)
+
+    def add_exact(self, scores: NDArray[np.floating[Any]], positive: NDArray[np.bool_],
+                  weights: F64 | None, rows_read: int, switch: Callable[[], F64]) -> None:
+        self.accumulator.add(scores, BinaryLabels(positive=positive, soft=None), weights)
         if self.max_distinct is None:
             return
         # len() bounds the distinct scores from above (rows not yet counted included):
@@ -243,6 +280,9 @@ class _ColumnState:
         return self.accumulator.counts()
 
     def result(self) -> StreamedCounts:
+        for scores, positive, weights in self.first:  # a column within the budget
+            self.accumulator.add(scores, BinaryLabels(positive=positive, soft=None), weights)
+        self.first = []
         self.count_codes()
         if self.binned is not None:
             return StreamedCounts(self.column, self.binned, "binned", self.rows,
@@ -250,6 +290,16 @@ class _ColumnState:
                                   self.rows_dropped, dict(self.dropped))
         return StreamedCounts(self.column, self.exact(), "exact", self.rows, self.max_distinct,
                               None, None, self.rows_dropped, dict(self.dropped))
+
+
+def _distinct_scores(parts: list[NDArray[np.floating[Any]]]) -> int:
+    """The number of distinct values (``==``: -0.0 is 0.0) of the scores, by pyarrow's hash
+    count (loaded: the scores were read by it), without a sort."""
+    compute = need("pyarrow.compute", "files in batches")
+    pa = need("pyarrow", "files in batches")
+    values = np.concatenate(parts) if len(parts) > 1 else parts[0]
+    values = values + values.dtype.type(0.0)  # -0.0 + 0.0 is 0.0: one value, as ==
+    return int(compute.count_distinct(pa.array(values)).as_py())
 
 
 def _edges_for(bins: int | ArrayLike, reader: BatchReader, column: str, name: str) -> F64:
