@@ -235,7 +235,10 @@ class BinnedCounts:
     def _add_codes(self, codes: NDArray[np.intp]) -> None:
         """Add rows given as codes ``2 * bin + positive`` (:meth:`_codes`): one count over
         the codes, even ones negatives, odd ones positives (exact: integer counts)."""
-        counts = np.bincount(codes, minlength=2 * self.n_bins)
+        self._add_code_counts(np.bincount(codes, minlength=2 * self.n_bins))
+
+    def _add_code_counts(self, counts: NDArray[np.int64]) -> None:
+        """Add the counts of codes ``2 * bin + positive`` (``bincount`` of :meth:`_codes`)."""
         self._neg += counts[0::2]
         self._pos += counts[1::2]
 

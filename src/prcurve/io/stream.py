@@ -184,6 +184,7 @@ class _ColumnState:
         self.positives = 0  # kept positive rows, whatever their weight
         self.codes: NDArray[np.intp] | None = None  # binned rows not yet counted: codes
         self.coded = 0  # how many of them (count_codes)
+        self.code_counts: NDArray[np.int64] | None = None  # counted, not yet in the state
         # The first max_distinct + 1 rows or more, held raw until their distinct scores
         # are counted once (one sort of the scores alone): a column past the budget is
         # binned from its raw rows, without an exact state first (screen).
@@ -194,11 +195,19 @@ class _ColumnState:
     def start_binned(self, edges: F64) -> None:
         self.binned = BinnedCounts(edges)
 
-    def count_codes(self) -> None:
-        """Add the rows waiting as codes to the binned state."""
+    def count_codes(self, final: bool = False) -> None:
+        """Count the rows waiting as codes, in integers (one ``bincount``); with ``final``,
+        add the counts to the binned state."""
         if self.coded and self.codes is not None and self.binned is not None:
-            self.binned._add_codes(self.codes[:self.coded])
+            counts = np.bincount(self.codes[:self.coded], minlength=2 * self.binned.n_bins)
+            if self.code_counts is None:
+                self.code_counts = counts
+            else:
+                np.add(self.code_counts, counts, out=self.code_counts)
         self.coded = 0
+        if final and self.code_counts is not None and self.binned is not None:
+            self.binned._add_code_counts(self.code_counts)
+            self.code_counts = None
 
     def add(self, batch: Batch, rows_read: int, switch: Callable[[], F64]) -> None:
         scores = batch.scores[self.column]
@@ -283,7 +292,7 @@ class _ColumnState:
         for scores, positive, weights in self.first:  # a column within the budget
             self.accumulator.add(scores, BinaryLabels(positive=positive, soft=None), weights)
         self.first = []
-        self.count_codes()
+        self.count_codes(final=True)
         if self.binned is not None:
             return StreamedCounts(self.column, self.binned, "binned", self.rows,
                                   self.max_distinct, self.switched_at, ap_bounds(self.binned),
