@@ -143,7 +143,7 @@ def _child_report_files(folder: str, extra: list[str]) -> dict[str, Any]:
 
 def _child_dask_workers(folder: str, extra: list[str]) -> dict[str, Any]:
     """The binned counts on a LocalCluster of ``extra[0]`` single-threaded worker processes
-    (``prcurve report --dask``'s path), timed on a started cluster: best of 3."""
+    (``prcurve report --dask``'s path), timed on a started cluster: best of 5."""
     import distributed
 
     from prcurve import PRCurve
@@ -158,7 +158,7 @@ def _child_dask_workers(folder: str, extra: list[str]) -> dict[str, Any]:
                                   dashboard_address=None) as cluster, \
             distributed.Client(cluster) as client:
         client.run(lambda: __import__("prcurve.io.dask"))  # imports outside the timing
-        for _ in range(3):
+        for _ in range(5):
             start = time.perf_counter()
             result = dask_scores(files, name, columns, bins=BINS)
             times.append(time.perf_counter() - start)
