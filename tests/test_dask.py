@@ -111,6 +111,34 @@ def test_parquet_path_on_cluster(client: object, tmp_path: Path) -> None:
     _assert_exact(got, ThresholdCounts.from_scores(data.label, data.score))  # type: ignore[arg-type]
 
 
+def test_several_pieces_per_task_and_their_rows(tmp_path: Path,
+                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    """Tasks fold several files' pieces each: the state equals in memory, and a bad row
+    is still named with its own file and row."""
+    import prcurve.io.dask as dask_module
+    from prcurve.io.batches import Columns
+
+    monkeypatch.setattr(dask_module, "_TASKS_PER_THREAD", 1)
+    monkeypatch.setattr(dask_module, "_cluster_threads", lambda: 2)  # 7 pieces: 3 per task
+    rng = np.random.default_rng(5)
+    frames = [pd.DataFrame({"label": rng.random(40) < 0.3, "score": rng.random(40)})
+              for _ in range(7)]
+    for i, frame in enumerate(frames):
+        frame.to_parquet(tmp_path / f"part{i}.parquet")
+    files = sorted(str(p) for p in tmp_path.iterdir())
+    columns = Columns("label", "given", ["score"], "given", None, [])
+    whole = pd.concat(frames)
+    got = dask_module.dask_scores(files, "parts", columns, bins=16, scheduler="sync")
+    want = BinnedCounts.from_scores(whole.label, whole.score,
+                                    resolve_edges(16, whole.score.to_numpy()))
+    np.testing.assert_array_equal(got.models[0].counts.pos, want.pos)
+    np.testing.assert_array_equal(got.models[0].counts.neg, want.neg)
+    frames[4].loc[17, "score"] = np.nan  # row 18 of the fifth file, inside the second task
+    frames[4].to_parquet(tmp_path / "part4.parquet")
+    with pytest.raises(InvalidInputError, match=r"part4\.parquet.*row 18"):
+        dask_module.dask_scores(files, "parts", columns, bins=16, scheduler="sync")
+
+
 def test_errors() -> None:
     ddf = _frame(_parts())
     with pytest.raises(InvalidInputError, match=r"no column\(s\) \['nope'\]"):

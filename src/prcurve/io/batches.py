@@ -23,6 +23,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from prcurve.errors import InvalidInputError
+from prcurve.io.arrow import primitive_numpy
 from prcurve.io.columns import check_roles, choose_label
 from prcurve.io.readers import (
     FORMATS,
@@ -34,7 +35,6 @@ from prcurve.io.readers import (
     diagnose_jsonl,
     json_starts_with_object,
     need,
-    primitive_numpy,
 )
 from prcurve.io.rows import CheckedBlock, LabelRule, RowProblem, check_block
 from prcurve.validation.files import (

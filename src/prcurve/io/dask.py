@@ -44,9 +44,9 @@ True
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
-from dataclasses import dataclass, field
-from functools import reduce
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -56,8 +56,10 @@ from numpy.typing import ArrayLike, NDArray
 from prcurve.core.binned import BinnedCounts, ap_bounds, empty_over, resolve_edges
 from prcurve.core.counts import ThresholdCounts
 from prcurve.errors import InvalidInputError
+from prcurve.io.arrow import primitive_numpy
 from prcurve.io.batches import Columns, input_files, parquet_statistics_range
-from prcurve.io.readers import arrow_to_numpy, need, primitive_numpy
+from prcurve.io.dask_parts import Part, State, merge_parts, some_values
+from prcurve.io.readers import arrow_to_numpy, need
 from prcurve.io.rows import LabelRule, RowProblem, check_block, check_weight_totals
 from prcurve.validation.arrays import check_edges, check_n_bins, distinct_values
 from prcurve.validation.files import (
@@ -75,9 +77,8 @@ from prcurve.validation.labels import BinaryLabels, check_labels, check_positive
 
 __all__ = ["dask_scores", "pr_counts"]
 
-State = ThresholdCounts | BinnedCounts
-
-_PIECE_ROWS = 1 << 22  # rows of consecutive row groups read by one task (at least one group)
+_PIECE_ROWS = 1 << 22  # rows of consecutive row groups read at a time (at least one group)
+_TASKS_PER_THREAD = 4  # tasks per thread of the cluster, each folding consecutive pieces
 
 
 def need_dask() -> tuple[Any, Any]:
@@ -157,44 +158,13 @@ class _Spec:
                 *[s for s in self.scores if s not in (self.label, self.weight)]]
 
 
-@dataclass
-class _Part:
-    """The result of one or more partitions: plain data, never an exception raised."""
-
-    sizes: list[tuple[int, int]]  # (partition, rows)
-    states: list[State]
-    rules: list[tuple[int, LabelRule]] = field(default_factory=list)
-    problem: tuple[int, RowProblem | str] | None = None  # the first, by partition
-    ranges: list[tuple[float, float]] = field(default_factory=list)
-    positives: int = 0  # positive rows (file rules), whatever their weight
-    # Per score column (file rules): rows and positive rows kept, rows dropped by reason.
-    kept: list[int] = field(default_factory=list)
-    kept_positives: list[int] = field(default_factory=list)
-    dropped: list[dict[str, int]] = field(default_factory=list)
-    # pos_label (library rules): whether any partition holds it, and else a few label values
-    # of each kind, so that the rule for an absent pos_label is applied to the whole.
-    matched: bool = False
-    unmatched: list[Any] = field(default_factory=list)
-
-
-_UNMATCHED_KEPT = 8  # label values kept of each kind (text, other) when pos_label is absent
-
-
-def _some_values(values: Sequence[Any]) -> list[Any]:
-    """At most ``_UNMATCHED_KEPT`` distinct values of each kind: enough for the rule's
-    message and for its checks (two distinct values; text beside numbers)."""
-    text = [v for v in dict.fromkeys(values) if isinstance(v, (str, bytes))]
-    other = [v for v in dict.fromkeys(values) if not isinstance(v, (str, bytes))]
-    return text[:_UNMATCHED_KEPT] + other[:_UNMATCHED_KEPT]
-
-
 def _empty_states(spec: _Spec) -> list[State]:
     return [ThresholdCounts.empty() if e is None else empty_over(e) for e in spec.edges]
 
 
-def _count(columns: dict[str, NDArray[Any]], n: int, index: int, spec: _Spec) -> _Part:
+def _count(columns: dict[str, NDArray[Any]], n: int, index: int, spec: _Spec) -> Part:
     """One partition's states (or ranges), or what is wrong with its rows."""
-    empty = _Part([(index, n)], _empty_states(spec),
+    empty = Part([(index, n)], _empty_states(spec),
                   ranges=[(np.inf, -np.inf)] * len(spec.scores))
     if n == 0:
         return empty
@@ -244,7 +214,7 @@ def _range(scores: NDArray[Any], keep: NDArray[np.bool_] | None) -> tuple[float,
 
 
 def _count_library(columns: dict[str, NDArray[Any]], index: int, spec: _Spec,
-                   empty: _Part) -> _Part:
+                   empty: Part) -> Part:
     y = columns[spec.label]
     w = None if spec.weight is None else np.asarray(columns[spec.weight], dtype=np.float64)
     states: list[State] = []
@@ -258,7 +228,7 @@ def _count_library(columns: dict[str, NDArray[Any]], index: int, spec: _Spec,
             if y.any():
                 empty.matched = True
             else:
-                empty.unmatched = _some_values(distinct_values(columns[spec.label]).tolist())
+                empty.unmatched = some_values(distinct_values(columns[spec.label]).tolist())
         for score, e in zip(spec.scores, spec.edges, strict=True):
             s = columns[score]
             if e is None:
@@ -272,7 +242,7 @@ def _count_library(columns: dict[str, NDArray[Any]], index: int, spec: _Spec,
     return empty
 
 
-def _frame_task(frame: Any, index: int, spec: _Spec) -> _Part:
+def _frame_task(frame: Any, index: int, spec: _Spec) -> Part:
     """A partition of a Dask DataFrame (its rows counted from the data's first row)."""
     if spec.rule is not None:
         pa = need("pyarrow", "Dask partitions")
@@ -282,7 +252,7 @@ def _frame_task(frame: Any, index: int, spec: _Spec) -> _Part:
     return _count(columns, len(frame), index, spec)
 
 
-def _piece_task(path: str, groups: list[int], index: int, spec: _Spec) -> _Part:
+def _piece_task(path: str, groups: list[int], index: int, spec: _Spec) -> Part:
     """Row groups of one Parquet file, read here (the task knows its file and rows)."""
     pa = need("pyarrow", "Parquet files")
     pq = need("pyarrow.parquet", "Parquet files")
@@ -292,7 +262,7 @@ def _piece_task(path: str, groups: list[int], index: int, spec: _Spec) -> _Part:
             # make one single-threaded worker use every core of its machine).
             table = file.read_row_groups(groups, columns=spec.columns, use_threads=False)
     except (OSError, ValueError, TypeError) as error:
-        return _Part([(index, 0)], _empty_states(spec), problem=(index, f"cannot read "
+        return Part([(index, 0)], _empty_states(spec), problem=(index, f"cannot read "
                      f"{path!r}: {error}"))
     columns = {}
     for name in spec.columns:
@@ -304,41 +274,23 @@ def _piece_task(path: str, groups: list[int], index: int, spec: _Spec) -> _Part:
     return _count(columns, table.num_rows, index, spec)
 
 
-def _merge(*parts: _Part) -> _Part:
-    """Merge several partitions' results: states merge column by column; the first problem."""
-    problems = [p.problem for p in parts if p.problem is not None]
-    ranges = [
-        (min(r[0] for r in column), max(r[1] for r in column))
-        for column in zip(*(p.ranges for p in parts), strict=True)
-    ]
-    return _Part(
-        sizes=[size for p in parts for size in p.sizes],
-        states=[reduce(lambda a, b: a.merge(b), states)
-                for states in zip(*(p.states for p in parts), strict=True)],
-        rules=[rule for p in parts for rule in p.rules],
-        problem=min(problems, key=lambda p: p[0]) if problems else None,
-        ranges=ranges,
-        positives=sum(p.positives for p in parts),
-        kept=_sum_lists([p.kept for p in parts]),
-        kept_positives=_sum_lists([p.kept_positives for p in parts]),
-        dropped=[_sum_counts(column) for column in zip(*(p.dropped for p in parts if p.dropped),
-                                                       strict=True)],
-        matched=any(p.matched for p in parts),
-        unmatched=_some_values([v for p in parts for v in p.unmatched]),
-    )
+def _pieces_task(pieces: list[tuple[str, list[int], int]], spec: _Spec) -> Part:
+    """Several pieces read and counted one after the other, folded into one result."""
+    result = _piece_task(*pieces[0], spec)
+    for path, groups, index in pieces[1:]:
+        result = merge_parts(result, _piece_task(path, groups, index, spec))
+    return result
 
 
-def _sum_lists(lists: list[list[int]]) -> list[int]:
-    present = [one for one in lists if one]
-    return [sum(values) for values in zip(*present, strict=True)] if present else []
+def _cluster_threads() -> int:
+    """The threads of the active distributed client's workers, else this machine's cores."""
+    try:
+        from distributed import get_client
 
-
-def _sum_counts(counts: tuple[dict[str, int], ...]) -> dict[str, int]:
-    total: dict[str, int] = {}
-    for one in counts:
-        for reason, n in one.items():
-            total[reason] = total.get(reason, 0) + n
-    return total
+        client: Any = get_client()
+        return max(1, int(sum(client.nthreads().values())))
+    except (ImportError, ValueError):  # no client: the local scheduler's threads
+        return os.cpu_count() or 1
 
 
 # -- the graph ---------------------------------------------------------------------------
@@ -373,25 +325,30 @@ def _pieces(files: Sequence[str]) -> list[_Piece]:
 
 
 def _compute(data: Any, spec: _Spec, split_every: int, dask: Any,
-             compute: dict[str, Any], files: list[str] | None) -> tuple[_Part, list[_Piece] | None]:
+             compute: dict[str, Any], files: list[str] | None) -> tuple[Part, list[_Piece] | None]:
     delayed = dask.delayed
     shared = delayed(spec)
     if files is not None:
         pieces = _pieces(files)
-        level = [delayed(_piece_task)(p.path, p.groups, i, shared) for i, p in enumerate(pieces)]
+        # Consecutive pieces folded in one task (one state per task, not per piece):
+        # a few tasks per thread of the cluster, so states and merges stay few.
+        per_task = max(1, len(pieces) // (_TASKS_PER_THREAD * _cluster_threads()))
+        level = [delayed(_pieces_task)([(p.path, p.groups, i)
+                                        for i, p in enumerate(pieces[k:k + per_task], k)], shared)
+                 for k in range(0, len(pieces), per_task)]
     else:
         pieces = None
         frame = dask_frame(data, spec.columns)
         level = [delayed(_frame_task)(part, i, shared) for i, part in enumerate(frame.to_delayed())]
     while len(level) > 1:  # the tree: split_every states per merge task
-        level = [delayed(_merge)(*level[i:i + split_every])
+        level = [delayed(merge_parts)(*level[i:i + split_every])
                  for i in range(0, len(level), split_every)]
     if not level:
         raise empty_input("data", "no partitions")
     return dask.compute(level[0], **compute)[0], pieces
 
 
-def _raise_problem(result: _Part, pieces: list[_Piece] | None, name: str) -> None:
+def _raise_problem(result: Part, pieces: list[_Piece] | None, name: str) -> None:
     """The first problem found, with its file and row (or the data's row)."""
     if result.problem is None:
         return

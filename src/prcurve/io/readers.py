@@ -1,10 +1,8 @@
 """Reading files of labels and scores into named columns: CSV, TSV, Parquet, JSON Lines, .npz.
 
-:func:`read_table` reads a file into named NumPy columns. The tabular formats
-are parsed by pyarrow (``pyarrow.csv``, ``pyarrow.json``, ``pyarrow.parquet``),
-imported only when a file is read; ``.npz`` by NumPy without pickle. Choosing
-and checking the label, score and weight columns is
-:mod:`prcurve.io.columns`' job.
+:func:`read_table` reads a file into named NumPy columns: tabular formats by pyarrow
+(imported only when a file is read), ``.npz`` by NumPy without pickle. Choosing and
+checking the label, score and weight columns is :mod:`prcurve.io.columns`' job.
 
 The format comes from the file name: ``.csv``, ``.tsv``/``.tab``,
 ``.parquet``/``.pq``, ``.jsonl``/``.ndjson`` (each of the text formats also
@@ -27,6 +25,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from prcurve.errors import InvalidInputError
+from prcurve.io.arrow import primitive_numpy
 from prcurve.validation.arrays import check_choice
 from prcurve.validation.files import (
     changed_type,
@@ -479,27 +478,6 @@ def _arrow_columns(pa: Any, batches: list[Any], schema: Any) -> dict[str, NDArra
 def object_array(values: Sequence[Any]) -> NDArray[np.object_]:
     """A 1-D object array of ``values``, each kept whole (a list stays one element)."""
     return np.fromiter(values, dtype=object, count=len(values))
-
-
-def primitive_numpy(pa: Any, column: Any) -> NDArray[Any]:
-    """A pyarrow array or chunked array of numbers or booleans without nulls as NumPy:
-    a view of its buffer when it is one piece (booleans, stored as bits, are unpacked).
-
-    Not ``to_numpy``: for any type, pyarrow's ``to_numpy`` imports pandas, almost a
-    second of a command's start-up.
-    """
-    from prcurve.ranking.keys import arrow_values
-
-    if isinstance(column, pa.ChunkedArray):
-        column = (column.chunk(0) if column.num_chunks == 1 else column.combine_chunks()
-                  if column.num_chunks else pa.array([], type=column.type))
-    kind = column.type
-    if pa.types.is_boolean(kind):
-        bytes_ = need("pyarrow.compute", "files").cast(column, pa.uint8())
-        return arrow_values(bytes_, np.dtype(np.uint8)).view(bool)
-    code = "f" if pa.types.is_floating(kind) else "u" if pa.types.is_unsigned_integer(
-        kind) else "i"
-    return arrow_values(column, np.dtype(f"{code}{kind.bit_width // 8}"))
 
 
 def arrow_to_numpy(pa: Any, column: Any) -> NDArray[Any]:

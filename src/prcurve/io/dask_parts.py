@@ -1,0 +1,90 @@
+"""What a Dask task of :mod:`prcurve.io.dask` returns, and how two results merge.
+
+A task never raises (a raised error would print the worker's traceback): it returns a
+:class:`Part`, plain data, with the states of its rows and the first problem found.
+Merging is associative and commutative (states merge, counts add, the first problem by
+partition wins), so the tree of merges may group results in any way.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from functools import reduce
+from typing import Any
+
+from prcurve.core.binned import BinnedCounts
+from prcurve.core.counts import ThresholdCounts
+from prcurve.io.rows import LabelRule, RowProblem
+
+__all__ = ["Part", "State", "merge_parts", "some_values"]
+
+State = ThresholdCounts | BinnedCounts
+
+
+@dataclass
+class Part:
+    """The result of one or more partitions: plain data, never an exception raised."""
+
+    sizes: list[tuple[int, int]]  # (partition, rows)
+    states: list[State]
+    rules: list[tuple[int, LabelRule]] = field(default_factory=list)
+    problem: tuple[int, RowProblem | str] | None = None  # the first, by partition
+    ranges: list[tuple[float, float]] = field(default_factory=list)
+    positives: int = 0  # positive rows (file rules), whatever their weight
+    # Per score column (file rules): rows and positive rows kept, rows dropped by reason.
+    kept: list[int] = field(default_factory=list)
+    kept_positives: list[int] = field(default_factory=list)
+    dropped: list[dict[str, int]] = field(default_factory=list)
+    # pos_label (library rules): whether any partition holds it, and else a few label values
+    # of each kind, so that the rule for an absent pos_label is applied to the whole.
+    matched: bool = False
+    unmatched: list[Any] = field(default_factory=list)
+
+
+UNMATCHED_KEPT = 8  # label values kept of each kind (text, other) when pos_label is absent
+
+
+def some_values(values: Sequence[Any]) -> list[Any]:
+    """At most ``UNMATCHED_KEPT`` distinct values of each kind: enough for the rule's
+    message and for its checks (two distinct values; text beside numbers)."""
+    text = [v for v in dict.fromkeys(values) if isinstance(v, (str, bytes))]
+    other = [v for v in dict.fromkeys(values) if not isinstance(v, (str, bytes))]
+    return text[:UNMATCHED_KEPT] + other[:UNMATCHED_KEPT]
+
+
+def merge_parts(*parts: Part) -> Part:
+    """Merge several partitions' results: states merge column by column; the first problem."""
+    problems = [p.problem for p in parts if p.problem is not None]
+    ranges = [
+        (min(r[0] for r in column), max(r[1] for r in column))
+        for column in zip(*(p.ranges for p in parts), strict=True)
+    ]
+    return Part(
+        sizes=[size for p in parts for size in p.sizes],
+        states=[reduce(lambda a, b: a.merge(b), states)
+                for states in zip(*(p.states for p in parts), strict=True)],
+        rules=[rule for p in parts for rule in p.rules],
+        problem=min(problems, key=lambda p: p[0]) if problems else None,
+        ranges=ranges,
+        positives=sum(p.positives for p in parts),
+        kept=_sum_lists([p.kept for p in parts]),
+        kept_positives=_sum_lists([p.kept_positives for p in parts]),
+        dropped=[_sum_counts(column) for column in zip(*(p.dropped for p in parts if p.dropped),
+                                                       strict=True)],
+        matched=any(p.matched for p in parts),
+        unmatched=some_values([v for p in parts for v in p.unmatched]),
+    )
+
+
+def _sum_lists(lists: list[list[int]]) -> list[int]:
+    present = [one for one in lists if one]
+    return [sum(values) for values in zip(*present, strict=True)] if present else []
+
+
+def _sum_counts(counts: tuple[dict[str, int], ...]) -> dict[str, int]:
+    total: dict[str, int] = {}
+    for one in counts:
+        for reason, n in one.items():
+            total[reason] = total.get(reason, 0) + n
+    return total
