@@ -78,7 +78,7 @@ from prcurve.validation.labels import BinaryLabels, check_labels, check_positive
 __all__ = ["dask_scores", "pr_counts"]
 
 _PIECE_ROWS = 1 << 22  # rows of consecutive row groups read at a time (at least one group)
-_TASKS_PER_THREAD = 4  # tasks per thread of the cluster, each folding consecutive pieces
+_TASKS_PER_THREAD = 16  # tasks per thread at least (each folding consecutive pieces)
 
 
 def need_dask() -> tuple[Any, Any]:
@@ -331,7 +331,8 @@ def _compute(data: Any, spec: _Spec, split_every: int, dask: Any,
     if files is not None:
         pieces = _pieces(files)
         # Consecutive pieces folded in one task (one state per task, not per piece):
-        # a few tasks per thread of the cluster, so states and merges stay few.
+        # at least 16 tasks per thread of the cluster (balance), and beyond that pieces
+        # folded so that states and merges do not grow with the data.
         per_task = max(1, len(pieces) // (_TASKS_PER_THREAD * _cluster_threads()))
         level = [delayed(_pieces_task)([(p.path, p.groups, i)
                                         for i, p in enumerate(pieces[k:k + per_task], k)], shared)
