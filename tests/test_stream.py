@@ -438,6 +438,16 @@ def test_report_switches_to_bins_and_reports_bounds(
     text = capsys.readouterr().out
     assert "exact AP (step) bounds" in text
     assert "binned" in text
+    # The page's header says the same of its curve as the text (one sentence, one place).
+    budget = "curve: exact, or binned past the distinct-score budget (each model's state)"
+    assert budget in text
+    out = tmp_path.parent / f"{tmp_path.name}-out"
+    assert main(["report", str(tmp_path), "--score", "score", "--max-distinct", "1000",
+                 "--out", str(out)]) == 0
+    capsys.readouterr()
+    page = (out / "report.html").read_text(encoding="utf-8")
+    assert "curve: exact, or binned past the distinct-score budget (each model" in page
+    assert "curve: exact;" not in page
 
 
 @pytest.mark.parametrize(("argv_tail", "message"), [

@@ -53,7 +53,7 @@ from prcurve._version import __version__
 from prcurve.core.curve import PRCurve
 from prcurve.errors import UndefinedMetricWarning
 from prcurve.present.lines import m4_reduce
-from prcurve.present.report_text import class_tables, positive_text
+from prcurve.present.report_text import class_tables, curve_kind, positive_text
 from prcurve.space.bounds import min_precision
 
 if TYPE_CHECKING:
@@ -484,7 +484,7 @@ def _fixed_ids(page: str) -> str:
 
 def _header_html(report: Report) -> str:
     s = report.settings
-    curve = "exact" if s.bins is None else f"binned, {s.bins} equal-width bins"
+    curve = html.escape(curve_kind(report))
     lines = [
         f"<h1>{html.escape('prcurve report')}</h1>",
         f"<p class='prc-meta'>prcurve {html.escape(__version__)}; predicted positive: score "

@@ -29,6 +29,7 @@ __all__ = [
     "class_tables",
     "comparison_table",
     "csv_rows",
+    "curve_kind",
     "header_lines",
     "positive_text",
     "print_rich",
@@ -173,11 +174,18 @@ def title(model: ModelReport) -> str:
     column = f", column {model.score_column!r}" if model.score_column else ""
     return f"model {model.name} ({model.input.name}{column})"
 
-def header_lines(report: Report) -> list[str]:
+def curve_kind(report: Report) -> str:
+    """Which curve the report's numbers come from, for its header (text and page)."""
     s = report.settings
-    curve = "exact" if s.bins is None else f"binned, {s.bins} equal-width bins"
-    if s.bins is None and any("state" in m.values for m in report.models):
-        curve = "exact, or binned past the distinct-score budget (each model's state)"
+    if s.bins is not None:
+        return f"binned, {s.bins} equal-width bins"
+    if any("state" in m.values for m in report.models):
+        return "exact, or binned past the distinct-score budget (each model's state)"
+    return "exact"
+
+
+def header_lines(report: Report) -> list[str]:
+    curve = curve_kind(report)
     lines = [
         f"prcurve {__version__} report (schema {report.schema})",
         f"predicted positive: score >= threshold; ties: one operating point; curve: {curve}",
