@@ -1,4 +1,5 @@
-"""Reading files larger than memory in batches with ``pyarrow.dataset``.
+"""Reading files larger than memory in batches: text formats with ``pyarrow.dataset``,
+Parquet a row group at a time with ``pyarrow.parquet``.
 
 :func:`input_files` finds the files of an input (one file, several, or a folder
 of one format), :func:`choose_columns` picks the label, score and weight
@@ -130,7 +131,8 @@ def _file_format(fmt: str) -> Any:
 
 
 def open_dataset(files: list[str], fmt: str, promote: Sequence[str] = ()) -> Any:
-    """The files as one ``pyarrow.dataset``, its schema from the first file.
+    """The files as one ``pyarrow.dataset`` (for Parquet, only their schema), its schema
+    from the first file.
 
     Text formats: pyarrow infers each column's type from the first block of
     the first file. A number with a fraction in a later block of an integer

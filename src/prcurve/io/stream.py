@@ -1,7 +1,7 @@
 """Streaming: fold files larger than memory, batch by batch, into the count state.
 
 :func:`stream_scores` reads CSV, TSV, Parquet or JSON Lines data (one file,
-several files, or a folder of them) with ``pyarrow.dataset`` in batches of
+several files, or a folder of them) with pyarrow (Parquet by row groups) in batches of
 ``batch_rows`` rows, and folds every batch into each score column's state, so
 memory is bounded by the state and one batch, never by the number of rows
 (docs/scale.md):
