@@ -218,6 +218,19 @@ def _run_child(name: str, folder: Path, *extra: str) -> dict[str, Any]:
     return result
 
 
+def _run_steps(steps: list[tuple[str, str, list[str]]], data: Path,
+               results: dict[str, Any]) -> None:
+    """Each step in its fresh process; its result (and rows/s) printed and kept."""
+    for label, child, extra in steps:
+        result = _run_child(child, data, *extra)
+        result["rows_per_second"] = result["rows"] / result["seconds"]
+        results[label] = result
+        print(f"{label:32s} {result['seconds']:7.2f} s  "
+              f"{result['rows_per_second'] / 1e6:7.1f} M rows/s  "
+              f"peak RSS {result['peak_rss_mb']:6.0f} MB  AP(step) {result['ap_step']:.8f}",
+              flush=True)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rows", type=int, default=100_000_000)
@@ -256,14 +269,7 @@ def main() -> int:
         if "dask" not in args.skip:
             steps.extend([("single process binned", "single", []),
                           ("dask 2 workers binned", "dask", [])])
-        for label, child, extra in steps:
-            result = _run_child(child, folder, *extra)
-            result["rows_per_second"] = result["rows"] / result["seconds"]
-            results[label] = result
-            print(f"{label:24s} {result['seconds']:8.2f} s  "
-                  f"{result['rows_per_second'] / 1e6:8.1f} M rows/s  "
-                  f"peak RSS {result['peak_rss_mb']:7.0f} MB  AP(step) {result['ap_step']:.6f}",
-                  flush=True)
+        _run_steps(steps, folder, results)
         binned = results["binned report"]
         bounds = binned["state"]["ap_bounds"]
         print(f"binned AP bounds [{bounds['lower']:.6f}, {bounds['upper']:.6f}], "
@@ -299,14 +305,7 @@ def _float64_file(rows: int, json_path: str | None) -> int:
                  ("report --out (every file)", "report_files", []),
                  ("dask, 1 worker, binned", "dask_workers", ["1"]),
                  ("dask, 2 workers, binned", "dask_workers", ["2"])]
-        for label, child, extra in steps:
-            result = _run_child(child, path, *extra)
-            result["rows_per_second"] = result["rows"] / result["seconds"]
-            results[label] = result
-            print(f"{label:32s} {result['seconds']:7.2f} s  "
-                  f"{result['rows_per_second'] / 1e6:7.1f} M rows/s  "
-                  f"peak RSS {result['peak_rss_mb']:6.0f} MB  AP(step) {result['ap_step']:.8f}",
-                  flush=True)
+        _run_steps(steps, path, results)
         one, two = results["dask, 1 worker, binned"], results["dask, 2 workers, binned"]
         same = one["digest"] == two["digest"] and one["ap_step"] == two["ap_step"]
         print(f"2 workers vs 1: {one['seconds'] / two['seconds']:.2f}x; identical bins: {same}")
