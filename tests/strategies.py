@@ -19,12 +19,15 @@ from hypothesis import strategies as st
 
 __all__ = [
     "FAST",
+    "ID_TEXT",
     "SLOW",
     "TIE_POOL",
     "CountState",
     "Scored",
     "bin_edges",
     "count_states",
+    "grown",
+    "id_columns",
     "scored",
 ]
 
@@ -222,3 +225,35 @@ def count_states(draw: st.DrawFn, *, max_rows: int = 12) -> CountState:
         float(draw(st.integers(0, 3))),
         float(draw(st.integers(0, 3))),
     )
+
+
+ID_TEXT = st.sampled_from("ab#-Z9\u00e9\u4e2d")
+"""Id characters: non-ASCII (Latin-1 and beyond), '#', '-', digits."""
+
+
+@st.composite
+def id_columns(draw: st.DrawFn, max_text: int = 6, wide: bool = False) -> np.ndarray:
+    """A column of document or query ids with repeats: numpy text (``U``), UTF-8 bytes
+    (``S``) or int64 (distinct values then repeats of them); with ``wide``, also text of
+    30 to 40 characters (ids longer than the encoders' short-id words)."""
+    kind = draw(st.sampled_from(["U", "S", "int", *(["wide"] if wide else [])]))
+    if kind == "int":
+        values = draw(st.lists(st.integers(-(2**63), 2**63 - 1), max_size=40))
+        pool = draw(st.lists(st.sampled_from(values), max_size=60)) if values else []
+        return np.array(values + pool, dtype=np.int64)
+    text = st.text(alphabet=st.sampled_from("ab\u00e9\u4e2d"), min_size=30, max_size=40) \
+        if kind == "wide" else st.text(alphabet=ID_TEXT, max_size=max_text)
+    words = draw(st.lists(text, min_size=1, max_size=12))
+    column = draw(st.lists(st.sampled_from(words), max_size=60))
+    array = np.array(column, dtype=str) if column else np.zeros(0, dtype="U1")
+    return np.char.encode(array, "utf-8") if kind == "S" else array
+
+
+def grown(mask: np.ndarray) -> np.ndarray:
+    """Every pixel within one pixel of ``mask`` (a drawn line, as a boolean image): a
+    drawing lies within one pixel of another when ``drawing & ~grown(other)`` is empty."""
+    out = mask.copy()
+    for dx in (-1, 0, 1):
+        for dy in (-1, 0, 1):
+            out |= np.roll(np.roll(mask, dx, 0), dy, 1)
+    return out

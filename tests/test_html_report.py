@@ -22,6 +22,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from tests.strategies import grown
 
 from prcurve import pr_curve
 from prcurve.present.html import MAX_OPERATING_POINTS, m4_reduce, render_html
@@ -315,13 +316,6 @@ def test_m4_line_is_within_one_pixel_of_the_full_line() -> None:
     with matplotlib.rc_context({"path.simplify": False}):  # draw every vertex given
         full, reduced = raster(x, y), raster(x[kept], y[kept])
     assert full.sum() > 1000
-
-    def grown(mask: np.ndarray) -> np.ndarray:  # every pixel within one pixel of the mask
-        out = mask.copy()
-        for dx in (-1, 0, 1):
-            for dy in (-1, 0, 1):
-                out |= np.roll(np.roll(mask, dx, 0), dy, 1)
-        return out
 
     # Every pixel of either drawing lies within one pixel of the other drawing.
     assert not (full & ~grown(reduced)).any()

@@ -8,23 +8,9 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from tests.strategies import id_columns
 
 from prcurve.ranking import keys as _keys
-
-TEXT = st.text(alphabet=st.sampled_from("ab#-Z9\u00e9\u4e2d"), max_size=6)
-
-
-@st.composite
-def id_columns(draw: Any) -> np.ndarray:
-    kind = draw(st.sampled_from(["U", "S", "int"]))
-    if kind == "int":
-        values = draw(st.lists(st.integers(-(2**63), 2**63 - 1), max_size=40))
-        pool = draw(st.lists(st.sampled_from(values), max_size=60)) if values else []
-        return np.array(values + pool, dtype=np.int64)
-    words = draw(st.lists(TEXT, min_size=1, max_size=12))
-    column = draw(st.lists(st.sampled_from(words), max_size=60))
-    array = np.array(column, dtype=str) if column else np.zeros(0, dtype="U1")
-    return np.char.encode(array, "utf-8") if kind == "S" else array
 
 
 @settings(max_examples=200, deadline=None)

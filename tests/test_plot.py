@@ -16,6 +16,7 @@ import matplotlib.pyplot as plt
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from PIL import Image
+from tests.strategies import grown
 
 from prcurve import pr_curve
 from prcurve.cli import main
@@ -355,14 +356,6 @@ def _black_pixels(figure: Figure) -> np.ndarray:
     return (rgba[..., :3].astype(int).sum(axis=2) < 3 * 128)
 
 
-def _grown(mask: np.ndarray) -> np.ndarray:  # every pixel within one pixel of the mask
-    out = mask.copy()
-    for dx in (-1, 0, 1):
-        for dy in (-1, 0, 1):
-            out |= np.roll(np.roll(mask, dx, 0), dy, 1)
-    return out
-
-
 @pytest.mark.parametrize("kind", ["pr", "threshold"])
 def test_large_curves_drawn_within_a_pixel_of_every_point(kind: str) -> None:
     from prcurve.present.plot import _step_xy, pixel_columns
@@ -396,5 +389,5 @@ def test_large_curves_drawn_within_a_pixel_of_every_point(kind: str) -> None:
         line.set_data(*full)  # ...and drawn like every point
         full_pixels = _black_pixels(figure)
     assert full_pixels.sum() > 1000
-    assert not (full_pixels & ~_grown(reduced_pixels)).any()
-    assert not (reduced_pixels & ~_grown(full_pixels)).any()
+    assert not (full_pixels & ~grown(reduced_pixels)).any()
+    assert not (reduced_pixels & ~grown(full_pixels)).any()

@@ -14,13 +14,14 @@ import pyarrow as pa
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from tests.strategies import ID_TEXT, id_columns
 
 from prcurve import InvalidInputError
 from prcurve.ranking import Qrels, Run, evaluate
 from prcurve.ranking import keys as _keys
 
-# Non-ASCII (Latin-1 and beyond), '#', '-', digits; empty ids where the column allows.
-TEXT = st.text(alphabet=st.sampled_from("ab#-Z9\u00e9\u4e2d"), max_size=12)
+# Empty ids where the column allows.
+TEXT = st.text(alphabet=ID_TEXT, max_size=12)
 MEASURES = ["AP", "P@2", "RR", "num_rel_ret", "ndcg"]
 
 
@@ -35,22 +36,9 @@ def fast(on: bool) -> Iterator[None]:
         _keys.ARROW_ROWS = original
 
 
-@st.composite
-def id_columns(draw: Any) -> np.ndarray:
-    kind = draw(st.sampled_from(["U", "S", "int", "wide"]))
-    if kind == "int":
-        values = draw(st.lists(st.integers(-(2**63), 2**63 - 1), min_size=1, max_size=20))
-        return np.array(draw(st.lists(st.sampled_from(values), max_size=50)), dtype=np.int64)
-    text = st.text(alphabet=st.sampled_from("ab\u00e9\u4e2d"), min_size=30, max_size=40) \
-        if kind == "wide" else TEXT
-    words = draw(st.lists(text, min_size=1, max_size=12))
-    column = draw(st.lists(st.sampled_from(words), max_size=50))
-    array = np.array(column, dtype=str) if column else np.zeros(0, dtype="U1")
-    return np.char.encode(array, "utf-8") if kind == "S" else array
-
-
 @settings(max_examples=150, deadline=None)
-@given(ids=id_columns(), grouped=st.booleans(), sort_labels=st.booleans())
+@given(ids=id_columns(max_text=12, wide=True), grouped=st.booleans(),
+       sort_labels=st.booleans())
 def test_pyarrow_encoding_matches_the_numpy_one(
     ids: np.ndarray, grouped: bool, sort_labels: bool
 ) -> None:
