@@ -475,7 +475,8 @@ def arrow_encode(chunks: Any, grouped: bool) -> Encoded:
         if not pa.types.is_dictionary(array.type):
             array = array.dictionary_encode()
         dictionary = array.dictionary
-        codes = array.indices.to_numpy(zero_copy_only=False).astype(np.int64)
+        codes = arrow_values(array.indices, np.dtype(
+            f"i{array.indices.type.bit_width // 8}")).astype(np.int64)  # no pandas import
     labels = np.array(dictionary.to_pylist(), dtype=object)
     return Encoded(labels if len(labels) else np.zeros(0, dtype=object), codes)
 
