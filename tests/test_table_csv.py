@@ -85,7 +85,7 @@ def test_blocks_and_threads_write_the_same_file(monkeypatch, tmp_path) -> None:
                        rng.random(n) < 0.01, np.nan, rng.random(n))})
     whole = table.to_csv()
     monkeypatch.setattr(table_module, "_CSV_BLOCK", 1000)
-    monkeypatch.setattr(table_module, "_CSV_MIN_PART", 300)
+    monkeypatch.setattr(table_module, "_SAMPLE", 16)
     from prcurve.core.sorting import set_sort_threads
 
     set_sort_threads(3)

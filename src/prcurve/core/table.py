@@ -232,9 +232,10 @@ class Table:
                 file.write(self.to_csv(digits).encode("utf-8"))
                 return
             for block in blocks:
-                file.write(block)
+                file.write(block)  # releases the GIL: the next blocks format meanwhile
 
-    def _fast_csv(self, digits: int | Mapping[str, int] | None) -> Iterator[bytes] | None:
+    def _fast_csv(self, digits: int | Mapping[str, int] | None
+                  ) -> Iterator[memoryview] | None:
         """pyarrow's blocks of CSV text, when it can write this table (see to_csv)."""
         if digits is None and self._columns and all(
                 values.dtype.kind in "iuf" for values in self._columns.values()):
@@ -242,24 +243,22 @@ class Table:
         return None
 
 
-_CSV_MIN_PART = 1 << 18
-"""Rows per thread at least, when pyarrow writes a CSV in threads."""
-
-_CSV_BLOCK = 1 << 19
-"""Rows written at a time by the fast CSV path."""
+_CSV_BLOCK = 1 << 18
+"""Rows written at a time by the fast CSV path (one block's text is about 15 MB)."""
 
 _EXACT_INTEGER = 2.0**53
 """Floats of smaller magnitude that are whole numbers are written as integers."""
 
-def _arrow_csv(columns: Mapping[str, NDArray[Any]]) -> Iterator[bytes] | None:
+def _arrow_csv(columns: Mapping[str, NDArray[Any]]) -> Iterator[memoryview] | None:
     """Numeric columns as CSV text by pyarrow, a block of rows at a time (the header
     first); None without pyarrow (the Python path then). The header is written as the
     Python path writes it (unquoted).
 
-    In each block of :data:`_CSV_BLOCK` rows, each column is cast to text
-    (:func:`_arrow_column_text`), a range of rows per thread, then pyarrow's CSV writer
-    writes the text columns as rows, again a range of rows per thread, joined in order
-    (pyarrow works without the GIL). Memory is one block's text.
+    Each block of :data:`_CSV_BLOCK` rows is one task: its columns cast to text
+    (:func:`_arrow_column_text`) and written as rows by pyarrow's CSV writer. The
+    blocks run in a pool of threads (pyarrow works without the GIL), a few ahead of the
+    consumer, and are yielded in order: while the caller writes one block to its file,
+    the next ones are being formatted. Memory is a few blocks' text.
     """
     import importlib
 
@@ -273,43 +272,52 @@ def _arrow_csv(columns: Mapping[str, NDArray[Any]]) -> Iterator[bytes] | None:
 
 
 def _arrow_csv_blocks(pa: Any, pa_csv: Any, compute: Any, columns: Mapping[str, NDArray[Any]]
-                      ) -> Iterator[bytes]:
-    from concurrent.futures import ThreadPoolExecutor
+                      ) -> Iterator[memoryview]:
+    from collections import deque
+    from concurrent.futures import Future, ThreadPoolExecutor
 
     from prcurve.core.sorting import sort_threads
 
-    yield (",".join(columns) + "\n").encode()
+    yield memoryview((",".join(columns) + "\n").encode())
     rows = next(iter(columns.values())).shape[0]
-    threads = max(1, min(sort_threads(), rows // _CSV_MIN_PART))
     options = pa_csv.WriteOptions(include_header=False, quoting_style="none")
+
+    def block(first: int) -> memoryview:
+        last = min(first + _CSV_BLOCK, rows)
+        table = pa.table({f"c{i}": _arrow_column_text(pa, compute, values[first:last])
+                          for i, values in enumerate(columns.values())})
+        sink = pa.BufferOutputStream()
+        pa_csv.write_csv(table, sink, options)
+        return memoryview(sink.getvalue())  # a view of pyarrow's buffer: no copy
+
+    firsts = range(0, rows, _CSV_BLOCK)
+    threads = max(1, min(sort_threads(), len(firsts)))
+    if threads == 1:
+        yield from map(block, firsts)
+        return
     with ThreadPoolExecutor(max_workers=threads) as pool:
-        for first in range(0, rows, _CSV_BLOCK):
-            size = min(_CSV_BLOCK, rows - first)
-            parts = max(1, min(threads, size // _CSV_MIN_PART))
-            bounds = [first + size * k // parts for k in range(parts + 1)]
+        # Invariant: at most `threads` blocks are queued or running beyond the one the
+        # caller holds, so memory stays a few blocks whatever the table's length.
+        ahead: deque[Future[memoryview]] = deque()
+        for first in firsts:
+            ahead.append(pool.submit(block, first))
+            if len(ahead) > threads:
+                yield ahead.popleft().result()
+        while ahead:
+            yield ahead.popleft().result()
 
-            def text(piece: tuple[NDArray[Any], int], bounds: list[int] = bounds) -> Any:
-                values, k = piece
-                return _arrow_column_text(pa, compute, values[bounds[k]:bounds[k + 1]])
 
-            texts = list(pool.map(text, [(v, k) for v in columns.values() for k in range(parts)]))
-            table = pa.table({f"c{i}": pa.chunked_array(texts[i * parts:(i + 1) * parts],
-                                                         type=pa.large_string())
-                              for i in range(len(columns))})
-            del texts
-
-            def write(k: int, bounds: list[int] = bounds, table: Any = table) -> bytes:
-                sink = pa.BufferOutputStream()
-                pa_csv.write_csv(table.slice(bounds[k] - bounds[0], bounds[k + 1] - bounds[k]),
-                                 sink, options)
-                return bytes(sink.getvalue())
-
-            yield from pool.map(write, range(parts))
+_SAMPLE = 1024
+"""The first values of a column looked at before a full pass decides how to format it
+(either way, the same text)."""
 
 
 def _whole(floats: NDArray[np.float64]) -> bool:
     """Every value a whole number below 2^53 in magnitude, and no -0.0: written as an
     integer, the same value (counts: tp, fp)."""
+    head = floats[:_SAMPLE]
+    if not bool(np.all(np.floor(head) == head)):  # rejected at the cost of a few values
+        return False
     return bool(np.all(np.abs(floats) < _EXACT_INTEGER)) and bool(
         np.all(np.floor(floats) == floats)) and not bool(
         np.any((floats == 0) & np.signbit(floats)))
@@ -329,10 +337,13 @@ def _arrow_column_text(pa: Any, compute: Any, values: NDArray[Any]) -> Any:
     n = floats.shape[0]
     if n and _whole(floats):
         return compute.cast(pa.array(floats.astype(np.int64)), pa.large_string())
-    new_run = np.empty(n, dtype=bool)
-    new_run[:1] = True
     # Neighbours compared bit for bit: -0.0 and 0.0 are two runs (two texts).
     bits = floats.view(np.int64)
+    head = bits[:_SAMPLE]
+    if 4 * np.count_nonzero(head[1:] != head[:-1]) > head.shape[0]:  # few ties ahead
+        return compute.cast(pa.array(floats), pa.large_string())
+    new_run = np.empty(n, dtype=bool)
+    new_run[:1] = True
     np.not_equal(bits[1:], bits[:-1], out=new_run[1:])
     starts = np.flatnonzero(new_run)
     if 4 * starts.shape[0] > n:
