@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from typing import Any
 
 import numpy as np
@@ -239,3 +241,42 @@ def test_ids_beyond_int64_are_an_error() -> None:
     _error(lambda: GroundTruth([2**70], [1], [[0, 0, 1, 1]]), "outside the int64 range")
     _error(lambda: GroundTruth(np.array([2**63], dtype=np.uint64), [1], [[0, 0, 1, 1]]),
            "above 2\\*\\*63")
+
+
+def test_pyarrow_tables_read_as_pandas_reads_them_without_importing_pandas() -> None:
+    """pyarrow's to_numpy imports pandas: detection reads pyarrow columns by buffer, and
+    text, lists of box coordinates and missing values as pandas' to_numpy gives them."""
+    columns = {"image_id": ["a", "a", "b"], "category_id": [3, 4, 3],
+               "bbox": [[0.0, 0.0, 10.0, 10.0], [5.0, 5.0, 2.0, 2.0], [1.0, 1.0, 4.0, 4.0]],
+               "area": [90.0, 4.0, 16.0], "iscrowd": [False, True, False], "id": [7, 8, 9]}
+    from_arrow = GroundTruth.from_table(pa.table(columns).slice(0), images=["a", "b"])
+    from_pandas = GroundTruth.from_table(pd.DataFrame(columns), images=["a", "b"])
+    for field in ("image_id", "category_id", "boxes", "area", "iscrowd", "annotation_id",
+                  "images", "categories"):
+        assert_array_equal(getattr(from_arrow, field), getattr(from_pandas, field),
+                           err_msg=field)
+    columns["area"] = [90.0, None, 16.0]  # missing: NaN, refused alike
+    for table in (pa.table(columns), pd.DataFrame(columns)):
+        with pytest.raises(InvalidInputError, match=r"area: has 1 areas .* \(rows 1\)"):
+            GroundTruth.from_table(table)
+    with pytest.raises(InvalidInputError, match="score"):
+        Detections.from_table(pa.table({"image_id": [1], "category_id": [3],
+                                        "bbox": [[0.0, 0.0, 1.0, 1.0]], "score": [None]},
+                                       schema=pa.schema({"image_id": pa.int64(),
+                                                         "category_id": pa.int64(),
+                                                         "bbox": pa.list_(pa.float64()),
+                                                         "score": pa.float64()})))
+    # The table is built from buffers: pa.table of Python lists imports pandas itself.
+    code = ("import sys, numpy as np, pyarrow as pa\n"
+            "from prcurve.core.arrow import numpy_to_arrow\n"
+            "from prcurve.detection import Detections\n"
+            "columns = {'image_id': [1, 2], 'category_id': [3, 3], 'x': [0.0, 1.0],\n"
+            "           'y': [0.0, 2.0], 'width': [4.0, 3.0], 'height': [4.0, 4.0],\n"
+            "           'score': [0.5, 0.25]}\n"
+            "table = pa.Table.from_arrays([numpy_to_arrow(pa, np.array(v))\n"
+            "                              for v in columns.values()], names=list(columns))\n"
+            "d = Detections.from_table(table)\n"
+            "print(d.score.tolist(), 'pandas' in sys.modules)\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          check=True)
+    assert done.stdout.split() == ["[0.5,", "0.25]", "False"]

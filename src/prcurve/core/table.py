@@ -17,6 +17,8 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from prcurve.core.arrow import numpy_to_arrow
+
 __all__ = ["Table"]
 
 
@@ -332,21 +334,21 @@ def _arrow_column_text(pa: Any, compute: Any, values: NDArray[Any]) -> Any:
     curve's recall takes one value per positive) formats each run once.
     """
     if values.dtype.kind in "iu":
-        return compute.cast(pa.array(values), pa.large_string())
+        return compute.cast(numpy_to_arrow(pa, values), pa.large_string())
     floats = np.ascontiguousarray(values, dtype=np.float64)
     n = floats.shape[0]
     if n and _whole(floats):
-        return compute.cast(pa.array(floats.astype(np.int64)), pa.large_string())
+        return compute.cast(numpy_to_arrow(pa, floats.astype(np.int64)), pa.large_string())
     # Neighbours compared bit for bit: -0.0 and 0.0 are two runs (two texts).
     bits = floats.view(np.int64)
     head = bits[:_SAMPLE]
     if 4 * np.count_nonzero(head[1:] != head[:-1]) > head.shape[0]:  # few ties ahead
-        return compute.cast(pa.array(floats), pa.large_string())
+        return compute.cast(numpy_to_arrow(pa, floats), pa.large_string())
     new_run = np.empty(n, dtype=bool)
     new_run[:1] = True
     np.not_equal(bits[1:], bits[:-1], out=new_run[1:])
     starts = np.flatnonzero(new_run)
     if 4 * starts.shape[0] > n:
-        return compute.cast(pa.array(floats), pa.large_string())
-    run_text = compute.cast(pa.array(floats[starts]), pa.large_string())
-    return run_text.take(pa.array(np.cumsum(new_run) - 1))
+        return compute.cast(numpy_to_arrow(pa, floats), pa.large_string())
+    run_text = compute.cast(numpy_to_arrow(pa, floats[starts]), pa.large_string())
+    return run_text.take(numpy_to_arrow(pa, np.cumsum(new_run) - 1))

@@ -11,6 +11,8 @@ Boxes are stored in COCO's layout ``[x, y, width, height]`` (float64);
 
 from __future__ import annotations
 
+import importlib
+import math
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -18,6 +20,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from prcurve.core.arrow import primitive_numpy
 from prcurve.validation import boxes as _checks
 
 __all__ = ["Detections", "GroundTruth"]
@@ -462,6 +465,23 @@ def _image_part(argument: str, index: int, item: Any, box_format: str,
     return part
 
 
+def _arrow_column(values: Any) -> NDArray[Any]:
+    """A pyarrow column as pyarrow's ``to_numpy`` gives it, without importing pandas as
+    ``to_numpy`` does: numbers as a view of their buffer (a missing one NaN), anything
+    else (text, lists of box coordinates) as Python objects, a missing one None."""
+    pa: Any = importlib.import_module("pyarrow")
+    kind = values.type
+    if pa.types.is_boolean(kind) and not values.null_count:
+        return primitive_numpy(pa, values)
+    if pa.types.is_integer(kind) or pa.types.is_floating(kind):
+        if values.null_count:
+            compute: Any = importlib.import_module("pyarrow.compute")
+            values = compute.fill_null(values.cast(pa.float64()), math.nan)
+        return primitive_numpy(pa, values)
+    items = values.to_pylist()
+    return np.fromiter(items, dtype=object, count=len(items))
+
+
 _BOX_COLUMNS = {"xywh": ("x", "y", "width", "height"), "xyxy": ("x1", "y1", "x2", "y2")}
 
 
@@ -494,6 +514,8 @@ class _TableReader:
         if str(name) not in self.names:
             raise _checks.missing_columns(self.argument, [str(name)], self.names)
         values = self.table[name]
+        if type(values).__module__.startswith("pyarrow"):
+            return _arrow_column(values)
         if hasattr(values, "to_numpy"):
             try:
                 return np.asarray(values.to_numpy())

@@ -23,8 +23,8 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from prcurve.core.arrow import primitive_numpy
 from prcurve.errors import InvalidInputError
-from prcurve.io.arrow import primitive_numpy
 from prcurve.io.columns import check_roles, choose_label
 from prcurve.io.readers import (
     FORMATS,

@@ -53,10 +53,10 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from prcurve.core.arrow import primitive_numpy
 from prcurve.core.binned import BinnedCounts, ap_bounds, empty_over, resolve_edges
 from prcurve.core.counts import ThresholdCounts
 from prcurve.errors import InvalidInputError
-from prcurve.io.arrow import primitive_numpy
 from prcurve.io.batches import Columns, input_files, parquet_statistics_range
 from prcurve.io.dask_parts import Part, State, merge_parts, some_values
 from prcurve.io.readers import arrow_to_numpy, need

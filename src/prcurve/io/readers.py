@@ -24,8 +24,8 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from prcurve.core.arrow import primitive_numpy
 from prcurve.errors import InvalidInputError
-from prcurve.io.arrow import primitive_numpy
 from prcurve.validation.arrays import check_choice
 from prcurve.validation.files import (
     changed_type,
