@@ -64,7 +64,7 @@ def primitive_numpy(pa: Any, column: Any) -> NDArray[Any]:
     """
     if isinstance(column, pa.ChunkedArray):
         column = (column.chunk(0) if column.num_chunks == 1 else column.combine_chunks()
-                  if column.num_chunks else pa.array([], type=column.type))
+                  if column.num_chunks else pa.nulls(0, column.type))
     kind = column.type
     if pa.types.is_boolean(kind):
         compute: Any = importlib.import_module("pyarrow.compute")
