@@ -42,7 +42,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from prcurve.core.counts import RecallSteps, ThresholdCounts, first_reaching
 from prcurve.core.undefined import ZeroDivision, undefined, undefined_scope
-from prcurve.validation.arrays import check_choice
+from prcurve.validation.arrays import check_choice, check_finite
 from prcurve.validation.labels import check_scored_labels
 
 __all__ = ["AP_METHODS", "APMethod", "binary_average_precision"]
@@ -165,18 +165,21 @@ def binary_average_precision(
     """
     name = check_method(method)
     with undefined_scope(zero_division):
+        # NaN and infinity: checked by the sort of the fast path (its ends), else here.
         scores, binary, weights = check_scored_labels(
-            y_true, y_score, sample_weight, pos_label, scale_free=True
+            y_true, y_score, sample_weight, pos_label, scale_free=True, finite=False
         )
+        if weights is None and binary.positive is not None and bins is None:
+            # Fast path: the recall steps straight from the sorts, no full state.
+            return ap_from_steps(RecallSteps.from_hard_scores(
+                binary.positive, scores, unchecked="y_score"), name)
+        check_finite("y_score", scores)
         if bins is not None:
             from prcurve.core.binned import BinnedCounts, resolve_edges
 
             binned = BinnedCounts(resolve_edges(bins, scores))
             binned._add_checked(scores, binary, weights)
             return ap_from_counts(binned.to_threshold_counts(), name)
-        if weights is None and binary.positive is not None:
-            # Fast path: the recall steps straight from two sorts, no full state.
-            return ap_from_steps(RecallSteps.from_hard_scores(binary.positive, scores), name)
         return ap_from_counts(ThresholdCounts._from_checked(scores, binary, weights), name)
 
 

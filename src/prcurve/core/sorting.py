@@ -42,15 +42,18 @@ from typing import Any, TypeVar
 import numpy as np
 from numpy.typing import NDArray
 
+from prcurve.validation.arrays import check_finite
+
 __all__ = ["MIN_PARALLEL", "count_below", "hard_label_counts", "hard_label_ranks",
            "part_bounds", "parts_for", "run_parts", "set_sort_threads", "sort_segments",
-           "sort_threads", "sorted_copy"]
+           "sort_threads", "sorted_copy", "split_sort"]
 
 MIN_PARALLEL = 1 << 20
 """Arrays with fewer values are sorted on one core (read at each call: tests may lower it)."""
 
 _MAX_DEFAULT = 8
-_BLOCK = 64  # count_below: a binary search within blocks of this many sorted values
+_SAMPLE = 1024  # split_sort: sampled values per range, to choose the splitters
+_WINDOW = 4096  # count_below: ascending queries searched this many at a time
 _threads: int | None = None
 
 S = TypeVar("S", bound=np.generic)
@@ -191,16 +194,93 @@ def sorted_copy(values: NDArray[S], *, where: NDArray[np.bool_] | None = None,
     return out
 
 
+def split_sort(values: NDArray[S], parts: int, pool: ThreadPoolExecutor | None = None, *,
+               negate: bool = False) -> tuple[NDArray[S], list[int], NDArray[S]]:
+    """A sorted copy of ``values`` (of ``-values`` if ``negate``) made on ``parts``
+    threads, the cuts ``[0, ..., n]`` that split it into ranges of values (a run of equal
+    values never straddles a cut; ranges may be empty), and a spare array of the same
+    size and type that the caller may reuse (its content is garbage).
+
+    Every step runs in the threads, the caller's array is read once and never written:
+
+    1. Splitters ``u_1 <= ... <= u_{parts-1}`` are drawn from a fixed pseudo-random
+       sample of the values (they only balance the ranges; any splitters give the same
+       result). Range ``b`` holds the values ``v`` with ``u_b <= v < u_{b+1}``.
+    2. Each thread copies one contiguous part of the input into the spare array, counts
+       its values below each splitter and partitions the part there
+       (``ndarray.partition``, linear time): its values of each range lie together.
+    3. Each thread gathers one range from every part into the output and sorts it.
+
+    The ranges hold disjoint values in order, so the output is ascending: equal to
+    ``np.sort`` element for element (only ``-0.0`` and ``0.0`` may trade places, as
+    they may within ``np.sort`` itself). NaN, never less than a splitter, ends the last
+    range, as in ``np.sort``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from prcurve.core.sorting import split_sort
+    >>> values = np.array([3.0, 1.0, 2.0, 2.0, 0.0, 2.0])
+    >>> out, cuts, _ = split_sort(values, 2, negate=True)
+    >>> out.tolist(), len(cuts)
+    ([-3.0, -2.0, -2.0, -2.0, -1.0, -0.0], 3)
+    """
+    n = values.shape[0]
+    spare = np.empty_like(values)
+    if parts <= 1 or n < 2 * parts:
+        out = np.negative(values) if negate else values.copy()
+        out.sort()
+        return out, [0, n], spare
+    sample = values[np.random.default_rng(n).integers(0, n, _SAMPLE * parts)]
+    if negate:
+        np.negative(sample, out=sample)
+    sample.sort()
+    splitters = sample[[_SAMPLE * b for b in range(1, parts)]]
+    bounds = part_bounds(n, parts)
+
+    def split(k: int) -> list[int]:
+        part = spare[bounds[k]]
+        if negate:
+            np.negative(values[bounds[k]], out=part)
+        else:
+            part[...] = values[bounds[k]]
+        below = [int(np.count_nonzero(part < u)) for u in splitters]
+        for b in range(1, len(below)):  # a NaN splitter (last, if any) counts nothing
+            below[b] = max(below[b], below[b - 1])
+        kths = sorted({c for c in below if 0 < c < part.shape[0]})
+        if kths:
+            part.partition(kths)
+        return [0, *below, part.shape[0]]
+
+    ends = run_parts(split, parts, pool)  # ends[k][b]: where range b starts in part k
+    sizes = [sum(e[b + 1] - e[b] for e in ends) for b in range(parts)]
+    cuts = np.concatenate(([0], np.cumsum(sizes))).tolist()
+    out = np.empty_like(values)
+
+    def gather(b: int) -> None:
+        at = cuts[b]
+        for k, e in enumerate(ends):
+            size = e[b + 1] - e[b]
+            start = bounds[k].start + e[b]
+            out[at:at + size] = spare[start:start + size]
+            at += size
+        out[cuts[b]:cuts[b + 1]].sort()
+
+    run_parts(gather, parts, pool)
+    return out, cuts, spare
+
+
 def count_below(sorted_values: NDArray[Any], queries: NDArray[Any]) -> NDArray[np.intp]:
     """How many of ``sorted_values`` (ascending) are below each query:
     ``np.searchsorted(sorted_values, queries, side="left")``, at lower cost for many
-    queries into a large array.
+    ascending queries into a large array.
 
-    ``np.searchsorted`` of ascending queries restarts each binary search from the whole
-    upper range, so every search touches memory out of cache. Here the queries are
-    searched in every 64th value first (a sample 64 times smaller, in cache), then by 6
-    halving steps, vectorized over the queries, within the one block of 64 that holds
-    the answer.
+    For ascending queries ``np.searchsorted`` searches each from the previous answer to
+    the end of the array. Here the queries are searched in windows of
+    :data:`_WINDOW` at a time: the answers of a window lie between the answers of its
+    first query and of the next window's first, so each search spans only that range
+    (a few times shorter, and in cache). Queries that are not ascending are searched
+    by ``np.searchsorted`` itself.
 
     Examples
     --------
@@ -209,20 +289,17 @@ def count_below(sorted_values: NDArray[Any], queries: NDArray[Any]) -> NDArray[n
     >>> count_below(np.array([1.0, 2.0, 2.0, 5.0]), np.array([0.0, 2.0, 3.0, 9.0])).tolist()
     [0, 1, 3, 4]
     """
-    m = sorted_values.shape[0]
-    if m < 64 * _BLOCK or queries.shape[0] < _BLOCK:
+    q = queries.shape[0]
+    if q <= 2 * _WINDOW or not bool((queries[1:] >= queries[:-1]).all()):
         return np.searchsorted(sorted_values, queries, side="left")
-    # Blocks whose last value is below a query lie wholly below it; the next block (or
-    # the short tail) holds between 0 and _BLOCK - 1 more values below it.
-    found = np.searchsorted(sorted_values[_BLOCK - 1::_BLOCK], queries, side="left")
-    found *= _BLOCK
-    step = _BLOCK >> 1
-    while step:
-        probe = found + (step - 1)
-        below = np.take(sorted_values, probe, mode="clip") < queries
-        below &= probe < m
-        found += below * step
-        step >>= 1
+    heads = np.searchsorted(sorted_values, queries[::_WINDOW], side="left").tolist()
+    heads.append(sorted_values.shape[0])
+    found = np.empty(q, dtype=np.intp)
+    for w in range(len(heads) - 1):
+        window = slice(w * _WINDOW, (w + 1) * _WINDOW)
+        low = heads[w]
+        np.add(np.searchsorted(sorted_values[low:heads[w + 1]], queries[window], side="left"),
+               low, out=found[window])
     return found
 
 
@@ -261,7 +338,8 @@ class _NoPool:
 
 
 def hard_label_counts(
-    scores: NDArray[np.floating[Any]], positive: NDArray[np.bool_],
+    scores: NDArray[np.floating[Any]], positive: NDArray[np.bool_], *,
+    unchecked: str | None = None,
 ) -> tuple[F64, F64, F64, float, float]:
     """The exact state (thresholds, tp, fp, n_pos, n_neg) of hard, unweighted labels
     (``ThresholdCounts.from_scores`` without weights).
@@ -280,15 +358,18 @@ def hard_label_counts(
     parts = parts_for(n)
     with ThreadPoolExecutor(max_workers=parts) if parts > 1 else _NoPool() as pool:
         pos_job = None if pool is None else pool.submit(_negated_sorted, scores, positive)
-        neg_sorted = np.negative(scores)  # a copy; ascending -score: decreasing score
-        cuts = sort_segments(neg_sorted, parts, pool)
+        # Ascending -score: decreasing score (a copy, sorted by ranges of values).
+        neg_sorted, cuts, spare = split_sort(scores, parts, pool, negate=True)
+        if unchecked is not None:
+            _check_ends(unchecked, scores, neg_sorted)
         parts = len(cuts) - 1  # fewer ranges than threads for very few values
         pos_sorted = _negated_sorted(scores, positive) if pos_job is None else (
             pos_job.result())
         n_pos = pos_sorted.shape[0]
-        # The positives of range k: pos_sorted[pos_cuts[k]:pos_cuts[k + 1]].
+        # The positives of range k: pos_sorted[pos_cuts[k]:pos_cuts[k + 1]]; the ranges
+        # from k on hold the values from neg_sorted[cuts[k]] on (none if it is n).
         pos_cuts = [0, *(int(np.searchsorted(pos_sorted, neg_sorted[c], side="left"))
-                         for c in cuts[1:-1]), n_pos]
+                         if c < n else n_pos for c in cuts[1:-1]), n_pos]
 
         def runs(k: int) -> NDArray[np.intp] | None:
             return _run_starts(neg_sorted[cuts[k]:cuts[k + 1]])
@@ -299,9 +380,11 @@ def hard_label_counts(
         offsets = np.concatenate(([0], np.cumsum(sizes))).tolist()
         # Without ties anywhere the sorted float64 copy becomes the thresholds in place.
         in_place = neg_sorted.dtype == np.float64 and all(t is None for t in starts)
-        thresholds = neg_sorted if in_place else np.empty(offsets[-1])
-        fp = np.empty(offsets[-1])
-        tp_parts: list[F64] = [fp[:0]] * parts
+        thresholds: F64 = neg_sorted if in_place else np.empty(offsets[-1])  # type: ignore[assignment]
+        # The spare copy of the scores, free now, holds fp when it has the right size.
+        fp: F64 = spare if in_place else np.empty(offsets[-1])  # type: ignore[assignment]
+        del spare
+        tp = np.empty(offsets[-1])
 
         def fill(k: int) -> None:
             low, high = cuts[k], cuts[k + 1]
@@ -311,25 +394,27 @@ def hard_label_counts(
             distinct = segment if ties is None else segment[ties]
             pos_low, pos_high = pos_cuts[k], pos_cuts[k + 1]
             pos_values, pos_starts = _run_lengths(pos_sorted[pos_low:pos_high])
-            # tp jumps at each distinct positive score to the positives at or above it.
+            # tp rises at each distinct positive score (at[j], strictly increasing) to
+            # the positives at or above it: level[j + 1]; level[0] above the first.
             at = count_below(distinct, pos_values)
             level = np.empty(pos_values.shape[0] + 1)
             level[0] = pos_low
             level[1:-1] = pos_starts[1:]
             level[1:-1] += pos_low
             level[-1] = pos_high
-            lengths = np.diff(at, prepend=0, append=distinct.shape[0])
-            del at
             # 0.0 - (-0.0) is 0.0: every threshold of 0 is +0.0.
             np.subtract(0.0, distinct, out=segment if in_place else thresholds[out])
-            tp_k = np.repeat(level, lengths)
-            tp_parts[k] = tp_k
-            del level, lengths
-            # All rows at or above each distinct score: its run's end, plus the ranges
-            # above. fp is that minus tp, in chunks (the ends stay in cache).
-            fp_k = fp[out]
-            for first in range(0, distinct.shape[0], _FILL_CHUNK):
-                last = min(first + _FILL_CHUNK, distinct.shape[0])
+            # In chunks (the temporaries stay in cache): tp, the step function; all rows
+            # at or above each distinct score, its run's end plus the ranges above; fp,
+            # their difference.
+            tp_k, fp_k = tp[out], fp[out]
+            m = distinct.shape[0]
+            for first in range(0, m, _FILL_CHUNK):
+                last = min(first + _FILL_CHUNK, m)
+                rise_first, rise_last = np.searchsorted(at, (first, last), side="right")
+                edges = np.concatenate(((first,), at[rise_first:rise_last], (last,)))
+                steps = np.repeat(level[rise_first:rise_last + 1], np.diff(edges))
+                tp_k[first:last] = steps
                 if ties is None:
                     ends = np.arange(low + first + 1, low + last + 1, dtype=np.float64)
                 else:
@@ -339,22 +424,24 @@ def hard_label_counts(
                     if stop - first - 1 < last - first:
                         ends[-1] = high - low
                     ends += low
-                np.subtract(ends, tp_k[first:last], out=fp_k[first:last])
+                np.subtract(ends, steps, out=fp_k[first:last])
 
         run_parts(fill, parts, pool)
-        # One range: its tp is the whole. Several: joined, a copy in each thread.
-        tp = tp_parts[0] if parts == 1 else np.empty(offsets[-1])
-        if parts > 1:
-            def join(k: int) -> None:
-                tp[offsets[k]:offsets[k + 1]] = tp_parts[k]
-                tp_parts[k] = fp[:0]  # freed as soon as copied
-
-            run_parts(join, parts, pool)
     n_neg = n - n_pos
     return thresholds, tp, fp, float(n_pos), float(n_neg)
 
 
 _FILL_CHUNK = 1 << 16
+
+
+def _check_ends(name: str, scores: NDArray[Any], sorted_part: NDArray[Any]) -> None:
+    """For scores not yet checked for NaN and infinity (``unchecked``, the argument's
+    name): a sorted copy of some of them holds neither when its ends are finite (NaN
+    sorts last, infinities at the ends); else the error names ``name``
+    (:func:`~prcurve.validation.arrays.check_finite`)."""
+    if sorted_part.shape[0] and not (np.isfinite(sorted_part[0])
+                                     and np.isfinite(sorted_part[-1])):
+        check_finite(name, scores)
 
 
 def _negated_sorted(scores: NDArray[Any], positive: NDArray[np.bool_]) -> NDArray[Any]:
@@ -366,17 +453,22 @@ def _negated_sorted(scores: NDArray[Any], positive: NDArray[np.bool_]) -> NDArra
 
 
 def hard_label_ranks(
-    scores: NDArray[Any], positive: NDArray[np.bool_],
+    scores: NDArray[Any], positive: NDArray[np.bool_], *, unchecked: str | None = None,
 ) -> tuple[NDArray[np.intp], NDArray[np.intp], NDArray[np.intp] | None, int, int]:
     """What average precision needs of hard, unweighted labels, without the full state:
     for each distinct positive score (ascending), where its run starts among the sorted
     positive scores, the negatives below it, and the negatives at or below it (None when
     no negative shares a positive score); and the two totals.
 
-    Each thread sorts the negatives of one contiguous part of the input (no selection,
-    no merge); the positives' scores are few and sorted once. The counts below a score
-    are added over the parts: exact integers, the same on any number of threads. Memory
-    is one copy of the scores plus O(distinct positive scores).
+    Each thread sorts a copy of one contiguous part of the input, positives and
+    negatives together (no mask, no selection, no merge), and gathers the part's
+    positive scores, which are few and sorted once. Below a positive score ``v``, the
+    rows of every part are counted by a binary search (exact integers, added over the
+    parts: the same on any number of threads), and the negatives below ``v`` are those
+    rows less the positives below ``v``, its run's start among the sorted positives.
+    Ties need a second count only where a part holds ``v`` twice, or several parts hold
+    it, or ``v`` is shared by several positives. Memory is one copy of the scores plus
+    O(positive rows).
 
     Examples
     --------
@@ -392,47 +484,59 @@ def hard_label_ranks(
     bounds = part_bounds(n, parts)
     with ThreadPoolExecutor(max_workers=parts) if parts > 1 else _NoPool() as pool:
         def gather(k: int) -> tuple[NDArray[Any], NDArray[Any]]:
-            part = bounds[k]
-            chosen = scores[part]
-            mask = positive[part]
-            pos_part = chosen[mask]
-            neg_part = chosen[~mask]
-            neg_part.sort()
-            return pos_part, neg_part
+            part = scores[bounds[k]]
+            rows = part.copy()  # never sort the caller's array
+            rows.sort()
+            return part[positive[bounds[k]]], rows
 
         gathered = run_parts(gather, parts, pool)
         pos_scores = gathered[0][0] if parts == 1 else np.concatenate(
             [g[0] for g in gathered])
-        negs = [g[1] for g in gathered]
+        rows = [g[1] for g in gathered]
         del gathered
+        if unchecked is not None:
+            for part in rows:
+                _check_ends(unchecked, scores, part)
         pos_scores.sort()
         n_pos = pos_scores.shape[0]
-        n_neg = n - n_pos
         pos_values, pos_starts = _run_lengths(pos_scores)
         del pos_scores
 
-        def search(k: int) -> tuple[NDArray[np.intp], NDArray[np.intp] | None]:
-            # Ascending order: negatives below pos_values[i], and at or below it
-            # (None: no positive score of this part is shared by a negative).
-            neg = negs[k]
-            below = count_below(neg, pos_values)
-            if neg.shape[0] == 0:
-                return below, None
-            tie = np.take(neg, below, mode="clip") == pos_values
-            tie &= below < neg.shape[0]
-            if not tie.any():
-                return below, None
-            at_or_below = below.copy()
-            at_or_below[tie] = np.searchsorted(neg, pos_values[tie], side="right")
-            return below, at_or_below
+        def search(k: int) -> tuple[NDArray[np.intp], NDArray[np.bool_], NDArray[np.bool_]]:
+            # The rows of part k below each positive score; whether the part holds it
+            # (once at least) and whether it holds it twice.
+            part = rows[k]
+            below = count_below(part, pos_values)
+            held = np.take(part, below, mode="clip") == pos_values
+            held &= below < part.shape[0]
+            after = below + 1
+            twice = np.take(part, after, mode="clip") == pos_values
+            twice &= after < part.shape[0]
+            return below, held, twice
 
         found = run_parts(search, parts, pool)
-    neg_below = found[0][0]
-    for below, _ in found[1:]:
-        neg_below = neg_below + below
-    neg_at_or_below = None
-    if any(at is not None for _, at in found):
-        neg_at_or_below = np.zeros_like(neg_below)
-        for below, at in found:
-            neg_at_or_below += below if at is None else at
-    return pos_starts, neg_below, neg_at_or_below, n_pos, n_neg
+        rows_below = found[0][0]
+        holders = found[0][1].astype(np.intp)
+        twice = found[0][2]
+        for below, held, again in found[1:]:
+            rows_below += below
+            holders += held
+            twice |= again
+        # Positives at each distinct positive score (runs of the sorted positives).
+        shared = np.diff(pos_starts, append=n_pos)
+        neg_below = rows_below - pos_starts
+        # A negative can share v only where more than one row holds it.
+        maybe = (holders > 1) | (shared > 1) | twice
+        neg_at_or_below = None
+        if maybe.any():
+            queries = pos_values[maybe]
+
+            def search_right(k: int) -> NDArray[np.intp]:
+                return np.searchsorted(rows[k], queries, side="right")
+
+            rows_at_or_below = sum(run_parts(search_right, parts, pool))
+            neg_at = rows_at_or_below - (pos_starts[maybe] + shared[maybe])
+            if (neg_at != neg_below[maybe]).any():
+                neg_at_or_below = neg_below.copy()
+                neg_at_or_below[maybe] = neg_at
+    return pos_starts, neg_below, neg_at_or_below, n_pos, n - n_pos
