@@ -37,7 +37,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any, TypeVar
+from typing import Any, NamedTuple, TypeVar
 
 import numpy as np
 from numpy.typing import NDArray
@@ -194,14 +194,29 @@ def sorted_copy(values: NDArray[S], *, where: NDArray[np.bool_] | None = None,
     return out
 
 
-def split_sort(values: NDArray[S], parts: int, pool: ThreadPoolExecutor | None = None, *,
-               negate: bool = False) -> tuple[NDArray[S], list[int], NDArray[S]]:
-    """A sorted copy of ``values`` (of ``-values`` if ``negate``) made on ``parts``
-    threads, the cuts ``[0, ..., n]`` that split it into ranges of values (a run of equal
-    values never straddles a cut; ranges may be empty), and a spare array of the same
-    size and type that the caller may reuse (its content is garbage).
+class Split(NamedTuple):
+    """What :func:`split_sort` returns."""
 
-    Every step runs in the threads, the caller's array is read once and never written:
+    sorted: NDArray[Any]
+    """The values (negated if asked) ascending."""
+    cuts: list[int]
+    """``[0, ..., n]``: range ``b`` is ``sorted[cuts[b]:cuts[b + 1]]``."""
+    spare: NDArray[Any]
+    """An array of the values' size and type, free for the caller (its content is garbage)."""
+    chosen: NDArray[Any] | None
+    """The values where ``where`` is true (negated if asked) ascending, or None."""
+    chosen_cuts: list[int]
+    """The same ranges of values in ``chosen``."""
+
+
+def split_sort(values: NDArray[Any], parts: int, pool: ThreadPoolExecutor | None = None, *,
+               negate: bool = False, where: NDArray[np.bool_] | None = None) -> Split:
+    """A sorted copy of ``values`` (of ``-values`` if ``negate``) made on ``parts``
+    threads, cut into ranges of values (a run of equal values never straddles a cut;
+    ranges may be empty); with ``where``, also the chosen values sorted, cut into the
+    same ranges.
+
+    Every step runs in the threads; the caller's array is read once and never written:
 
     1. Splitters ``u_1 <= ... <= u_{parts-1}`` are drawn from a fixed pseudo-random
        sample of the values (they only balance the ranges; any splitters give the same
@@ -209,6 +224,7 @@ def split_sort(values: NDArray[S], parts: int, pool: ThreadPoolExecutor | None =
     2. Each thread copies one contiguous part of the input into the spare array, counts
        its values below each splitter and partitions the part there
        (``ndarray.partition``, linear time): its values of each range lie together.
+       Likewise the part's chosen values.
     3. Each thread gathers one range from every part into the output and sorts it.
 
     The ranges hold disjoint values in order, so the output is ascending: equal to
@@ -221,16 +237,17 @@ def split_sort(values: NDArray[S], parts: int, pool: ThreadPoolExecutor | None =
     >>> import numpy as np
     >>> from prcurve.core.sorting import split_sort
     >>> values = np.array([3.0, 1.0, 2.0, 2.0, 0.0, 2.0])
-    >>> out, cuts, _ = split_sort(values, 2, negate=True)
-    >>> out.tolist(), len(cuts)
-    ([-3.0, -2.0, -2.0, -2.0, -1.0, -0.0], 3)
+    >>> split = split_sort(values, 2, negate=True, where=values > 1.5)
+    >>> split.sorted.tolist(), split.chosen.tolist()
+    ([-3.0, -2.0, -2.0, -2.0, -1.0, -0.0], [-3.0, -2.0, -2.0, -2.0])
     """
     n = values.shape[0]
     spare = np.empty_like(values)
     if parts <= 1 or n < 2 * parts:
         out = np.negative(values) if negate else values.copy()
         out.sort()
-        return out, [0, n], spare
+        chosen = None if where is None else _sorted_choice(values, where, negate)
+        return Split(out, [0, n], spare, chosen, [0, 0 if chosen is None else len(chosen)])
     sample = values[np.random.default_rng(n).integers(0, n, _SAMPLE * parts)]
     if negate:
         np.negative(sample, out=sample)
@@ -238,36 +255,70 @@ def split_sort(values: NDArray[S], parts: int, pool: ThreadPoolExecutor | None =
     splitters = sample[[_SAMPLE * b for b in range(1, parts)]]
     bounds = part_bounds(n, parts)
 
-    def split(k: int) -> list[int]:
+    def split(k: int) -> tuple[list[int], NDArray[Any], list[int]]:
         part = spare[bounds[k]]
         if negate:
             np.negative(values[bounds[k]], out=part)
         else:
             part[...] = values[bounds[k]]
-        below = [int(np.count_nonzero(part < u)) for u in splitters]
-        for b in range(1, len(below)):  # a NaN splitter (last, if any) counts nothing
-            below[b] = max(below[b], below[b - 1])
-        kths = sorted({c for c in below if 0 < c < part.shape[0]})
-        if kths:
-            part.partition(kths)
-        return [0, *below, part.shape[0]]
+        if where is None:
+            return _partition_at(part, splitters), part[:0], [0] * (parts + 1)
+        chosen = _sorted_choice(values[bounds[k]], where[bounds[k]], negate, sort=False)
+        return _partition_at(part, splitters), chosen, _partition_at(chosen, splitters)
 
-    ends = run_parts(split, parts, pool)  # ends[k][b]: where range b starts in part k
-    sizes = [sum(e[b + 1] - e[b] for e in ends) for b in range(parts)]
-    cuts = np.concatenate(([0], np.cumsum(sizes))).tolist()
+    done = run_parts(split, parts, pool)  # done[k][0][b]: where range b starts in part k
     out = np.empty_like(values)
+    cuts = _gathered_cuts([d[0] for d in done])
+    chosen_cuts = _gathered_cuts([d[2] for d in done])
+    chosen_out = None if where is None else np.empty(chosen_cuts[-1], dtype=values.dtype)
 
     def gather(b: int) -> None:
-        at = cuts[b]
-        for k, e in enumerate(ends):
-            size = e[b + 1] - e[b]
-            start = bounds[k].start + e[b]
-            out[at:at + size] = spare[start:start + size]
-            at += size
-        out[cuts[b]:cuts[b + 1]].sort()
+        _gather_range(out, cuts, [(spare[bounds[k]], d[0]) for k, d in enumerate(done)], b)
+        if chosen_out is not None:
+            _gather_range(chosen_out, chosen_cuts, [(d[1], d[2]) for d in done], b)
 
     run_parts(gather, parts, pool)
-    return out, cuts, spare
+    return Split(out, cuts, spare, chosen_out, chosen_cuts)
+
+
+def _sorted_choice(values: NDArray[Any], where: NDArray[np.bool_], negate: bool, *,
+                   sort: bool = True) -> NDArray[Any]:
+    """``values[where]`` (negated if ``negate``), sorted if ``sort``: a new array."""
+    chosen = values[where]
+    if negate:
+        np.negative(chosen, out=chosen)
+    if sort:
+        chosen.sort()
+    return chosen
+
+
+def _partition_at(part: NDArray[Any], splitters: NDArray[Any]) -> list[int]:
+    """Partition ``part`` in place by ascending ``splitters``; return where each range of
+    values starts, ``[0, ..., len(part)]``."""
+    below = [int(np.count_nonzero(part < u)) for u in splitters]
+    for b in range(1, len(below)):  # a NaN splitter (last, if any) counts nothing
+        below[b] = max(below[b], below[b - 1])
+    kths = sorted({c for c in below if 0 < c < part.shape[0]})
+    if kths:
+        part.partition(kths)
+    return [0, *below, part.shape[0]]
+
+
+def _gathered_cuts(ends: list[list[int]]) -> list[int]:
+    """Where each range starts once the ranges of every part (``ends[k]``) are gathered."""
+    sizes = [sum(e[b + 1] - e[b] for e in ends) for b in range(len(ends[0]) - 1)]
+    return [0, *np.cumsum(sizes).tolist()]
+
+
+def _gather_range(out: NDArray[Any], cuts: list[int],
+                  parts: list[tuple[NDArray[Any], list[int]]], b: int) -> None:
+    """Copy range ``b`` of every partitioned part to its place in ``out`` and sort it."""
+    at = cuts[b]
+    for part, ends in parts:
+        size = ends[b + 1] - ends[b]
+        out[at:at + size] = part[ends[b]:ends[b + 1]]
+        at += size
+    out[cuts[b]:cuts[b + 1]].sort()
 
 
 def count_below(sorted_values: NDArray[Any], queries: NDArray[Any]) -> NDArray[np.intp]:
@@ -357,19 +408,17 @@ def hard_label_counts(
     n = scores.shape[0]
     parts = parts_for(n)
     with ThreadPoolExecutor(max_workers=parts) if parts > 1 else _NoPool() as pool:
-        pos_job = None if pool is None else pool.submit(_negated_sorted, scores, positive)
-        # Ascending -score: decreasing score (a copy, sorted by ranges of values).
-        neg_sorted, cuts, spare = split_sort(scores, parts, pool, negate=True)
+        # Ascending -score: decreasing score (copies, sorted by ranges of values); the
+        # positives' too, in the same ranges: range k's are
+        # pos_sorted[pos_cuts[k]:pos_cuts[k + 1]].
+        split = split_sort(scores, parts, pool, negate=True, where=positive)
+        neg_sorted, cuts, spare = split.sorted, split.cuts, split.spare
+        pos_cuts = split.chosen_cuts
+        pos_sorted = neg_sorted[:0] if split.chosen is None else split.chosen
         if unchecked is not None:
             _check_ends(unchecked, scores, neg_sorted)
         parts = len(cuts) - 1  # fewer ranges than threads for very few values
-        pos_sorted = _negated_sorted(scores, positive) if pos_job is None else (
-            pos_job.result())
-        n_pos = pos_sorted.shape[0]
-        # The positives of range k: pos_sorted[pos_cuts[k]:pos_cuts[k + 1]]; the ranges
-        # from k on hold the values from neg_sorted[cuts[k]] on (none if it is n).
-        pos_cuts = [0, *(int(np.searchsorted(pos_sorted, neg_sorted[c], side="left"))
-                         if c < n else n_pos for c in cuts[1:-1]), n_pos]
+        n_pos = pos_cuts[-1]
 
         def runs(k: int) -> NDArray[np.intp] | None:
             return _run_starts(neg_sorted[cuts[k]:cuts[k + 1]])
@@ -380,9 +429,9 @@ def hard_label_counts(
         offsets = np.concatenate(([0], np.cumsum(sizes))).tolist()
         # Without ties anywhere the sorted float64 copy becomes the thresholds in place.
         in_place = neg_sorted.dtype == np.float64 and all(t is None for t in starts)
-        thresholds: F64 = neg_sorted if in_place else np.empty(offsets[-1])  # type: ignore[assignment]
+        thresholds: F64 = neg_sorted if in_place else np.empty(offsets[-1])
         # The spare copy of the scores, free now, holds fp when it has the right size.
-        fp: F64 = spare if in_place else np.empty(offsets[-1])  # type: ignore[assignment]
+        fp: F64 = spare if in_place else np.empty(offsets[-1])
         del spare
         tp = np.empty(offsets[-1])
 
@@ -444,14 +493,6 @@ def _check_ends(name: str, scores: NDArray[Any], sorted_part: NDArray[Any]) -> N
         check_finite(name, scores)
 
 
-def _negated_sorted(scores: NDArray[Any], positive: NDArray[np.bool_]) -> NDArray[Any]:
-    """The positives' scores negated, ascending."""
-    chosen = scores[positive]
-    np.negative(chosen, out=chosen)
-    chosen.sort()
-    return chosen
-
-
 def hard_label_ranks(
     scores: NDArray[Any], positive: NDArray[np.bool_], *, unchecked: str | None = None,
 ) -> tuple[NDArray[np.intp], NDArray[np.intp], NDArray[np.intp] | None, int, int]:
@@ -507,6 +548,9 @@ def hard_label_ranks(
             # (once at least) and whether it holds it twice.
             part = rows[k]
             below = count_below(part, pos_values)
+            if part.shape[0] == 0:
+                none = np.zeros(below.shape[0], dtype=bool)
+                return below, none, none
             held = np.take(part, below, mode="clip") == pos_values
             held &= below < part.shape[0]
             after = below + 1
@@ -517,7 +561,7 @@ def hard_label_ranks(
         found = run_parts(search, parts, pool)
         rows_below = found[0][0]
         holders = found[0][1].astype(np.intp)
-        twice = found[0][2]
+        twice = found[0][2].copy()
         for below, held, again in found[1:]:
             rows_below += below
             holders += held
