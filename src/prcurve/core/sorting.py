@@ -1,21 +1,26 @@
 """Sorting scores on several cores: the one sort every exact state starts from.
 
 ``np.sort`` runs on one core, but it releases the GIL, so threads can sort parts of an
-array at once. Two ways are used, chosen by what follows the sort:
+array at once. Three ways are used, chosen by what follows the sort:
 
 - :func:`sort_segments` sorts an array in place by ranges of values: ``ndarray.partition``
-  (one linear-time selection) puts the values of each range together, then each range is
-  sorted in its own thread. The ranges hold disjoint values in order, so the array ends
-  up ascending, equal to ``np.sort`` element for element (the sorted order of a set of
-  numbers is unique; only ``-0.0`` and ``0.0`` may trade places, as they may within
-  ``np.sort`` itself, and every state turns ``-0.0`` into ``0.0``). Each range's later
-  work (runs of ties, cumulative counts) can then run in its thread too: the cuts
-  returned fall at the start of a run of equal values. :func:`sorted_copy` is this on a
-  copy.
+  (one linear-time selection, on one core) puts the values of each range together, then
+  each range is sorted in its own thread. The ranges hold disjoint values in order, so
+  the array ends up ascending, equal to ``np.sort`` element for element (the sorted
+  order of a set of numbers is unique; only ``-0.0`` and ``0.0`` may trade places, as
+  they may within ``np.sort`` itself, and every state turns ``-0.0`` into ``0.0``).
+  :func:`sorted_copy` is this on a copy.
+- :func:`split_sort` makes a sorted copy by ranges of values with every step in the
+  threads: each thread copies (negated, for decreasing scores) and partitions one
+  contiguous part of the input by splitters drawn from a sample, then gathers and
+  sorts one range. Each range's later work (runs of ties, cumulative counts) can then
+  run in its thread too: the cuts fall at the start of a run of equal values. The
+  exact state of hard labels (:func:`hard_label_counts`) is built this way.
 - The caller cuts the input into contiguous parts (:func:`part_bounds`) and each thread
   sorts its part: no selection, no merge, for work that only needs to count, for each
   query value, the values of every part below it (:func:`count_below`) and add the
-  counts (exact integers: the sum does not depend on the cut).
+  counts (exact integers: the sum does not depend on the cut). Average precision of
+  hard labels (:func:`hard_label_ranks`) is computed this way.
 
 The number of threads is :func:`sort_threads`: by default the cores this process may
 run on (at most 8), or the environment variable ``PRCURVE_SORT_THREADS``, or what
@@ -396,9 +401,11 @@ def hard_label_counts(
     (``ThresholdCounts.from_scores`` without weights).
 
     The scores are negated and sorted (ascending ``-score`` is decreasing score: no
-    reversed copy) by ranges of values, one range per thread
-    (:func:`~prcurve.core.sorting.sort_segments`); every later step works on one range
-    in the same thread, writing its slice of the outputs. At each distinct score of a
+    reversed copy) by ranges of values, one range per thread, and so are the positives'
+    (:func:`split_sort`); every later step works on one range in the same thread,
+    writing its slice of the outputs (in chunks that stay in cache). The copy that the
+    threads partitioned becomes ``fp``, and without ties the sorted copy becomes the
+    thresholds: three fresh arrays in all, the three outputs. At each distinct score of a
     range, the cumulative count of all rows is the end of its run of ties plus the rows
     of the ranges above; the positives' (``tp``) is a step function that rises at the
     positive scores, found by searching the sorted positive scores in the range; and
