@@ -583,7 +583,8 @@ def hard_label_ranks(
             queries = pos_values[maybe]
 
             def search_right(k: int) -> NDArray[np.intp]:
-                return np.searchsorted(rows[k], queries, side="right")
+                at_or_below: NDArray[np.intp] = np.searchsorted(rows[k], queries, side="right")
+                return at_or_below
 
             rows_at_or_below = sum(run_parts(search_right, parts, pool))
             neg_at = rows_at_or_below - (pos_starts[maybe] + shared[maybe])
