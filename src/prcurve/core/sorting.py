@@ -212,14 +212,17 @@ class Split(NamedTuple):
     """The values where ``where`` is true (negated if asked) ascending, or None."""
     chosen_cuts: list[int]
     """The same ranges of values in ``chosen``."""
+    each: list[Any]
+    """``each(range)`` of every sorted range, in its thread (``each`` given), or []."""
 
 
 def split_sort(values: NDArray[Any], parts: int, pool: ThreadPoolExecutor | None = None, *,
-               negate: bool = False, where: NDArray[np.bool_] | None = None) -> Split:
+               negate: bool = False, where: NDArray[np.bool_] | None = None,
+               each: Callable[[NDArray[Any]], Any] | None = None) -> Split:
     """A sorted copy of ``values`` (of ``-values`` if ``negate``) made on ``parts``
     threads, cut into ranges of values (a run of equal values never straddles a cut;
     ranges may be empty); with ``where``, also the chosen values sorted, cut into the
-    same ranges.
+    same ranges; with ``each``, its result on every sorted range (in the range's thread).
 
     Every step runs in the threads; the caller's array is read once and never written:
 
@@ -252,7 +255,8 @@ def split_sort(values: NDArray[Any], parts: int, pool: ThreadPoolExecutor | None
         out = np.negative(values) if negate else values.copy()
         out.sort()
         chosen = None if where is None else _sorted_choice(values, where, negate)
-        return Split(out, [0, n], spare, chosen, [0, 0 if chosen is None else len(chosen)])
+        return Split(out, [0, n], spare, chosen, [0, 0 if chosen is None else len(chosen)],
+                     [] if each is None else [each(out)])
     sample = values[np.random.default_rng(n).integers(0, n, _SAMPLE * parts)]
     if negate:
         np.negative(sample, out=sample)
@@ -277,13 +281,14 @@ def split_sort(values: NDArray[Any], parts: int, pool: ThreadPoolExecutor | None
     chosen_cuts = _gathered_cuts([d[2] for d in done])
     chosen_out = None if where is None else np.empty(chosen_cuts[-1], dtype=values.dtype)
 
-    def gather(b: int) -> None:
+    def gather(b: int) -> Any:
         _gather_range(out, cuts, [(spare[bounds[k]], d[0]) for k, d in enumerate(done)], b)
         if chosen_out is not None:
             _gather_range(chosen_out, chosen_cuts, [(d[1], d[2]) for d in done], b)
+        return None if each is None else each(out[cuts[b]:cuts[b + 1]])
 
-    run_parts(gather, parts, pool)
-    return Split(out, cuts, spare, chosen_out, chosen_cuts)
+    results = run_parts(gather, parts, pool)
+    return Split(out, cuts, spare, chosen_out, chosen_cuts, [] if each is None else results)
 
 
 def _sorted_choice(values: NDArray[Any], where: NDArray[np.bool_], negate: bool, *,
@@ -418,7 +423,8 @@ def hard_label_counts(
         # Ascending -score: decreasing score (copies, sorted by ranges of values); the
         # positives' too, in the same ranges: range k's are
         # pos_sorted[pos_cuts[k]:pos_cuts[k + 1]].
-        split = split_sort(scores, parts, pool, negate=True, where=positive)
+        split = split_sort(scores, parts, pool, negate=True, where=positive,
+                           each=_run_starts)
         neg_sorted, cuts, spare = split.sorted, split.cuts, split.spare
         pos_cuts = split.chosen_cuts
         pos_sorted = neg_sorted[:0] if split.chosen is None else split.chosen
@@ -427,10 +433,7 @@ def hard_label_counts(
         parts = len(cuts) - 1  # fewer ranges than threads for very few values
         n_pos = pos_cuts[-1]
 
-        def runs(k: int) -> NDArray[np.intp] | None:
-            return _run_starts(neg_sorted[cuts[k]:cuts[k + 1]])
-
-        starts = run_parts(runs, parts, pool)
+        starts: list[NDArray[np.intp] | None] = split.each  # runs of ties, per range
         sizes = [cuts[k + 1] - cuts[k] if s is None else s.shape[0]
                  for k, s in enumerate(starts)]
         offsets = np.concatenate(([0], np.cumsum(sizes))).tolist()
