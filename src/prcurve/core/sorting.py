@@ -558,29 +558,41 @@ def hard_label_ranks(
             # (once at least) and whether it holds it twice.
             part = rows[k]
             below = count_below(part, pos_values)
-            if part.shape[0] == 0:
-                none = np.zeros(below.shape[0], dtype=bool)
-                return below, none, none
-            held = np.take(part, below, mode="clip") == pos_values
-            held &= below < part.shape[0]
-            after = below + 1
-            twice = np.take(part, after, mode="clip") == pos_values
-            twice &= after < part.shape[0]
+            m = part.shape[0]
+            if m == 0:
+                return below, np.zeros(below.shape[0], dtype=bool), np.zeros(
+                    below.shape[0], dtype=bool)
+            # Few fresh arrays (each costs its page faults): one buffer for both looks.
+            looked = np.take(part, below, mode="clip")
+            held = looked == pos_values
+            held &= below < m
+            below += 1
+            np.take(part, below, mode="clip", out=looked)
+            twice = looked == pos_values
+            twice &= below < m
+            below -= 1
             return below, held, twice
 
         found = run_parts(search, parts, pool)
-        rows_below = found[0][0]
-        holders = found[0][1].astype(np.intp)
-        twice = found[0][2].copy()
+        neg_below = found[0][0]  # the rows below, summed in place, less the positives
+        seen = found[0][1]  # some part holds v
+        twice = found[0][2]  # one part holds v twice, or two parts hold it
         for below, held, again in found[1:]:
-            rows_below += below
-            holders += held
+            neg_below += below
             twice |= again
+            np.logical_and(seen, held, out=again)  # an earlier part holds v too
+            twice |= again
+            seen |= held
+        del found
         # Positives at each distinct positive score (runs of the sorted positives).
-        shared = np.diff(pos_starts, append=n_pos)
-        neg_below = rows_below - pos_starts
+        shared = np.empty_like(pos_starts)
+        np.subtract(pos_starts[1:], pos_starts[:-1], out=shared[:-1])
+        shared[-1:] = n_pos - pos_starts[-1:]
+        neg_below -= pos_starts
         # A negative can share v only where more than one row holds it.
-        maybe = (holders > 1) | (shared > 1) | twice
+        maybe = shared > 1
+        maybe |= twice
+        del seen, twice
         neg_at_or_below = None
         if maybe.any():
             queries = pos_values[maybe]
