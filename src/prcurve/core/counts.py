@@ -22,12 +22,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from prcurve.core.sorting import (
-    _run_lengths,
-    _run_starts,
-    hard_label_counts,
-    hard_label_ranks,
-)
+from prcurve.core.hard_labels import hard_label_counts, hard_label_ranks
+from prcurve.core.sorting import _run_lengths, _run_starts
 from prcurve.validation.arrays import check_finite, wrong_type
 from prcurve.validation.labels import (
     BinaryLabels,
