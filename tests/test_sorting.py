@@ -193,8 +193,12 @@ def test_split_sort_equals_np_sort_and_cuts_between_ranges(values, parts, negate
     where = data.draw(arrays(np.bool_, values.shape[0])) if data.draw(st.booleans()) else None
     before = values.copy()
     with ThreadPoolExecutor(max_workers=2) as pool:
-        split = split_sort(values, parts, pool, negate=negate, where=where)
+        split = split_sort(values, parts, pool, negate=negate, where=where, each=np.copy)
     assert_array_equal(values, before)  # the input is left alone
+    # each: called on every sorted range, in order.
+    assert len(split.each) == len(split.cuts) - 1
+    for b, got in enumerate(split.each):
+        assert_array_equal(got, split.sorted[split.cuts[b]:split.cuts[b + 1]])
     keys = -values if negate else values
     assert_array_equal(split.sorted, np.sort(keys))
     assert split.spare.shape == values.shape
