@@ -19,7 +19,7 @@ from numpy.testing import assert_array_equal
 from tests.strategies import FAST
 
 from prcurve import ThresholdCounts, average_precision, pr_curve
-from prcurve.core import sorting
+from prcurve.core import hard_labels, sorting
 from prcurve.core.counts import RecallSteps
 from prcurve.core.sorting import (
     count_below,
@@ -314,10 +314,19 @@ def test_thread_setting(monkeypatch) -> None:
 
 def test_small_inputs_use_one_core(monkeypatch) -> None:
     calls = []
-    monkeypatch.setattr(sorting, "ThreadPoolExecutor",
-                        lambda **kw: calls.append(kw) or pytest.fail("threads started"))
+    for module in (sorting, hard_labels):
+        monkeypatch.setattr(module, "ThreadPoolExecutor",
+                            lambda **kw: calls.append(kw) or pytest.fail("threads started"))
     values = np.random.default_rng(0).random(1000)
-    assert_array_equal(sorted_copy(values, threads=8), np.sort(values))
+    y = values > 0.7
+    set_sort_threads(8)
+    try:
+        assert_array_equal(sorted_copy(values, threads=8), np.sort(values))
+        _assert_same_bits(ThresholdCounts.from_scores(y, values), _general_state(y, values))
+        assert average_precision(y, values) == average_precision(
+            y, values, sample_weight=np.ones(1000))
+    finally:
+        set_sort_threads(None)
     assert calls == []
 
 
