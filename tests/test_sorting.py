@@ -1,8 +1,9 @@
-"""Sorting on several cores (issue 15, item 6): the segment sort equals ``np.sort`` element
-for element, with or without a mask, on ties, signed zeros, tiny and lopsided inputs;
-``count_below`` equals ``np.searchsorted``; and the exact states and recall steps of the
-hard-label fast paths equal the general (weighted) path's to the last bit on any number
-of threads, just below and above the thread threshold."""
+"""Sorting on several cores (issue 15, item 6): the segment sort and the split sort equal
+``np.sort`` element for element, with or without a mask, on ties, signed zeros, tiny and
+lopsided inputs; ``count_below`` equals ``np.searchsorted``; the exact states and recall
+steps of the hard-label fast paths equal the general (weighted) path's to the last bit on
+any number of threads, just below and above the thread threshold; and NaN or infinity,
+left by validation to the fast paths' sorts, is still an error naming ``y_score``."""
 
 from __future__ import annotations
 
@@ -17,8 +18,8 @@ from hypothesis.extra.numpy import arrays
 from numpy.testing import assert_array_equal
 from tests.strategies import FAST
 
-from prcurve import ThresholdCounts, average_precision
-from prcurve.core import sorting
+from prcurve import ThresholdCounts, average_precision, pr_curve
+from prcurve.core import hard_labels, sorting
 from prcurve.core.counts import RecallSteps
 from prcurve.core.sorting import (
     count_below,
@@ -26,7 +27,9 @@ from prcurve.core.sorting import (
     sort_segments,
     sort_threads,
     sorted_copy,
+    split_sort,
 )
+from prcurve.errors import InvalidInputError
 
 FINITE = st.floats(-1e6, 1e6, allow_nan=False, allow_infinity=False, width=64)
 
@@ -163,17 +166,121 @@ def _threads(threads: int, min_parallel: int):
 
 @FAST
 @given(data=st.data(), size=st.integers(0, 20_000), queries=st.integers(0, 300),
-       ties=st.booleans())
-def test_count_below_equals_searchsorted(data, size, queries, ties) -> None:
+       ties=st.booleans(), window=st.sampled_from([1, 2, 7, 64]))
+def test_count_below_equals_searchsorted(data, size, queries, ties, window) -> None:
     rng = np.random.default_rng(data.draw(st.integers(0, 2**32 - 1)))
     values = np.sort(rng.integers(0, 50, size) if ties else rng.random(size))
     q = rng.integers(-1, 52, queries) if ties else rng.random(queries) * 1.2 - 0.1
-    if data.draw(st.booleans()):
-        q = np.sort(q)
     q = q.astype(values.dtype)
     if size:
         q[: queries // 3] = values[rng.integers(0, size, queries // 3)]  # exact hits
-    assert_array_equal(count_below(values, q), np.searchsorted(values, q, side="left"))
+    if data.draw(st.booleans()):  # ascending queries: searched a window at a time
+        q = np.sort(q)
+    saved = sorting._WINDOW
+    sorting._WINDOW = window
+    try:
+        got = count_below(values, q)
+    finally:
+        sorting._WINDOW = saved
+    assert_array_equal(got, np.searchsorted(values, q, side="left"))
+
+
+@FAST
+@given(values=arrays(np.float64, st.integers(0, 400), elements=SCORES | st.sampled_from(
+    [np.inf, -np.inf])), parts=st.integers(1, 6), negate=st.booleans(), data=st.data())
+def test_split_sort_equals_np_sort_and_cuts_between_ranges(values, parts, negate,
+                                                           data) -> None:
+    where = data.draw(arrays(np.bool_, values.shape[0])) if data.draw(st.booleans()) else None
+    before = values.copy()
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        split = split_sort(values, parts, pool, negate=negate, where=where, each=np.copy)
+    assert_array_equal(values, before)  # the input is left alone
+    # each: called on every sorted range, in order.
+    assert len(split.each) == len(split.cuts) - 1
+    for b, got in enumerate(split.each):
+        assert_array_equal(got, split.sorted[split.cuts[b]:split.cuts[b + 1]])
+    keys = -values if negate else values
+    assert_array_equal(split.sorted, np.sort(keys))
+    assert split.spare.shape == values.shape
+    assert split.cuts[0] == 0
+    assert split.cuts[-1] == values.shape[0]
+    assert split.cuts == sorted(split.cuts)
+    if where is None:
+        assert split.chosen is None
+    else:
+        assert_array_equal(split.chosen, np.sort(keys[where]))
+        assert len(split.chosen_cuts) == len(split.cuts)
+    # Ranges of values: every value of a range is below every value of the next, and
+    # the chosen values of range b lie in range b's span.
+    for b in range(len(split.cuts) - 1):
+        low, high = split.cuts[b], split.cuts[b + 1]
+        later = split.sorted[high:]
+        if high > low and later.shape[0]:
+            assert split.sorted[high - 1] < later[0]
+        if where is not None:
+            chosen = split.chosen[split.chosen_cuts[b]:split.chosen_cuts[b + 1]]
+            if chosen.shape[0]:
+                assert low < high
+                assert split.sorted[low] <= chosen[0]
+                assert chosen[-1] <= split.sorted[high - 1]
+
+
+def test_split_sort_puts_nan_last() -> None:
+    values = np.array([np.nan, 0.5, np.nan, -1.0, np.nan, 2.0, np.nan, np.nan] * 50)
+    for parts in (2, 3, 8):
+        split = split_sort(values, parts, negate=True, where=values > 0)
+        assert_array_equal(split.sorted, np.sort(-values))
+        assert_array_equal(split.chosen, np.sort(-values[values > 0]))
+
+
+@pytest.mark.parametrize("threads", [1, 2, 3])
+@pytest.mark.parametrize("bad", [np.nan, np.inf, -np.inf])
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_nan_and_infinity_are_errors_on_the_fast_paths(threads, bad, dtype) -> None:
+    rng = np.random.default_rng(2)
+    y = rng.random(600) < 0.3
+    for at in (0, 299, 300, 599):  # in either half, at either end
+        scores = rng.random(600).astype(dtype)
+        scores[at] = bad
+        with _threads(threads, 100):
+            for compute in (average_precision, pr_curve):
+                with pytest.raises(InvalidInputError,
+                                   match=rf"y_score.*\(first at index {at}\)"):
+                    compute(y, scores)
+
+
+@pytest.mark.parametrize("threads", [2, 3])
+def test_a_negative_tied_with_a_positive_in_another_part_or_the_same(threads) -> None:
+    # Part boundaries at 1/2 (and 1/3, 2/3) of the rows: ties across parts, within a
+    # part, and with several positives at one score.
+    n = 3000
+    scores = np.linspace(0.0, 1.0, n)
+    y = np.zeros(n, dtype=bool)
+    y[::10] = True
+    scores[n - 1] = scores[0]  # a positive (row 0) and a negative in the last part
+    scores[11] = scores[10]  # a positive (row 10) and a negative in the same part
+    scores[[20, 1500, 2990]] = scores[20]  # three positives, three parts
+    scores[[31, 1501]] = scores[30]  # a positive with negatives in two parts
+    want = _general_state(y, scores)
+    want_steps = RecallSteps.from_counts(want)
+    with _threads(threads, 100):
+        _assert_same_bits(ThresholdCounts.from_scores(y, scores), want)
+        steps = RecallSteps.from_hard_scores(y, scores)
+    for name in ("tp", "fp", "fp_above"):
+        assert_array_equal(getattr(steps, name), getattr(want_steps, name))
+
+
+@pytest.mark.parametrize("positive", [True, False])
+def test_one_class_only_on_several_threads(positive) -> None:
+    rng = np.random.default_rng(4)
+    scores = np.round(rng.random(5000), 2)
+    y = np.full(5000, positive)
+    want = _general_state(y, scores)
+    for threads in (1, 2, 3):
+        with _threads(threads, 100):
+            _assert_same_bits(ThresholdCounts.from_scores(y, scores), want)
+            assert_array_equal(RecallSteps.from_hard_scores(y, scores).fp,
+                               RecallSteps.from_counts(want).fp)
 
 
 @FAST
@@ -207,10 +314,19 @@ def test_thread_setting(monkeypatch) -> None:
 
 def test_small_inputs_use_one_core(monkeypatch) -> None:
     calls = []
-    monkeypatch.setattr(sorting, "ThreadPoolExecutor",
-                        lambda **kw: calls.append(kw) or pytest.fail("threads started"))
+    for module in (sorting, hard_labels):
+        monkeypatch.setattr(module, "ThreadPoolExecutor",
+                            lambda **kw: calls.append(kw) or pytest.fail("threads started"))
     values = np.random.default_rng(0).random(1000)
-    assert_array_equal(sorted_copy(values, threads=8), np.sort(values))
+    y = values > 0.7
+    set_sort_threads(8)
+    try:
+        assert_array_equal(sorted_copy(values, threads=8), np.sort(values))
+        _assert_same_bits(ThresholdCounts.from_scores(y, values), _general_state(y, values))
+        assert average_precision(y, values) == average_precision(
+            y, values, sample_weight=np.ones(1000))
+    finally:
+        set_sort_threads(None)
     assert calls == []
 
 

@@ -42,7 +42,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from prcurve.core.counts import RecallSteps, ThresholdCounts, first_reaching
 from prcurve.core.undefined import ZeroDivision, undefined, undefined_scope
-from prcurve.validation.arrays import check_choice
+from prcurve.validation.arrays import check_choice, check_finite
 from prcurve.validation.labels import check_scored_labels
 
 __all__ = ["AP_METHODS", "APMethod", "binary_average_precision"]
@@ -56,13 +56,24 @@ AP_METHODS: tuple[str, ...] = (
 
 
 def _precision_at_steps(steps: RecallSteps) -> F64:
-    # tp > 0 at every step (positive weight entered), so no 0/0 here.
-    return steps.tp / (steps.tp + steps.fp)
+    # tp > 0 at every step (positive weight entered), so no 0/0 here. In place: one
+    # fresh array (each costs its page faults).
+    precision = np.add(steps.tp, steps.fp)
+    np.divide(steps.tp, precision, out=precision)
+    return precision
+
+
+def _gained(steps: RecallSteps) -> F64:
+    """The positive weight entering at each step: ``np.diff(tp, prepend=0.0)``, in one
+    fresh array."""
+    gained = np.empty_like(steps.tp)
+    gained[:1] = steps.tp[:1]
+    np.subtract(steps.tp[1:], steps.tp[:-1], out=gained[1:])
+    return gained
 
 
 def _step(steps: RecallSteps) -> float:
-    gained = np.diff(steps.tp, prepend=0.0)
-    return float(np.dot(gained, _precision_at_steps(steps)) / steps.n_pos)
+    return float(np.dot(_gained(steps), _precision_at_steps(steps)) / steps.n_pos)
 
 
 def _interpolated_envelope(steps: RecallSteps) -> F64:
@@ -71,8 +82,7 @@ def _interpolated_envelope(steps: RecallSteps) -> F64:
 
 
 def _interpolated(steps: RecallSteps) -> float:
-    gained = np.diff(steps.tp, prepend=0.0)
-    return float(np.dot(gained, _interpolated_envelope(steps)) / steps.n_pos)
+    return float(np.dot(_gained(steps), _interpolated_envelope(steps)) / steps.n_pos)
 
 
 def recall_levels(n_intervals: int) -> F64:
@@ -165,18 +175,21 @@ def binary_average_precision(
     """
     name = check_method(method)
     with undefined_scope(zero_division):
+        # NaN and infinity: checked by the sort of the fast path (its ends), else here.
         scores, binary, weights = check_scored_labels(
-            y_true, y_score, sample_weight, pos_label, scale_free=True
+            y_true, y_score, sample_weight, pos_label, scale_free=True, finite=False
         )
+        if weights is None and binary.positive is not None and bins is None:
+            # Fast path: the recall steps straight from the sorts, no full state.
+            return ap_from_steps(RecallSteps.from_hard_scores(
+                binary.positive, scores, unchecked="y_score"), name)
+        check_finite("y_score", scores)
         if bins is not None:
             from prcurve.core.binned import BinnedCounts, resolve_edges
 
             binned = BinnedCounts(resolve_edges(bins, scores))
             binned._add_checked(scores, binary, weights)
             return ap_from_counts(binned.to_threshold_counts(), name)
-        if weights is None and binary.positive is not None:
-            # Fast path: the recall steps straight from two sorts, no full state.
-            return ap_from_steps(RecallSteps.from_hard_scores(binary.positive, scores), name)
         return ap_from_counts(ThresholdCounts._from_checked(scores, binary, weights), name)
 
 

@@ -22,13 +22,9 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from prcurve.core.sorting import (
-    _run_lengths,
-    _run_starts,
-    hard_label_counts,
-    hard_label_ranks,
-)
-from prcurve.validation.arrays import wrong_type
+from prcurve.core.hard_labels import hard_label_counts, hard_label_ranks
+from prcurve.core.sorting import _run_lengths, _run_starts
+from prcurve.validation.arrays import check_finite, wrong_type
 from prcurve.validation.labels import (
     BinaryLabels,
     check_scored_labels,
@@ -326,10 +322,16 @@ class ThresholdCounts:
         scores: NDArray[np.floating[Any]],
         labels: BinaryLabels,
         weights: F64 | None,
+        *,
+        unchecked: str | None = None,
     ) -> ThresholdCounts:
-        """:meth:`from_scores` on inputs that passed validation."""
+        """:meth:`from_scores` on inputs that passed validation; ``unchecked`` names the
+        argument of scores not yet checked for NaN and infinity (the sort checks them)."""
         if weights is None and labels.positive is not None:
-            return cls._trusted(*hard_label_counts(scores, labels.positive))
+            return cls._trusted(*hard_label_counts(scores, labels.positive,
+                                                   unchecked=unchecked))
+        if unchecked is not None:
+            check_finite(unchecked, scores)
         fraction = labels.positive_fraction()
         w = np.ones(scores.shape[0]) if weights is None else weights
         order = np.argsort(scores, kind="stable")
@@ -497,15 +499,17 @@ class RecallSteps:
 
     @classmethod
     def from_hard_scores(
-        cls, positive: NDArray[np.bool_], scores: NDArray[np.floating[Any]]
+        cls, positive: NDArray[np.bool_], scores: NDArray[np.floating[Any]], *,
+        unchecked: str | None = None,
     ) -> RecallSteps:
         """The same as ``from_counts(ThresholdCounts.from_scores(...))`` for hard,
         unweighted labels, without building the full state.
 
-        Memory is one copy of the scores plus O(distinct positive scores).
+        Memory is one copy of the scores plus O(positive rows). ``unchecked`` names the
+        argument of scores not yet checked for NaN and infinity (the sort checks them).
         """
         pos_starts, neg_below, neg_at_or_below, n_pos, n_neg = hard_label_ranks(
-            scores, positive)
+            scores, positive, unchecked=unchecked)
         # Ascending order: positives with score >= pos_values[i] number
         # n_pos - pos_starts[i], negatives n_neg - neg_below[i]; reversed to decreasing
         # thresholds. fp_above: the negatives strictly above, where a negative shares

@@ -41,6 +41,7 @@ from prcurve.validation.arrays import (
     as_1d,
     check_choice,
     check_edges,
+    check_finite,
     check_finite_number,
     check_fraction,
     check_positive_number,
@@ -617,11 +618,13 @@ def binary_pr_curve(
     """
     check_zero_division(zero_division)
     scores, binary, weights = check_scored_labels(
-        y_true, y_score, sample_weight, pos_label
+        y_true, y_score, sample_weight, pos_label, finite=False
     )
-    if bins is None:
-        return PRCurve(ThresholdCounts._from_checked(scores, binary, weights),
+    if bins is None:  # NaN and infinity checked by the state (by its sort, if hard labels)
+        return PRCurve(ThresholdCounts._from_checked(scores, binary, weights,
+                                                     unchecked="y_score"),
                        zero_division=zero_division)
+    check_finite("y_score", scores)
     binned = BinnedCounts(resolve_edges(bins, scores))
     binned._add_checked(scores, binary, weights)
     return PRCurve.from_counts(binned, zero_division=zero_division)

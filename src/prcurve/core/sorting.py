@@ -1,21 +1,27 @@
 """Sorting scores on several cores: the one sort every exact state starts from.
 
 ``np.sort`` runs on one core, but it releases the GIL, so threads can sort parts of an
-array at once. Two ways are used, chosen by what follows the sort:
+array at once. Three ways are used, chosen by what follows the sort:
 
 - :func:`sort_segments` sorts an array in place by ranges of values: ``ndarray.partition``
-  (one linear-time selection) puts the values of each range together, then each range is
-  sorted in its own thread. The ranges hold disjoint values in order, so the array ends
-  up ascending, equal to ``np.sort`` element for element (the sorted order of a set of
-  numbers is unique; only ``-0.0`` and ``0.0`` may trade places, as they may within
-  ``np.sort`` itself, and every state turns ``-0.0`` into ``0.0``). Each range's later
-  work (runs of ties, cumulative counts) can then run in its thread too: the cuts
-  returned fall at the start of a run of equal values. :func:`sorted_copy` is this on a
-  copy.
+  (one linear-time selection, on one core) puts the values of each range together, then
+  each range is sorted in its own thread. The ranges hold disjoint values in order, so
+  the array ends up ascending, equal to ``np.sort`` element for element (the sorted
+  order of a set of numbers is unique; only ``-0.0`` and ``0.0`` may trade places, as
+  they may within ``np.sort`` itself, and every state turns ``-0.0`` into ``0.0``).
+  :func:`sorted_copy` is this on a copy.
+- :func:`split_sort` makes a sorted copy by ranges of values with every step in the
+  threads: each thread copies (negated, for decreasing scores) and partitions one
+  contiguous part of the input by splitters drawn from a sample, then gathers and
+  sorts one range. Each range's later work (runs of ties, cumulative counts) can then
+  run in its thread too: the cuts fall at the start of a run of equal values. The
+  exact state of hard labels (:func:`prcurve.core.hard_labels.hard_label_counts`) is
+  built this way.
 - The caller cuts the input into contiguous parts (:func:`part_bounds`) and each thread
   sorts its part: no selection, no merge, for work that only needs to count, for each
   query value, the values of every part below it (:func:`count_below`) and add the
-  counts (exact integers: the sum does not depend on the cut).
+  counts (exact integers: the sum does not depend on the cut). Average precision of
+  hard labels (:func:`prcurve.core.hard_labels.hard_label_ranks`) is computed this way.
 
 The number of threads is :func:`sort_threads`: by default the cores this process may
 run on (at most 8), or the environment variable ``PRCURVE_SORT_THREADS``, or what
@@ -37,24 +43,23 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any, TypeVar
+from typing import Any, NamedTuple, TypeVar
 
 import numpy as np
 from numpy.typing import NDArray
 
-__all__ = ["MIN_PARALLEL", "count_below", "hard_label_counts", "hard_label_ranks",
-           "part_bounds", "parts_for", "run_parts", "set_sort_threads", "sort_segments",
-           "sort_threads", "sorted_copy"]
+__all__ = ["MIN_PARALLEL", "Split", "count_below", "part_bounds", "parts_for", "run_parts",
+           "set_sort_threads", "sort_segments", "sort_threads", "sorted_copy", "split_sort"]
 
 MIN_PARALLEL = 1 << 20
 """Arrays with fewer values are sorted on one core (read at each call: tests may lower it)."""
 
 _MAX_DEFAULT = 8
-_BLOCK = 64  # count_below: a binary search within blocks of this many sorted values
+_SAMPLE = 1024  # split_sort: sampled values per range, to choose the splitters
+_WINDOW = 4096  # count_below: ascending queries searched this many at a time
 _threads: int | None = None
 
 S = TypeVar("S", bound=np.generic)
-F64 = NDArray[np.float64]
 T = TypeVar("T")
 
 
@@ -191,16 +196,149 @@ def sorted_copy(values: NDArray[S], *, where: NDArray[np.bool_] | None = None,
     return out
 
 
+class Split(NamedTuple):
+    """What :func:`split_sort` returns."""
+
+    sorted: NDArray[Any]
+    """The values (negated if asked) ascending."""
+    cuts: list[int]
+    """``[0, ..., n]``: range ``b`` is ``sorted[cuts[b]:cuts[b + 1]]``."""
+    spare: NDArray[Any]
+    """An array of the values' size and type, free for the caller (its content is garbage)."""
+    chosen: NDArray[Any] | None
+    """The values where ``where`` is true (negated if asked) ascending, or None."""
+    chosen_cuts: list[int]
+    """The same ranges of values in ``chosen``."""
+    each: list[Any]
+    """``each(range)`` of every sorted range, in its thread (``each`` given), or []."""
+
+
+def split_sort(values: NDArray[Any], parts: int, pool: ThreadPoolExecutor | None = None, *,
+               negate: bool = False, where: NDArray[np.bool_] | None = None,
+               each: Callable[[NDArray[Any]], Any] | None = None) -> Split:
+    """A sorted copy of ``values`` (of ``-values`` if ``negate``) made on ``parts``
+    threads, cut into ranges of values (a run of equal values never straddles a cut;
+    ranges may be empty); with ``where``, also the chosen values sorted, cut into the
+    same ranges; with ``each``, its result on every sorted range (in the range's thread).
+
+    Every step runs in the threads; the caller's array is read once and never written:
+
+    1. Splitters ``u_1 <= ... <= u_{parts-1}`` are drawn from a fixed pseudo-random
+       sample of the values (they only balance the ranges; any splitters give the same
+       result). Range ``b`` holds the values ``v`` with ``u_b <= v < u_{b+1}``.
+    2. Each thread copies one contiguous part of the input into the spare array, counts
+       its values below each splitter and partitions the part there
+       (``ndarray.partition``, linear time): its values of each range lie together.
+       Likewise the part's chosen values.
+    3. Each thread gathers one range from every part into the output and sorts it.
+
+    The ranges hold disjoint values in order, so the output is ascending: equal to
+    ``np.sort`` element for element (only ``-0.0`` and ``0.0`` may trade places, as
+    they may within ``np.sort`` itself). NaN, never less than a splitter, ends the last
+    range, as in ``np.sort``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from prcurve.core.sorting import split_sort
+    >>> values = np.array([3.0, 1.0, 2.0, 2.0, 0.0, 2.0])
+    >>> split = split_sort(values, 2, negate=True, where=values > 1.5)
+    >>> split.sorted.tolist(), split.chosen.tolist()
+    ([-3.0, -2.0, -2.0, -2.0, -1.0, -0.0], [-3.0, -2.0, -2.0, -2.0])
+    """
+    n = values.shape[0]
+    spare = np.empty_like(values)
+    if parts <= 1 or n < 2 * parts:
+        out = np.negative(values) if negate else values.copy()
+        out.sort()
+        chosen = None if where is None else _sorted_choice(values, where, negate)
+        return Split(out, [0, n], spare, chosen, [0, 0 if chosen is None else len(chosen)],
+                     [] if each is None else [each(out)])
+    sample = values[np.random.default_rng(n).integers(0, n, _SAMPLE * parts)]
+    if negate:
+        np.negative(sample, out=sample)
+    sample.sort()
+    splitters = sample[[_SAMPLE * b for b in range(1, parts)]]
+    bounds = part_bounds(n, parts)
+
+    def split(k: int) -> tuple[list[int], NDArray[Any], list[int]]:
+        part = spare[bounds[k]]
+        if negate:
+            np.negative(values[bounds[k]], out=part)
+        else:
+            part[...] = values[bounds[k]]
+        if where is None:
+            return _partition_at(part, splitters), part[:0], [0] * (parts + 1)
+        chosen = _sorted_choice(values[bounds[k]], where[bounds[k]], negate, sort=False)
+        return _partition_at(part, splitters), chosen, _partition_at(chosen, splitters)
+
+    done = run_parts(split, parts, pool)  # done[k][0][b]: where range b starts in part k
+    out = np.empty_like(values)
+    cuts = _gathered_cuts([d[0] for d in done])
+    chosen_cuts = _gathered_cuts([d[2] for d in done])
+    chosen_out = None if where is None else np.empty(chosen_cuts[-1], dtype=values.dtype)
+
+    def gather(b: int) -> Any:
+        _gather_range(out, cuts, [(spare[bounds[k]], d[0]) for k, d in enumerate(done)], b)
+        if chosen_out is not None:
+            _gather_range(chosen_out, chosen_cuts, [(d[1], d[2]) for d in done], b)
+        return None if each is None else each(out[cuts[b]:cuts[b + 1]])
+
+    results = run_parts(gather, parts, pool)
+    return Split(out, cuts, spare, chosen_out, chosen_cuts, [] if each is None else results)
+
+
+def _sorted_choice(values: NDArray[Any], where: NDArray[np.bool_], negate: bool, *,
+                   sort: bool = True) -> NDArray[Any]:
+    """``values[where]`` (negated if ``negate``), sorted if ``sort``: a new array."""
+    chosen = values[where]
+    if negate:
+        np.negative(chosen, out=chosen)
+    if sort:
+        chosen.sort()
+    return chosen
+
+
+def _partition_at(part: NDArray[Any], splitters: NDArray[Any]) -> list[int]:
+    """Partition ``part`` in place by ascending ``splitters``; return where each range of
+    values starts, ``[0, ..., len(part)]``."""
+    below = [int(np.count_nonzero(part < u)) for u in splitters]
+    for b in range(1, len(below)):  # a NaN splitter (last, if any) counts nothing
+        below[b] = max(below[b], below[b - 1])
+    kths = sorted({c for c in below if 0 < c < part.shape[0]})
+    if kths:
+        part.partition(kths)
+    return [0, *below, part.shape[0]]
+
+
+def _gathered_cuts(ends: list[list[int]]) -> list[int]:
+    """Where each range starts once the ranges of every part (``ends[k]``) are gathered."""
+    sizes = [sum(e[b + 1] - e[b] for e in ends) for b in range(len(ends[0]) - 1)]
+    return [0, *np.cumsum(sizes).tolist()]
+
+
+def _gather_range(out: NDArray[Any], cuts: list[int],
+                  parts: list[tuple[NDArray[Any], list[int]]], b: int) -> None:
+    """Copy range ``b`` of every partitioned part to its place in ``out`` and sort it."""
+    at = cuts[b]
+    for part, ends in parts:
+        size = ends[b + 1] - ends[b]
+        out[at:at + size] = part[ends[b]:ends[b + 1]]
+        at += size
+    out[cuts[b]:cuts[b + 1]].sort()
+
+
 def count_below(sorted_values: NDArray[Any], queries: NDArray[Any]) -> NDArray[np.intp]:
     """How many of ``sorted_values`` (ascending) are below each query:
     ``np.searchsorted(sorted_values, queries, side="left")``, at lower cost for many
-    queries into a large array.
+    ascending queries into a large array.
 
-    ``np.searchsorted`` of ascending queries restarts each binary search from the whole
-    upper range, so every search touches memory out of cache. Here the queries are
-    searched in every 64th value first (a sample 64 times smaller, in cache), then by 6
-    halving steps, vectorized over the queries, within the one block of 64 that holds
-    the answer.
+    For ascending queries ``np.searchsorted`` searches each from the previous answer to
+    the end of the array. Here the queries are searched in windows of
+    :data:`_WINDOW` at a time: the answers of a window lie between the answers of its
+    first query and of the next window's first, so each search spans only that range
+    (a few times shorter, and in cache). Queries that are not ascending are searched
+    by ``np.searchsorted`` itself.
 
     Examples
     --------
@@ -209,20 +347,17 @@ def count_below(sorted_values: NDArray[Any], queries: NDArray[Any]) -> NDArray[n
     >>> count_below(np.array([1.0, 2.0, 2.0, 5.0]), np.array([0.0, 2.0, 3.0, 9.0])).tolist()
     [0, 1, 3, 4]
     """
-    m = sorted_values.shape[0]
-    if m < 64 * _BLOCK or queries.shape[0] < _BLOCK:
+    q = queries.shape[0]
+    if q <= 2 * _WINDOW or not bool((queries[1:] >= queries[:-1]).all()):
         return np.searchsorted(sorted_values, queries, side="left")
-    # Blocks whose last value is below a query lie wholly below it; the next block (or
-    # the short tail) holds between 0 and _BLOCK - 1 more values below it.
-    found = np.searchsorted(sorted_values[_BLOCK - 1::_BLOCK], queries, side="left")
-    found *= _BLOCK
-    step = _BLOCK >> 1
-    while step:
-        probe = found + (step - 1)
-        below = np.take(sorted_values, probe, mode="clip") < queries
-        below &= probe < m
-        found += below * step
-        step >>= 1
+    heads = np.searchsorted(sorted_values, queries[::_WINDOW], side="left").tolist()
+    heads.append(sorted_values.shape[0])
+    found = np.empty(q, dtype=np.intp)
+    for w in range(len(heads) - 1):
+        window = slice(w * _WINDOW, (w + 1) * _WINDOW)
+        low = heads[w]
+        np.add(np.searchsorted(sorted_values[low:heads[w + 1]], queries[window], side="left"),
+               low, out=found[window])
     return found
 
 
@@ -258,181 +393,3 @@ class _NoPool:
 
     def __exit__(self, *exc: object) -> None:
         return None
-
-
-def hard_label_counts(
-    scores: NDArray[np.floating[Any]], positive: NDArray[np.bool_],
-) -> tuple[F64, F64, F64, float, float]:
-    """The exact state (thresholds, tp, fp, n_pos, n_neg) of hard, unweighted labels
-    (``ThresholdCounts.from_scores`` without weights).
-
-    The scores are negated and sorted (ascending ``-score`` is decreasing score: no
-    reversed copy) by ranges of values, one range per thread
-    (:func:`~prcurve.core.sorting.sort_segments`); every later step works on one range
-    in the same thread, writing its slice of the outputs. At each distinct score of a
-    range, the cumulative count of all rows is the end of its run of ties plus the rows
-    of the ranges above; the positives' (``tp``) is a step function that rises at the
-    positive scores, found by searching the sorted positive scores in the range; and
-    ``fp`` is the difference. All counts are integers, exact in float64: the state is
-    the same on any number of threads, and equal to the general (weighted) path's.
-    """
-    n = scores.shape[0]
-    parts = parts_for(n)
-    with ThreadPoolExecutor(max_workers=parts) if parts > 1 else _NoPool() as pool:
-        pos_job = None if pool is None else pool.submit(_negated_sorted, scores, positive)
-        neg_sorted = np.negative(scores)  # a copy; ascending -score: decreasing score
-        cuts = sort_segments(neg_sorted, parts, pool)
-        parts = len(cuts) - 1  # fewer ranges than threads for very few values
-        pos_sorted = _negated_sorted(scores, positive) if pos_job is None else (
-            pos_job.result())
-        n_pos = pos_sorted.shape[0]
-        # The positives of range k: pos_sorted[pos_cuts[k]:pos_cuts[k + 1]].
-        pos_cuts = [0, *(int(np.searchsorted(pos_sorted, neg_sorted[c], side="left"))
-                         for c in cuts[1:-1]), n_pos]
-
-        def runs(k: int) -> NDArray[np.intp] | None:
-            return _run_starts(neg_sorted[cuts[k]:cuts[k + 1]])
-
-        starts = run_parts(runs, parts, pool)
-        sizes = [cuts[k + 1] - cuts[k] if s is None else s.shape[0]
-                 for k, s in enumerate(starts)]
-        offsets = np.concatenate(([0], np.cumsum(sizes))).tolist()
-        # Without ties anywhere the sorted float64 copy becomes the thresholds in place.
-        in_place = neg_sorted.dtype == np.float64 and all(t is None for t in starts)
-        thresholds = neg_sorted if in_place else np.empty(offsets[-1])
-        fp = np.empty(offsets[-1])
-        tp_parts: list[F64] = [fp[:0]] * parts
-
-        def fill(k: int) -> None:
-            low, high = cuts[k], cuts[k + 1]
-            out = slice(offsets[k], offsets[k + 1])
-            ties = starts[k]
-            segment = neg_sorted[low:high]
-            distinct = segment if ties is None else segment[ties]
-            pos_low, pos_high = pos_cuts[k], pos_cuts[k + 1]
-            pos_values, pos_starts = _run_lengths(pos_sorted[pos_low:pos_high])
-            # tp jumps at each distinct positive score to the positives at or above it.
-            at = count_below(distinct, pos_values)
-            level = np.empty(pos_values.shape[0] + 1)
-            level[0] = pos_low
-            level[1:-1] = pos_starts[1:]
-            level[1:-1] += pos_low
-            level[-1] = pos_high
-            lengths = np.diff(at, prepend=0, append=distinct.shape[0])
-            del at
-            # 0.0 - (-0.0) is 0.0: every threshold of 0 is +0.0.
-            np.subtract(0.0, distinct, out=segment if in_place else thresholds[out])
-            tp_k = np.repeat(level, lengths)
-            tp_parts[k] = tp_k
-            del level, lengths
-            # All rows at or above each distinct score: its run's end, plus the ranges
-            # above. fp is that minus tp, in chunks (the ends stay in cache).
-            fp_k = fp[out]
-            for first in range(0, distinct.shape[0], _FILL_CHUNK):
-                last = min(first + _FILL_CHUNK, distinct.shape[0])
-                if ties is None:
-                    ends = np.arange(low + first + 1, low + last + 1, dtype=np.float64)
-                else:
-                    ends = np.empty(last - first)
-                    stop = min(last + 1, ties.shape[0])
-                    ends[:stop - first - 1] = ties[first + 1:stop]
-                    if stop - first - 1 < last - first:
-                        ends[-1] = high - low
-                    ends += low
-                np.subtract(ends, tp_k[first:last], out=fp_k[first:last])
-
-        run_parts(fill, parts, pool)
-        # One range: its tp is the whole. Several: joined, a copy in each thread.
-        tp = tp_parts[0] if parts == 1 else np.empty(offsets[-1])
-        if parts > 1:
-            def join(k: int) -> None:
-                tp[offsets[k]:offsets[k + 1]] = tp_parts[k]
-                tp_parts[k] = fp[:0]  # freed as soon as copied
-
-            run_parts(join, parts, pool)
-    n_neg = n - n_pos
-    return thresholds, tp, fp, float(n_pos), float(n_neg)
-
-
-_FILL_CHUNK = 1 << 16
-
-
-def _negated_sorted(scores: NDArray[Any], positive: NDArray[np.bool_]) -> NDArray[Any]:
-    """The positives' scores negated, ascending."""
-    chosen = scores[positive]
-    np.negative(chosen, out=chosen)
-    chosen.sort()
-    return chosen
-
-
-def hard_label_ranks(
-    scores: NDArray[Any], positive: NDArray[np.bool_],
-) -> tuple[NDArray[np.intp], NDArray[np.intp], NDArray[np.intp] | None, int, int]:
-    """What average precision needs of hard, unweighted labels, without the full state:
-    for each distinct positive score (ascending), where its run starts among the sorted
-    positive scores, the negatives below it, and the negatives at or below it (None when
-    no negative shares a positive score); and the two totals.
-
-    Each thread sorts the negatives of one contiguous part of the input (no selection,
-    no merge); the positives' scores are few and sorted once. The counts below a score
-    are added over the parts: exact integers, the same on any number of threads. Memory
-    is one copy of the scores plus O(distinct positive scores).
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from prcurve.core.sorting import hard_label_ranks
-    >>> starts, below, at_or_below, n_pos, n_neg = hard_label_ranks(
-    ...     np.array([0.9, 0.5, 0.5, 0.1]), np.array([True, True, False, False]))
-    >>> starts.tolist(), below.tolist(), at_or_below.tolist(), n_pos, n_neg
-    ([0, 1], [1, 2], [2, 2], 2, 2)
-    """
-    n = scores.shape[0]
-    parts = parts_for(n)
-    bounds = part_bounds(n, parts)
-    with ThreadPoolExecutor(max_workers=parts) if parts > 1 else _NoPool() as pool:
-        def gather(k: int) -> tuple[NDArray[Any], NDArray[Any]]:
-            part = bounds[k]
-            chosen = scores[part]
-            mask = positive[part]
-            pos_part = chosen[mask]
-            neg_part = chosen[~mask]
-            neg_part.sort()
-            return pos_part, neg_part
-
-        gathered = run_parts(gather, parts, pool)
-        pos_scores = gathered[0][0] if parts == 1 else np.concatenate(
-            [g[0] for g in gathered])
-        negs = [g[1] for g in gathered]
-        del gathered
-        pos_scores.sort()
-        n_pos = pos_scores.shape[0]
-        n_neg = n - n_pos
-        pos_values, pos_starts = _run_lengths(pos_scores)
-        del pos_scores
-
-        def search(k: int) -> tuple[NDArray[np.intp], NDArray[np.intp] | None]:
-            # Ascending order: negatives below pos_values[i], and at or below it
-            # (None: no positive score of this part is shared by a negative).
-            neg = negs[k]
-            below = count_below(neg, pos_values)
-            if neg.shape[0] == 0:
-                return below, None
-            tie = np.take(neg, below, mode="clip") == pos_values
-            tie &= below < neg.shape[0]
-            if not tie.any():
-                return below, None
-            at_or_below = below.copy()
-            at_or_below[tie] = np.searchsorted(neg, pos_values[tie], side="right")
-            return below, at_or_below
-
-        found = run_parts(search, parts, pool)
-    neg_below = found[0][0]
-    for below, _ in found[1:]:
-        neg_below = neg_below + below
-    neg_at_or_below = None
-    if any(at is not None for _, at in found):
-        neg_at_or_below = np.zeros_like(neg_below)
-        for below, at in found:
-            neg_at_or_below += below if at is None else at
-    return pos_starts, neg_below, neg_at_or_below, n_pos, n_neg

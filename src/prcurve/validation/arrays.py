@@ -82,17 +82,27 @@ def check_finite_numbers(name: str, values: NDArray[Any]) -> NDArray[np.floating
     float32 and float64 are kept as they are (every float32 is exactly a
     float64, so no threshold changes); integers and booleans become float64.
     """
+    floats = as_floats(name, values)
+    check_finite(name, floats)
+    return floats
+
+
+def as_floats(name: str, values: NDArray[Any]) -> NDArray[np.floating[Any]]:
+    """``values`` as a floating array (:func:`check_finite_numbers` without the check for
+    NaN and infinity; integers and booleans, always finite, become float64)."""
     if values.dtype.kind not in "biuf":
         raise InvalidInputError(
             name,
             f"expected numbers, found dtype {values.dtype} (e.g. {values[:3].tolist()!r})",
             "convert the scores to a numeric array (float) first",
         )
-    floats: NDArray[np.floating[Any]]
     if values.dtype.kind == "f" and values.dtype.itemsize >= 4:
-        floats = values
-    else:
-        floats = values.astype(np.float64)
+        return values
+    return values.astype(np.float64)
+
+
+def check_finite(name: str, floats: NDArray[np.floating[Any]]) -> None:
+    """An error naming ``name`` if ``floats`` holds NaN or infinity."""
     finite = np.isfinite(floats)
     if not finite.all():
         bad = ~finite
@@ -105,14 +115,19 @@ def check_finite_numbers(name: str, values: NDArray[Any]) -> NDArray[np.floating
             f"found {found} value(s) (first at index {first_indices(bad)})",
             "remove those samples or replace them with finite numbers",
         )
-    return floats
 
 
-def check_scores(name: str, values: ArrayLike) -> NDArray[np.floating[Any]]:
-    """A non-empty 1-D array of finite scores (float32 or float64)."""
+def check_scores(name: str, values: ArrayLike, *, finite: bool = True,
+                 ) -> NDArray[np.floating[Any]]:
+    """A non-empty 1-D array of finite scores (float32 or float64).
+
+    With ``finite=False`` NaN and infinity are left for the caller to check
+    (:func:`check_finite`, or the ends of a sorted copy: a sort's first and last values
+    are finite only when all are).
+    """
     array = as_1d(name, values)
     check_not_empty(name, array)
-    return check_finite_numbers(name, array)
+    return check_finite_numbers(name, array) if finite else as_floats(name, array)
 
 
 def check_edges(name: str, edges: ArrayLike) -> NDArray[np.float64]:
