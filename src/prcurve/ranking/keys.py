@@ -84,6 +84,45 @@ def distinct(keys: NDArray[_Int]) -> NDArray[_Int]:
     return ordered[first]
 
 
+def repeated_pairs(first: I64, second: I64, n_first: int, n_second: int) -> bool:
+    """Whether some pair (``first[i]``, ``second[i]``) of codes (below ``n_first`` and
+    ``n_second``) appears on two rows. Exact.
+
+    When each ``first`` code's rows form one block (a run grouped by query),
+    repeats can only be within a block: each block's ``second`` codes are
+    sorted as one row of a matrix (padded with distinct values past the codes),
+    small sorts that stay in cache, about twice as fast as one sort of all
+    the pairs, the general way, each pair one integer (32 bits when it fits).
+    """
+    n = first.shape[0]
+    if n < 2:
+        return False
+    start, length = blocks(first)
+    widest = int(length.max())
+    if (start.shape[0] * widest <= 2 * n + 4096 and n_second + widest < 2**32
+            and distinct(first[start]).shape[0] == start.shape[0]):
+        if (length == widest).all():
+            matrix = second.astype(np.uint32).reshape(-1, widest)
+        else:
+            block = np.repeat(np.arange(start.shape[0]), length)
+            cell = block * widest + (np.arange(n) - start[block])
+            padded = np.tile(np.arange(n_second, n_second + widest, dtype=np.uint32),
+                             start.shape[0])
+            padded[cell] = second
+            matrix = padded.reshape(-1, widest)
+        matrix.sort(axis=1)
+        return bool((matrix[:, 1:] == matrix[:, :-1]).any())
+    width = max(n_second, 1)
+    if n_first * width < 2**32:
+        pair = first.astype(np.uint32)
+        pair *= np.uint32(width)
+        pair += second.astype(np.uint32)
+    else:
+        pair = first * width + second
+    pair.sort()
+    return bool((pair[1:] == pair[:-1]).any())
+
+
 _FIBONACCI = np.uint64(0x9E3779B97F4A7C15)  # 2^64 / golden ratio: multiply-shift hashing
 
 
@@ -158,6 +197,7 @@ class Encoded:
 
     labels: NDArray[Any]
     codes: I64
+    dense: bool = False  # known to have a row for every label (no check needed)
 
 
 def encode(ids: NDArray[Any], *, grouped: bool = False, sort_labels: bool = False) -> Encoded:
@@ -462,7 +502,7 @@ def arrow_encode(chunks: Any, grouped: bool) -> Encoded:
         if 4 * first.shape[0] <= n:
             block_ids = by_label(arrow_encode(chunks.take(pa.array(first)), False))
             return Encoded(block_ids.labels,
-                           np.repeat(block_ids.codes, np.diff(np.append(first, n))))
+                           np.repeat(block_ids.codes, np.diff(np.append(first, n))), dense=True)
     encoded = chunks if pa.types.is_dictionary(chunks.type) else chunks.dictionary_encode()
     parts = [c for c in encoded.chunks if len(c)]
     if parts and all(p.dictionary.equals(parts[0].dictionary) for p in parts[1:]):
@@ -478,7 +518,8 @@ def arrow_encode(chunks: Any, grouped: bool) -> Encoded:
         codes = arrow_values(array.indices, np.dtype(
             f"i{array.indices.type.bit_width // 8}")).astype(np.int64)  # no pandas import
     labels = np.array(dictionary.to_pylist(), dtype=object)
-    return Encoded(labels if len(labels) else np.zeros(0, dtype=object), codes)
+    return Encoded(labels if len(labels) else np.zeros(0, dtype=object), codes,
+                   dense=not pa.types.is_dictionary(chunks.type))
 
 
 def arrow_objects(ids: list[Any]) -> Encoded | None:
@@ -500,4 +541,4 @@ def arrow_objects(ids: list[Any]) -> Encoded | None:
     encoded = array.dictionary_encode()
     labels = np.array(encoded.dictionary.to_pylist(), dtype=object)
     index_type = np.dtype(f"i{encoded.indices.type.bit_width // 8}")
-    return Encoded(labels, arrow_values(encoded.indices, index_type).astype(np.int64))
+    return Encoded(labels, arrow_values(encoded.indices, index_type).astype(np.int64), dense=True)
