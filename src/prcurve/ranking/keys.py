@@ -113,6 +113,7 @@ def repeated_pairs(first: I64, second: I64, n_first: int, n_second: int) -> bool
         matrix.sort(axis=1)
         return bool((matrix[:, 1:] == matrix[:, :-1]).any())
     width = max(n_second, 1)
+    pair: NDArray[np.integer[Any]]
     if n_first * width < 2**32:
         pair = first.astype(np.uint32)
         pair *= np.uint32(width)
