@@ -509,3 +509,17 @@ def test_sniffer_sees_across_chunks(chunk: int, monkeypatch: pytest.MonkeyPatch)
             fields_ok = all(line and line.split(b" ") == [f for f in line.split(b" ") if f]
                             for line in lines[:-1]) and b" " in lines[0]
             assert (trec_reader._sniff(broken).delimiter() is not None) == fields_ok, broken
+
+
+def test_control_bytes_in_ids_are_read_as_trec_eval_reads_them() -> None:
+    # The plain-file check counts every byte below 33 as a gap: a control byte (not
+    # white space for trec_eval) beside a delimiter, a line end or another one sends
+    # the file to the exact reader, which keeps it in the id.
+    import prcurve.ranking.trec_reader as trec_reader
+    from prcurve.ranking import parse_run
+
+    text = b"q1 Q0 d\x01 1 1.5 r\nq1 Q0 \x02d\x03 2 0.5 r\nq2 Q0 d\x01\x02x 1 2 r\n"
+    assert trec_reader._sniff(text).delimiter() is None
+    assert trec_reader._sniff(b"q1 Q0 d\x01x 1 1.5 r\n").delimiter() == " "
+    assert parse_run(text).doc_id.tolist() == [b"d\x01", b"\x02d\x03", b"d\x01\x02x"]
+    assert parse_run(b"q1 Q0 d\x01x 1 1.5 r\n").doc_id.tolist() == [b"d\x01x"]
