@@ -523,3 +523,23 @@ def test_control_bytes_in_ids_are_read_as_trec_eval_reads_them() -> None:
     assert trec_reader._sniff(b"q1 Q0 d\x01x 1 1.5 r\n").delimiter() == " "
     assert parse_run(text).doc_id.tolist() == [b"d\x01", b"\x02d\x03", b"d\x01\x02x"]
     assert parse_run(b"q1 Q0 d\x01x 1 1.5 r\n").doc_id.tolist() == [b"d\x01x"]
+
+
+def test_reading_large_files_does_not_import_pandas(tmp_path: Path) -> None:
+    # pyarrow's pa.array(numpy array) imports pandas (0.3-0.6 s of a `prcurve trec`
+    # run): the readers hand numpy buffers to pyarrow without it.
+    import subprocess
+    import sys
+
+    rows = 70_000  # more than keys.ARROW_ROWS: pyarrow's hash tables are used
+    (tmp_path / "run").write_text("".join(f"{i // 100} Q0 d{i} 1 {i % 7}.5 r\n"
+                                          for i in range(rows)))
+    (tmp_path / "qrels").write_text("".join(f"{i // 100} 0 d{i} {i % 2}\n"
+                                            for i in range(rows)))
+    code = ("import sys; from prcurve.ranking import evaluate, read_qrels, read_run; "
+            f"r = evaluate(read_qrels({str(tmp_path / 'qrels')!r}), "
+            f"read_run({str(tmp_path / 'run')!r}), ['AP']); "
+            "print(r.n_queries, 'pandas' in sys.modules)")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          check=True)
+    assert done.stdout.split() == ["700", "False"]
