@@ -543,3 +543,33 @@ def test_reading_large_files_does_not_import_pandas(tmp_path: Path) -> None:
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           check=True)
     assert done.stdout.split() == ["700", "False"]
+
+
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("even", [True, False])
+def test_rbp_residual_sums_in_trec_eval_order(seed: int, even: bool) -> None:
+    # m_rbp_resid.c adds p^(i-1) rank by rank for each unjudged document: a plain
+    # loop per query is the oracle, equal to the last bit, for the matrix path
+    # (lengths even enough) and the rank-by-rank path (one long query).
+    from prcurve.ranking import judge
+    from prcurve.ranking.kernels import _powers, _rbp_residual
+    from prcurve.ranking.state import JUDGED
+
+    rng = np.random.default_rng(seed)
+    qrels, run = random_collection(rng)
+    if not even:
+        run["q0"] = {f"x{i}": float(i) for i in range(3000)}
+    rankings = judge(qrels, run)._prepared.rankings
+    p = 0.8
+    got = _rbp_residual(rankings, p)
+    powers = _powers(p, int(rankings.lengths.max()))
+    for q in range(rankings.n_queries):
+        start, n = int(rankings.starts[q]), int(rankings.lengths[q])
+        total, missing = 0.0, 0
+        for i in range(n):
+            if rankings.code[start + i] < JUDGED:
+                total += float(powers[i])
+                missing += 1
+        want = 0.0 if missing == 0 or not rankings.has_results[q] else (
+            float(powers[n]) + (1.0 - p) * total)
+        assert got[q] == want, q
