@@ -15,6 +15,7 @@ never trusted).
 from __future__ import annotations
 
 import importlib
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
@@ -532,22 +533,25 @@ def arrow_encode(chunks: Any, grouped: bool) -> Encoded:
                    dense=not pa.types.is_dictionary(chunks.type))
 
 
-def arrow_objects(ids: list[Any]) -> Encoded | None:
-    """Ids given as Python objects, all ``str`` or all ``bytes``, converted by pyarrow
-    once and dictionary-encoded (labels: an object array, for the caller to
-    check); None without pyarrow, for a short list, or for other objects."""
-    pa = arrow_module(len(ids))
+def arrow_objects(ids: Iterable[Any], n: int, first: Any) -> Encoded | None:
+    """``n`` ids given as Python objects (an iterable, read once; ``first`` is the
+    first of them), all ``str`` or all ``bytes``, converted by pyarrow in one
+    pass (no list of them) and dictionary-encoded (labels: an object array,
+    for the caller to check); None without pyarrow, for a short column, or for
+    other objects."""
+    pa = arrow_module(n)
     if pa is None:
         return None
-    first = type(ids[0])
-    kind = pa.string() if issubclass(first, str) else pa.binary() if issubclass(
+    kind = pa.string() if isinstance(first, str) else pa.binary() if isinstance(
         first, bytes) else None
     if kind is None:
         return None
     try:
-        array = pa.array(ids, type=kind)
+        array = pa.array(ids, type=kind, size=n)
     except (pa.ArrowException, TypeError, ValueError, OverflowError):
         return None  # another kind of id among them
+    if len(array) != n:
+        return None
     encoded = array.dictionary_encode()
     labels = np.array(encoded.dictionary.to_pylist(), dtype=object)
     index_type = np.dtype(f"i{encoded.indices.type.bit_width // 8}")

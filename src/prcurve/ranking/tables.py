@@ -338,7 +338,7 @@ def _flatten(
     nested: Mapping[Any, Mapping[Any, Any]], argument: str
 ) -> tuple[_keys.Encoded, _keys.Encoded, NDArray[Any]]:
     """Walk ``{query: {doc: value}}`` once per level, at C speed: the documents are
-    listed once (``itertools.chain`` over the inner dicts' keys) and encoded
+    read once (``itertools.chain`` over the inner dicts' keys, no list) and encoded
     by pyarrow when installed (one conversion, one hash table), else numbered
     in a dict as they are first seen; rows become integer codes."""
     inner: list[Mapping[Any, Any]] = list(nested.values())
@@ -347,16 +347,16 @@ def _flatten(
             raise wrong_table_type(argument, docs, f"a dict of documents for {query!r}")
     lengths = np.fromiter(map(len, inner), dtype=np.int64, count=len(inner))
     n = int(lengths.sum())
-    all_docs = list(itertools.chain.from_iterable(inner))
-    doc_ids = _keys.arrow_objects(all_docs)
+    first = next((next(iter(docs)) for docs in inner if docs), None)
+    doc_ids = _keys.arrow_objects(itertools.chain.from_iterable(inner), n, first)
     if doc_ids is not None:
         doc_ids = _keys.Encoded(check_id_labels("doc_id", doc_ids.labels), doc_ids.codes,
                                  dense=True)
     else:
         index: dict[Any, int] = collections.defaultdict(itertools.count().__next__)
-        doc_codes = np.fromiter(map(index.__getitem__, all_docs), dtype=np.int64, count=n)
+        doc_codes = np.fromiter(map(index.__getitem__, itertools.chain.from_iterable(inner)),
+                                dtype=np.int64, count=n)
         doc_ids = _keys.Encoded(_labels("doc_id", list(index)), doc_codes, dense=True)
-    del all_docs
     values = _values(inner, n)
     # The queries put in id order once per query, before their codes are repeated per row.
     query_labels = list(nested)
