@@ -16,6 +16,8 @@ Each tool runs in a fresh process, so that its time and peak memory include
 everything a user waits for (start-up, reading, evaluation, output); rounds
 alternate the tools, so they share the machine's load; best of ``--repeat``.
 Peak memory is the process's maximum resident set (getrusage of the child).
+Children run with Python's bytecode cache (``PYTHONDONTWRITEBYTECODE`` removed
+from their environment, the cache written by an untimed run), as a user's do.
 
 - prcurve: ``python -m prcurve trec -m all_trec QRELS RUN`` (trec_eval 10's
   output: checked identical to the C trec_eval's, byte for byte);
