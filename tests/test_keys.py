@@ -104,3 +104,47 @@ def test_word_hash_collisions_fall_back_to_exact_codes() -> None:
         _keys._mix = original
     assert encoded.labels[encoded.codes].tolist() == rows
     assert encoded.labels.shape[0] == 3
+
+
+@st.composite
+def pair_columns(draw: Any) -> tuple[np.ndarray, np.ndarray, int, int]:
+    """Codes of (query, document) rows: grouped by query with equal or ragged
+    blocks, or shuffled, or a query split into two blocks; with or without a
+    repeated pair; some labels without rows."""
+    n_first = draw(st.integers(1, 6))
+    n_second = draw(st.integers(1, 9))
+    rows = []
+    for query in range(n_first):
+        docs = draw(st.lists(st.integers(0, n_second - 1), max_size=n_second, unique=True))
+        if draw(st.booleans()) and docs:
+            docs = [*docs, draw(st.sampled_from(docs))]  # a repeat within the block
+        rows += [(query, d) for d in docs]
+    layout = draw(st.sampled_from(["grouped", "shuffled", "split"]))
+    if layout == "shuffled":
+        rows = draw(st.permutations(rows))
+    elif layout == "split" and len(rows) > 2:  # the first rows of a query moved to the end
+        rows = rows[1:] + rows[:1]
+    first = np.array([q for q, _ in rows], dtype=np.int64)
+    second = np.array([d for _, d in rows], dtype=np.int64)
+    return first, second, n_first, n_second
+
+
+@settings(max_examples=300, deadline=None)
+@given(columns=pair_columns())
+def test_repeated_pairs_is_exact(columns: tuple[np.ndarray, np.ndarray, int, int]) -> None:
+    first, second, n_first, n_second = columns
+    pairs = list(zip(first.tolist(), second.tolist(), strict=True))
+    assert _keys.repeated_pairs(first, second, n_first, n_second) == (
+        len(set(pairs)) < len(pairs))
+
+
+def test_repeated_pairs_on_equal_blocks_and_large_codes() -> None:
+    # Equal blocks (a reshape, no padding), a repeat in the last block only.
+    first = np.repeat(np.arange(3), 4)
+    second = np.array([0, 1, 2, 3, 3, 2, 1, 0, 5, 6, 7, 5])
+    assert _keys.repeated_pairs(first, second, 3, 8)
+    second[-1] = 4
+    assert not _keys.repeated_pairs(first, second, 3, 8)
+    # Codes too large for 32 bits: the general sort of 64-bit pairs.
+    assert _keys.repeated_pairs(np.array([0, 1, 0]), np.array([7, 7, 7]), 2, 2**33)
+    assert not _keys.repeated_pairs(np.array([0, 1, 0]), np.array([7, 7, 8]), 2, 2**33)

@@ -509,3 +509,67 @@ def test_sniffer_sees_across_chunks(chunk: int, monkeypatch: pytest.MonkeyPatch)
             fields_ok = all(line and line.split(b" ") == [f for f in line.split(b" ") if f]
                             for line in lines[:-1]) and b" " in lines[0]
             assert (trec_reader._sniff(broken).delimiter() is not None) == fields_ok, broken
+
+
+def test_control_bytes_in_ids_are_read_as_trec_eval_reads_them() -> None:
+    # The plain-file check counts every byte below 33 as a gap: a control byte (not
+    # white space for trec_eval) beside a delimiter, a line end or another one sends
+    # the file to the exact reader, which keeps it in the id.
+    import prcurve.ranking.trec_reader as trec_reader
+    from prcurve.ranking import parse_run
+
+    text = b"q1 Q0 d\x01 1 1.5 r\nq1 Q0 \x02d\x03 2 0.5 r\nq2 Q0 d\x01\x02x 1 2 r\n"
+    assert trec_reader._sniff(text).delimiter() is None
+    assert trec_reader._sniff(b"q1 Q0 d\x01x 1 1.5 r\n").delimiter() == " "
+    assert parse_run(text).doc_id.tolist() == [b"d\x01", b"\x02d\x03", b"d\x01\x02x"]
+    assert parse_run(b"q1 Q0 d\x01x 1 1.5 r\n").doc_id.tolist() == [b"d\x01x"]
+
+
+def test_reading_large_files_does_not_import_pandas(tmp_path: Path) -> None:
+    # pyarrow's pa.array(numpy array) imports pandas (0.3-0.6 s of a `prcurve trec`
+    # run): the readers hand numpy buffers to pyarrow without it.
+    import subprocess
+    import sys
+
+    rows = 70_000  # more than keys.ARROW_ROWS: pyarrow's hash tables are used
+    (tmp_path / "run").write_text("".join(f"{i // 100} Q0 d{i} 1 {i % 7}.5 r\n"
+                                          for i in range(rows)))
+    (tmp_path / "qrels").write_text("".join(f"{i // 100} 0 d{i} {i % 2}\n"
+                                            for i in range(rows)))
+    code = ("import sys; from prcurve.ranking import evaluate, read_qrels, read_run; "
+            f"r = evaluate(read_qrels({str(tmp_path / 'qrels')!r}), "
+            f"read_run({str(tmp_path / 'run')!r}), ['AP']); "
+            "print(r.n_queries, 'pandas' in sys.modules)")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          check=True)
+    assert done.stdout.split() == ["700", "False"]
+
+
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("even", [True, False])
+def test_rbp_residual_sums_in_trec_eval_order(seed: int, even: bool) -> None:
+    # m_rbp_resid.c adds p^(i-1) rank by rank for each unjudged document: a plain
+    # loop per query is the oracle, equal to the last bit, for the matrix path
+    # (lengths even enough) and the rank-by-rank path (one long query).
+    from prcurve.ranking import judge
+    from prcurve.ranking.kernels import _powers, _rbp_residual
+    from prcurve.ranking.state import JUDGED
+
+    rng = np.random.default_rng(seed)
+    qrels, run = random_collection(rng)
+    if not even:
+        run["q0"] = {f"x{i}": float(i) for i in range(3000)}
+    rankings = judge(qrels, run)._prepared.rankings
+    p = 0.8
+    got = _rbp_residual(rankings, p)
+    powers = _powers(p, int(rankings.lengths.max()))
+    for q in range(rankings.n_queries):
+        start, n = int(rankings.starts[q]), int(rankings.lengths[q])
+        total, missing = 0.0, 0
+        for i in range(n):
+            if rankings.code[start + i] < JUDGED:
+                total += float(powers[i])
+                missing += 1
+        want = 0.0 if missing == 0 or not rankings.has_results[q] else (
+            float(powers[n]) + (1.0 - p) * total)
+        assert got[q] == want, q

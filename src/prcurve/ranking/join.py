@@ -279,8 +279,9 @@ def _ranking_order(
     pairs = np.flatnonzero(tie)
     if pairs.shape[0]:
         doc = rows.doc if order is None else rows.doc[order]
-        if not (doc_labels[doc[pairs]] > doc_labels[doc[pairs + 1]]).all():
-            tied, source = _tie_order(tie, pairs, doc, doc_labels)
+        rank = _label_rank(doc_labels, doc, pairs)
+        if not (rank[doc[pairs]] > rank[doc[pairs + 1]]).all():
+            tied, source = _tie_order(tie, pairs, doc, rank)
             if order is None:
                 payload = payload.copy()
                 payload[tied] = payload[source]
@@ -291,27 +292,45 @@ def _ranking_order(
     return payload, rows.block_start, rows.block_length, rows.block_code
 
 
+def _label_rank(doc_labels: NDArray[Any], doc: I64, pairs: NDArray[np.intp]) -> I64:
+    """Each tied document's rank in id order (byte order; the documents at
+    ``pairs`` and ``pairs + 1``, other entries arbitrary): integers then compare
+    as the ids do. All labels are sorted when there are few of them, else only
+    the tied documents'."""
+    rank = np.zeros(doc_labels.shape[0], dtype=np.int64)
+    present = (np.arange(doc_labels.shape[0]) if doc_labels.shape[0] <= 2 * pairs.shape[0]
+               else _keys.distinct(np.concatenate((doc[pairs], doc[pairs + 1]))))
+    rank[present[np.argsort(doc_labels[present], kind="stable")]] = np.arange(present.shape[0])
+    return rank
+
+
 def _tie_order(
-    tie: NDArray[np.bool_], pairs: NDArray[np.intp], doc: I64, doc_labels: NDArray[Any],
+    tie: NDArray[np.bool_], pairs: NDArray[np.intp], doc: I64, rank: I64,
 ) -> tuple[NDArray[np.intp], NDArray[np.intp]]:
 
     """Order each run of tied rows by document id descending (byte order).
 
-    ``tie[i]``: positions i and i + 1 tie; ``pairs`` lists them; ``doc`` is
-    the document code at each position. Returns the tied positions and, for
-    each, the position whose row moves there: only the tied rows are touched.
+    ``tie[i]``: positions i and i + 1 tie; ``pairs`` lists them (ascending);
+    ``doc`` is the document code at each position and ``rank`` each tied
+    document's rank in id order. Returns the tied positions and, for each,
+    the position whose row moves there: only the tied rows are touched.
     """
-    rows = _keys.distinct(np.concatenate((pairs, pairs + 1)))
+    # The tied positions, ascending: p, p + 1 for each pair p (pairs ascend, so
+    # the interleaved list does too; a position in two pairs appears twice).
+    both = np.empty(2 * pairs.shape[0], dtype=np.int64)
+    both[0::2] = pairs
+    both[1::2] = pairs + 1
+    keep = np.ones(both.shape[0], dtype=bool)
+    np.not_equal(both[1:], both[:-1], out=keep[1:])
+    rows = both[keep]
     starts_group = np.ones(rows.shape[0], dtype=bool)
     starts_group[1:] = ~tie[rows[1:] - 1]
     group = np.cumsum(starts_group) - 1
-    codes = doc[rows]
-    present = _keys.distinct(codes)  # the documents involved, ranked by id below
-    rank = np.empty(doc_labels.shape[0], dtype=np.int64)
-    rank[present[np.argsort(doc_labels[present], kind="stable")]] = np.arange(present.shape[0])
+    width = max(int(rank.max(initial=0)) + 1, 1)
     # One integer per tied row: its group, then its document's rank reversed.
-    # A query lists a document once, so the keys within a group are distinct.
-    key = group * present.shape[0] + (present.shape[0] - 1 - rank[codes])
+    # A query lists a document once, so the keys within a group are distinct;
+    # they ascend from group to group, so they arrive nearly sorted.
+    key = group * width + (width - 1 - rank[doc[rows]])
     return rows, rows[_argsort_distinct(key)]
 
 
@@ -322,7 +341,8 @@ def _argsort_distinct(key: I64) -> NDArray[np.intp]:
     position_bits = max(key.shape[0] - 1, 1).bit_length()
     if key.shape[0] == 0 or int(key.max()) >= 1 << (63 - position_bits):
         return np.argsort(key)
-    packed = np.sort((key << position_bits) | np.arange(key.shape[0]))
+    # A stable sort (timsort) is fast on the nearly sorted keys met here.
+    packed = np.sort((key << position_bits) | np.arange(key.shape[0]), kind="stable")
     order: NDArray[np.intp] = packed & ((1 << position_bits) - 1)
     return order
 

@@ -315,26 +315,41 @@ def _rbp_residual(r: Rankings, p: float) -> F64:
     """trec_eval's rbp_resid (m_rbp_resid.c): p^n + (1 - p) * the sum of p^(i-1)
     over the documents of rank i not judged with a grade >= 0; 0 if there are none.
 
-    Those are most documents of a typical run, so the sum runs rank by rank over
-    all queries (adding 0.0 for a judged document leaves a sum unchanged) instead
-    of selecting the rows: a few arrays of one value per query.
+    Those are most documents of a typical run, so every rank's term is taken
+    (0.0 for a judged document, which leaves a sum unchanged) and each query's
+    terms are summed in rank order, as trec_eval adds them: ``np.add.accumulate``
+    along the rows of a (queries x ranks) matrix, a block of queries at a time,
+    when the lengths are even enough; else rank by rank over all queries.
     """
     n = r.lengths
-    powers = _powers(p, int(n.max(initial=0)))
-    by_length = np.argsort(-n, kind="stable")
-    ordered = n[by_length]
-    starts = r.starts[by_length]
-    active = np.searchsorted(-ordered, -np.arange(int(ordered[0]) if ordered.shape[0] else 0),
-                             side="left")
+    longest = int(n.max(initial=0))
+    powers = _powers(p, longest)
     total = np.zeros(n.shape[0])
     missing = np.zeros(n.shape[0], dtype=np.int64)
-    for j, k in enumerate(active.tolist()):
-        unjudged = r.code[starts[:k] + j] < JUDGED
-        total[:k] += np.where(unjudged, powers[j], 0.0)
-        missing[:k] += unjudged
-    out = np.empty(n.shape[0])
-    out[by_length] = powers[ordered] + (1.0 - p) * total
-    out[by_length[missing == 0]] = 0.0
+    if 0 < n.shape[0] * longest <= 2 * int(n.sum()) + 4096:
+        columns = np.arange(longest)
+        step = max((1 << 20) // longest, 1)
+        for begin in range(0, n.shape[0], step):
+            block = slice(begin, begin + step)
+            valid = columns < n[block, None]
+            index = np.where(valid, r.starts[block, None] + columns, 0)
+            unjudged = (r.code[index] < JUDGED) & valid
+            terms = np.where(unjudged, powers[:longest], 0.0)
+            total[block] = np.add.accumulate(terms, axis=1)[:, -1]  # sequential, by rank
+            missing[block] = np.count_nonzero(unjudged, axis=1)
+    elif longest:
+        by_length = np.argsort(-n, kind="stable")
+        starts = r.starts[by_length]
+        active = np.searchsorted(-n[by_length], -np.arange(longest), side="left")
+        ordered_total = np.zeros(n.shape[0])
+        ordered_missing = np.zeros(n.shape[0], dtype=np.int64)
+        for j, k in enumerate(active.tolist()):
+            unjudged = r.code[starts[:k] + j] < JUDGED
+            ordered_total[:k] += np.where(unjudged, powers[j], 0.0)
+            ordered_missing[:k] += unjudged
+        total[by_length], missing[by_length] = ordered_total, ordered_missing
+    out = powers[n] + (1.0 - p) * total
+    out[missing == 0] = 0.0
     out[~r.has_results] = 0.0
     return out
 

@@ -84,17 +84,9 @@ class _LongTable:
                    else _keys.encode(query_id, grouped=True, sort_labels=True))
         docs = doc_id if isinstance(doc_id, _keys.Encoded) else _keys.encode(doc_id)
         self._queries, self._docs = queries, docs
-        # One row per (query, document): codes make each pair one exact integer
-        # (32 bits when they fit: half the memory of the sort).
+        # One row per (query, document).
         width = max(docs.labels.shape[0], 1)
-        if queries.labels.shape[0] * width < 2**32:
-            pair = queries.codes.astype(np.uint32)
-            pair *= np.uint32(width)
-            pair += docs.codes.astype(np.uint32)
-        else:
-            pair = queries.codes * width + docs.codes
-        pair.sort()
-        if (pair[1:] == pair[:-1]).any():
+        if _keys.repeated_pairs(queries.codes, docs.codes, queries.labels.shape[0], width):
             self._raise_duplicate(queries.codes * width + docs.codes)
 
     def __len__(self) -> int:
@@ -323,6 +315,8 @@ def _ids(name: str, values: ArrayLike | _keys.Encoded, n: int | None = None) -> 
         if n is not None and values.codes.shape[0] != n:
             check_id_column(name, np.empty(values.codes.shape[0]), n)  # the length error
         codes = values.codes
+        if values.dense:  # every label has a row (a fresh encoding)
+            return _keys.Encoded(labels, codes, dense=True)
         used = np.bincount(codes, minlength=labels.shape[0]) > 0
         if not used.all():  # an id with no row (an empty dict, an unused category)
             labels = labels[used]
@@ -344,7 +338,7 @@ def _flatten(
     nested: Mapping[Any, Mapping[Any, Any]], argument: str
 ) -> tuple[_keys.Encoded, _keys.Encoded, NDArray[Any]]:
     """Walk ``{query: {doc: value}}`` once per level, at C speed: the documents are
-    listed once (``itertools.chain`` over the inner dicts' keys) and encoded
+    read once (``itertools.chain`` over the inner dicts' keys, no list) and encoded
     by pyarrow when installed (one conversion, one hash table), else numbered
     in a dict as they are first seen; rows become integer codes."""
     inner: list[Mapping[Any, Any]] = list(nested.values())
@@ -353,15 +347,16 @@ def _flatten(
             raise wrong_table_type(argument, docs, f"a dict of documents for {query!r}")
     lengths = np.fromiter(map(len, inner), dtype=np.int64, count=len(inner))
     n = int(lengths.sum())
-    all_docs = list(itertools.chain.from_iterable(inner))
-    doc_ids = _keys.arrow_objects(all_docs)
+    first = next((next(iter(docs)) for docs in inner if docs), None)
+    doc_ids = _keys.arrow_objects(itertools.chain.from_iterable(inner), n, first)
     if doc_ids is not None:
-        doc_ids = _keys.Encoded(check_id_labels("doc_id", doc_ids.labels), doc_ids.codes)
+        doc_ids = _keys.Encoded(check_id_labels("doc_id", doc_ids.labels), doc_ids.codes,
+                                 dense=True)
     else:
         index: dict[Any, int] = collections.defaultdict(itertools.count().__next__)
-        doc_codes = np.fromiter(map(index.__getitem__, all_docs), dtype=np.int64, count=n)
-        doc_ids = _keys.Encoded(_labels("doc_id", list(index)), doc_codes)
-    del all_docs
+        doc_codes = np.fromiter(map(index.__getitem__, itertools.chain.from_iterable(inner)),
+                                dtype=np.int64, count=n)
+        doc_ids = _keys.Encoded(_labels("doc_id", list(index)), doc_codes, dense=True)
     values = _values(inner, n)
     # The queries put in id order once per query, before their codes are repeated per row.
     query_labels = list(nested)
