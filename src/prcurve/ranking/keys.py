@@ -22,6 +22,8 @@ from typing import Any, TypeVar
 import numpy as np
 from numpy.typing import NDArray
 
+from prcurve.core.arrow import arrow_values, numpy_to_arrow
+
 U64 = NDArray[np.uint64]
 I64 = NDArray[np.int64]
 _Int = TypeVar("_Int", bound=np.integer[Any])
@@ -272,23 +274,6 @@ def _arrow_dictionary(array: Any, dtype: Any) -> tuple[NDArray[Any], I64]:
     return values, codes.astype(np.int64)
 
 
-def arrow_array(pa: Any, values: NDArray[Any]) -> Any:
-    """A pyarrow array viewing a numpy integer array's buffer (no copy; ``pa.array``
-    of a numpy array imports pandas, 0.3-0.6 s)."""
-    values = np.ascontiguousarray(values)
-    kind = {"u": pa.uint64(), "i": pa.int64()}[values.dtype.kind]
-    values = values.astype(np.uint64 if values.dtype.kind == "u" else np.int64, copy=False)
-    return pa.Array.from_buffers(kind, values.shape[0], [None, pa.py_buffer(values)])
-
-
-def arrow_values(array: Any, dtype: np.dtype[Any]) -> NDArray[Any]:
-    """The values of a fixed-width pyarrow array without nulls: a view of its buffer
-    (``to_numpy`` may import pandas)."""
-    raw = np.frombuffer(array.buffers()[1], dtype=np.uint8)
-    begin = array.offset * dtype.itemsize
-    return raw[begin:begin + len(array) * dtype.itemsize].view(dtype)
-
-
 def _fixed_width_encode(ids: NDArray[Any]) -> Encoded | None:
     """Text ids hashed by pyarrow as fixed-width binary values: the array's own
     bytes (NUL-padded, so equal bytes mean equal ids), no copy. None when
@@ -378,7 +363,7 @@ def _distinct_codes(key: U64) -> tuple[U64, I64]:
     of a sample of rows first, then those of the rows not found."""
     pa = arrow_module(key.shape[0])
     if pa is not None:
-        return _arrow_dictionary(arrow_array(pa, key), np.uint64)
+        return _arrow_dictionary(numpy_to_arrow(pa, key), np.uint64)
     known = distinct(key[:_SAMPLE])
     codes = KeyTable(known).find(key)
     missing = np.flatnonzero(codes < 0)
@@ -511,7 +496,7 @@ def arrow_encode(chunks: Any, grouped: bool) -> Encoded:
             at, last = at + len(chunk), chunk[len(chunk) - 1]
         first = np.concatenate(starts)
         if 4 * first.shape[0] <= n:
-            block_ids = by_label(arrow_encode(chunks.take(arrow_array(pa, first)), False))
+            block_ids = by_label(arrow_encode(chunks.take(numpy_to_arrow(pa, first)), False))
             return Encoded(block_ids.labels,
                            np.repeat(block_ids.codes, np.diff(np.append(first, n))), dense=True)
     encoded = chunks if pa.types.is_dictionary(chunks.type) else chunks.dictionary_encode()

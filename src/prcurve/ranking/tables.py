@@ -26,6 +26,7 @@ from typing import Any, ClassVar, TypeVar
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from prcurve.core.arrow import arrow_values, primitive_numpy
 from prcurve.core.table import Table
 from prcurve.ranking import keys as _keys
 from prcurve.ranking.trec_format import Columns
@@ -381,7 +382,7 @@ def _values(inner: list[Mapping[Any, Any]], n: int) -> NDArray[Any]:
                 pa.types.is_floating(array.type) or pa.types.is_integer(array.type)):
             code = "f" if pa.types.is_floating(array.type) else (
                 "i" if pa.types.is_signed_integer(array.type) else "u")
-            return _keys.arrow_values(array, np.dtype(f"{code}{array.type.bit_width // 8}"))
+            return arrow_values(array, np.dtype(f"{code}{array.type.bit_width // 8}"))
         del listed  # not all numbers: the checks below
     kinds = set(map(type, itertools.chain.from_iterable(d.values() for d in inner)))
     if all(issubclass(k, (int, float, np.integer, np.floating)) for k in kinds):
@@ -415,8 +416,21 @@ def _frame_columns(
             if encoded is not None:
                 out[role] = encoded
                 continue
-        out[role] = np.asarray(column.to_numpy() if hasattr(column, "to_numpy") else column)
+        out[role] = _plain_column(column)
     return out
+
+
+def _plain_column(column: Any) -> NDArray[Any]:
+    """A column that is not encoded (scores, grades, integer ids) as NumPy: a pyarrow
+    column of numbers without nulls as a view of its buffer (its ``to_numpy`` imports
+    pandas), anything else as its library converts it."""
+    if hasattr(column, "combine_chunks"):  # pyarrow ChunkedArray
+        pa: Any = importlib.import_module("pyarrow")
+        kind = column.type
+        if not column.null_count and (pa.types.is_integer(kind) or pa.types.is_floating(kind)
+                                      or pa.types.is_boolean(kind)):
+            return primitive_numpy(pa, column)
+    return np.asarray(column.to_numpy() if hasattr(column, "to_numpy") else column)
 
 
 def _encode_column(column: Any, name: str, grouped: bool = False) -> _keys.Encoded | None:

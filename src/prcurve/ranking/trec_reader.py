@@ -21,7 +21,8 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from prcurve.ranking.keys import Encoded, arrow_values, arrow_words, encode_words
+from prcurve.core.arrow import arrow_values
+from prcurve.ranking.keys import Encoded, arrow_words, encode_words
 from prcurve.ranking.trec_format import (
     LAYOUT,
     SPECIAL_STARTS,
