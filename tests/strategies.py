@@ -26,6 +26,7 @@ __all__ = [
     "Scored",
     "bin_edges",
     "count_states",
+    "fresh_python",
     "grown",
     "id_columns",
     "scored",
@@ -257,3 +258,27 @@ def grown(mask: np.ndarray) -> np.ndarray:
         for dy in (-1, 0, 1):
             out |= np.roll(np.roll(mask, dx, 0), dy, 1)
     return out
+
+
+_ARROW_PRELUDE = (
+    "import sys\n"
+    "import numpy as np, pyarrow as pa\n"
+    "from prcurve.core.arrow import numpy_to_arrow\n"
+    "def table(**columns):\n"
+    "    return pa.Table.from_arrays([numpy_to_arrow(pa, np.asarray(v))\n"
+    "                                 for v in columns.values()], names=list(columns))\n"
+)
+
+
+def fresh_python(code: str) -> tuple[list[str], bool]:
+    """Run ``code`` in a new interpreter (nothing imported yet): its printed words, and
+    whether pandas was imported by the end. ``code`` may call ``table(**columns)``, a
+    pyarrow Table built from buffers (``pa.table`` of Python lists imports pandas)."""
+    import subprocess
+    import sys
+
+    done = subprocess.run(
+        [sys.executable, "-c", _ARROW_PRELUDE + code + "\nprint('pandas' in sys.modules)\n"],
+        capture_output=True, text=True, check=True)
+    *words, pandas = done.stdout.split()
+    return words, pandas == "True"

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from typing import Any
 
 import numpy as np
@@ -11,6 +9,7 @@ import pandas as pd
 import pyarrow as pa
 import pytest
 from numpy.testing import assert_array_equal
+from tests.strategies import fresh_python
 from tests.test_detection_coco import random_case
 
 from prcurve.detection import (
@@ -266,17 +265,10 @@ def test_pyarrow_tables_read_as_pandas_reads_them_without_importing_pandas() -> 
                                                          "category_id": pa.int64(),
                                                          "bbox": pa.list_(pa.float64()),
                                                          "score": pa.float64()})))
-    # The table is built from buffers: pa.table of Python lists imports pandas itself.
-    code = ("import sys, numpy as np, pyarrow as pa\n"
-            "from prcurve.core.arrow import numpy_to_arrow\n"
-            "from prcurve.detection import Detections\n"
-            "columns = {'image_id': [1, 2], 'category_id': [3, 3], 'x': [0.0, 1.0],\n"
-            "           'y': [0.0, 2.0], 'width': [4.0, 3.0], 'height': [4.0, 4.0],\n"
-            "           'score': [0.5, 0.25]}\n"
-            "table = pa.Table.from_arrays([numpy_to_arrow(pa, np.array(v))\n"
-            "                              for v in columns.values()], names=list(columns))\n"
-            "d = Detections.from_table(table)\n"
-            "print(d.score.tolist(), 'pandas' in sys.modules)\n")
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          check=True)
-    assert done.stdout.split() == ["[0.5,", "0.25]", "False"]
+    words, pandas = fresh_python(
+        "from prcurve.detection import Detections\n"
+        "d = Detections.from_table(table(image_id=[1, 2], category_id=[3, 3], x=[0.0, 1.0],\n"
+        "    y=[0.0, 2.0], width=[4.0, 3.0], height=[4.0, 4.0], score=[0.5, 0.25]))\n"
+        "print(d.score.tolist())")
+    assert words == ["[0.5,", "0.25]"]
+    assert not pandas
