@@ -24,7 +24,7 @@ from prcurve.ranking.measures import (
     TEXT_MEASURES,
     Measure,
 )
-from prcurve.ranking.state import JUDGED, UNJUDGED, Rankings
+from prcurve.ranking.state import JUDGED, UNJUDGED, Rankings, sequential_sums
 
 __all__ = [
     "MIN_GEO_MEAN",
@@ -317,9 +317,11 @@ def _rbp_residual(r: Rankings, p: float) -> F64:
 
     Those are most documents of a typical run, so every rank's term is taken
     (0.0 for a judged document, which leaves a sum unchanged) and each query's
-    terms are summed in rank order, as trec_eval adds them: ``np.add.accumulate``
-    along the rows of a (queries x ranks) matrix, a block of queries at a time,
-    when the lengths are even enough; else rank by rank over all queries.
+    terms are summed in rank order, as trec_eval adds them: when the lengths are even
+    enough, ``np.add.accumulate`` along the rows of (queries x ranks) blocks, each
+    block's terms made in place (the padding adds 0.0); else every row's term in one
+    array, summed by :func:`~prcurve.ranking.state.sequential_sums`. (For terms
+    already in an array, sequential_sums' step loop is the faster of the two.)
     """
     n = r.lengths
     longest = int(n.max(initial=0))
@@ -330,24 +332,22 @@ def _rbp_residual(r: Rankings, p: float) -> F64:
         columns = np.arange(longest)
         step = max((1 << 20) // longest, 1)
         for begin in range(0, n.shape[0], step):
-            block = slice(begin, begin + step)
-            valid = columns < n[block, None]
-            index = np.where(valid, r.starts[block, None] + columns, 0)
+            rows = slice(begin, begin + step)
+            valid = columns < n[rows, None]
+            index = np.where(valid, r.starts[rows, None] + columns, 0)
             unjudged = (r.code[index] < JUDGED) & valid
             terms = np.where(unjudged, powers[:longest], 0.0)
-            total[block] = np.add.accumulate(terms, axis=1)[:, -1]  # sequential, by rank
-            missing[block] = np.count_nonzero(unjudged, axis=1)
+            total[rows] = np.add.accumulate(terms, axis=1)[:, -1]  # sequential, by rank
+            missing[rows] = np.count_nonzero(unjudged, axis=1)
     elif longest:
-        by_length = np.argsort(-n, kind="stable")
-        starts = r.starts[by_length]
-        active = np.searchsorted(-n[by_length], -np.arange(longest), side="left")
-        ordered_total = np.zeros(n.shape[0])
-        ordered_missing = np.zeros(n.shape[0], dtype=np.int64)
-        for j, k in enumerate(active.tolist()):
-            unjudged = r.code[starts[:k] + j] < JUDGED
-            ordered_total[:k] += np.where(unjudged, powers[j], 0.0)
-            ordered_missing[:k] += unjudged
-        total[by_length], missing[by_length] = ordered_total, ordered_missing
+        query = np.repeat(np.arange(n.shape[0]), n)
+        rank = np.arange(query.shape[0]) - np.repeat(np.cumsum(n) - n, n)
+        row = r.starts[query] + rank
+        unjudged = r.code[row] < JUDGED
+        terms = np.zeros(r.code.shape[0])
+        terms[row] = np.where(unjudged, powers[rank], 0.0)
+        total = sequential_sums(terms, r.starts, n)
+        missing = np.bincount(query, weights=unjudged, minlength=n.shape[0]).astype(np.int64)
     out = powers[n] + (1.0 - p) * total
     out[missing == 0] = 0.0
     out[~r.has_results] = 0.0
