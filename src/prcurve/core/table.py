@@ -216,9 +216,9 @@ class Table:
         """
         writer = _csv_writer_for(self._columns, digits)
         if writer is not None and writer[0] == "polars":
-            buffer = io.BytesIO()
-            _polars_csv(writer[1], self._columns, buffer)
-            return buffer.getvalue().decode("ascii")
+            with io.BytesIO() as buffer:
+                _polars_csv(writer[1], self._columns, buffer)
+                return str(buffer.getbuffer(), "ascii")  # no copy of the bytes first
         blocks = _arrow_csv(self._columns) if writer is not None else None
         if blocks is not None:
             return "".join(str(memoryview(block), "ascii") for block in blocks)
