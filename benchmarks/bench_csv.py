@@ -31,7 +31,8 @@ from typing import Any
 import numpy as np
 
 import prcurve
-from prcurve.core.table import Table, set_csv_writer
+from prcurve.core.csv_writers import set_csv_writer
+from prcurve.core.table import Table
 
 WRITERS = ("polars", "pyarrow")
 

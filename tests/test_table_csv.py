@@ -20,8 +20,9 @@ from hypothesis.extra.numpy import arrays
 from numpy.testing import assert_array_equal
 from tests.strategies import FAST
 
-from prcurve.core import table as table_module
-from prcurve.core.table import Table, csv_writer, set_csv_writer
+from prcurve.core import csv_writers
+from prcurve.core.csv_writers import csv_writer, set_csv_writer
+from prcurve.core.table import Table
 from prcurve.errors import InvalidInputError
 
 WRITERS = ("pyarrow", "polars")
@@ -31,15 +32,15 @@ WRITERS = ("pyarrow", "polars")
 def writer(name: str | None, block: int | None = None) -> Iterator[None]:
     """Force a CSV writer (and polars' block of rows, small to mix kinds in a small
     table) for the body; Hypothesis tests cannot take function-scoped fixtures."""
-    saved = table_module._POLARS_BLOCK, table_module._CHECK
+    saved = csv_writers._POLARS_BLOCK, csv_writers._CHECK
     set_csv_writer(name)
     if block is not None:
-        table_module._POLARS_BLOCK, table_module._CHECK = block, 4 * block
+        csv_writers._POLARS_BLOCK, csv_writers._CHECK = block, 4 * block
     try:
         yield
     finally:
         set_csv_writer(None)
-        table_module._POLARS_BLOCK, table_module._CHECK = saved
+        csv_writers._POLARS_BLOCK, csv_writers._CHECK = saved
 
 
 def python_text(table: Table) -> str:
@@ -75,7 +76,7 @@ def test_arrow_text_reads_back_as_the_python_text(name, a, data) -> None:
 
 def test_without_pyarrow_and_with_text_columns_python_writes(monkeypatch) -> None:
     t = Table({"x": np.array([1.0, 0.5])})
-    monkeypatch.setattr(table_module, "_arrow_csv", lambda columns: None)
+    monkeypatch.setattr(csv_writers, "_arrow_csv", lambda columns: None)
     assert t.to_csv() == "x\n1.0\n0.5\n"
     monkeypatch.undo()
     with writer("python"):
@@ -120,8 +121,8 @@ def test_blocks_and_threads_write_the_same_file(monkeypatch, tmp_path) -> None:
                    "tp": np.arange(n, dtype=np.float64), "f1": np.where(
                        rng.random(n) < 0.01, np.nan, rng.random(n))})
     whole = table.to_csv()
-    monkeypatch.setattr(table_module, "_CSV_BLOCK", 1000)
-    monkeypatch.setattr(table_module, "_SAMPLE", 16)
+    monkeypatch.setattr(csv_writers, "_CSV_BLOCK", 1000)
+    monkeypatch.setattr(csv_writers, "_SAMPLE", 16)
     from prcurve.core.sorting import set_sort_threads
 
     set_sort_threads(3)
@@ -160,9 +161,13 @@ def float_columns(dtype: type) -> st.SearchStrategy[np.ndarray]:
                         st.integers(-10**12, 10**12).map(float),
                         st.floats(1e-7, 1e-4), st.floats(1e9, 1e17))
     runs = st.lists(st.tuples(element, st.integers(1, 12)), min_size=1, max_size=30)
-    return runs.map(lambda pairs: np.repeat(
-        np.array([v for v, _ in pairs], dtype=np.float64),
-        [r for _, r in pairs]).astype(dtype))
+
+    def column(pairs: list[tuple[float, int]]) -> np.ndarray:
+        values = np.repeat(np.array([v for v, _ in pairs]), [r for _, r in pairs])
+        with np.errstate(over="ignore"):  # 1e300 as float32 is inf: a value like any other
+            return values.astype(dtype)
+
+    return runs.map(column)
 
 
 def both_writers(table: Table, block: int) -> tuple[str, str]:
@@ -235,13 +240,13 @@ def test_polars_blocks_and_threads_write_the_same_file(tmp_path) -> None:
 
 def test_the_writer_is_picked_by_switch_environment_and_size(monkeypatch) -> None:
     used: list[str] = []
-    real_polars, real_arrow = table_module._polars_csv, table_module._arrow_csv
-    monkeypatch.setattr(table_module, "_polars_csv",
+    real_polars, real_arrow = csv_writers._polars_csv, csv_writers._arrow_csv
+    monkeypatch.setattr(csv_writers, "_polars_csv",
                         lambda *a: (used.append("polars"), real_polars(*a))[1])
-    monkeypatch.setattr(table_module, "_arrow_csv",
+    monkeypatch.setattr(csv_writers, "_arrow_csv",
                         lambda *a: (used.append("pyarrow"), real_arrow(*a))[1])
     small = Table({"x": np.array([0.5, 1.0])})
-    large = Table({"x": np.linspace(0, 1, table_module.POLARS_MIN_ROWS)})
+    large = Table({"x": np.linspace(0, 1, csv_writers.POLARS_MIN_ROWS)})
     small.to_csv()
     large.to_csv()  # polars is imported by this test module's collection
     assert used == ["pyarrow", "polars"]
@@ -265,7 +270,7 @@ def test_the_writer_is_picked_by_switch_environment_and_size(monkeypatch) -> Non
 
 
 def test_auto_falls_back_to_pyarrow_without_polars(monkeypatch) -> None:
-    real_import = table_module._import
+    real_import = csv_writers._import
 
     def no_polars(name: str, required: bool) -> object:
         if name == "polars":
@@ -274,8 +279,8 @@ def test_auto_falls_back_to_pyarrow_without_polars(monkeypatch) -> None:
             return None
         return real_import(name, required)
 
-    monkeypatch.setattr(table_module, "_import", no_polars)
-    large = Table({"x": np.linspace(0, 1, table_module.POLARS_MIN_ROWS)})
+    monkeypatch.setattr(csv_writers, "_import", no_polars)
+    large = Table({"x": np.linspace(0, 1, csv_writers.POLARS_MIN_ROWS)})
     with writer("pyarrow"):
         expected = large.to_csv()
     assert large.to_csv() == expected
@@ -289,12 +294,12 @@ def test_polars_path_imports_neither_pandas_nor_pyarrow(tmp_path) -> None:
     heavy = "sorted({m.split('.')[0] for m in sys.modules} & {'pandas', 'pyarrow', 'polars'})"
     code = (
         "import sys, numpy as np\n"
-        "from prcurve.core.table import Table, POLARS_IMPORT_VALUES\n"
+        "from prcurve.core.table import Table\n"
         "rows = int(sys.argv[2])\n"
         "Table({'x': np.linspace(0, 1, rows)}).write_csv(sys.argv[1])\n"
         f"print({heavy})\n"
     )
-    large = str(table_module.POLARS_IMPORT_VALUES)
+    large = str(csv_writers.POLARS_IMPORT_VALUES)
     for rows, imported in (("100", "['pyarrow']"), (large, "['polars']")):
         done = subprocess.run([sys.executable, "-c", code, str(tmp_path / "t.csv"), rows],
                               capture_output=True, text=True, check=True)
