@@ -304,3 +304,27 @@ def test_polars_path_imports_neither_pandas_nor_pyarrow(tmp_path) -> None:
         done = subprocess.run([sys.executable, "-c", code, str(tmp_path / "t.csv"), rows],
                               capture_output=True, text=True, check=True)
         assert done.stdout.strip() == imported
+
+
+def test_auto_prefers_pyarrow_where_respelling_would_cost_more(monkeypatch) -> None:
+    """Values in [1e10, 1e16) throughout (all respelled): pyarrow under ``auto``, polars
+    when forced or without pyarrow; a curve-like column: polars. The bytes are the
+    same either way."""
+    used: list[str] = []
+    real_polars, real_arrow = csv_writers._polars_csv, csv_writers._arrow_csv
+    monkeypatch.setattr(csv_writers, "_polars_csv",
+                        lambda *a: (used.append("polars"), real_polars(*a))[1])
+    monkeypatch.setattr(csv_writers, "_arrow_csv",
+                        lambda *a: (used.append("pyarrow"), real_arrow(*a))[1])
+    n = csv_writers.POLARS_MIN_ROWS
+    rng = np.random.default_rng(5)
+    large = Table({"score": rng.uniform(1e10, 1e16, n), "tp": np.arange(n)})
+    curve = Table({"score": np.where(np.arange(n) < 100, 1.0, rng.random(n)),
+                   "tp": np.arange(n)})
+    texts = [large.to_csv(), curve.to_csv()]
+    assert used == ["pyarrow", "polars"]
+    with writer("polars"):
+        assert large.to_csv() == texts[0]
+    monkeypatch.setattr(csv_writers, "_arrow_csv", lambda *a: None)  # no pyarrow
+    assert large.to_csv() == texts[0]
+    assert used == ["pyarrow", "polars", "polars", "polars"]

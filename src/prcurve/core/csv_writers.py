@@ -49,10 +49,13 @@ def numeric_csv(columns: Mapping[str, NDArray[Any]], digits: int | Mapping[str, 
     if writer is None:
         return None
     if writer[0] == "polars":
-        return partial(_polars_csv, writer[1], columns)
+        plan = _polars_plan(writer[1], columns)
+        polars = partial(_polars_csv, writer[1], columns, plan)
+        if csv_writer() == "polars" or not _respelling_costs_more(plan, len(columns)):
+            return polars
     blocks = _arrow_csv(columns)
     if blocks is None:
-        return None
+        return polars if writer[0] == "polars" else None
 
     def write(file: BinaryIO) -> None:
         for block in blocks:
@@ -83,7 +86,9 @@ def set_csv_writer(writer: str | None) -> None:
 
     ``auto`` uses polars when it is installed for tables of :data:`POLARS_MIN_ROWS`
     rows or more (of :data:`POLARS_IMPORT_VALUES` values or more when polars is not
-    imported yet), else pyarrow when it is installed, else Python; ``polars`` and
+    imported yet) unless so many values need respelling that pyarrow would be faster
+    (:data:`_COSTS`: values in [1e10, 1e16) mostly), else pyarrow when it is
+    installed, else Python; ``polars`` and
     ``pyarrow`` use that library whatever the length (an ImportError when it is not
     installed); ``python`` writes Python's ``repr`` text. Tables with ``digits``, text
     or boolean columns are always written by Python.
@@ -291,7 +296,42 @@ _BITS = {bound: int(np.float64(bound).view(np.uint64))
 _NEGATIVE_ZERO = np.float64(-0.0).view(np.uint64)
 
 
-def _polars_csv(pl: Any, columns: Mapping[str, NDArray[Any]], file: Any) -> None:
+Plan = tuple[Any, list[tuple[int, NDArray[np.uint8]]]]
+"""A table made ready for polars (:func:`_polars_plan`): the polars DataFrame, and the
+block kinds of each float column that has a band to respell."""
+
+_COSTS = (0.4, 1.0, 3.7)
+"""Measured time per value of polars' path relative to pyarrow's, for a value written as
+a float or integer, as respelled text, and as respelled text of the band [1e10, 1e16)
+(10^6 values, one column: pyarrow 0.2-0.27 s; docs/benchmarks.md)."""
+
+
+def _respelling_costs_more(plan: Plan, columns: int) -> bool:
+    """Whether respelling so many blocks (:func:`_block_kinds`) would make polars'
+    path slower than pyarrow's, by the costs of :data:`_COSTS` counted per block."""
+    _, classed = plan
+    if not classed:
+        return False
+    blocks = classed[0][1].shape[0] * columns
+    text = sum(int(np.count_nonzero(kinds > _WHOLE)) for _, kinds in classed)
+    large = sum(int(np.count_nonzero(kinds & _TEXT_LARGE)) for _, kinds in classed)
+    plain, costs = blocks - text, _COSTS
+    return bool(plain * costs[0] + (text - large) * costs[1] + large * costs[2] > blocks)
+
+
+def _polars_plan(pl: Any, columns: Mapping[str, NDArray[Any]]) -> Plan:
+    """The columns as a polars DataFrame (``c0``, ``c1``, ...: the header is written
+    apart), and the block kinds of the float columns that have a band to respell
+    (:func:`_polars_column`, the columns in threads)."""
+    rows = next(iter(columns.values())).shape[0]
+    prepared = _map_columns(partial(_polars_column, pl), list(columns.values()), rows)
+    classed = [(i, kinds) for i, (_, kinds) in enumerate(prepared)
+               if kinds is not None and kinds.any()]
+    return pl.DataFrame([column for column, _ in prepared]), classed
+
+
+def _polars_csv(pl: Any, columns: Mapping[str, NDArray[Any]], plan: Plan, file: Any
+                ) -> None:
     """Numeric columns as CSV by polars' writer, the same bytes as :func:`_arrow_csv`'s.
 
     Both write the shortest round-trip digits of a float64, and mostly spell them
@@ -304,16 +344,13 @@ def _polars_csv(pl: Any, columns: Mapping[str, NDArray[Any]], file: Any) -> None
     a block of :data:`_POLARS_BLOCK` rows at a time (:func:`_block_kinds`): a block
     with none of the three bands is written as floats, a block of whole numbers below
     1e10 as integers, and a block with some as polars' text respelled
-    (:func:`_arrow_spelling`). The rows go out in runs of blocks of one kind per
-    column, each run written by polars (in threads) straight to ``file``.
+    (:func:`_arrow_spelling`); ``plan`` is :func:`_polars_plan`'s. The rows go out in
+    runs of blocks of one kind per column, each run written by polars (in threads)
+    straight to ``file``.
     """
     file.write((",".join(columns) + "\n").encode())
     rows = next(iter(columns.values())).shape[0]
-    prepared = _map_columns(partial(_polars_column, pl), list(columns.values()), rows)
-    series = [column for column, _ in prepared]
-    classed = [(i, kinds) for i, (_, kinds) in enumerate(prepared)
-               if kinds is not None and kinds.any()]  # float columns with a band
-    frame = pl.DataFrame(series)
+    frame, classed = plan
     options = {"include_header": False, "quote_style": "never", "null_value": "nan",
                "line_terminator": "\n"}
     if not classed:
