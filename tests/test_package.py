@@ -15,7 +15,8 @@ ROOT = Path(__file__).resolve().parents[1]
 def test_import_is_light() -> None:
     code = (
         "import sys, prcurve\n"
-        "heavy = {'matplotlib', 'pyarrow', 'pandas', 'dask', 'scipy', 'sklearn', 'rich'}\n"
+        "heavy = {'matplotlib', 'pyarrow', 'pandas', 'dask', 'scipy', 'sklearn', 'rich',\n"
+        "         'polars'}\n"
         "print(sorted({m.split('.')[0] for m in sys.modules} & heavy))\n"
     )
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,

@@ -9,15 +9,16 @@ above the core.
 from __future__ import annotations
 
 import html
+import io
 import math
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
-from prcurve.core.arrow import numpy_to_arrow
+from prcurve.core.csv_writers import numeric_csv
 
 __all__ = ["Table"]
 
@@ -186,14 +187,17 @@ class Table:
         """Comma-separated text with a header row; full precision by default.
 
         Full precision is the shortest text that reads back as the same float64 (the
-        number is never rounded). When pyarrow is installed (the ``report`` extra) and
-        every column is numeric, pyarrow formats the columns and writes the rows, in
-        threads (docs/benchmarks.md: a few seconds for 10^7 rows, where Python's
-        ``repr`` takes about a second per 10^6 rows per column); a column of whole
-        numbers (counts) is written as integers, and a run of equal neighbours (a
-        curve's recall) is formatted once. Its spelling of a number can differ from
-        ``repr``'s (``1`` for ``1.0``, ``1e-7`` for ``1e-07``, ``0.00001`` for
-        ``1e-05``), never its value.
+        number is never rounded). When every column is numeric, a compiled writer
+        formats the numbers and writes the rows, in threads (docs/benchmarks.md, "Curve
+        CSVs"): polars (the ``polars`` extra) for large tables, else pyarrow (the
+        ``report`` extra); Python's ``repr`` takes about a second per 10^6 rows per
+        column. The two writers write the same bytes: a column of whole numbers
+        (counts) as integers, a float32 as its float64 value, and every other float in
+        pyarrow's spelling, which can differ from ``repr``'s (``1`` for ``1.0``, ``-0``
+        for ``-0.0``, ``1e-7`` for ``1e-07``, ``0.00001`` for ``1e-05``, ``1.5e+10``
+        for ``15000000000.0``), never its value; ``nan``, ``inf`` and ``-inf`` as
+        Python spells them. :func:`prcurve.core.csv_writers.set_csv_writer` (or the
+        environment variable ``PRCURVE_CSV_WRITER``) picks the writer.
         With ``digits`` (decimals for all columns or per column name), string or
         boolean columns, the text is Python's, column by column.
 
@@ -205,17 +209,19 @@ class Table:
         >>> [float(x) for x in text.split()[1:]] == [0.5, 2 / 3]
         True
         """
-        blocks = self._fast_csv(digits)
-        if blocks is not None:
-            return "".join(str(memoryview(block), "ascii") for block in blocks)
+        write = numeric_csv(self._columns, digits)
+        if write is not None:
+            with io.BytesIO() as buffer:
+                write(buffer)
+                return str(buffer.getbuffer(), "ascii")  # no copy of the bytes first
         lines = [",".join(self._columns)]
         lines.extend(",".join(row) for row in zip(*self._text_columns(digits), strict=True))
         return "\n".join(lines) + "\n"
 
     def write_csv(self, path: str | Path, digits: int | Mapping[str, int] | None = None
                   ) -> None:
-        """Write :meth:`to_csv`'s text to ``path``, a block of rows at a time when pyarrow
-        writes it (memory is one block's text, not the file's).
+        """Write :meth:`to_csv`'s text to ``path``, a part of the rows at a time when a
+        compiled writer writes it (memory is a part's text, not the file's).
 
         Examples
         --------
@@ -228,127 +234,9 @@ class Table:
         >>> Path(path).read_text().split()
         ['tp', '1', '2']
         """
-        blocks = self._fast_csv(digits)
+        write = numeric_csv(self._columns, digits)
         with open(path, "wb") as file:
-            if blocks is None:
+            if write is None:
                 file.write(self.to_csv(digits).encode("utf-8"))
-                return
-            for block in blocks:
-                file.write(block)  # releases the GIL: the next blocks format meanwhile
-
-    def _fast_csv(self, digits: int | Mapping[str, int] | None
-                  ) -> Iterator[memoryview] | None:
-        """pyarrow's blocks of CSV text, when it can write this table (see to_csv)."""
-        if digits is None and self._columns and all(
-                values.dtype.kind in "iuf" for values in self._columns.values()):
-            return _arrow_csv(self._columns)
-        return None
-
-
-_CSV_BLOCK = 1 << 18
-"""Rows written at a time by the fast CSV path (one block's text is about 15 MB)."""
-
-_EXACT_INTEGER = 2.0**53
-"""Floats of smaller magnitude that are whole numbers are written as integers."""
-
-def _arrow_csv(columns: Mapping[str, NDArray[Any]]) -> Iterator[memoryview] | None:
-    """Numeric columns as CSV text by pyarrow, a block of rows at a time (the header
-    first); None without pyarrow (the Python path then). The header is written as the
-    Python path writes it (unquoted).
-
-    Each block of :data:`_CSV_BLOCK` rows is one task: its columns cast to text
-    (:func:`_arrow_column_text`) and written as rows by pyarrow's CSV writer. The
-    blocks run in a pool of threads (pyarrow works without the GIL), a few ahead of the
-    consumer, and are yielded in order: while the caller writes one block to its file,
-    the next ones are being formatted. Memory is a few blocks' text.
-    """
-    import importlib
-
-    try:
-        pa = importlib.import_module("pyarrow")
-        pa_csv = importlib.import_module("pyarrow.csv")
-        compute = importlib.import_module("pyarrow.compute")
-    except ImportError:
-        return None
-    return _arrow_csv_blocks(pa, pa_csv, compute, columns)
-
-
-def _arrow_csv_blocks(pa: Any, pa_csv: Any, compute: Any, columns: Mapping[str, NDArray[Any]]
-                      ) -> Iterator[memoryview]:
-    from collections import deque
-    from concurrent.futures import Future, ThreadPoolExecutor
-
-    from prcurve.core.sorting import sort_threads
-
-    yield memoryview((",".join(columns) + "\n").encode())
-    rows = next(iter(columns.values())).shape[0]
-    options = pa_csv.WriteOptions(include_header=False, quoting_style="none")
-
-    def block(first: int) -> memoryview:
-        last = min(first + _CSV_BLOCK, rows)
-        table = pa.table({f"c{i}": _arrow_column_text(pa, compute, values[first:last])
-                          for i, values in enumerate(columns.values())})
-        sink = pa.BufferOutputStream()
-        pa_csv.write_csv(table, sink, options)
-        return memoryview(sink.getvalue())  # a view of pyarrow's buffer: no copy
-
-    firsts = range(0, rows, _CSV_BLOCK)
-    threads = max(1, min(sort_threads(), len(firsts)))
-    if threads == 1:
-        yield from map(block, firsts)
-        return
-    with ThreadPoolExecutor(max_workers=threads) as pool:
-        # Invariant: at most `threads` blocks are queued or running beyond the one the
-        # caller holds, so memory stays a few blocks whatever the table's length.
-        ahead: deque[Future[memoryview]] = deque()
-        for first in firsts:
-            ahead.append(pool.submit(block, first))
-            if len(ahead) > threads:
-                yield ahead.popleft().result()
-        while ahead:
-            yield ahead.popleft().result()
-
-
-_SAMPLE = 1024
-"""The first values of a column looked at before a full pass decides how to format it
-(either way, the same text)."""
-
-
-def _whole(floats: NDArray[np.float64]) -> bool:
-    """Every value a whole number below 2^53 in magnitude, and no -0.0: written as an
-    integer, the same value (counts: tp, fp)."""
-    head = floats[:_SAMPLE]
-    if not bool(np.all(np.floor(head) == head)):  # rejected at the cost of a few values
-        return False
-    return bool(np.all(np.abs(floats) < _EXACT_INTEGER)) and bool(
-        np.all(np.floor(floats) == floats)) and not bool(
-        np.any((floats == 0) & np.signbit(floats)))
-
-
-def _arrow_column_text(pa: Any, compute: Any, values: NDArray[Any]) -> Any:
-    """One numeric column as a pyarrow ``large_string`` array by pyarrow's cast.
-
-    Narrow floats are formatted as float64 (the values the Python path prints:
-    float32's shortest text would read back as a different float64); whole numbers
-    as integers (:func:`_whole`). A float column made of runs of equal neighbours (a
-    curve's recall takes one value per positive) formats each run once.
-    """
-    if values.dtype.kind in "iu":
-        return compute.cast(numpy_to_arrow(pa, values), pa.large_string())
-    floats = np.ascontiguousarray(values, dtype=np.float64)
-    n = floats.shape[0]
-    if n and _whole(floats):
-        return compute.cast(numpy_to_arrow(pa, floats.astype(np.int64)), pa.large_string())
-    # Neighbours compared bit for bit: -0.0 and 0.0 are two runs (two texts).
-    bits = floats.view(np.int64)
-    head = bits[:_SAMPLE]
-    if 4 * np.count_nonzero(head[1:] != head[:-1]) > head.shape[0]:  # few ties ahead
-        return compute.cast(numpy_to_arrow(pa, floats), pa.large_string())
-    new_run = np.empty(n, dtype=bool)
-    new_run[:1] = True
-    np.not_equal(bits[1:], bits[:-1], out=new_run[1:])
-    starts = np.flatnonzero(new_run)
-    if 4 * starts.shape[0] > n:
-        return compute.cast(numpy_to_arrow(pa, floats), pa.large_string())
-    run_text = compute.cast(numpy_to_arrow(pa, floats[starts]), pa.large_string())
-    return run_text.take(numpy_to_arrow(pa, np.cumsum(new_run) - 1))
+            else:
+                write(file)
