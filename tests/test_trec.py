@@ -531,7 +531,7 @@ def test_reading_large_files_does_not_import_pandas(tmp_path: Path) -> None:
     import subprocess
     import sys
 
-    rows = 70_000  # more than keys.ARROW_ROWS: pyarrow's hash tables are used
+    rows = 70_000  # more than hashing.ARROW_ROWS: pyarrow's hash tables are used
     (tmp_path / "run").write_text("".join(f"{i // 100} Q0 d{i} 1 {i % 7}.5 r\n"
                                           for i in range(rows)))
     (tmp_path / "qrels").write_text("".join(f"{i // 100} 0 d{i} {i % 2}\n"
