@@ -55,8 +55,9 @@ def arrow_dictionary(column: Any) -> tuple[Any, I64]:
     (not dictionary-typed): the distinct values in first-seen order (a pyarrow
     array) and each row's code (int64, one array written once).
 
-    A large column is split into contiguous parts of rows, each hashed in its own
-    thread (pyarrow releases the GIL; :func:`~prcurve.core.sorting.sort_threads`
+    A large column of text (binary, strings) is split into contiguous parts of
+    rows, each hashed in its own thread (pyarrow releases the GIL;
+    :func:`~prcurve.core.sorting.sort_threads`
     threads, one part per :data:`ENCODE_PART_ROWS` rows at least); then each
     part's dictionary is looked up in the values before it (``index_in``), its new
     values appended in its own order and its codes renumbered where they moved.
@@ -65,7 +66,10 @@ def arrow_dictionary(column: Any) -> tuple[Any, I64]:
     """
     pa: Any = importlib.import_module("pyarrow")
     n = len(column)
-    parts = parts_for(n, min_parallel=2 * ENCODE_PART_ROWS)
+    # Numbers (the words of short ids) hash in a few ns a row: one pass, as parts on
+    # 2 shared cores were timed slower (a part waits for the other's thread).
+    parts = 1 if pa.types.is_primitive(column.type) else parts_for(
+        n, min_parallel=2 * ENCODE_PART_ROWS)
     bounds = [n * k // parts for k in range(parts + 1)]
     codes = np.empty(n, dtype=np.int64)
 
