@@ -19,7 +19,8 @@ of its Qrels and Run (the ids dictionary-encoded and checked for duplicates)
 and ``evaluate`` on those built tables (rank + join + measures), the
 counterpart of ranx's warm evaluate on its built Qrels and Run and of
 pytrec_eval's evaluate on its dicts; prcurve's measures on an already judged
-run; prcurve from pandas DataFrames and pyarrow Tables of the same columns,
+run; prcurve from pandas DataFrames (pandas' default text dtype, and object
+columns) and pyarrow Tables of the same columns,
 and from the same dicts the peers get; pytrec_eval's evaluate (its evaluator
 built outside the timing); ranx's evaluate cold (first call, JIT) and warm
 (second call), its Qrels/Run construction reported apart. The values are
@@ -130,6 +131,8 @@ def main() -> None:
     frames = [{"query_id": q, "doc_id": d, name: v} for (q, d, v), name in
               ((data["qrels"], "relevance"), (data["run"], "score"))]
     pandas_frames = [pd.DataFrame(f) for f in frames]
+    object_frames = [frame.astype({"query_id": object, "doc_id": object})
+                     for frame in pandas_frames]
     arrow_tables = [pa.table(f) for f in frames]
     qrels_dict, run_dict = to_dicts(data)
     cases += [
@@ -141,6 +144,8 @@ def main() -> None:
         ("prcurve measures on a judged run", lambda: judged.evaluate(MEASURES)),
         (f"prcurve evaluate, pandas DataFrames ({pandas_frames[1]['doc_id'].dtype} ids), "
          "end to end", lambda: evaluate(*pandas_frames, MEASURES)),
+        ("prcurve evaluate, pandas DataFrames (object ids), end to end",
+         lambda: evaluate(*object_frames, MEASURES)),
         ("prcurve evaluate, pyarrow Tables, end to end",
          lambda: evaluate(*arrow_tables, MEASURES)),
         ("prcurve evaluate, dicts, end to end", lambda: evaluate(qrels_dict, run_dict, MEASURES)),

@@ -5,6 +5,7 @@ numpy path gives: the same rows, the same errors, the same evaluation."""
 from __future__ import annotations
 
 import contextlib
+import itertools
 from collections.abc import Iterator
 from typing import Any
 
@@ -17,7 +18,9 @@ from hypothesis import strategies as st
 from tests.strategies import ID_TEXT, fresh_python, id_columns
 
 from prcurve import InvalidInputError
+from prcurve.core.sorting import set_sort_threads
 from prcurve.ranking import Qrels, Run, evaluate
+from prcurve.ranking import hashing as _hashing
 from prcurve.ranking import keys as _keys
 
 # Empty ids where the column allows.
@@ -26,14 +29,53 @@ MEASURES = ["AP", "P@2", "RR", "num_rel_ret", "ndcg"]
 
 
 @contextlib.contextmanager
-def fast(on: bool) -> Iterator[None]:
-    """pyarrow's paths for every column length (True) or for none (False)."""
-    original = _keys.ARROW_ROWS
-    _keys.ARROW_ROWS = 0 if on else 1 << 62
+def fast(on: bool, threads: bool = False) -> Iterator[None]:
+    """pyarrow's paths for every column length (True) or for none (False); with
+    ``threads``, pyarrow's hashing split into parts of one row, three threads."""
+    original = _hashing.ARROW_ROWS, _hashing.ENCODE_PART_ROWS
+    _hashing.ARROW_ROWS = 0 if on else 1 << 62
+    if threads:
+        _hashing.ENCODE_PART_ROWS = 1
+        set_sort_threads(3)
     try:
         yield
     finally:
-        _keys.ARROW_ROWS = original
+        _hashing.ARROW_ROWS, _hashing.ENCODE_PART_ROWS = original
+        set_sort_threads(None)
+
+
+# (pyarrow paths on, hashing in parts): every path the encoders can take.
+MODES = [(True, False), (True, True), (False, False)]
+
+
+def _chunked(values: list[Any], kind: Any, cuts: list[int]) -> pa.ChunkedArray:
+    """``values`` as a pyarrow chunked array cut at ``cuts`` (empty chunks included)."""
+    bounds = [0, *sorted(min(c, len(values)) for c in cuts), len(values)]
+    return pa.chunked_array([pa.array(values[a:b], type=kind)
+                             for a, b in itertools.pairwise(bounds)], type=kind)
+
+
+@settings(max_examples=150, deadline=None)
+@given(ids=id_columns(max_text=12, wide=True),
+       cuts=st.lists(st.integers(0, 60), max_size=4), threads=st.integers(1, 4))
+def test_hashing_in_parts_is_one_pass(ids: np.ndarray, cuts: list[int], threads: int) -> None:
+    # The same distinct values in the same (first-seen) order, the same codes, as one
+    # dictionary_encode of the whole column: ids of every kind, any chunks.
+    kind = pa.int64() if ids.dtype.kind == "i" else pa.binary() if ids.dtype.kind == "S" \
+        else pa.string()
+    column = _chunked(ids.tolist(), kind, cuts)
+    whole = pa.array(ids.tolist(), type=kind).dictionary_encode()
+    original = _hashing.ENCODE_PART_ROWS
+    _hashing.ENCODE_PART_ROWS = 1
+    set_sort_threads(threads)
+    try:
+        dictionary, codes = _hashing.arrow_dictionary(column)
+    finally:
+        _hashing.ENCODE_PART_ROWS = original
+        set_sort_threads(None)
+    assert dictionary.to_pylist() == whole.dictionary.to_pylist()
+    assert codes.dtype == np.int64
+    assert codes.tolist() == whole.indices.to_pylist()
 
 
 @settings(max_examples=150, deadline=None)
@@ -122,6 +164,11 @@ def _forms(columns: tuple[list[Any], ...]) -> dict[str, tuple[Any, Any]]:
         "pandas str": (pd.DataFrame(qrels_frame), pd.DataFrame(run_frame)),
         "pandas object": (pd.DataFrame(qrels_frame, dtype=object).astype({"relevance": int}),
                           pd.DataFrame(run_frame, dtype=object).astype({"score": float})),
+        "pandas string[pyarrow]": (
+            pd.DataFrame(qrels_frame).astype({"query_id": "string[pyarrow]",
+                                              "doc_id": "string[pyarrow]"}),
+            pd.DataFrame(run_frame).astype({"query_id": "string[pyarrow]",
+                                            "doc_id": "string[pyarrow]"})),
         "arrow": (chunked(qrels_frame, False), chunked(run_frame, False)),
         "arrow large": (chunked(qrels_frame, True), chunked(run_frame, True)),
         "arrow dictionary": (
@@ -146,9 +193,9 @@ def test_every_input_form_and_path_gives_the_same_tables_and_numbers(
     with fast(False):
         expected = evaluate((np.array(qq), np.array(qd), np.array(grade)),
                             (np.array(rq), np.array(rd), np.array(score)), MEASURES)
-    for on in (True, False):
+    for on, threads in MODES:
         for form, (qrels, run) in _forms(columns).items():
-            with fast(on):
+            with fast(on, threads):
                 built_qrels, built_run = Qrels.coerce(qrels), Run.coerce(run)
             if form != "dicts":  # dicts list each query's rows together
                 assert _as_text(built_run.query_id) == rq, form
@@ -160,12 +207,12 @@ def test_every_input_form_and_path_gives_the_same_tables_and_numbers(
             assert _as_text(result.query_ids) == _as_text(expected.query_ids), form
             for name in MEASURES:
                 np.testing.assert_array_equal(result.per_query[name], expected.per_query[name],
-                                              err_msg=f"{form} {name} fast={on}")
+                                              err_msg=f"{form} {name} {on} {threads}")
 
 
-@pytest.mark.parametrize("on", [True, False])
-def test_duplicates_and_missing_ids_are_refused_on_every_path(on: bool) -> None:
-    with fast(on):
+@pytest.mark.parametrize(("on", "threads"), MODES)
+def test_duplicates_and_missing_ids_are_refused_on_every_path(on: bool, threads: bool) -> None:
+    with fast(on, threads):
         _refused()
 
 
@@ -190,9 +237,9 @@ def _refused() -> None:
                                  "score": [1., 2.]}))
 
 
-@pytest.mark.parametrize("on", [True, False])
-def test_dict_values_and_ids_are_checked_on_every_path(on: bool) -> None:
-    with fast(on):
+@pytest.mark.parametrize(("on", "threads"), MODES)
+def test_dict_values_and_ids_are_checked_on_every_path(on: bool, threads: bool) -> None:
+    with fast(on, threads):
         _dict_checks()
 
 

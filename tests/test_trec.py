@@ -370,6 +370,37 @@ def test_arrow_and_exact_readers_agree(
     assert results[0] == results[1]
 
 
+def test_arrow_reader_across_batches_matches_the_exact_reader() -> None:
+    # pyarrow's reader hands over batches of about 1 MiB: queries in blocks of every
+    # length (some longer than a batch, some one row), ids of 1 to 20 bytes (one to
+    # three words), a query coming back after others; the same rows as the exact reader.
+    import prcurve.ranking.trec_reader as trec_reader
+
+    rng = np.random.default_rng(7)
+    # (40,000 one-line queries: a batch there starts with a new query)
+    lengths = np.concatenate((np.ones(40_000, dtype=np.int64), [60_000],
+                              rng.integers(1, 3000, 40)))
+    names = [f"q{'x' * int(rng.integers(0, 18))}{i}" for i in range(lengths.shape[0])]
+    names[-1] = names[0]  # a query listed again after others (other documents)
+    lines = []
+    for k, (name, length) in enumerate(zip(names, lengths.tolist(), strict=True)):
+        lines += [f"{name} Q0 d{j}{'y' * (j % 13)}{'z' if k else ''} {j} {j % 11}.25 r\n"
+                  for j in range(length)]
+    data = "".join(lines).encode()
+    assert len(data) > 3 << 20
+    original = trec_reader._arrow_columns
+    assert original(data, "run", trec_reader._sniff(data), "r") is not None  # the fast path
+    fast = parse_run(data, "r")
+    trec_reader._arrow_columns = lambda *args: None
+    try:
+        exact = parse_run(data, "r")
+    finally:
+        trec_reader._arrow_columns = original
+    assert fast.query_id.tolist() == exact.query_id.tolist()
+    assert fast.doc_id.tolist() == exact.doc_id.tolist()
+    assert fast.score.tolist() == exact.score.tolist()
+
+
 def test_arrow_reader_takes_plain_files_and_leaves_others(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -531,7 +562,7 @@ def test_reading_large_files_does_not_import_pandas(tmp_path: Path) -> None:
     import subprocess
     import sys
 
-    rows = 70_000  # more than keys.ARROW_ROWS: pyarrow's hash tables are used
+    rows = 70_000  # more than hashing.ARROW_ROWS: pyarrow's hash tables are used
     (tmp_path / "run").write_text("".join(f"{i // 100} Q0 d{i} 1 {i % 7}.5 r\n"
                                           for i in range(rows)))
     (tmp_path / "qrels").write_text("".join(f"{i // 100} 0 d{i} {i % 2}\n"

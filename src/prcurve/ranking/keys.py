@@ -23,6 +23,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from prcurve.core.arrow import arrow_values, numpy_to_arrow
+from prcurve.ranking.hashing import arrow_dictionary, arrow_module
 
 U64 = NDArray[np.uint64]
 I64 = NDArray[np.int64]
@@ -251,27 +252,12 @@ def encode(ids: NDArray[Any], *, grouped: bool = False, sort_labels: bool = Fals
 
 # -- pyarrow's hash tables, for large columns -------------------------------------------
 
-ARROW_ROWS = 1 << 16  # columns at least this long are hashed by pyarrow, when installed
-
-
-def arrow_module(n: int) -> Any | None:
-    """The pyarrow module for a column of ``n`` rows, or None (too short, or not installed)."""
-    if n < ARROW_ROWS:
-        return None
-    try:
-        return importlib.import_module("pyarrow")
-    except ImportError:
-        return None
-
-
 def _arrow_dictionary(array: Any, dtype: Any) -> tuple[NDArray[Any], I64]:
-    """pyarrow's ``dictionary_encode`` of a fixed-width array: the distinct values
+    """:func:`arrow_dictionary` of a fixed-width array: the distinct values
     (first-seen order) as numpy ``dtype`` and each row's code. Buffers are read
     directly (``to_numpy`` may import pandas)."""
-    encoded = array.dictionary_encode()
-    values = arrow_values(encoded.dictionary, np.dtype(dtype)).copy()
-    codes = arrow_values(encoded.indices, np.dtype(f"i{encoded.indices.type.bit_width // 8}"))
-    return values, codes.astype(np.int64)
+    dictionary, codes = arrow_dictionary(array)
+    return arrow_values(dictionary, np.dtype(dtype)).copy(), codes
 
 
 def _fixed_width_encode(ids: NDArray[Any]) -> Encoded | None:
@@ -499,31 +485,29 @@ def arrow_encode(chunks: Any, grouped: bool) -> Encoded:
             block_ids = by_label(arrow_encode(chunks.take(numpy_to_arrow(pa, first)), False))
             return Encoded(block_ids.labels,
                            np.repeat(block_ids.codes, np.diff(np.append(first, n))), dense=True)
-    encoded = chunks if pa.types.is_dictionary(chunks.type) else chunks.dictionary_encode()
-    parts = [c for c in encoded.chunks if len(c)]
-    if parts and all(p.dictionary.equals(parts[0].dictionary) for p in parts[1:]):
-        dictionary = parts[0].dictionary
-        codes = np.concatenate([
-            arrow_values(p.indices, np.dtype(f"i{p.indices.type.bit_width // 8}"))
-            for p in parts]).astype(np.int64)
-    else:  # chunks with their own dictionaries (or none): one array, one dictionary
-        array = encoded.combine_chunks()
-        if not pa.types.is_dictionary(array.type):
-            array = array.dictionary_encode()
-        dictionary = array.dictionary
-        codes = arrow_values(array.indices, np.dtype(
-            f"i{array.indices.type.bit_width // 8}")).astype(np.int64)  # no pandas import
+    if pa.types.is_dictionary(chunks.type):  # encoded already, maybe by chunk
+        parts = [c for c in chunks.chunks if len(c)]
+        if parts and all(p.dictionary.equals(parts[0].dictionary) for p in parts[1:]):
+            dictionary = parts[0].dictionary
+            codes = np.concatenate([
+                arrow_values(p.indices, np.dtype(f"i{p.indices.type.bit_width // 8}"))
+                for p in parts]).astype(np.int64)
+        else:  # chunks with their own dictionaries (or none): decoded, encoded again
+            dictionary, codes = arrow_dictionary(
+                pa.chunked_array([c.dictionary_decode() for c in parts],
+                                 type=chunks.type.value_type))
+    else:
+        dictionary, codes = arrow_dictionary(chunks)
     labels = np.array(dictionary.to_pylist(), dtype=object)
     return Encoded(labels if len(labels) else np.zeros(0, dtype=object), codes,
                    dense=not pa.types.is_dictionary(chunks.type))
 
 
-def arrow_objects(ids: Iterable[Any], n: int, first: Any) -> Encoded | None:
+def arrow_objects(ids: Iterable[Any], n: int, first: Any) -> Any | None:
     """``n`` ids given as Python objects (an iterable, read once; ``first`` is the
     first of them), all ``str`` or all ``bytes``, converted by pyarrow in one
-    pass (no list of them) and dictionary-encoded (labels: an object array,
-    for the caller to check); None without pyarrow, for a short column, or for
-    other objects."""
+    pass (no list of them): a pyarrow array for :func:`arrow_labels_codes`;
+    None without pyarrow, for a short column, or for other objects."""
     pa = arrow_module(n)
     if pa is None:
         return None
@@ -535,9 +519,13 @@ def arrow_objects(ids: Iterable[Any], n: int, first: Any) -> Encoded | None:
         array = pa.array(ids, type=kind, size=n)
     except (pa.ArrowException, TypeError, ValueError, OverflowError):
         return None  # another kind of id among them
-    if len(array) != n:
-        return None
-    encoded = array.dictionary_encode()
-    labels = np.array(encoded.dictionary.to_pylist(), dtype=object)
-    index_type = np.dtype(f"i{encoded.indices.type.bit_width // 8}")
-    return Encoded(labels, arrow_values(encoded.indices, index_type).astype(np.int64), dense=True)
+    return array if len(array) == n else None
+
+
+def arrow_labels_codes(array: Any) -> Encoded:
+    """A pyarrow array of ids without nulls dictionary-encoded (:func:`arrow_dictionary`):
+    labels as an object array (for the caller to check), codes int64. pyarrow
+    holds the GIL only to list the distinct labels, so this may run in a
+    thread while another one works with Python objects."""
+    dictionary, codes = arrow_dictionary(array)
+    return Encoded(np.array(dictionary.to_pylist(), dtype=object), codes, dense=True)

@@ -21,6 +21,7 @@ import importlib
 import itertools
 import os
 from collections.abc import Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any, ClassVar, TypeVar
 
 import numpy as np
@@ -29,6 +30,7 @@ from numpy.typing import ArrayLike, NDArray
 from prcurve.core.arrow import arrow_values, primitive_numpy
 from prcurve.core.table import Table
 from prcurve.ranking import keys as _keys
+from prcurve.ranking.hashing import arrow_module
 from prcurve.ranking.trec_format import Columns
 from prcurve.ranking.trec_reader import parse_columns, read_columns
 from prcurve.validation.arrays import as_1d, check_finite_numbers, check_same_length
@@ -340,8 +342,9 @@ def _flatten(
 ) -> tuple[_keys.Encoded, _keys.Encoded, NDArray[Any]]:
     """Walk ``{query: {doc: value}}`` once per level, at C speed: the documents are
     read once (``itertools.chain`` over the inner dicts' keys, no list) and encoded
-    by pyarrow when installed (one conversion, one hash table), else numbered
-    in a dict as they are first seen; rows become integer codes."""
+    by pyarrow when installed (one conversion, then its hash table in another
+    thread while the values are converted), else numbered in a dict as they are
+    first seen; rows become integer codes."""
     inner: list[Mapping[Any, Any]] = list(nested.values())
     for query, docs in zip(nested, inner, strict=True):
         if not isinstance(docs, Mapping):
@@ -349,8 +352,15 @@ def _flatten(
     lengths = np.fromiter(map(len, inner), dtype=np.int64, count=len(inner))
     n = int(lengths.sum())
     first = next((next(iter(docs)) for docs in inner if docs), None)
-    doc_ids = _keys.arrow_objects(itertools.chain.from_iterable(inner), n, first)
-    if doc_ids is not None:
+    doc_array = _keys.arrow_objects(itertools.chain.from_iterable(inner), n, first)
+    if doc_array is not None:
+        # pyarrow hashes the documents in another thread (it releases the GIL) while
+        # this one converts the values, Python object by Python object.
+        with ThreadPoolExecutor(max_workers=1) as pool:
+            pending = pool.submit(_keys.arrow_labels_codes, doc_array)
+            values = _values(inner, n)
+            doc_ids = pending.result()
+        del doc_array
         doc_ids = _keys.Encoded(check_id_labels("doc_id", doc_ids.labels), doc_ids.codes,
                                  dense=True)
     else:
@@ -358,7 +368,7 @@ def _flatten(
         doc_codes = np.fromiter(map(index.__getitem__, itertools.chain.from_iterable(inner)),
                                 dtype=np.int64, count=n)
         doc_ids = _keys.Encoded(_labels("doc_id", list(index)), doc_codes, dense=True)
-    values = _values(inner, n)
+        values = _values(inner, n)
     # The queries put in id order once per query, before their codes are repeated per row.
     query_labels = list(nested)
     queries = _keys.by_label(_keys.Encoded(_labels("query_id", query_labels),
@@ -371,7 +381,7 @@ def _values(inner: list[Mapping[Any, Any]], n: int) -> NDArray[Any]:
     when it is installed, or read straight into one float64 array after a
     check of their types (grades are checked to be whole afterwards); anything
     else (text, integers beyond 2^53) through a list, for the checks to name it."""
-    pa = _keys.arrow_module(n)
+    pa = arrow_module(n)
     if pa is not None:
         listed = list(itertools.chain.from_iterable(d.values() for d in inner))
         try:
@@ -438,7 +448,8 @@ def _encode_column(column: Any, name: str, grouped: bool = False) -> _keys.Encod
     encoded by the library that holds it; None for numeric columns.
 
     pyarrow's columns, and pandas' columns stored by pyarrow (its ``str``
-    dtype, taken without a copy), are encoded by pyarrow (:func:`_arrow_encode`);
+    dtype, taken without a copy), are encoded by pyarrow
+    (:func:`~prcurve.ranking.keys.arrow_encode`);
     other pandas columns by ``pd.factorize``.
     """
     dtype = getattr(column, "dtype", None)

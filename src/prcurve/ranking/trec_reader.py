@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from prcurve.core.arrow import arrow_values
+from prcurve.core.arrow import arrow_values, numpy_to_arrow
 from prcurve.ranking.keys import Encoded, arrow_words, encode_words
 from prcurve.ranking.trec_format import (
     LAYOUT,
@@ -193,6 +193,7 @@ def _arrow_columns(source_data: Any, kind: str, sniffer: _Sniffer, source: str) 
     try:  # optional (the report extra); typed as Any
         pa: Any = importlib.import_module("pyarrow")
         pacsv: Any = importlib.import_module("pyarrow.csv")
+        pc: Any = importlib.import_module("pyarrow.compute")
     except ImportError:
         return None
     _, _, _, _, dtype, _ = LAYOUT[kind]
@@ -204,7 +205,7 @@ def _arrow_columns(source_data: Any, kind: str, sniffer: _Sniffer, source: str) 
     doc_words = [np.zeros(n, dtype=np.uint64)]
     query_firsts: list[list[NDArray[np.uint64]]] = []
     query_starts: list[NDArray[np.int64]] = []
-    previous: list[NDArray[np.uint64]] | None = None
+    previous: bytes | None = None
     at = 0
     try:
         reader = pacsv.open_csv(
@@ -224,6 +225,8 @@ def _arrow_columns(source_data: Any, kind: str, sniffer: _Sniffer, source: str) 
         )
         for batch in reader:
             rows = batch.num_rows
+            if not rows:
+                continue
             if at + rows > n:
                 return None
             column = batch.column(2)
@@ -235,16 +238,17 @@ def _arrow_columns(source_data: Any, kind: str, sniffer: _Sniffer, source: str) 
                 doc_words.append(np.zeros(n, dtype=np.uint64))
             for k, word in enumerate(words):
                 doc_words[k][at:at + rows] = word
-            words = arrow_words(batch.column(0))
-            change = np.zeros(rows, dtype=bool)
-            change[0] = previous is None or len(previous) != len(words) or any(
-                w[0] != p[-1] for w, p in zip(words, previous, strict=True))
-            for word in words:
-                change[1:] |= word[1:] != word[:-1]
-            where = np.flatnonzero(change)
-            query_firsts.append([w[where] for w in words])
+            # The query column: neighbours compared by pyarrow (C), words made for
+            # the first row of each block of one query only.
+            queries = batch.column(0)
+            first_row = queries[0].as_py()
+            changed = pc.indices_nonzero(pc.not_equal(queries[1:], queries[:-1]))
+            where = arrow_values(changed, np.dtype(np.uint64)).astype(np.int64) + 1
+            if first_row != previous:
+                where = np.concatenate(([0], where))
+            query_firsts.append(arrow_words(queries.take(numpy_to_arrow(pa, where))))
             query_starts.append(where + at)
-            previous = [w[-1:] for w in words]
+            previous = queries[rows - 1].as_py()
             at += rows
     except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError, OSError):
         return None
