@@ -262,6 +262,15 @@ def _dict_checks() -> None:
         Run.from_dict({"q": {"a": 1.0, 7: 2.0}})
     # Large integers keep every digit.
     assert Qrels.from_dict({"q": {"a": 2**60}}).relevance.tolist() == [2**60]
+    # A bytes or None document id among text ids is refused, never turned into text
+    # (b"a" and "a" joined) or a null; in one query or across queries.
+    for odd in (b"a", None):
+        with pytest.raises(InvalidInputError, match="doc_id"):
+            Run.from_dict({"q": {"a": 1.0}, "r": {"b": 1.0, odd: 2.0}})
+        with pytest.raises(InvalidInputError, match="doc_id"):
+            Qrels.from_dict({"q": {"a": 1, odd: 0}})
+    # Bytes ids alone stay bytes.
+    assert Run.from_dict({"q": {b"a": 1.0, b"b": 2.0}}).doc_id.tolist() == [b"a", b"b"]
 
 
 def test_pyarrow_number_columns_are_read_without_pandas() -> None:

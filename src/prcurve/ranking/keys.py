@@ -505,21 +505,27 @@ def arrow_encode(chunks: Any, grouped: bool) -> Encoded:
 
 def arrow_objects(ids: Iterable[Any], n: int, first: Any) -> Any | None:
     """``n`` ids given as Python objects (an iterable, read once; ``first`` is the
-    first of them), all ``str`` or all ``bytes``, converted by pyarrow in one
-    pass (no list of them): a pyarrow array for :func:`arrow_labels_codes`;
-    None without pyarrow, for a short column, or for other objects."""
+    first of them), all ``str``, converted by pyarrow in one pass (no list of them):
+    a pyarrow array for :func:`arrow_labels_codes`; None without pyarrow, for a
+    short column, or for anything else, which the general path checks and names.
+
+    The type is inferred, never imposed: imposed, ``string`` would turn a ``bytes``
+    id into text (and ``binary`` a ``str`` id into bytes), silently joining two ids
+    the general path keeps apart and refuses. Inferred, a ``bytes`` among the ``str``
+    makes the column ``binary``, another object fails, and ``None`` is a null: all
+    left to the general path. (A column of ``bytes`` goes there too: inference
+    cannot tell it from one mixing ``bytes`` and ``str``.)
+    """
     pa = arrow_module(n)
-    if pa is None:
-        return None
-    kind = pa.string() if isinstance(first, str) else pa.binary() if isinstance(
-        first, bytes) else None
-    if kind is None:
+    if pa is None or not isinstance(first, str):
         return None
     try:
-        array = pa.array(ids, type=kind, size=n)
+        array = pa.array(ids, size=n)
     except (pa.ArrowException, TypeError, ValueError, OverflowError):
         return None  # another kind of id among them
-    return array if len(array) == n else None
+    if len(array) != n or array.null_count or not pa.types.is_string(array.type):
+        return None
+    return array
 
 
 def arrow_labels_codes(array: Any) -> Encoded:
