@@ -22,6 +22,7 @@ from tests.strategies import FAST
 
 from prcurve.core import csv_writers
 from prcurve.core.csv_writers import csv_writer, set_csv_writer
+from prcurve.core.sorting import set_sort_threads
 from prcurve.core.table import Table
 from prcurve.errors import InvalidInputError
 
@@ -41,6 +42,16 @@ def writer(name: str | None, block: int | None = None) -> Iterator[None]:
     finally:
         set_csv_writer(None)
         csv_writers._POLARS_BLOCK, csv_writers._CHECK = saved
+
+
+@contextmanager
+def sort_threads(threads: int) -> Iterator[None]:
+    """Threads for the body's writers (they follow the large sorts' setting)."""
+    set_sort_threads(threads)
+    try:
+        yield
+    finally:
+        set_sort_threads(None)
 
 
 def python_text(table: Table) -> str:
@@ -123,14 +134,9 @@ def test_blocks_and_threads_write_the_same_file(monkeypatch, tmp_path) -> None:
     whole = table.to_csv()
     monkeypatch.setattr(csv_writers, "_CSV_BLOCK", 1000)
     monkeypatch.setattr(csv_writers, "_SAMPLE", 16)
-    from prcurve.core.sorting import set_sort_threads
-
-    set_sort_threads(3)
-    try:
+    with sort_threads(3):
         blocked = table.to_csv()
         table.write_csv(tmp_path / "t.csv")
-    finally:
-        set_sort_threads(None)
     assert blocked == whole
     assert (tmp_path / "t.csv").read_text() == whole
     header, values = read_back(whole)
@@ -222,18 +228,12 @@ def test_polars_blocks_and_threads_write_the_same_file(tmp_path) -> None:
                    "precision": np.where(np.arange(n) < 300, 1.0, rng.random(n)),
                    "recall": recall, "tp": np.arange(n, dtype=np.float64),
                    "f1": np.where(rng.random(n) < 0.01, np.nan, rng.random(n))})
-    from prcurve.core.sorting import set_sort_threads
-
     with writer("pyarrow"):
         arrow = table.to_csv()
     for threads in (1, 3):
-        set_sort_threads(threads)
-        try:
-            with writer("polars", block=64):
-                polars = table.to_csv()
-                table.write_csv(tmp_path / "t.csv")
-        finally:
-            set_sort_threads(None)
+        with sort_threads(threads), writer("polars", block=64):
+            polars = table.to_csv()
+            table.write_csv(tmp_path / "t.csv")
         assert polars == arrow
         assert (tmp_path / "t.csv").read_text() == arrow
 
