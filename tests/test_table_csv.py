@@ -238,13 +238,19 @@ def test_polars_blocks_and_threads_write_the_same_file(tmp_path) -> None:
         assert (tmp_path / "t.csv").read_text() == arrow
 
 
-def test_the_writer_is_picked_by_switch_environment_and_size(monkeypatch) -> None:
+def record_writers(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The writers used from now on in the test, in order ("polars", "pyarrow")."""
     used: list[str] = []
     real_polars, real_arrow = csv_writers._polars_csv, csv_writers._arrow_csv
     monkeypatch.setattr(csv_writers, "_polars_csv",
                         lambda *a: (used.append("polars"), real_polars(*a))[1])
     monkeypatch.setattr(csv_writers, "_arrow_csv",
                         lambda *a: (used.append("pyarrow"), real_arrow(*a))[1])
+    return used
+
+
+def test_the_writer_is_picked_by_switch_environment_and_size(monkeypatch) -> None:
+    used = record_writers(monkeypatch)
     small = Table({"x": np.array([0.5, 1.0])})
     large = Table({"x": np.linspace(0, 1, csv_writers.POLARS_MIN_ROWS)})
     small.to_csv()
@@ -310,12 +316,7 @@ def test_auto_prefers_pyarrow_where_respelling_would_cost_more(monkeypatch) -> N
     """Values in [1e10, 1e16) throughout (all respelled): pyarrow under ``auto``, polars
     when forced or without pyarrow; a curve-like column: polars. The bytes are the
     same either way."""
-    used: list[str] = []
-    real_polars, real_arrow = csv_writers._polars_csv, csv_writers._arrow_csv
-    monkeypatch.setattr(csv_writers, "_polars_csv",
-                        lambda *a: (used.append("polars"), real_polars(*a))[1])
-    monkeypatch.setattr(csv_writers, "_arrow_csv",
-                        lambda *a: (used.append("pyarrow"), real_arrow(*a))[1])
+    used = record_writers(monkeypatch)
     n = csv_writers.POLARS_MIN_ROWS
     rng = np.random.default_rng(5)
     large = Table({"score": rng.uniform(1e10, 1e16, n), "tp": np.arange(n)})
