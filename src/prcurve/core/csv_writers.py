@@ -242,13 +242,22 @@ _SAMPLE = 1024
 
 def _whole(floats: NDArray[np.float64]) -> bool:
     """Every value a whole number below 2^53 in magnitude, and no -0.0: written as an
-    integer, the same value (counts: tp, fp)."""
+    integer, the same value (counts: tp, fp). ``floats`` is contiguous.
+
+    The first values are looked at first (a column of fractions is rejected at the cost
+    of a few), then a cache-sized piece (:data:`_CHECK` values) at a time, on the bits
+    (|x| below 2^53 excludes NaN and infinities)."""
     head = floats[:_SAMPLE]
-    if not bool(np.all(np.floor(head) == head)):  # rejected at the cost of a few values
+    if not bool(np.all(np.floor(head) == head)):
         return False
-    return bool(np.all(np.abs(floats) < _EXACT_INTEGER)) and bool(
-        np.all(np.floor(floats) == floats)) and not bool(
-        np.any((floats == 0) & np.signbit(floats)))
+    bits = floats.view(np.uint64)
+    exact = np.uint64(_BITS[_EXACT_INTEGER])
+    for first in range(0, floats.shape[0], _CHECK):
+        piece, values = bits[first:first + _CHECK], floats[first:first + _CHECK]
+        if not bool(np.all((piece & _MAGNITUDE) < exact)) or bool(
+                np.any(np.floor(values) != values)) or bool(np.any(piece == _NEGATIVE_ZERO)):
+            return False
+    return True
 
 
 def _arrow_column_text(pa: Any, compute: Any, values: NDArray[Any]) -> Any:
@@ -294,6 +303,8 @@ integers; else text, with the bits of the bands to respell (:func:`_arrow_spelli
 _BITS = {bound: int(np.float64(bound).view(np.uint64))
          for bound in (1e-6, 1e-5, 1e10, 1e16, _EXACT_INTEGER, np.inf)}
 _NEGATIVE_ZERO = np.float64(-0.0).view(np.uint64)
+_MAGNITUDE = np.uint64(0x7FFF_FFFF_FFFF_FFFF)
+"""The bits of |x| of a float64's bits (its sign cleared), ordered as |x| is."""
 
 
 Plan = tuple[Any, list[tuple[int, NDArray[np.uint8]]]]
@@ -424,7 +435,7 @@ def _block_kinds(floats: NDArray[np.float64]) -> tuple[bool, NDArray[np.uint8]]:
     band = np.empty(_CHECK, dtype=bool)
     low, high = np.uint64(_BITS[1e-6]), np.uint64(_BITS[1e-5])
     ten, large = np.uint64(_BITS[1e10]), np.uint64(_BITS[1e16])
-    inf, exact = np.uint64(_BITS[np.inf]), np.uint64(_BITS[_EXACT_INTEGER])
+    inf = np.uint64(_BITS[np.inf])
     def per_block(flags: NDArray[np.bool_], reduce: Any) -> NDArray[np.bool_]:
         k = flags.shape[0]
         full = k - k % _POLARS_BLOCK
@@ -437,26 +448,14 @@ def _block_kinds(floats: NDArray[np.float64]) -> tuple[bool, NDArray[np.uint8]]:
         np.less(shifted[:m.shape[0]], upper - lower, out=out)
         return out
 
-    # First, whether every value is whole, below 2^53 and not -0.0 (as _whole): then
-    # the blocks need no kinds.
-    for first in range(0, n, _CHECK):
-        piece = bits[first:first + _CHECK]
-        values = floats[first:first + _CHECK]
-        k = piece.shape[0]
-        m, w = magnitude[:k], whole[:k]
-        np.bitwise_and(piece, np.uint64(0x7FFF_FFFF_FFFF_FFFF), out=m)
-        np.less(m, exact, out=w)
-        if not w.all() or np.any(np.floor(values, out=rounded[:k]) != values) or np.any(
-                piece == _NEGATIVE_ZERO):
-            break
-    else:
+    if _whole(floats):  # written as integers: the blocks need no kinds
         return n > 0, kinds
     for first in range(0, n, _CHECK):
         piece = bits[first:first + _CHECK]
         values = floats[first:first + _CHECK]
         k = piece.shape[0]
         m, w, f, b = magnitude[:k], whole[:k], flag[:k], band[:k]
-        np.bitwise_and(piece, np.uint64(0x7FFF_FFFF_FFFF_FFFF), out=m)
+        np.bitwise_and(piece, _MAGNITUDE, out=m)
         np.floor(values, out=rounded[:k])
         np.equal(rounded[:k], values, out=w)  # whole (NaN: False; inf: True)
         np.less(m, ten, out=f)

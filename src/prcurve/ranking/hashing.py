@@ -99,8 +99,8 @@ def arrow_dictionary(column: Any) -> tuple[Any, I64]:
     if not present:
         return pa.array([], type=column.type), codes
     dictionary = present[0][1]
+    compute: Any = importlib.import_module("pyarrow.compute") if len(present) > 1 else None
     for k, part in present[1:]:
-        compute: Any = importlib.import_module("pyarrow.compute")
         found = compute.index_in(part, value_set=dictionary)
         position = arrow_values(found.fill_null(-1), np.dtype(np.int32)).astype(np.int64)
         new = position < 0
