@@ -38,3 +38,27 @@ def test_average_precision_never_leaves_the_unit_interval() -> None:
                                   sample_weight=weights)
         assert 0.0 <= value <= 1.0
         assert value == 1.0 or abs(value - 1.0) < 1e-12
+
+
+def test_average_precision_does_not_depend_on_blas_threads() -> None:
+    """AP sums its products itself (counts.sum_of_products), not by np.dot: OpenBLAS
+    splits a long dot product over its threads, so the last bit followed the number
+    of cores (and its spinning threads took them from the next sort)."""
+    import os
+    import subprocess
+    import sys
+
+    script = (
+        "import numpy as np, prcurve\n"
+        "rng = np.random.default_rng(5)\n"
+        "y = rng.random(400_000) < 0.5\n"
+        "s = rng.random(400_000)\n"
+        "print(repr(prcurve.average_precision(y, s)),"
+        " repr(prcurve.average_precision(y, s, method='interpolated')))\n"
+    )
+    printed = []
+    for threads in ("1", "2", "4"):
+        env = dict(os.environ, OPENBLAS_NUM_THREADS=threads, OMP_NUM_THREADS=threads)
+        printed.append(subprocess.run([sys.executable, "-c", script], env=env, check=True,
+                                      capture_output=True, text=True).stdout)
+    assert printed[0] == printed[1] == printed[2]

@@ -40,7 +40,7 @@ from typing import Any, Literal
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from prcurve.core.counts import RecallSteps, ThresholdCounts, first_reaching
+from prcurve.core.counts import RecallSteps, ThresholdCounts, first_reaching, sum_of_products
 from prcurve.core.undefined import ZeroDivision, undefined, undefined_scope
 from prcurve.validation.arrays import check_choice, check_finite
 from prcurve.validation.labels import check_scored_labels
@@ -73,7 +73,9 @@ def _gained(steps: RecallSteps) -> F64:
 
 
 def _step(steps: RecallSteps) -> float:
-    return float(np.dot(_gained(steps), _precision_at_steps(steps)) / steps.n_pos)
+    # Not np.dot: its BLAS threads make the last bit depend on the cores (sum_of_products).
+    return sum_of_products(_gained(steps), _precision_at_steps(steps),
+                           overwrite_b=True) / steps.n_pos
 
 
 def _interpolated_envelope(steps: RecallSteps) -> F64:
@@ -82,7 +84,8 @@ def _interpolated_envelope(steps: RecallSteps) -> F64:
 
 
 def _interpolated(steps: RecallSteps) -> float:
-    return float(np.dot(_gained(steps), _interpolated_envelope(steps)) / steps.n_pos)
+    return sum_of_products(_gained(steps), _interpolated_envelope(steps),
+                           overwrite_b=True) / steps.n_pos
 
 
 def recall_levels(n_intervals: int) -> F64:

@@ -34,6 +34,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from prcurve.core.confusion import RATES, ConfusionMatrix, _confusion_matrix, rate_of_cells
+from prcurve.core.counts import sum_of_products
 from prcurve.core.label_counts import class_matrix
 from prcurve.core.undefined import ZeroDivision, undefined, undefined_scope
 from prcurve.validation.arrays import check_choice, check_positive_number, check_zero_division
@@ -118,7 +119,7 @@ class ClassConfusion:
             present = support > 0  # a class without support weighs 0: not computed
             values = rate_of_cells(name, self.tp[present], self.fp[present],
                                    self.fn[present], self.tn[present], beta=beta)
-            return float(np.dot(values, support[present]) / total)
+            return sum_of_products(values, support[present]) / total
         values = rate_of_cells(name, self.tp, self.fp, self.fn, self.tn, beta=beta)
         return values if average is None else float(values.mean())
 

@@ -27,7 +27,7 @@ from prcurve.core.average_precision import (
     binary_average_precision,
     check_method,
 )
-from prcurve.core.counts import ThresholdCounts
+from prcurve.core.counts import ThresholdCounts, sum_of_products
 from prcurve.core.curve import PRCurve, binary_pr_curve
 from prcurve.core.roc import ROCCurve, binary_roc_auc
 from prcurve.core.undefined import ZeroDivision, undefined, undefined_scope
@@ -129,7 +129,7 @@ class OneVsRest:
                 return undefined(f"{what} (no positives in any class)")
             present = np.flatnonzero(support > 0)
             values = np.array([value(self.counts[j]) for j in present])
-            return float(np.dot(values, support[present]) / total)
+            return sum_of_products(values, support[present]) / total
         values = np.array([value(c) for c in self.counts])
         if average is None:
             return values
