@@ -1,7 +1,8 @@
 """Which reader reads a TREC qrels or run file, and pyarrow's.
 
 :func:`read_columns` (a path) and :func:`parse_columns` (bytes) first check,
-chunk by chunk, that a file is plain (:class:`_Sniffer`: one delimiter, a
+chunk by chunk (a regular file through a memory map of one chunk at a time, no
+copy), that a file is plain (:class:`_Sniffer`: one delimiter, a
 space or a tab, between non-empty fields, ``\\n`` or ``\\r\\n`` line ends, no
 other white-space byte). A plain file goes through pyarrow's multi-threaded
 streaming CSV reader, batch by batch into arrays allocated once, the ids'
@@ -15,6 +16,7 @@ give the same columns.
 from __future__ import annotations
 
 import importlib
+import mmap
 import os
 from typing import Any
 
@@ -95,7 +97,7 @@ class _Sniffer:
         self.carriage = False  # \r\n line ends seen
         self._work: NDArray[np.bool_] | None = None
 
-    def feed(self, chunk: bytes | bytearray, begin: int, end: int) -> bool:
+    def feed(self, chunk: bytes | bytearray | mmap.mmap, begin: int, end: int) -> bool:
         """Take ``chunk[begin:end]``."""
         size = end - begin
         if not self.plain or size == 0:
@@ -161,7 +163,28 @@ class _Sniffer:
 
 
 def _stream_sniff(handle: Any) -> _Sniffer:
-    """Sniff a file from its start in chunks (little memory)."""
+    """Sniff a file from its start in chunks (little memory): a regular file through
+    read-only memory maps of one chunk at a time (the page cache's own pages, no
+    copy: each map is closed before the next, so at most one chunk is resident),
+    anything else read into a buffer."""
+    try:
+        size = os.fstat(handle.fileno()).st_size
+        windows = (size > 0 and os.path.isfile(handle.name)
+                   and _CHUNK % mmap.ALLOCATIONGRANULARITY == 0)  # maps start there
+    except (OSError, AttributeError, TypeError, ValueError):
+        windows = False
+    if windows:
+        sniffer = _Sniffer()
+        try:
+            for begin in range(0, size, _CHUNK):
+                length = min(_CHUNK, size - begin)
+                with mmap.mmap(handle.fileno(), length, offset=begin,
+                               access=mmap.ACCESS_READ) as window:
+                    if not sniffer.feed(window, 0, length):
+                        break
+            return sniffer
+        except (OSError, ValueError, BufferError):  # not mappable after all: read it
+            pass
     handle.seek(0)
     sniffer = _Sniffer()
     buffer = bytearray(_CHUNK)
