@@ -5,7 +5,8 @@ chunk by chunk (a regular file through a memory map of one chunk at a time, no
 copy), that a file is plain (:class:`_Sniffer`: one delimiter, a
 space or a tab, between non-empty fields, ``\\n`` or ``\\r\\n`` line ends, no
 other white-space byte). A plain file goes through pyarrow's multi-threaded
-streaming CSV reader, batch by batch into arrays allocated once, the ids'
+streaming CSV reader, batch by batch into arrays allocated once (the next
+batches parsed in another thread meanwhile, :func:`_ahead`), the ids'
 bytes turned into words (:func:`prcurve.ranking.keys.byte_words`) and
 dictionary-encoded: no Python object per line. Every other file, and any
 file that reader refuses, goes to the exact reader of
@@ -18,6 +19,9 @@ from __future__ import annotations
 import importlib
 import mmap
 import os
+import queue
+import threading
+from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
@@ -246,7 +250,7 @@ def _arrow_columns(source_data: Any, kind: str, sniffer: _Sniffer, source: str) 
                 strings_can_be_null=False, check_utf8=False,
             ),
         )
-        for batch in reader:
+        for batch in _ahead(reader):
             rows = batch.num_rows
             if not rows:
                 continue
@@ -290,6 +294,52 @@ def _arrow_columns(source_data: Any, kind: str, sniffer: _Sniffer, source: str) 
         _tail_field(source_data, 5) if isinstance(source_data, str)
         else last_line_field(source_data, 5))
     return Columns(queries, docs, values, None, run_id, source)
+
+
+_AHEAD = 4  # batches parsed ahead of the one being taken in
+
+
+def _ahead(reader: Any) -> Iterator[Any]:
+    """The batches of a pyarrow reader, parsed in another thread while this one takes
+    in the previous ones (pyarrow parses without the GIL; the words and values
+    are made here): a queue of at most :data:`_AHEAD` batches. The reader's error
+    is raised here, in order; leaving early stops the other thread."""
+    ready: queue.Queue[Any] = queue.Queue(maxsize=_AHEAD)
+    stop = threading.Event()
+    done = object()
+
+    def put(item: Any) -> bool:
+        while not stop.is_set():
+            try:
+                ready.put(item, timeout=0.05)
+                return True
+            except queue.Full:
+                continue
+        return False
+
+    def pull() -> None:
+        try:
+            for batch in reader:
+                if not put(batch):
+                    return
+        except BaseException as error:  # handed to the caller, raised there
+            put(error)
+            return
+        put(done)
+
+    thread = threading.Thread(target=pull, name="prcurve-trec-reader", daemon=True)
+    thread.start()
+    try:
+        while True:
+            item = ready.get()
+            if item is done:
+                return
+            if isinstance(item, BaseException):
+                raise item
+            yield item
+    finally:
+        stop.set()
+        thread.join()
 
 
 def _tail_field(path: str, j: int) -> str | None:

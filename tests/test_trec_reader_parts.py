@@ -1,6 +1,8 @@
-"""The plain-file check of TREC files (ranking.trec_reader._Sniffer) reads a file
-through memory maps of one chunk at a time; it decides as it does over bytes read
-into a buffer (a pipe, stdin), on every kind of content and across chunk edges."""
+"""The TREC file reader's pieces (ranking.trec_reader). The plain-file check reads a
+file through memory maps of one chunk at a time and decides as it does over bytes
+read into a buffer (a pipe, stdin), on every kind of content and across chunk
+edges; pyarrow's batches, parsed ahead in another thread, come in order, with the
+reader's error in its place, and leaving early stops that thread."""
 
 from __future__ import annotations
 
@@ -76,3 +78,47 @@ def test_a_file_of_several_chunks_is_read_through_maps(
     with open(tmp_path / "empty", "rb") as handle:
         assert trec_reader._stream_sniff(handle).delimiter() is None
     assert opened == []
+
+
+# -- pyarrow's batches parsed ahead in another thread (trec_reader._ahead) -------------
+
+
+class _Batches:
+    """A reader of ``n`` batches that fails after ``fail_after`` of them, if given."""
+
+    def __init__(self, n: int, fail_after: int | None = None) -> None:
+        self.n, self.fail_after, self.pulled = n, fail_after, 0
+
+    def __iter__(self) -> _Batches:
+        return self
+
+    def __next__(self) -> int:
+        if self.fail_after is not None and self.pulled == self.fail_after:
+            raise ValueError(f"bad batch {self.pulled}")
+        if self.pulled == self.n:
+            raise StopIteration
+        self.pulled += 1
+        return self.pulled - 1
+
+
+@pytest.mark.parametrize("n", [0, 1, 3, 50])
+def test_batches_ahead_come_in_order(n: int) -> None:
+    assert list(trec_reader._ahead(_Batches(n))) == list(range(n))
+
+
+def test_a_reader_error_is_raised_after_the_batches_before_it() -> None:
+    taken: list[int] = []
+    with pytest.raises(ValueError, match="bad batch 7"):
+        taken.extend(trec_reader._ahead(_Batches(50, fail_after=7)))
+    assert taken == list(range(7))
+
+
+def test_leaving_early_stops_the_reading_thread() -> None:
+    import threading
+
+    reader = _Batches(10_000)
+    batches = trec_reader._ahead(reader)
+    assert next(batches) == 0
+    batches.close()  # as when the caller returns from inside its loop
+    assert not any(t.name == "prcurve-trec-reader" for t in threading.enumerate())
+    assert reader.pulled <= 2 + trec_reader._AHEAD  # it stopped, never read them all
