@@ -145,3 +145,44 @@ def test_all_trec_names_what_it_leaves_out(capsys: pytest.CaptureFixture[str]) -
     assert "*_avgjg" in captured.err
     assert main(["trec", "-m", "map", str(V10 / "qrels.test"), str(V10 / "results.test")]) == 0
     assert capsys.readouterr().err == ""
+
+
+def test_only_the_program_keeps_freed_memory(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # main(argv) called as a library function leaves malloc alone; the program
+    # (argv None: `prcurve trec ...`) asks for it, for `trec` only.
+    import importlib
+
+    cli_main = importlib.import_module("prcurve.cli.main")  # the module (cli.main is main())
+    calls: list[int] = []
+    monkeypatch.setattr(cli_main, "reuse_freed_memory", lambda: calls.append(1) or True)
+    argv = ["trec", "-m", "map", str(V10 / "qrels.test"), str(V10 / "results.test")]
+    assert main(argv) == 0
+    assert calls == []
+    monkeypatch.setattr(sys, "argv", ["prcurve", *argv])
+    assert main() == 0
+    assert calls == [1]
+    monkeypatch.setattr(sys, "argv", ["prcurve", "report", "--help"])
+    assert main() == 0
+    assert calls == [1]
+    capsys.readouterr()
+
+
+def test_reuse_freed_memory_on_glibc_same_output(tmp_path: Path) -> None:
+    # In a child process (the test process's malloc is left alone): set where the C
+    # library is glibc, and the program's output is the same as without it.
+    import os
+
+    glibc = bool(getattr(os, "confstr_names", {}).get("CS_GNU_LIBC_VERSION")
+                 and os.confstr("CS_GNU_LIBC_VERSION"))
+    code = "from prcurve.cli.common import reuse_freed_memory; print(reuse_freed_memory())"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, check=True)
+    assert done.stdout.decode().strip() == str(glibc)
+    argv = ["trec", "-m", "all_trec", "-q", str(V10 / "qrels.test"), str(V10 / "results.test")]
+    tuned = subprocess.run([sys.executable, "-m", "prcurve", *argv], capture_output=True,
+                           check=True)
+    plain = subprocess.run(
+        [sys.executable, "-c", "import sys; from prcurve.cli import main; "
+         "sys.exit(main(sys.argv[1:]))", *argv], capture_output=True, check=True)
+    assert tuned.stdout == plain.stdout == (V10 / "out.test.aq").read_bytes()

@@ -288,3 +288,29 @@ def test_pyarrow_number_columns_are_read_without_pandas() -> None:
         "print(ours.to_table().to_csv() == theirs.to_table().to_csv())")
     assert words == ["True"]
     assert not pandas
+
+
+SCORES = st.one_of(
+    st.floats(allow_nan=False, allow_infinity=False), st.integers(-(2**64), 2**64),
+    st.booleans(), st.floats(width=32, allow_nan=False, allow_infinity=False).map(np.float32),
+    st.integers(-(2**62), 2**62).map(np.int64), st.sampled_from(["1.5", b"2", None]),
+    st.decimals(allow_nan=False, allow_infinity=False, places=2),
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(scores=st.lists(st.lists(SCORES, max_size=4), min_size=1, max_size=4))
+def test_dict_scores_fast_path_equals_general_path(scores: list[list[Any]]) -> None:
+    """A run's dict scores straight to float64 by pyarrow (no list, no inference):
+    the same scores as the general path, or the same refusal, for every kind of value
+    (big integers, numpy scalars, bools, text, bytes, None, Decimal)."""
+    nested = {f"q{i}": {f"d{j}": v for j, v in enumerate(row)} for i, row in enumerate(scores)}
+    outcomes = []
+    for on in (True, False):
+        with fast(on):
+            try:
+                run = Run.from_dict(nested)
+                outcomes.append(("ok", run.score.dtype.str, run.score.tolist()))
+            except InvalidInputError as error:
+                outcomes.append(("refused", str(error).split(":")[0], None))
+    assert outcomes[0] == outcomes[1]

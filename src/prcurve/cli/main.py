@@ -16,7 +16,7 @@ from typing import Any
 
 from prcurve._version import __version__
 from prcurve.cli import demo, detection, report, trec
-from prcurve.cli.common import Parser, UsageError
+from prcurve.cli.common import Parser, UsageError, reuse_freed_memory
 
 __all__ = ["main", "register"]
 
@@ -60,5 +60,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except UsageError as error:
         print(f"prcurve: error: {error}", file=sys.stderr)
         return 2
+    if argv is None and getattr(args, "large_arrays", False):
+        reuse_freed_memory()  # the program's own process only (see its docstring)
     handler: Callable[[argparse.Namespace], int] = args.handler
     return handler(args)

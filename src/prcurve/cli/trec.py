@@ -83,7 +83,8 @@ def register(subparsers: Any) -> None:
         help="10 (default): interpolated-precision cutoff lround(r*R), float64 scores; "
         "9: cutoff (long)(r*R + 0.9) and float32 scores, as trec_eval 9 and pytrec_eval",
     )
-    trec.set_defaults(handler=_trec)
+    # large_arrays: the program's malloc keeps freed memory (cli.common.reuse_freed_memory)
+    trec.set_defaults(handler=_trec, large_arrays=True)
 
 
 def _run_trec(args: argparse.Namespace) -> str:

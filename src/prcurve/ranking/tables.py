@@ -358,7 +358,7 @@ def _flatten(
         # this one converts the values, Python object by Python object.
         with ThreadPoolExecutor(max_workers=1) as pool:
             pending = pool.submit(_keys.arrow_labels_codes, doc_array)
-            values = _values(inner, n)
+            values = _values(inner, n, scores=argument == "run")
             doc_ids = pending.result()
         del doc_array
         doc_ids = _keys.Encoded(check_id_labels("doc_id", doc_ids.labels), doc_ids.codes,
@@ -368,7 +368,7 @@ def _flatten(
         doc_codes = np.fromiter(map(index.__getitem__, itertools.chain.from_iterable(inner)),
                                 dtype=np.int64, count=n)
         doc_ids = _keys.Encoded(_labels("doc_id", list(index)), doc_codes, dense=True)
-        values = _values(inner, n)
+        values = _values(inner, n, scores=argument == "run")
     # The queries put in id order once per query, before their codes are repeated per row.
     query_labels = list(nested)
     queries = _keys.by_label(_keys.Encoded(_labels("query_id", query_labels),
@@ -376,12 +376,25 @@ def _flatten(
     return _keys.Encoded(queries.labels, np.repeat(queries.codes, lengths)), doc_ids, values
 
 
-def _values(inner: list[Mapping[Any, Any]], n: int) -> NDArray[Any]:
+def _values(inner: list[Mapping[Any, Any]], n: int, scores: bool = False) -> NDArray[Any]:
     """The dicts' values in row order: numbers converted by pyarrow in one call
     when it is installed, or read straight into one float64 array after a
     check of their types (grades are checked to be whole afterwards); anything
-    else (text, integers beyond 2^53) through a list, for the checks to name it."""
+    else (text, integers beyond 2^53) through a list, for the checks to name it.
+
+    ``scores`` (a run's): converted by pyarrow straight to float64 from the dicts
+    (no list, no type inference pass), which refuses as inference does anything
+    but numbers (text, bytes, Decimal, integers beyond 2^53: the general path
+    below names them); a None is a null, also sent there."""
     pa = arrow_module(n)
+    if pa is not None and scores:
+        try:
+            floats = pa.array(itertools.chain.from_iterable(d.values() for d in inner),
+                              type=pa.float64(), size=n)
+        except (pa.ArrowException, TypeError, ValueError, OverflowError):
+            floats = None
+        if floats is not None and len(floats) == n and not floats.null_count:
+            return arrow_values(floats, np.dtype(np.float64))
     if pa is not None:
         listed = list(itertools.chain.from_iterable(d.values() for d in inner))
         try:

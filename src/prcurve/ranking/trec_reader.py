@@ -1,10 +1,12 @@
 """Which reader reads a TREC qrels or run file, and pyarrow's.
 
 :func:`read_columns` (a path) and :func:`parse_columns` (bytes) first check,
-chunk by chunk, that a file is plain (:class:`_Sniffer`: one delimiter, a
+chunk by chunk (a regular file through a memory map of one chunk at a time, no
+copy), that a file is plain (:class:`_Sniffer`: one delimiter, a
 space or a tab, between non-empty fields, ``\\n`` or ``\\r\\n`` line ends, no
 other white-space byte). A plain file goes through pyarrow's multi-threaded
-streaming CSV reader, batch by batch into arrays allocated once, the ids'
+streaming CSV reader, batch by batch into arrays allocated once (the next
+batches parsed in another thread meanwhile, :func:`_ahead`), the ids'
 bytes turned into words (:func:`prcurve.ranking.keys.byte_words`) and
 dictionary-encoded: no Python object per line. Every other file, and any
 file that reader refuses, goes to the exact reader of
@@ -15,7 +17,11 @@ give the same columns.
 from __future__ import annotations
 
 import importlib
+import mmap
 import os
+import queue
+import threading
+from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
@@ -95,7 +101,7 @@ class _Sniffer:
         self.carriage = False  # \r\n line ends seen
         self._work: NDArray[np.bool_] | None = None
 
-    def feed(self, chunk: bytes | bytearray, begin: int, end: int) -> bool:
+    def feed(self, chunk: bytes | bytearray | mmap.mmap, begin: int, end: int) -> bool:
         """Take ``chunk[begin:end]``."""
         size = end - begin
         if not self.plain or size == 0:
@@ -161,7 +167,28 @@ class _Sniffer:
 
 
 def _stream_sniff(handle: Any) -> _Sniffer:
-    """Sniff a file from its start in chunks (little memory)."""
+    """Sniff a file from its start in chunks (little memory): a regular file through
+    read-only memory maps of one chunk at a time (the page cache's own pages, no
+    copy: each map is closed before the next, so at most one chunk is resident),
+    anything else read into a buffer."""
+    try:
+        size = os.fstat(handle.fileno()).st_size
+        windows = (size > 0 and os.path.isfile(handle.name)
+                   and _CHUNK % mmap.ALLOCATIONGRANULARITY == 0)  # maps start there
+    except (OSError, AttributeError, TypeError, ValueError):
+        windows = False
+    if windows:
+        sniffer = _Sniffer()
+        try:
+            for begin in range(0, size, _CHUNK):
+                length = min(_CHUNK, size - begin)
+                with mmap.mmap(handle.fileno(), length, offset=begin,
+                               access=mmap.ACCESS_READ) as window:
+                    if not sniffer.feed(window, 0, length):
+                        break
+            return sniffer
+        except (OSError, ValueError, BufferError):  # not mappable after all: read it
+            pass
     handle.seek(0)
     sniffer = _Sniffer()
     buffer = bytearray(_CHUNK)
@@ -223,7 +250,7 @@ def _arrow_columns(source_data: Any, kind: str, sniffer: _Sniffer, source: str) 
                 strings_can_be_null=False, check_utf8=False,
             ),
         )
-        for batch in reader:
+        for batch in _ahead(reader):
             rows = batch.num_rows
             if not rows:
                 continue
@@ -267,6 +294,52 @@ def _arrow_columns(source_data: Any, kind: str, sniffer: _Sniffer, source: str) 
         _tail_field(source_data, 5) if isinstance(source_data, str)
         else last_line_field(source_data, 5))
     return Columns(queries, docs, values, None, run_id, source)
+
+
+_AHEAD = 4  # batches parsed ahead of the one being taken in
+
+
+def _ahead(reader: Any) -> Iterator[Any]:
+    """The batches of a pyarrow reader, parsed in another thread while this one takes
+    in the previous ones (pyarrow parses without the GIL; the words and values
+    are made here): a queue of at most :data:`_AHEAD` batches. The reader's error
+    is raised here, in order; leaving early stops the other thread."""
+    ready: queue.Queue[Any] = queue.Queue(maxsize=_AHEAD)
+    stop = threading.Event()
+    done = object()
+
+    def put(item: Any) -> bool:
+        while not stop.is_set():
+            try:
+                ready.put(item, timeout=0.05)
+                return True
+            except queue.Full:
+                continue
+        return False
+
+    def pull() -> None:
+        try:
+            for batch in reader:
+                if not put(batch):
+                    return
+        except BaseException as error:  # handed to the caller, raised there
+            put(error)
+            return
+        put(done)
+
+    thread = threading.Thread(target=pull, name="prcurve-trec-reader", daemon=True)
+    thread.start()
+    try:
+        while True:
+            item = ready.get()
+            if item is done:
+                return
+            if isinstance(item, BaseException):
+                raise item
+            yield item
+    finally:
+        stop.set()
+        thread.join()
 
 
 def _tail_field(path: str, j: int) -> str | None:
