@@ -574,3 +574,34 @@ def test_binned_state_pickles_small_and_whole(edges: np.ndarray) -> None:
     np.testing.assert_array_equal(again.neg, expected.neg)
     np.testing.assert_array_equal(back.bin_index(s), expected.bin_index(s))
     np.testing.assert_array_equal(state.pos, pickle.loads(data).pos)  # the original unchanged
+
+
+@pytest.mark.parametrize("name", ["scores.csv", "scores.tsv.gz"])
+def test_streaming_delimited_text_leaves_pandas_unimported(tmp_path: Path, name: str) -> None:
+    """CSV and TSV stream through pyarrow's CSV reader, not pyarrow.dataset (which
+    imports pandas: about a second of start-up); the counts equal the in-memory ones."""
+    import gzip
+
+    text = "label\tscore\tother\n" + "".join(
+        f"{i % 3 == 0:d}\t{(i * 7919) % 101 / 100}\t{i}\n" for i in range(500))
+    path = tmp_path / name
+    if name.endswith(".gz"):
+        path.write_bytes(gzip.compress(text.encode()))
+    else:
+        path.write_text(text.replace("\t", ","))
+    code = (
+        "import sys, json\n"
+        "from prcurve.io.stream import stream_scores\n"
+        f"result = stream_scores({str(path)!r}, scores=['score'], batch_rows=64)\n"
+        "counts = result.models[0].counts\n"
+        "print(json.dumps({'pandas': 'pandas' in sys.modules,\n"
+        "                  'tp': counts.tp.tolist(), 'fp': counts.fp.tolist()}))\n"
+    )
+    out = json.loads(subprocess.run([sys.executable, "-c", code], check=True,
+                                    capture_output=True, text=True, timeout=120).stdout)
+    assert out["pandas"] is False
+    rows = [line.split("\t") for line in text.splitlines()[1:]]
+    expected = ThresholdCounts.from_scores([int(r[0]) for r in rows],
+                                           [float(r[1]) for r in rows])
+    assert out["tp"] == expected.tp.tolist()
+    assert out["fp"] == expected.fp.tolist()

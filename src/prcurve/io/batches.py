@@ -1,5 +1,6 @@
-"""Reading files larger than memory in batches: text formats with ``pyarrow.dataset``,
-Parquet a row group at a time with ``pyarrow.parquet``.
+"""Reading files larger than memory in batches: CSV and TSV with pyarrow's streaming CSV
+reader, JSON Lines with ``pyarrow.dataset``, Parquet a row group at a time with
+``pyarrow.parquet``.
 
 :func:`input_files` finds the files of an input (one file, several, or a folder
 of one format), :func:`choose_columns` picks the label, score and weight
@@ -119,20 +120,15 @@ def _known(path: Path, formats: dict[str, str]) -> bool:
 
 
 def _file_format(fmt: str) -> Any:
+    """The ``pyarrow.dataset`` format of JSON Lines files (the one text format read
+    through a dataset: pyarrow's streaming JSON reader is newer than pyarrow 14)."""
     ds = need("pyarrow.dataset", f"{fmt} files in batches")
-    if fmt == "parquet":
-        return ds.ParquetFileFormat()
-    if fmt in ("csv", "tsv"):
-        pacsv = need("pyarrow.csv", "CSV and TSV files")
-        return ds.CsvFileFormat(
-            parse_options=pacsv.ParseOptions(delimiter="," if fmt == "csv" else "\t"),
-            convert_options=csv_convert_options(pacsv))
     return ds.JsonFileFormat()
 
 
 def open_dataset(files: list[str], fmt: str, promote: Sequence[str] = ()) -> Any:
-    """The files as one ``pyarrow.dataset`` (for Parquet, only their schema), its schema
-    from the first file.
+    """The files as one ``pyarrow.dataset`` (JSON Lines), or only their schema (CSV,
+    TSV and Parquet, read file by file), its schema from the first file.
 
     Text formats: pyarrow infers each column's type from the first block of
     the first file. A number with a fraction in a later block of an integer
@@ -153,6 +149,17 @@ def open_dataset(files: list[str], fmt: str, promote: Sequence[str] = ()) -> Any
             raise _diagnosed(files, fmt, error) from None
         check_unique_names(files[0], schema.names)
         return _Schema(schema)
+    if fmt in ("csv", "tsv"):
+        # pyarrow's streaming CSV reader, file by file (_csv_records): pyarrow.dataset
+        # is not imported (it imports pandas, almost a second).
+        first = _open_csv(files[0], fmt)
+        try:
+            names = first.schema.names
+        except UnicodeDecodeError as error:  # a header that is not UTF-8
+            raise unreadable_input(files[0], fmt,
+                                   f"a column name is not UTF-8 text ({error})") from None
+        check_unique_names(files[0], names)
+        return _Schema(_stream_schema(pa, first.schema, promote, text=True))
     ds = need("pyarrow.dataset", f"{fmt} files in batches")
     file_format = _file_format(fmt)
     if fmt == "jsonl":
@@ -170,15 +177,51 @@ def open_dataset(files: list[str], fmt: str, promote: Sequence[str] = ()) -> Any
         raise unreadable_input(files[0], fmt, f"a column name is not UTF-8 text ({error})"
                                ) from None
     check_unique_names(files[0], names)
-    text = fmt in ("csv", "tsv")
+    return ds.dataset(files, format=file_format,
+                      schema=_stream_schema(pa, dataset.schema, promote, text=False))
+
+
+def _stream_schema(pa: Any, inferred: Any, promote: Sequence[str], *, text: bool) -> Any:
+    """The first file's inferred schema with integer ``promote`` columns as float64 and,
+    for CSV and TSV (``text``), text columns as bytes (:func:`open_dataset`)."""
     fields = []
-    for f in dataset.schema:
+    for f in inferred:
         if f.name in promote and pa.types.is_integer(f.type):
             f = pa.field(f.name, pa.float64())
         elif text and (pa.types.is_string(f.type) or pa.types.is_large_string(f.type)):
             f = pa.field(f.name, pa.binary())
         fields.append(f)
-    return ds.dataset(files, format=file_format, schema=pa.schema(fields))
+    return pa.schema(fields)
+
+
+def _open_csv(path: str, fmt: str, types: Any = None, columns: Sequence[str] = ()) -> Any:
+    """pyarrow's streaming reader of one CSV or TSV file (compressed files by their
+    extension), the ``columns`` only when given, with the ``types`` of a schema; a file
+    pyarrow cannot open is a one-line error."""
+    pa = need("pyarrow", "files in batches")
+    pacsv = need("pyarrow.csv", "CSV and TSV files")
+    options: dict[str, Any] = {}
+    if columns:
+        options["include_columns"] = list(columns)
+        options["include_missing_columns"] = True  # as a dataset: a column a file lacks is null
+        options["column_types"] = {name: types.field(name).type for name in columns}
+    try:
+        return pacsv.open_csv(path, parse_options=pacsv.ParseOptions(
+            delimiter="," if fmt == "csv" else "\t"),
+            convert_options=csv_convert_options(pacsv, **options))
+    except (pa.ArrowInvalid, pa.ArrowTypeError, OSError) as error:
+        raise _diagnosed([path], fmt, error) from None
+
+
+def _csv_records(path: str, fmt: str, schema: Any, wanted: list[str], batch_rows: int
+                 ) -> Iterator[Any]:
+    """The record batches of the ``wanted`` columns of one CSV or TSV file, typed as
+    ``schema`` (the first file's, :func:`open_dataset`), at most ``batch_rows`` rows each
+    (slices of the reader's blocks, no copy)."""
+    with _open_csv(path, fmt, schema, wanted) as reader:
+        for block in reader:
+            for first in range(0, block.num_rows, batch_rows):
+                yield block.slice(first, batch_rows)
 
 
 @dataclass(frozen=True)
@@ -327,6 +370,11 @@ class BatchReader:
             return
         c = self.columns
         dataset = open_dataset(self.files, self.fmt, [*c.scores, *([c.weight] if c.weight else [])])
+        if self.fmt in ("csv", "tsv"):
+            for path in self.files:
+                yield path, _csv_records(path, self.fmt, dataset.schema, wanted,
+                                          self.batch_rows)
+            return
         for fragment, path in zip(dataset.get_fragments(), self.files, strict=False):
             # A few batches decoded ahead: overlap without holding a file in memory.
             yield str(fragment.path or path), fragment.to_batches(
