@@ -605,3 +605,14 @@ def test_streaming_delimited_text_leaves_pandas_unimported(tmp_path: Path, name:
                                            [float(r[1]) for r in rows])
     assert out["tp"] == expected.tp.tolist()
     assert out["fp"] == expected.fp.tolist()
+
+
+def test_a_word_in_a_streamed_number_column_is_named_with_its_row(tmp_path: Path) -> None:
+    """pyarrow's CSV reader on its threads does not say which row held the value; the
+    error still names it (the file is read again on one thread, an error path only)."""
+    lines = ["label,score", *(f"{i % 2},{i / 1e6}" for i in range(200_000))]
+    lines[150_001] = "1,abc"  # data row 150001 (the header is line 1)
+    path = tmp_path / "late.csv"
+    path.write_text("\n".join(lines) + "\n")
+    with pytest.raises(InvalidInputError, match=r"holds 'abc' at row 150001"):
+        stream_scores(path, scores=["score"])

@@ -194,7 +194,8 @@ def _stream_schema(pa: Any, inferred: Any, promote: Sequence[str], *, text: bool
     return pa.schema(fields)
 
 
-def _open_csv(path: str, fmt: str, types: Any = None, columns: Sequence[str] = ()) -> Any:
+def _open_csv(path: str, fmt: str, types: Any = None, columns: Sequence[str] = (), *,
+              threads: bool = True) -> Any:
     """pyarrow's streaming reader of one CSV or TSV file (compressed files by their
     extension), the ``columns`` only when given, with the ``types`` of a schema; a file
     pyarrow cannot open is a one-line error."""
@@ -208,9 +209,20 @@ def _open_csv(path: str, fmt: str, types: Any = None, columns: Sequence[str] = (
     try:
         return pacsv.open_csv(path, parse_options=pacsv.ParseOptions(
             delimiter="," if fmt == "csv" else "\t"),
+            read_options=pacsv.ReadOptions(use_threads=threads),
             convert_options=csv_convert_options(pacsv, **options))
     except (pa.ArrowInvalid, pa.ArrowTypeError, OSError) as error:
+        if threads and _unplaced(error):
+            _open_csv(path, fmt, types, columns, threads=False)  # raises, naming the row
         raise _diagnosed([path], fmt, error) from None
+
+
+def _unplaced(error: Exception) -> bool:
+    """A conversion error without its row: pyarrow's CSV reader on its threads does not
+    say which row held the value; on one thread it does (read again to name it: an error
+    path only)."""
+    text = str(error)
+    return "conversion error" in text and "Row #" not in text
 
 
 def _csv_records(path: str, fmt: str, schema: Any, wanted: list[str], batch_rows: int
@@ -218,10 +230,19 @@ def _csv_records(path: str, fmt: str, schema: Any, wanted: list[str], batch_rows
     """The record batches of the ``wanted`` columns of one CSV or TSV file, typed as
     ``schema`` (the first file's, :func:`open_dataset`), at most ``batch_rows`` rows each
     (slices of the reader's blocks, no copy)."""
-    with _open_csv(path, fmt, schema, wanted) as reader:
-        for block in reader:
-            for first in range(0, block.num_rows, batch_rows):
-                yield block.slice(first, batch_rows)
+    pa = need("pyarrow", "files in batches")
+    try:
+        with _open_csv(path, fmt, schema, wanted) as reader:
+            for block in reader:
+                for first in range(0, block.num_rows, batch_rows):
+                    yield block.slice(first, batch_rows)
+    except pa.ArrowInvalid as error:
+        if not _unplaced(error):
+            raise
+        with _open_csv(path, fmt, schema, wanted, threads=False) as reader:
+            for _ in reader:  # raises, naming the row (_unplaced)
+                pass
+        raise
 
 
 @dataclass(frozen=True)
