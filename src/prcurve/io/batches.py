@@ -152,14 +152,15 @@ def open_dataset(files: list[str], fmt: str, promote: Sequence[str] = ()) -> Any
     if fmt in ("csv", "tsv"):
         # pyarrow's streaming CSV reader, file by file (_csv_records): pyarrow.dataset
         # is not imported (it imports pandas, almost a second).
-        first = _open_csv(files[0], fmt)
+        with _open_csv(files[0], fmt) as first:
+            inferred = first.schema
         try:
-            names = first.schema.names
+            names = inferred.names
         except UnicodeDecodeError as error:  # a header that is not UTF-8
             raise unreadable_input(files[0], fmt,
                                    f"a column name is not UTF-8 text ({error})") from None
         check_unique_names(files[0], names)
-        return _Schema(_stream_schema(pa, first.schema, promote, text=True))
+        return _Schema(_stream_schema(pa, inferred, promote, text=True))
     ds = need("pyarrow.dataset", f"{fmt} files in batches")
     file_format = _file_format(fmt)
     if fmt == "jsonl":
