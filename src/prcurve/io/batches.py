@@ -201,21 +201,27 @@ def _open_csv(path: str, fmt: str, types: Any = None, columns: Sequence[str] = (
     extension), the ``columns`` only when given, with the ``types`` of a schema; a file
     pyarrow cannot open is a one-line error."""
     pa = need("pyarrow", "files in batches")
-    pacsv = need("pyarrow.csv", "CSV and TSV files")
     options: dict[str, Any] = {}
     if columns:
         options["include_columns"] = list(columns)
         options["include_missing_columns"] = True  # as a dataset: a column a file lacks is null
         options["column_types"] = {name: types.field(name).type for name in columns}
     try:
-        return pacsv.open_csv(path, parse_options=pacsv.ParseOptions(
-            delimiter="," if fmt == "csv" else "\t"),
-            read_options=pacsv.ReadOptions(use_threads=threads),
-            convert_options=csv_convert_options(pacsv, **options))
+        return _csv_reader(path, fmt, threads, **options)
     except (pa.ArrowInvalid, pa.ArrowTypeError, OSError) as error:
         if threads and _unplaced(error):
-            _open_csv(path, fmt, types, columns, threads=False)  # raises, naming the row
+            _open_csv(path, fmt, types, columns, threads=False).close()  # raises, naming the row
         raise _diagnosed([path], fmt, error) from None
+
+
+def _csv_reader(path: str, fmt: str, threads: bool = True, **convert: Any) -> Any:
+    """``pyarrow.csv.open_csv`` of a CSV (comma) or TSV (tab) file with prcurve's
+    conversion rules (:func:`~prcurve.io.readers.csv_convert_options`)."""
+    pacsv = need("pyarrow.csv", "CSV and TSV files")
+    return pacsv.open_csv(
+        path, parse_options=pacsv.ParseOptions(delimiter="," if fmt == "csv" else "\t"),
+        read_options=pacsv.ReadOptions(use_threads=threads),
+        convert_options=csv_convert_options(pacsv, **convert))
 
 
 def _unplaced(error: Exception) -> bool:
@@ -286,10 +292,8 @@ def _diagnosed(files: Sequence[str], fmt: str, error: Exception) -> InvalidInput
 
 
 def _csv_header(path: str, fmt: str) -> list[str]:
-    pacsv = need("pyarrow.csv", "CSV and TSV files")
     try:
-        with pacsv.open_csv(path, parse_options=pacsv.ParseOptions(
-                delimiter="," if fmt == "csv" else "\t")) as reader:
+        with _csv_reader(path, fmt) as reader:
             return list(reader.schema.names)
     except Exception:  # only for a message; the error being reported is the real one
         return []
