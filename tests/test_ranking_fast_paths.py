@@ -20,6 +20,7 @@ from tests.strategies import ID_TEXT, fresh_python, id_columns
 from prcurve import InvalidInputError
 from prcurve.core.sorting import set_sort_threads
 from prcurve.ranking import Qrels, Run, evaluate
+from prcurve.ranking import dicts as _dicts
 from prcurve.ranking import hashing as _hashing
 from prcurve.ranking import keys as _keys
 
@@ -31,16 +32,18 @@ MEASURES = ["AP", "P@2", "RR", "num_rel_ret", "ndcg"]
 @contextlib.contextmanager
 def fast(on: bool, threads: bool = False) -> Iterator[None]:
     """pyarrow's paths for every column length (True) or for none (False); with
-    ``threads``, pyarrow's hashing split into parts of one row, three threads."""
-    original = _hashing.ARROW_ROWS, _hashing.ENCODE_PART_ROWS
+    ``threads``, pyarrow's hashing split into parts of one row, three threads, and
+    dicts converted one row's dict at a time."""
+    original = _hashing.ARROW_ROWS, _hashing.ENCODE_PART_ROWS, _dicts.PART_ROWS
     _hashing.ARROW_ROWS = 0 if on else 1 << 62
     if threads:
         _hashing.ENCODE_PART_ROWS = 1
+        _dicts.PART_ROWS = 1
         set_sort_threads(3)
     try:
         yield
     finally:
-        _hashing.ARROW_ROWS, _hashing.ENCODE_PART_ROWS = original
+        _hashing.ARROW_ROWS, _hashing.ENCODE_PART_ROWS, _dicts.PART_ROWS = original
         set_sort_threads(None)
 
 
@@ -306,11 +309,50 @@ def test_dict_scores_fast_path_equals_general_path(scores: list[list[Any]]) -> N
     (big integers, numpy scalars, bools, text, bytes, None, Decimal)."""
     nested = {f"q{i}": {f"d{j}": v for j, v in enumerate(row)} for i, row in enumerate(scores)}
     outcomes = []
-    for on in (True, False):
-        with fast(on):
+    for on, threads in MODES:
+        with fast(on, threads):
             try:
                 run = Run.from_dict(nested)
                 outcomes.append(("ok", run.score.dtype.str, run.score.tolist()))
             except InvalidInputError as error:
                 outcomes.append(("refused", str(error).split(":")[0], None))
-    assert outcomes[0] == outcomes[1]
+    assert outcomes[0] == outcomes[1] == outcomes[2]
+
+
+DOC_IDS = st.one_of(st.text(alphabet=ID_TEXT, max_size=4), st.sampled_from([b"a", None, 7]))
+
+
+@settings(max_examples=200, deadline=None)
+@given(docs=st.lists(st.lists(DOC_IDS, max_size=4, unique=True), min_size=1, max_size=5),
+       part_rows=st.integers(1, 6))
+def test_dict_ids_in_parts_equal_the_general_path(docs: list[list[Any]], part_rows: int) -> None:
+    """Dicts converted by pyarrow in parts of ``part_rows`` rows (a dict never split,
+    empty dicts among them): the same labels and codes as one pass and as the general
+    path, and the same refusal when a part holds bytes, None or a number among the text."""
+    nested = {f"q{i}": {d: float(j) for j, d in enumerate(row)} for i, row in enumerate(docs)}
+    outcomes = []
+    for on, rows in ((True, part_rows), (True, 1 << 20), (False, 1 << 20)):
+        with fast(on):
+            original, _dicts.PART_ROWS = _dicts.PART_ROWS, rows
+            try:
+                run = Run.from_dict(nested)
+                outcomes.append(("ok", run.query_id.tolist(), run.doc_id.tolist(),
+                                 run.score.tolist()))
+            except InvalidInputError as error:
+                outcomes.append(("refused", str(error).split(":")[0]))
+            finally:
+                _dicts.PART_ROWS = original
+    assert outcomes[0] == outcomes[1] == outcomes[2]
+
+
+def test_dict_parts_hold_whole_dicts_of_about_part_rows() -> None:
+    inner = [dict.fromkeys(range(k)) for k in (3, 0, 5, 1, 0, 0, 9, 2)]
+    lengths = np.array([len(d) for d in inner])
+    original, _dicts.PART_ROWS = _dicts.PART_ROWS, 4
+    try:
+        parts = _dicts._parts(inner, lengths)
+    finally:
+        _dicts.PART_ROWS = original
+    # Each part ends with the dict that reaches the next multiple of 4 rows.
+    assert [[len(d) for d in part] for part in parts] == [[3, 0, 5], [1, 0, 0, 9], [2]]
+    assert [d for part in parts for d in part] == inner

@@ -115,10 +115,12 @@ def _merge_piece(a: list[NDArray[Any]], b: list[NDArray[Any]],
     order = np.argsort(both, kind="stable")  # two ascending runs: a linear-time merge
     m = both.shape[0]
     values = out[0][at:at + m]
-    np.take(both, order, out=values)
+    # ``order`` is a permutation, so "clip" never clips; it writes straight into
+    # ``out`` (the default "raise" fills a temporary first, then copies it).
+    np.take(both, order, out=values, mode="clip")
     pos, neg = out[1][at:at + m], out[2][at:at + m]
-    np.take(np.concatenate((a[1], b[1])), order, out=pos)
-    np.take(np.concatenate((a[2], b[2])), order, out=neg)
+    np.take(np.concatenate((a[1], b[1])), order, out=pos, mode="clip")
+    np.take(np.concatenate((a[2], b[2])), order, out=neg, mode="clip")
     # A score in both runs appears twice in a row (each run is strictly increasing):
     # add the first's weights to the second and drop the first.
     shared = np.flatnonzero(values[:-1] == values[1:])

@@ -50,7 +50,7 @@ ENCODE_PART_ROWS = 1 << 20
 (:func:`prcurve.core.sorting.sort_threads`; read at each call: tests may lower it)."""
 
 
-def arrow_dictionary(column: Any) -> tuple[Any, I64]:
+def arrow_dictionary(column: Any, threads: int | None = None) -> tuple[Any, I64]:
     """pyarrow's ``dictionary_encode`` of an array or chunked array without nulls
     (not dictionary-typed): the distinct values in first-seen order (a pyarrow
     array) and each row's code (int64, one array written once).
@@ -62,14 +62,15 @@ def arrow_dictionary(column: Any) -> tuple[Any, I64]:
     part's dictionary is looked up in the values before it (``index_in``), its new
     values appended in its own order and its codes renumbered where they moved.
     Values first seen in an earlier part come first, so the result is exactly
-    that of one pass over the rows.
+    that of one pass over the rows. ``threads``: at most this many (1 for a
+    caller that keeps its other core busy meanwhile).
     """
     pa: Any = importlib.import_module("pyarrow")
     n = len(column)
     # Numbers (the words of short ids) hash in a few ns a row: one pass, as parts on
     # 2 shared cores were timed slower (a part waits for the other's thread).
     parts = 1 if pa.types.is_primitive(column.type) else parts_for(
-        n, min_parallel=2 * ENCODE_PART_ROWS)
+        n, threads=threads, min_parallel=2 * ENCODE_PART_ROWS)
     bounds = [n * k // parts for k in range(parts + 1)]
     codes = np.empty(n, dtype=np.int64)
 
@@ -109,5 +110,7 @@ def arrow_dictionary(column: Any) -> tuple[Any, I64]:
             dictionary = pa.concat_arrays([dictionary, part.filter(numpy_to_arrow(pa, new))])
         if not np.array_equal(position, np.arange(position.shape[0])):
             rows = codes[bounds[k]:bounds[k + 1]]
-            np.take(position, rows, out=rows)
+            # codes index ``position`` by construction: "clip" never clips, and
+            # writes in place (the default "raise" copies the output first)
+            np.take(position, rows, out=rows, mode="clip")
     return dictionary, codes

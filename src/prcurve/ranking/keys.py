@@ -503,35 +503,45 @@ def arrow_encode(chunks: Any, grouped: bool) -> Encoded:
                    dense=not pa.types.is_dictionary(chunks.type))
 
 
-def arrow_objects(ids: Iterable[Any], n: int, first: Any) -> Any | None:
-    """``n`` ids given as Python objects (an iterable, read once; ``first`` is the
-    first of them), all ``str``, converted by pyarrow in one pass (no list of them):
-    a pyarrow array for :func:`arrow_labels_codes`; None without pyarrow, for a
-    short column, or for anything else, which the general path checks and names.
+def arrow_objects(parts: Iterable[Iterable[Any]], n: int, first: Any) -> Any | None:
+    """``n`` ids given as Python objects (iterables of them, each read once, in
+    order; ``first`` is the first id), all ``str``, converted by pyarrow part by part
+    (no list of them): a pyarrow chunked array for :func:`arrow_labels_codes`; None
+    without pyarrow, for a short column, or for anything else, which the general
+    path checks and names. Parts of some 10^4 ids convert about a fifth faster than
+    one pass over all of them (the part's strings stay in cache).
 
     The type is inferred, never imposed: imposed, ``string`` would turn a ``bytes``
     id into text (and ``binary`` a ``str`` id into bytes), silently joining two ids
     the general path keeps apart and refuses. Inferred, a ``bytes`` among the ``str``
-    makes the column ``binary``, another object fails, and ``None`` is a null: all
+    makes its part ``binary``, another object fails, and ``None`` is a null: all
     left to the general path. (A column of ``bytes`` goes there too: inference
     cannot tell it from one mixing ``bytes`` and ``str``.)
     """
     pa = arrow_module(n)
     if pa is None or not isinstance(first, str):
         return None
-    try:
-        array = pa.array(ids, size=n)
-    except (pa.ArrowException, TypeError, ValueError, OverflowError):
-        return None  # another kind of id among them
-    if len(array) != n or array.null_count or not pa.types.is_string(array.type):
+    arrays = []
+    for part in parts:
+        try:
+            array = pa.array(part)
+        except (pa.ArrowException, TypeError, ValueError, OverflowError):
+            return None  # another kind of id among them
+        if len(array) == 0:  # nothing to infer from (its type is null)
+            continue
+        if array.null_count or not pa.types.is_string(array.type):
+            return None
+        arrays.append(array)
+    if sum(map(len, arrays)) != n:
         return None
-    return array
+    return pa.chunked_array(arrays, type=pa.string())
 
 
-def arrow_labels_codes(array: Any) -> Encoded:
+def arrow_labels_codes(array: Any, threads: int | None = None) -> Encoded:
     """A pyarrow array of ids without nulls dictionary-encoded (:func:`arrow_dictionary`):
     labels as an object array (for the caller to check), codes int64. pyarrow
     holds the GIL only to list the distinct labels, so this may run in a
-    thread while another one works with Python objects."""
-    dictionary, codes = arrow_dictionary(array)
+    thread while another one works with Python objects (``threads=1``: in that
+    thread only, leaving the other core to the Python work)."""
+    dictionary, codes = arrow_dictionary(array, threads)
     return Encoded(np.array(dictionary.to_pylist(), dtype=object), codes, dense=True)

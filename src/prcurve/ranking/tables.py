@@ -16,21 +16,18 @@ TREC files are read as trec_eval reads them (``get_qrels.c``,
 
 from __future__ import annotations
 
-import collections
 import importlib
-import itertools
 import os
 from collections.abc import Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any, ClassVar, TypeVar
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from prcurve.core.arrow import arrow_values, primitive_numpy
+from prcurve.core.arrow import primitive_numpy
 from prcurve.core.table import Table
 from prcurve.ranking import keys as _keys
-from prcurve.ranking.hashing import arrow_module
+from prcurve.ranking.dicts import flatten
 from prcurve.ranking.trec_format import Columns
 from prcurve.ranking.trec_reader import parse_columns, read_columns
 from prcurve.validation.arrays import as_1d, check_finite_numbers, check_same_length
@@ -169,7 +166,7 @@ class _LongTable:
         The ids are encoded while the dicts are walked (each distinct document
         once), and no list of the rows is ever built.
         """
-        queries, docs, flat = _flatten(values, cls._KIND)
+        queries, docs, flat = flatten(values, cls._KIND)
         return cls.from_arrays(queries, docs, flat)  # type: ignore[arg-type]
 
     @classmethod
@@ -335,92 +332,6 @@ def _rows(ids: Ids) -> int:
 def _checked_length(array: NDArray[Any], n: int) -> NDArray[Any]:
     check_same_length(query_id=np.empty(n), values=array)
     return array
-
-
-def _flatten(
-    nested: Mapping[Any, Mapping[Any, Any]], argument: str
-) -> tuple[_keys.Encoded, _keys.Encoded, NDArray[Any]]:
-    """Walk ``{query: {doc: value}}`` once per level, at C speed: the documents are
-    read once (``itertools.chain`` over the inner dicts' keys, no list) and encoded
-    by pyarrow when installed (one conversion, then its hash table in another
-    thread while the values are converted), else numbered in a dict as they are
-    first seen; rows become integer codes."""
-    inner: list[Mapping[Any, Any]] = list(nested.values())
-    for query, docs in zip(nested, inner, strict=True):
-        if not isinstance(docs, Mapping):
-            raise wrong_table_type(argument, docs, f"a dict of documents for {query!r}")
-    lengths = np.fromiter(map(len, inner), dtype=np.int64, count=len(inner))
-    n = int(lengths.sum())
-    first = next((next(iter(docs)) for docs in inner if docs), None)
-    doc_array = _keys.arrow_objects(itertools.chain.from_iterable(inner), n, first)
-    if doc_array is not None:
-        # pyarrow hashes the documents in another thread (it releases the GIL) while
-        # this one converts the values, Python object by Python object.
-        with ThreadPoolExecutor(max_workers=1) as pool:
-            pending = pool.submit(_keys.arrow_labels_codes, doc_array)
-            values = _values(inner, n, scores=argument == "run")
-            doc_ids = pending.result()
-        del doc_array
-        doc_ids = _keys.Encoded(check_id_labels("doc_id", doc_ids.labels), doc_ids.codes,
-                                 dense=True)
-    else:
-        index: dict[Any, int] = collections.defaultdict(itertools.count().__next__)
-        doc_codes = np.fromiter(map(index.__getitem__, itertools.chain.from_iterable(inner)),
-                                dtype=np.int64, count=n)
-        doc_ids = _keys.Encoded(_labels("doc_id", list(index)), doc_codes, dense=True)
-        values = _values(inner, n, scores=argument == "run")
-    # The queries put in id order once per query, before their codes are repeated per row.
-    query_labels = list(nested)
-    queries = _keys.by_label(_keys.Encoded(_labels("query_id", query_labels),
-                                           np.arange(len(query_labels), dtype=np.int64)))
-    return _keys.Encoded(queries.labels, np.repeat(queries.codes, lengths)), doc_ids, values
-
-
-def _values(inner: list[Mapping[Any, Any]], n: int, scores: bool = False) -> NDArray[Any]:
-    """The dicts' values in row order: numbers converted by pyarrow in one call
-    when it is installed, or read straight into one float64 array after a
-    check of their types (grades are checked to be whole afterwards); anything
-    else (text, integers beyond 2^53) through a list, for the checks to name it.
-
-    ``scores`` (a run's): converted by pyarrow straight to float64 from the dicts
-    (no list, no type inference pass), which refuses as inference does anything
-    but numbers (text, bytes, Decimal, integers beyond 2^53: the general path
-    below names them); a None is a null, also sent there."""
-    pa = arrow_module(n)
-    if pa is not None and scores:
-        try:
-            floats = pa.array(itertools.chain.from_iterable(d.values() for d in inner),
-                              type=pa.float64(), size=n)
-        except (pa.ArrowException, TypeError, ValueError, OverflowError):
-            floats = None
-        if floats is not None and len(floats) == n and not floats.null_count:
-            return arrow_values(floats, np.dtype(np.float64))
-    if pa is not None:
-        listed = list(itertools.chain.from_iterable(d.values() for d in inner))
-        try:
-            array = pa.array(listed)
-        except (pa.ArrowException, TypeError, ValueError, OverflowError):
-            array = None
-        if array is not None and not array.null_count and (
-                pa.types.is_floating(array.type) or pa.types.is_integer(array.type)):
-            code = "f" if pa.types.is_floating(array.type) else (
-                "i" if pa.types.is_signed_integer(array.type) else "u")
-            return arrow_values(array, np.dtype(f"{code}{array.type.bit_width // 8}"))
-        del listed  # not all numbers: the checks below
-    kinds = set(map(type, itertools.chain.from_iterable(d.values() for d in inner)))
-    if all(issubclass(k, (int, float, np.integer, np.floating)) for k in kinds):
-        values = np.fromiter(itertools.chain.from_iterable(d.values() for d in inner),
-                             dtype=np.float64, count=n)
-        if not (np.abs(values) >= 2.0**53).any():
-            return values
-    listed = list(itertools.chain.from_iterable(d.values() for d in inner))
-    return np.asarray(listed) if listed else np.zeros(0)
-
-
-def _labels(name: str, values: list[Any]) -> NDArray[Any]:
-    """Distinct ids from Python objects (few: one per distinct id)."""
-    return check_id_labels(name, np.array(values, dtype=object) if values
-                           else np.zeros(0, dtype=str))
 
 
 def _frame_columns(
