@@ -10,6 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from tests.strategies import id_columns
 
+from prcurve.core import sorting
 from prcurve.ranking import keys as _keys
 
 
@@ -130,12 +131,22 @@ def pair_columns(draw: Any) -> tuple[np.ndarray, np.ndarray, int, int]:
 
 
 @settings(max_examples=300, deadline=None)
-@given(columns=pair_columns())
-def test_repeated_pairs_is_exact(columns: tuple[np.ndarray, np.ndarray, int, int]) -> None:
+@given(columns=pair_columns(), threads=st.integers(1, 4))
+def test_repeated_pairs_is_exact(columns: tuple[np.ndarray, np.ndarray, int, int],
+                                 threads: int) -> None:
+    """Against a set of the pairs; with ``threads`` > 1 the blocks of a grouped column
+    are sorted in that many threads (parallel from 2 cells on)."""
     first, second, n_first, n_second = columns
     pairs = list(zip(first.tolist(), second.tolist(), strict=True))
-    assert _keys.repeated_pairs(first, second, n_first, n_second) == (
-        len(set(pairs)) < len(pairs))
+    saved = sorting.MIN_PARALLEL
+    sorting.MIN_PARALLEL = 1 if threads > 1 else saved
+    sorting.set_sort_threads(threads)
+    try:
+        found = _keys.repeated_pairs(first, second, n_first, n_second)
+    finally:
+        sorting.MIN_PARALLEL = saved
+        sorting.set_sort_threads(None)
+    assert found == (len(set(pairs)) < len(pairs))
 
 
 def test_repeated_pairs_on_equal_blocks_and_large_codes() -> None:

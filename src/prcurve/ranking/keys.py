@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Iterable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
@@ -23,6 +24,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from prcurve.core.arrow import arrow_values, numpy_to_arrow
+from prcurve.core.sorting import part_bounds, parts_for, run_parts
 from prcurve.ranking.hashing import arrow_dictionary, arrow_module
 
 U64 = NDArray[np.uint64]
@@ -114,8 +116,7 @@ def repeated_pairs(first: I64, second: I64, n_first: int, n_second: int) -> bool
                              start.shape[0])
             padded[cell] = second
             matrix = padded.reshape(-1, widest)
-        matrix.sort(axis=1)
-        return bool((matrix[:, 1:] == matrix[:, :-1]).any())
+        return _rows_repeat(matrix)
     width = max(n_second, 1)
     pair: NDArray[np.integer[Any]]
     if n_first * width < 2**32:
@@ -126,6 +127,22 @@ def repeated_pairs(first: I64, second: I64, n_first: int, n_second: int) -> bool
         pair = first * width + second
     pair.sort()
     return bool((pair[1:] == pair[:-1]).any())
+
+
+def _rows_repeat(matrix: NDArray[np.uint32]) -> bool:
+    """Whether some row of ``matrix`` holds a value twice; sorts the rows in place,
+    blocks of rows in threads (``np.sort`` releases the GIL)."""
+    rows = part_bounds(matrix.shape[0], parts_for(matrix.size))
+
+    def repeats(k: int) -> bool:
+        block = matrix[rows[k]]
+        block.sort(axis=1)
+        return bool((block[:, 1:] == block[:, :-1]).any())
+
+    if len(rows) == 1:
+        return repeats(0)
+    with ThreadPoolExecutor(max_workers=len(rows)) as pool:
+        return any(run_parts(repeats, len(rows), pool))
 
 
 _FIBONACCI = np.uint64(0x9E3779B97F4A7C15)  # 2^64 / golden ratio: multiply-shift hashing
