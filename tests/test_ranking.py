@@ -842,12 +842,16 @@ def test_hash_collisions_fall_back_to_exact_codes(data: tuple[Judgments, Scores]
 
 @settings(max_examples=80, deadline=None)
 @given(data=collections(), seed=st.integers(0, 2**16), dense=st.booleans(),
-       depth=st.one_of(st.none(), st.integers(1, 8)), complete=st.booleans())
+       depth=st.one_of(st.none(), st.integers(1, 8)), complete=st.booleans(),
+       threads=st.integers(1, 3))
 def test_row_orders_and_join_paths_match_oracle(
     data: tuple[Judgments, Scores], seed: int, dense: bool, depth: int | None, complete: bool,
+    threads: int,
 ) -> None:
     # Rows shuffled, reversed or grouped with queries out of id order; the
-    # dense join table or the sorted search of judged cells: one answer.
+    # dense join table (its lookups in groups of queries on ``threads`` threads)
+    # or the sorted search of judged cells: one answer.
+    import prcurve.core.sorting as sorting
     import prcurve.ranking.join as ranking
 
     qrels, run = data
@@ -859,14 +863,47 @@ def test_row_orders_and_join_paths_match_oracle(
     if seed % 3 == 1:
         order = np.arange(len(rows))[::-1]
     columns = [np.array([rows[i][c] for i in order]) for c in range(3)]
-    original = ranking._dense_cells_limit
+    original, parallel = ranking._dense_cells_limit, sorting.MIN_PARALLEL
     ranking._dense_cells_limit = (lambda n: original(n)) if dense else (lambda n: 0)
+    sorting.MIN_PARALLEL = 1 if threads > 1 else parallel
+    sorting.set_sort_threads(threads)
     try:
         result = evaluate(qrels, tuple(columns), ORACLE_MEASURES, depth=depth,
                           queries_without_results="zero" if complete else "skip")
     finally:
-        ranking._dense_cells_limit = original
+        ranking._dense_cells_limit, sorting.MIN_PARALLEL = original, parallel
+        sorting.set_sort_threads(None)
     assert_matches_oracle(result, expected)
+
+
+def test_join_lookups_in_threads_equal_one_thread() -> None:
+    """The dense join's lookups by groups of queries on 3 threads (computed first, into
+    memory no earlier result left behind) equal one thread's, query by query."""
+    import prcurve.core.sorting as sorting
+
+    rng = np.random.default_rng(7)
+    lengths = rng.integers(1, 80, 300)
+    q = np.repeat(np.arange(300), lengths)
+    d = np.concatenate([rng.permutation(200)[:k] for k in lengths])
+    s = rng.random(q.shape[0])
+    judged = rng.random(q.shape[0]) < 0.5
+    qrels = (q[judged], d[judged], rng.integers(0, 3, int(judged.sum())))
+    measures = ["AP", "P@5", "ndcg", "bpref", "num_rel_ret"]
+    parallel = sorting.MIN_PARALLEL
+    sorting.MIN_PARALLEL = 1
+    sorting.set_sort_threads(3)
+    try:
+        threaded = evaluate(qrels, (q, d, s), measures)
+    finally:
+        sorting.MIN_PARALLEL = parallel
+        sorting.set_sort_threads(None)
+    sorting.set_sort_threads(1)
+    try:
+        single = evaluate(qrels, (q, d, s), measures)
+    finally:
+        sorting.set_sort_threads(None)
+    for name in measures:
+        np.testing.assert_array_equal(threaded.per_query[name], single.per_query[name])
 
 
 def test_large_and_negative_integer_ids() -> None:

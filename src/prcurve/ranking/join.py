@@ -9,12 +9,14 @@ so only their distinct ids are compared; every row is then an integer.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
+from prcurve.core.sorting import parts_for, run_parts
 from prcurve.ranking import keys as _keys
 from prcurve.ranking.state import JUDGED, UNJUDGED, JudgedLevels, Rankings
 from prcurve.ranking.tables import Qrels, Run
@@ -203,9 +205,28 @@ def _join(
     if n_queries * width <= _dense_cells_limit(n_run):
         table = np.zeros(n_queries * width, dtype=qrels_code.dtype)  # 0: NOT_IN_POOL
         table[cell] = judged_code
-        index = np.repeat(row_start[rows.block_code], rows.block_length)
-        index += rows.doc
-        found: NDArray[np.signedinteger[Any]] = table[index]
+        found: NDArray[np.signedinteger[Any]] = np.empty_like(table, shape=(n_run,))
+        # Blocks of queries looked up in threads (numpy releases the GIL), each writing
+        # its rows of ``found``.
+        groups = _block_groups(rows.block_start, n_run)
+        block_code = rows.block_code
+
+        def look_up(k: int) -> None:
+            first, last = groups[k], groups[k + 1]
+            if first == last:
+                return
+            begin = int(rows.block_start[first])
+            end = n_run if last == rows.block_start.shape[0] else int(rows.block_start[last])
+            index = np.repeat(row_start[block_code[first:last]], rows.block_length[first:last])
+            index += rows.doc[begin:end]
+            # every index is a cell of ``table``: "clip" never clips, and writes in place
+            np.take(table, index, out=found[begin:end], mode="clip")
+
+        if len(groups) > 2:
+            with ThreadPoolExecutor(max_workers=len(groups) - 1) as pool:
+                run_parts(look_up, len(groups) - 1, pool)
+        else:
+            look_up(0)
         return found
     out = np.zeros(n_run, dtype=qrels_code.dtype)
     shared = np.zeros(width, dtype=bool)
@@ -219,6 +240,17 @@ def _join(
         hit = sorted_cells[position] == wanted
         out[judged_rows[hit]] = judged_code[by_cell[position[hit]]]
     return out
+
+
+def _block_groups(block_start: I64, n_rows: int) -> list[int]:
+    """Consecutive groups of blocks with about equal rows, one per thread
+    (:func:`~prcurve.core.sorting.parts_for`): the index of each group's first block,
+    then the number of blocks."""
+    parts = parts_for(n_rows)
+    if parts == 1:
+        return [0, block_start.shape[0]]
+    cuts = np.searchsorted(block_start, [n_rows * k // parts for k in range(1, parts)])
+    return [0, *cuts.tolist(), block_start.shape[0]]
 
 
 @dataclass(frozen=True)
