@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 from tests.strategies import ID_TEXT, fresh_python, id_columns
 
 from prcurve import InvalidInputError
+from prcurve.core import sorting
 from prcurve.core.sorting import set_sort_threads
 from prcurve.ranking import Qrels, Run, evaluate
 from prcurve.ranking import dicts as _dicts
@@ -79,6 +80,29 @@ def test_hashing_in_parts_is_one_pass(ids: np.ndarray, cuts: list[int], threads:
     assert dictionary.to_pylist() == whole.dictionary.to_pylist()
     assert codes.dtype == np.int64
     assert codes.tolist() == whole.indices.to_pylist()
+
+
+@settings(max_examples=150, deadline=None)
+@given(blocks=st.lists(st.tuples(st.sampled_from(["q1", "q2", "q10", "", "é"]),
+                                 st.integers(1, 12)), min_size=1, max_size=8),
+       cuts=st.lists(st.integers(0, 60), max_size=4), threads=st.integers(1, 4))
+def test_grouped_column_in_pieces_on_threads(blocks: list[tuple[str, int]], cuts: list[int],
+                                             threads: int) -> None:
+    """A grouped id column (blocks of one id, an id's blocks possibly apart), in any
+    chunks, its neighbours compared in pieces on ``threads`` threads: every row keeps
+    its id, and the labels are the distinct ids."""
+    ids = [name for name, repeat in blocks for _ in range(repeat)]
+    column = _chunked(ids, pa.string(), cuts)
+    saved = sorting.MIN_PARALLEL
+    sorting.MIN_PARALLEL = 1
+    set_sort_threads(threads)
+    try:
+        encoded = _keys.arrow_encode(column, grouped=True)
+    finally:
+        sorting.MIN_PARALLEL = saved
+        set_sort_threads(None)
+    assert encoded.labels[encoded.codes].tolist() == ids
+    assert sorted(encoded.labels.tolist()) == sorted(set(ids))
 
 
 @settings(max_examples=150, deadline=None)

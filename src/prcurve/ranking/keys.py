@@ -487,16 +487,34 @@ def arrow_encode(chunks: Any, grouped: bool) -> Encoded:
     pc: Any = importlib.import_module("pyarrow.compute")
     n = len(chunks)
     if grouped and n > 1 and not pa.types.is_dictionary(chunks.type):
-        starts, at, last = [], 0, None
+        # Neighbours compared chunk by chunk, a large chunk in pieces on threads
+        # (pyarrow releases the GIL): piece (chunk, lo, hi) compares rows lo + 1 .. hi
+        # of the chunk with the rows before them.
+        pieces: list[tuple[Any, int, int, int]] = []
+        at, last, threads = 0, None, 1
         for chunk in chunks.chunks:
             if not len(chunk):
                 continue
             if last is None or not chunk[0].equals(last):
-                starts.append(np.array([at]))
-            changed = pc.indices_nonzero(pc.not_equal(chunk[1:], chunk[:-1]))
-            starts.append(arrow_values(changed, np.dtype(np.uint64)).astype(np.int64)
-                          + (at + 1))
+                pieces.append((None, at, 0, 0))  # a new block at the chunk's first row
+            threads = max(threads, parts_for(len(chunk)))
+            for rows in part_bounds(len(chunk) - 1, parts_for(len(chunk))):
+                pieces.append((chunk, at, rows.start, rows.stop))
             at, last = at + len(chunk), chunk[len(chunk) - 1]
+
+        def changes(k: int) -> I64:
+            chunk, offset, lo, hi = pieces[k]
+            if chunk is None:
+                return np.array([offset])
+            changed = pc.indices_nonzero(pc.not_equal(chunk[lo + 1:hi + 1], chunk[lo:hi]))
+            return arrow_values(changed, np.dtype(np.uint64)).astype(np.int64) + (
+                offset + lo + 1)
+
+        if threads > 1:  # some chunk in pieces (many small chunks: no threads)
+            with ThreadPoolExecutor(max_workers=threads) as pool:
+                starts = run_parts(changes, len(pieces), pool)
+        else:
+            starts = [changes(k) for k in range(len(pieces))]
         first = np.concatenate(starts)
         if 4 * first.shape[0] <= n:
             block_ids = by_label(arrow_encode(chunks.take(numpy_to_arrow(pa, first)), False))
