@@ -105,6 +105,28 @@ def test_grouped_column_in_pieces_on_threads(blocks: list[tuple[str, int]], cuts
     assert sorted(encoded.labels.tolist()) == sorted(set(ids))
 
 
+OBJECT_IDS = st.sampled_from(["q1", "q2", "", "é", 1, 1.0, True, 2, None, float("nan"), b"q1",
+                              np.str_("q2"), np.int64(2)])
+
+
+@settings(max_examples=200, deadline=None)
+@given(blocks=st.lists(st.tuples(OBJECT_IDS, st.integers(1, 9)), min_size=1, max_size=8))
+def test_grouped_object_column_factorizes_as_pandas(blocks: list[tuple[Any, int]]) -> None:
+    """A pandas object column in blocks of one id, hashed one id per block: the codes
+    and labels of ``pd.factorize`` of the whole column (mixed kinds, equal numbers of
+    different types, None and NaN as missing), or left to it."""
+    from prcurve.ranking.tables import _grouped_factorize
+
+    column = pd.Series([value for value, repeat in blocks for _ in range(repeat)],
+                       dtype=object)
+    codes, uniques = _grouped_factorize(pd, column)
+    want_codes, want_uniques = pd.factorize(column, sort=False)
+    if codes is not None:
+        assert codes.tolist() == want_codes.tolist()
+        assert [type(u) for u in uniques] == [type(u) for u in want_uniques]
+        assert list(uniques) == list(want_uniques)
+
+
 @settings(max_examples=150, deadline=None)
 @given(ids=id_columns(max_text=12, wide=True), grouped=st.booleans(),
        sort_labels=st.booleans())
