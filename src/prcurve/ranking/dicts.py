@@ -40,9 +40,9 @@ def flatten(
 ) -> tuple[_keys.Encoded, _keys.Encoded, NDArray[Any]]:
     """Walk ``{query: {doc: value}}`` once per level, at C speed: the documents are
     read once (``itertools.chain`` over the inner dicts' keys, no list) and encoded
-    by pyarrow when installed (one conversion, then its hash table in another
-    thread while the values are converted), else numbered in a dict as they are
-    first seen; rows become integer codes."""
+    by pyarrow when installed (converted in parts of :data:`PART_ROWS` rows, then
+    hashed in another thread while the values are converted), else numbered in a
+    dict as they are first seen; rows become integer codes."""
     inner: list[Mapping[Any, Any]] = list(nested.values())
     for query, docs in zip(nested, inner, strict=True):
         if not isinstance(docs, Mapping):
@@ -98,10 +98,11 @@ def _values(inner: list[Mapping[Any, Any]], n: int, scores: bool = False,
     check of their types (grades are checked to be whole afterwards); anything
     else (text, integers beyond 2^53) through a list, for the checks to name it.
 
-    ``scores`` (a run's): converted by pyarrow straight to float64 from the dicts
-    (no list, no type inference pass), which refuses as inference does anything
-    but numbers (text, bytes, Decimal, integers beyond 2^53: the general path
-    below names them); a None is a null, also sent there."""
+    ``scores`` (a run's): converted by pyarrow straight to float64 from the dicts,
+    one call per part of ``parts`` (no list, no type inference pass), which
+    refuses as inference does anything but numbers (text, bytes, Decimal,
+    integers beyond 2^53: the general path below names them); a None is a null,
+    also sent there."""
     pa = arrow_module(n)
     if pa is not None and scores:
         out = np.empty(n, dtype=np.float64)
