@@ -164,6 +164,19 @@ def test_dcg_ideal_dcg_and_ndcg_share_parameters() -> None:
         "ideal_dcg_1=5", "ndcg_1=5"]
 
 
+
+def test_dcg_before_gains_of_ndcg_keeps_the_default_gains() -> None:
+    # trec_eval 10 segfaults on -m dcg -m ndcg.1=2,2=5 (docs/ranking.md); prcurve
+    # prints each line as trec_eval prints it for that measure alone.
+    qrels, run = {"1": {"a": 2, "b": 1}}, {"1": {"a": 0.5, "b": 0.9}}
+    both = format_trec_eval(qrels, run, TrecEvalOptions(measures=("dcg", "ndcg.1=2,2=5")))
+    alone = [format_trec_eval(qrels, run, TrecEvalOptions(measures=(m,)))
+             for m in ("dcg", "ndcg.1=2,2=5")]
+    assert both == "".join(alone)
+    # dcg, default gains (the grades): b (1) at rank 1, a (2) at rank 2.
+    assert f"{'dcg':<22}\tall\t{1 + 2 / np.log2(3):6.4f}" in both
+
+
 def test_summary_and_zscores() -> None:
     qrels = {"1": {"a": 1}, "2": {"b": 1}}
     run = {"1": {"a": 0.5, "x": 0.9}, "2": {"b": 0.5}}
