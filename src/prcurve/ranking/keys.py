@@ -78,6 +78,24 @@ def blocks(values: NDArray[Any]) -> tuple[I64, I64]:
     return start, np.diff(np.append(start, n))
 
 
+def few_blocks(starts: NDArray[np.intp], n: int) -> bool:
+    """Whether ``n`` rows in blocks starting at ``starts`` are worth encoding by their
+    blocks' first ids: at most one block per four rows."""
+    return 4 * int(starts.shape[0]) <= n
+
+
+def rows_of_blocks(block_codes: NDArray[Any], starts: NDArray[np.intp], n: int) -> NDArray[Any]:
+    """Each of ``n`` rows' code from its block's: the blocks start at ``starts``
+    (ascending, the first at row 0) and block ``k`` has code ``block_codes[k]``.
+
+    Examples
+    --------
+    >>> rows_of_blocks(np.array([7, 3]), np.array([0, 2]), 5).tolist()
+    [7, 7, 3, 3, 3]
+    """
+    return np.repeat(block_codes, np.diff(np.append(starts, n)))
+
+
 def distinct(keys: NDArray[_Int]) -> NDArray[_Int]:
     """The distinct values, sorted: ``np.sort`` and a neighbour test (no argsort,
     and faster than ``np.unique``'s hashing for the integers met here)."""
@@ -239,10 +257,9 @@ def encode(ids: NDArray[Any], *, grouped: bool = False, sort_labels: bool = Fals
         change[0] = True
         np.not_equal(ids[1:], ids[:-1], out=change[1:])
         starts = np.flatnonzero(change)
-        if 4 * starts.shape[0] <= n:
+        if few_blocks(starts, n):
             block_ids = encode(ids[starts], sort_labels=sort_labels)
-            return Encoded(block_ids.labels,
-                           np.repeat(block_ids.codes, np.diff(np.append(starts, n))))
+            return Encoded(block_ids.labels, rows_of_blocks(block_ids.codes, starts, n))
     words = text_words(ids) if n else None
     if words is not None:  # short text ids: exact words, no check against the ids needed
         encoded = encode_words(words)
@@ -412,9 +429,9 @@ def encode_words(words: list[U64], *, grouped: bool = False) -> Encoded:
         for word in words:
             change[1:] |= word[1:] != word[:-1]
         starts = np.flatnonzero(change)
-        if 4 * starts.shape[0] <= n:
+        if few_blocks(starts, n):
             first = encode_words([w[starts] for w in words])
-            return Encoded(first.labels, np.repeat(first.codes, np.diff(np.append(starts, n))))
+            return Encoded(first.labels, rows_of_blocks(first.codes, starts, n))
     key = words[0] if len(words) == 1 else _mix(words)
     known, codes = _distinct_codes(key)
     if len(words) == 1:
@@ -516,10 +533,10 @@ def arrow_encode(chunks: Any, grouped: bool) -> Encoded:
         else:
             starts = [changes(k) for k in range(len(pieces))]
         first = np.concatenate(starts)
-        if 4 * first.shape[0] <= n:
+        if few_blocks(first, n):
             block_ids = by_label(arrow_encode(chunks.take(numpy_to_arrow(pa, first)), False))
-            return Encoded(block_ids.labels,
-                           np.repeat(block_ids.codes, np.diff(np.append(first, n))), dense=True)
+            return Encoded(block_ids.labels, rows_of_blocks(block_ids.codes, first, n),
+                           dense=True)
     if pa.types.is_dictionary(chunks.type):  # encoded already, maybe by chunk
         parts = [c for c in chunks.chunks if len(c)]
         if parts and all(p.dictionary.equals(parts[0].dictionary) for p in parts[1:]):

@@ -427,10 +427,10 @@ def _grouped_factorize(pd: Any, column: Any) -> tuple[Any, Any]:
     except (TypeError, ValueError):
         return None, None
     first = np.flatnonzero(np.concatenate(([True], changed)))
-    if 4 * first.shape[0] > n:
+    if not _keys.few_blocks(first, n):
         return None, None
     block_codes, uniques = pd.factorize(values[first], sort=False)
-    return np.repeat(block_codes, np.diff(np.append(first, n))), uniques
+    return _keys.rows_of_blocks(block_codes, first, n), uniques
 
 
 def _qrels(columns: Columns) -> Qrels:

@@ -28,7 +28,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from prcurve.core.arrow import arrow_values, numpy_to_arrow
-from prcurve.ranking.keys import Encoded, arrow_words, encode_words
+from prcurve.ranking.keys import Encoded, arrow_words, encode_words, rows_of_blocks
 from prcurve.ranking.trec_format import (
     LAYOUT,
     SPECIAL_STARTS,
@@ -284,8 +284,8 @@ def _arrow_columns(source_data: Any, kind: str, sniffer: _Sniffer, source: str) 
     if dtype is np.float64 and not np.isfinite(values).all():
         return None
     first = encode_words(joined(query_firsts))
-    runs = np.diff(np.append(np.concatenate(query_starts), n))
-    queries = Encoded(first.labels, np.repeat(first.codes, runs))
+    queries = Encoded(first.labels,
+                      rows_of_blocks(first.codes, np.concatenate(query_starts), n))
     docs = encode_words(doc_words)
     del doc_words
     if (queries.labels.astype("S1") == b"#").any():
