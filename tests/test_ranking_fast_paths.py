@@ -106,7 +106,7 @@ def test_grouped_column_in_pieces_on_threads(blocks: list[tuple[str, int]], cuts
 
 
 OBJECT_IDS = st.sampled_from(["q1", "q2", "", "é", 1, 1.0, True, 2, None, float("nan"), b"q1",
-                              np.str_("q2"), np.int64(2)])
+                              np.str_("q2"), np.int64(2), pd.NA])
 
 
 @settings(max_examples=200, deadline=None)

@@ -68,7 +68,7 @@ def flatten(
         doc_codes = np.fromiter(map(index.__getitem__, itertools.chain.from_iterable(inner)),
                                 dtype=np.int64, count=n)
         doc_ids = _keys.Encoded(_labels("doc_id", list(index)), doc_codes, dense=True)
-        values = _values(inner, n, scores=argument == "run")
+        values = _values(inner, n, scores=argument == "run", parts=parts)
     # The queries put in id order once per query, before their codes are repeated per row.
     query_labels = list(nested)
     queries = _keys.by_label(_keys.Encoded(_labels("query_id", query_labels),
@@ -91,8 +91,8 @@ def _parts(inner: list[Mapping[Any, Any]], lengths: I64) -> list[list[Mapping[An
     return [inner[a:b] for a, b in itertools.pairwise(bounds) if b > a]
 
 
-def _values(inner: list[Mapping[Any, Any]], n: int, scores: bool = False,
-            parts: list[list[Mapping[Any, Any]]] | None = None) -> NDArray[Any]:
+def _values(inner: list[Mapping[Any, Any]], n: int, *, scores: bool,
+            parts: list[list[Mapping[Any, Any]]]) -> NDArray[Any]:
     """The dicts' values in row order: numbers converted by pyarrow in one call
     when it is installed, or read straight into one float64 array after a
     check of their types (grades are checked to be whole afterwards); anything
@@ -108,7 +108,7 @@ def _values(inner: list[Mapping[Any, Any]], n: int, scores: bool = False,
         out = np.empty(n, dtype=np.float64)
         at = 0
         try:
-            for part in parts if parts is not None else [inner]:
+            for part in parts:
                 floats = pa.array(itertools.chain.from_iterable(d.values() for d in part),
                                   type=pa.float64())
                 if floats.null_count or at + len(floats) > n:

@@ -78,6 +78,22 @@ def blocks(values: NDArray[Any]) -> tuple[I64, I64]:
     return start, np.diff(np.append(start, n))
 
 
+def block_starts(values: NDArray[Any]) -> NDArray[np.intp]:
+    """Where each run of equal neighbouring values starts (row 0 first), from one
+    comparison of neighbours (``!=``; Python's for objects, so it raises what their
+    comparison raises, as ``pd.NA``'s does).
+
+    Examples
+    --------
+    >>> block_starts(np.array(["q1", "q1", "q2", "q1"])).tolist()
+    [0, 2, 3]
+    """
+    change = np.empty(values.shape[0], dtype=bool)
+    change[:1] = True
+    np.not_equal(values[1:], values[:-1], out=change[1:])
+    return np.flatnonzero(change)
+
+
 def few_blocks(starts: NDArray[np.intp], n: int) -> bool:
     """Whether ``n`` rows in blocks starting at ``starts`` are worth encoding by their
     blocks' first ids: at most one block per four rows."""
@@ -253,10 +269,7 @@ def encode(ids: NDArray[Any], *, grouped: bool = False, sort_labels: bool = Fals
     if grouped and n > 1:
         # Neighbours compared as they are (strings: one C pass, no words made):
         # the blocks' first ids alone are encoded.
-        change = np.empty(n, dtype=bool)
-        change[0] = True
-        np.not_equal(ids[1:], ids[:-1], out=change[1:])
-        starts = np.flatnonzero(change)
+        starts = block_starts(ids)
         if few_blocks(starts, n):
             block_ids = encode(ids[starts], sort_labels=sort_labels)
             return Encoded(block_ids.labels, rows_of_blocks(block_ids.codes, starts, n))

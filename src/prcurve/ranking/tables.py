@@ -423,10 +423,9 @@ def _grouped_factorize(pd: Any, column: Any) -> tuple[Any, Any]:
     if values.dtype != object or n < 2:
         return None, None
     try:
-        changed = np.not_equal(values[1:], values[:-1]).astype(bool)
+        first = _keys.block_starts(values)
     except (TypeError, ValueError):
         return None, None
-    first = np.flatnonzero(np.concatenate(([True], changed)))
     if not _keys.few_blocks(first, n):
         return None, None
     block_codes, uniques = pd.factorize(values[first], sort=False)
