@@ -210,7 +210,7 @@ def _open_csv(path: str, fmt: str, types: Any = None, columns: Sequence[str] = (
         return _csv_reader(path, fmt, threads, **options)
     except (pa.ArrowInvalid, pa.ArrowTypeError, OSError) as error:
         if threads and _unplaced(error):
-            _open_csv(path, fmt, types, columns, threads=False).close()  # raises, naming the row
+            _name_the_row(path, fmt, types, columns)
         raise _diagnosed([path], fmt, error) from None
 
 
@@ -232,6 +232,14 @@ def _unplaced(error: Exception) -> bool:
     return "conversion error" in text and "Row #" not in text
 
 
+def _name_the_row(path: str, fmt: str, types: Any, columns: Sequence[str]) -> None:
+    """Read a file again on one thread after an :func:`_unplaced` error: the reader then
+    raises the error with its row (an error path only)."""
+    with _open_csv(path, fmt, types, columns, threads=False) as reader:
+        for _ in reader:
+            pass
+
+
 def _csv_records(path: str, fmt: str, schema: Any, wanted: list[str], batch_rows: int
                  ) -> Iterator[Any]:
     """The record batches of the ``wanted`` columns of one CSV or TSV file, typed as
@@ -244,11 +252,8 @@ def _csv_records(path: str, fmt: str, schema: Any, wanted: list[str], batch_rows
                 for first in range(0, block.num_rows, batch_rows):
                     yield block.slice(first, batch_rows)
     except pa.ArrowInvalid as error:
-        if not _unplaced(error):
-            raise
-        with _open_csv(path, fmt, schema, wanted, threads=False) as reader:
-            for _ in reader:  # raises, naming the row (_unplaced)
-                pass
+        if _unplaced(error):
+            _name_the_row(path, fmt, schema, wanted)
         raise
 
 
