@@ -24,6 +24,7 @@ from prcurve.ranking import Qrels, Run, evaluate
 from prcurve.ranking import dicts as _dicts
 from prcurve.ranking import hashing as _hashing
 from prcurve.ranking import keys as _keys
+from prcurve.ranking.arrow_ids import arrow_encode
 
 # Empty ids where the column allows.
 TEXT = st.text(alphabet=ID_TEXT, max_size=12)
@@ -97,7 +98,7 @@ def test_grouped_column_in_pieces_on_threads(blocks: list[tuple[str, int]], cuts
     sorting.MIN_PARALLEL = 1
     set_sort_threads(threads)
     try:
-        encoded = _keys.arrow_encode(column, grouped=True)
+        encoded = arrow_encode(column, grouped=True)
     finally:
         sorting.MIN_PARALLEL = saved
         set_sort_threads(None)

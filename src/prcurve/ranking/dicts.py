@@ -27,6 +27,7 @@ from numpy.typing import NDArray
 
 from prcurve.core.arrow import arrow_values
 from prcurve.ranking import keys as _keys
+from prcurve.ranking.arrow_ids import arrow_labels_codes, arrow_objects
 from prcurve.ranking.hashing import arrow_module
 from prcurve.validation.ranking import check_id_labels, wrong_table_type
 
@@ -51,13 +52,13 @@ def flatten(
     n = int(lengths.sum())
     first = next((next(iter(docs)) for docs in inner if docs), None)
     parts = _parts(inner, lengths)
-    doc_array = _keys.arrow_objects(map(itertools.chain.from_iterable, parts), n, first)
+    doc_array = arrow_objects(map(itertools.chain.from_iterable, parts), n, first)
     if doc_array is not None:
         # pyarrow hashes the documents in another thread (it releases the GIL) while
         # this one converts the values, Python object by Python object. One thread:
         # hashing on both cores would take the one converting values from it.
         with ThreadPoolExecutor(max_workers=1) as pool:
-            pending = pool.submit(_keys.arrow_labels_codes, doc_array, 1)
+            pending = pool.submit(arrow_labels_codes, doc_array, 1)
             values = _values(inner, n, scores=argument == "run", parts=parts)
             doc_ids = pending.result()
         del doc_array

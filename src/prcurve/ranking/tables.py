@@ -27,6 +27,7 @@ from numpy.typing import ArrayLike, NDArray
 from prcurve.core.arrow import primitive_numpy
 from prcurve.core.table import Table
 from prcurve.ranking import keys as _keys
+from prcurve.ranking.arrow_ids import arrow_encode
 from prcurve.ranking.dicts import flatten
 from prcurve.ranking.trec_format import Columns
 from prcurve.ranking.trec_reader import parse_columns, read_columns
@@ -373,7 +374,7 @@ def _encode_column(column: Any, name: str, grouped: bool = False) -> _keys.Encod
 
     pyarrow's columns, and pandas' columns stored by pyarrow (its ``str``
     dtype, taken without a copy), are encoded by pyarrow
-    (:func:`~prcurve.ranking.keys.arrow_encode`);
+    (:func:`~prcurve.ranking.arrow_ids.arrow_encode`);
     other pandas columns by ``pd.factorize``.
     """
     dtype = getattr(column, "dtype", None)
@@ -398,7 +399,7 @@ def _encode_column(column: Any, name: str, grouped: bool = False) -> _keys.Encod
             if chunks.null_count:
                 rows = np.flatnonzero(chunks.is_null().to_numpy(zero_copy_only=False))
                 raise missing_ids(name, rows)
-            return _keys.arrow_encode(chunks, grouped)
+            return arrow_encode(chunks, grouped)
     if dtype is None or getattr(dtype, "kind", "O") in "iub":
         return None
     pd: Any = importlib.import_module("pandas")

@@ -1,0 +1,137 @@
+"""Id columns encoded by pyarrow itself: columns pyarrow holds (a pyarrow Table's,
+pandas' pyarrow storage) and ids given as Python objects (the keys of dicts), as
+labels and codes (:class:`~prcurve.ranking.keys.Encoded`), one dictionary across
+chunks and parts, with no Python object per row. pyarrow is imported when used.
+
+Examples
+--------
+>>> import pyarrow as pa
+>>> from prcurve.ranking.arrow_ids import arrow_encode
+>>> column = pa.chunked_array([["q2"] * 4, ["q2", "q1", "q1", "q1"]])
+>>> encoded = arrow_encode(column, grouped=True)  # two blocks: their first ids hashed
+>>> encoded.labels.tolist(), encoded.codes.tolist()
+(['q1', 'q2'], [1, 1, 1, 1, 1, 0, 0, 0])
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Iterable
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from prcurve.core.arrow import arrow_values, numpy_to_arrow
+from prcurve.core.sorting import part_bounds, parts_for, run_parts
+from prcurve.ranking.hashing import arrow_dictionary, arrow_module
+from prcurve.ranking.keys import Encoded, by_label, few_blocks, rows_of_blocks
+
+__all__ = ["arrow_encode", "arrow_labels_codes", "arrow_objects"]
+
+I64 = NDArray[np.int64]
+
+
+def arrow_encode(chunks: Any, grouped: bool) -> Encoded:
+    """A pyarrow column of ids without nulls as labels and codes, hashed by pyarrow
+    (one dictionary across chunks). ``grouped``: rows usually come in blocks of
+    one id (a query column), then neighbours are compared and only each
+    block's first id is encoded."""
+    pa: Any = importlib.import_module("pyarrow")
+    pc: Any = importlib.import_module("pyarrow.compute")
+    n = len(chunks)
+    if grouped and n > 1 and not pa.types.is_dictionary(chunks.type):
+        # Neighbours compared chunk by chunk, a large chunk in pieces on threads
+        # (pyarrow releases the GIL): piece (chunk, lo, hi) compares rows lo + 1 .. hi
+        # of the chunk with the rows before them.
+        pieces: list[tuple[Any, int, int, int]] = []
+        at, last, threads = 0, None, 1
+        for chunk in chunks.chunks:
+            if not len(chunk):
+                continue
+            if last is None or not chunk[0].equals(last):
+                pieces.append((None, at, 0, 0))  # a new block at the chunk's first row
+            threads = max(threads, parts_for(len(chunk)))
+            for rows in part_bounds(len(chunk) - 1, parts_for(len(chunk))):
+                pieces.append((chunk, at, rows.start, rows.stop))
+            at, last = at + len(chunk), chunk[len(chunk) - 1]
+
+        def changes(k: int) -> I64:
+            chunk, offset, lo, hi = pieces[k]
+            if chunk is None:
+                return np.array([offset])
+            changed = pc.indices_nonzero(pc.not_equal(chunk[lo + 1:hi + 1], chunk[lo:hi]))
+            return arrow_values(changed, np.dtype(np.uint64)).astype(np.int64) + (
+                offset + lo + 1)
+
+        if threads > 1:  # some chunk in pieces (many small chunks: no threads)
+            with ThreadPoolExecutor(max_workers=threads) as pool:
+                starts = run_parts(changes, len(pieces), pool)
+        else:
+            starts = [changes(k) for k in range(len(pieces))]
+        first = np.concatenate(starts)
+        if few_blocks(first, n):
+            block_ids = by_label(arrow_encode(chunks.take(numpy_to_arrow(pa, first)), False))
+            return Encoded(block_ids.labels, rows_of_blocks(block_ids.codes, first, n),
+                           dense=True)
+    if pa.types.is_dictionary(chunks.type):  # encoded already, maybe by chunk
+        parts = [c for c in chunks.chunks if len(c)]
+        if parts and all(p.dictionary.equals(parts[0].dictionary) for p in parts[1:]):
+            dictionary = parts[0].dictionary
+            codes = np.concatenate([
+                arrow_values(p.indices, np.dtype(f"i{p.indices.type.bit_width // 8}"))
+                for p in parts]).astype(np.int64)
+        else:  # chunks with their own dictionaries (or none): decoded, encoded again
+            dictionary, codes = arrow_dictionary(
+                pa.chunked_array([c.dictionary_decode() for c in parts],
+                                 type=chunks.type.value_type))
+    else:
+        dictionary, codes = arrow_dictionary(chunks)
+    labels = np.array(dictionary.to_pylist(), dtype=object)
+    return Encoded(labels if len(labels) else np.zeros(0, dtype=object), codes,
+                   dense=not pa.types.is_dictionary(chunks.type))
+
+
+def arrow_objects(parts: Iterable[Iterable[Any]], n: int, first: Any) -> Any | None:
+    """``n`` ids given as Python objects (iterables of them, each read once, in
+    order; ``first`` is the first id), all ``str``, converted by pyarrow part by part
+    (no list of them): a pyarrow chunked array for :func:`arrow_labels_codes`; None
+    without pyarrow, for a short column, or for anything else, which the general
+    path checks and names. Parts of some 10^4 ids convert about a fifth faster than
+    one pass over all of them (the part's strings stay in cache).
+
+    The type is inferred, never imposed: imposed, ``string`` would turn a ``bytes``
+    id into text (and ``binary`` a ``str`` id into bytes), silently joining two ids
+    the general path keeps apart and refuses. Inferred, a ``bytes`` among the ``str``
+    makes its part ``binary``, another object fails, and ``None`` is a null: all
+    left to the general path. (A column of ``bytes`` goes there too: inference
+    cannot tell it from one mixing ``bytes`` and ``str``.)
+    """
+    pa = arrow_module(n)
+    if pa is None or not isinstance(first, str):
+        return None
+    arrays = []
+    for part in parts:
+        try:
+            array = pa.array(part)
+        except (pa.ArrowException, TypeError, ValueError, OverflowError):
+            return None  # another kind of id among them
+        if len(array) == 0:  # nothing to infer from (its type is null)
+            continue
+        if array.null_count or not pa.types.is_string(array.type):
+            return None
+        arrays.append(array)
+    if sum(map(len, arrays)) != n:
+        return None
+    return pa.chunked_array(arrays, type=pa.string())
+
+
+def arrow_labels_codes(array: Any, threads: int | None = None) -> Encoded:
+    """A pyarrow array of ids without nulls dictionary-encoded (:func:`arrow_dictionary`):
+    labels as an object array (for the caller to check), codes int64. pyarrow
+    holds the GIL only to list the distinct labels, so this may run in a
+    thread while another one works with Python objects (``threads=1``: in that
+    thread only, leaving the other core to the Python work)."""
+    dictionary, codes = arrow_dictionary(array, threads)
+    return Encoded(np.array(dictionary.to_pylist(), dtype=object), codes, dense=True)
