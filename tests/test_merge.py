@@ -236,3 +236,70 @@ def test_many_batches_of_float32_scores_on_threads_bit_for_bit() -> None:
                 part = slice(start, start + 7_919)
                 acc.add(scores[part], BinaryLabels(positive[part], None), None)
             assert_equal_states(acc.counts(), want, exact=True)
+
+
+@FAST
+@given(data=st.data(), n=st.integers(1, 200), threads=st.integers(1, 4),
+       min_parallel=st.integers(1, 40), run_rows=st.integers(1, 60))
+def test_float64_runs_on_threads_equal_the_general_path(
+        data, n, threads, min_parallel, run_rows) -> None:
+    """float64 runs counted on several threads (ranges of values, split_sort) and merged
+    by search where the scores repeat (merge_runs' absorption) or by sort: the same state
+    as the general weighted path, bit for bit; ties within and across batches, -0.0 and
+    0.0, one class only."""
+    pool = np.array([-0.0, 0.0, 0.5, -1.5, 2.0, 5e-324, 1e300, 0.25])
+    fresh = data.draw(arrays(np.float64, n, elements=st.floats(-10, 10)))
+    scores = np.where(data.draw(arrays(np.bool_, n)), pool[data.draw(
+        arrays(np.intp, n, elements=st.integers(0, pool.shape[0] - 1)))], fresh)
+    positive = data.draw(arrays(np.bool_, n))
+    acc = ExactAccumulator(run_rows=run_rows)
+    set_sort_threads(threads)
+    with mock.patch.object(sorting, "MIN_PARALLEL", min_parallel), \
+            _default_threads_after():
+        for start in range(0, n, 5):
+            part = slice(start, start + 5)
+            acc.add(scores[part], BinaryLabels(positive[part], None), None)
+        got = acc.counts()
+    want = ThresholdCounts.from_scores(positive, scores, sample_weight=np.ones(n))
+    for name in ("thresholds", "tp", "fp"):
+        assert_array_equal(getattr(got, name).view(np.uint64),
+                           getattr(want, name).view(np.uint64))
+    assert (got.n_pos, got.n_neg) == (want.n_pos, want.n_neg)
+
+
+def _oracle_union(a, b):
+    """The union of two runs by a dict of the scores (the slow, readable way)."""
+    total: dict[float, list[float]] = {}
+    for values, pos, neg in (a, b):
+        for v, p, q in zip(values.tolist(), pos.tolist(), neg.tolist(), strict=True):
+            cell = total.setdefault(v + 0.0, [0.0, 0.0])
+            cell[0] += p
+            cell[1] += q
+    keys = sorted(total)
+    return keys, [total[k][0] for k in keys], [total[k][1] for k in keys]
+
+
+@FAST
+@given(data=st.data(), few_new=st.sampled_from([1, 2, 8, 10**9]))
+def test_merge_runs_by_search_or_sort_equals_a_dict(data, few_new) -> None:
+    """merge_runs absorbs a run whose scores are (nearly all) in the other run by a
+    search and an insertion, else merges by sort: both equal a dict of the scores
+    (``_FEW_NEW`` varied so both ways run on every kind of pair)."""
+    pool = data.draw(st.lists(st.floats(-5, 5), min_size=1, max_size=30, unique=True))
+
+    def run():
+        values = np.unique(np.array(data.draw(st.lists(st.sampled_from(pool), max_size=30)),
+                                    dtype=np.float64))
+        counts = arrays(np.uint32, values.shape[0], elements=st.integers(0, 1000))
+        return values, data.draw(counts), data.draw(counts)
+
+    a, b = run(), run()
+    before = [x.copy() for x in (*a, *b)]
+    with mock.patch.object(merge_module, "_FEW_NEW", few_new):
+        values, pos, neg = merge_runs(a, b)
+    keys, want_pos, want_neg = _oracle_union(a, b)
+    assert (values + 0.0).tolist() == keys
+    assert pos.tolist() == want_pos
+    assert neg.tolist() == want_neg
+    for x, y in zip(before, (*a, *b), strict=True):  # the inputs are left as they were
+        assert_array_equal(x, y)

@@ -3,13 +3,17 @@ cost of sorting them.
 
 Batches are not counted one by one: their rows are buffered until ``run_rows`` rows
 (default 2^23) and counted together with one sort (fewer, wider merges: a 10^8-row
-stream makes a dozen runs, not a hundred). Each run's state is kept as ascending
+stream makes a dozen runs, not a hundred); without weights that sort runs on
+:func:`~prcurve.core.sorting.sort_threads` threads, by ranges of values
+(:func:`~prcurve.core.sorting.split_sort`), each range counted in its thread. Each run's state is kept as ascending
 distinct scores with the positive and negative weight at each, in a compact form:
 the scores' own float dtype (float32 scores stay 4 bytes) and, without weights,
 ``uint32`` counts while they fit. The runs wait in a stack whose sizes at least double
 downwards (each row is merged O(log n) times) and are merged by one stable
 ``argsort`` of two ascending runs concatenated (timsort finds the runs and merges them
-in linear time), three gathers, and the sum of the weights of a score present in both.
+in linear time), three gathers, and the sum of the weights of a score present in both;
+when nearly every score of the shorter run is already in the longer one (a stream whose
+scores repeat, so its state stops growing), by a search instead of a sort.
 Cumulative counts are computed once, when :meth:`ExactAccumulator.counts` builds the
 :class:`~prcurve.ThresholdCounts`; without weights every count is an integer, so the
 state equals ``ThresholdCounts.from_scores`` on all the rows bit for bit.
@@ -34,7 +38,15 @@ import numpy as np
 from numpy.typing import NDArray
 
 from prcurve.core.counts import ThresholdCounts, _runs
-from prcurve.core.sorting import _NoPool, _run_lengths, parts_for, run_parts, sort_segments
+from prcurve.core.sorting import (
+    _NoPool,
+    _run_lengths,
+    count_below,
+    parts_for,
+    run_parts,
+    sort_segments,
+    split_sort,
+)
 from prcurve.validation.labels import BinaryLabels, weight_overflow
 
 __all__ = ["DEFAULT_RUN_ROWS", "MERGE_PIECE", "PACKED_WIDER", "ExactAccumulator", "merge_runs"]
@@ -72,6 +84,9 @@ def merge_runs(a: Run, b: Run, dtype: np.dtype[Any] | None = None) -> Run:
         return values, pos.astype(dtype, copy=False), neg.astype(dtype, copy=False)
     if n_a < n_b:
         a, b, n_a, n_b = b, a, n_b, n_a  # pieces cut along the longer run
+    absorbed = _absorb(a, b, dtype)
+    if absorbed is not None:
+        return absorbed
     n = n_a + n_b
     out = (np.empty(n, dtype=np.result_type(a[0], b[0])), np.empty(n, dtype=dtype),
            np.empty(n, dtype=dtype))
@@ -88,6 +103,40 @@ def merge_runs(a: Run, b: Run, dtype: np.dtype[Any] | None = None) -> Run:
     for array in out:
         array.resize(filled, refcheck=False)  # shared scores counted once: shorter
     return out
+
+
+def _absorb(longer: Run, shorter: Run, dtype: np.dtype[Any]) -> Run | None:
+    """The union of two runs when few of ``shorter``'s scores are new to ``longer`` (a
+    stream whose scores repeat: its state stops growing), else None: a search of the
+    shorter run's ascending scores among the longer run's, an addition at the scores
+    found and an insertion of the few new ones (no sort of the two)."""
+    n_a = longer[0].shape[0]
+    place = count_below(longer[0], shorter[0])  # ascending: each run's scores are
+    found = np.take(longer[0], place, mode="clip") == shorter[0]
+    found &= place < n_a
+    new = np.flatnonzero(~found)
+    if new.shape[0] > shorter[0].shape[0] // _FEW_NEW:
+        return None
+    # Each place is where a score of the shorter run is, or goes, among the longer
+    # run's; the found places are distinct, so the additions never collide.
+    pos = longer[1].astype(dtype, copy=True)
+    neg = longer[2].astype(dtype, copy=True)
+    kept = place[found]
+    pos[kept] += shorter[1][found].astype(dtype, copy=False)
+    neg[kept] += shorter[2][found].astype(dtype, copy=False)
+    if new.shape[0] == 0:
+        return longer[0], pos, neg
+    # np.insert puts each new score before the longer run's score at its place, and
+    # new scores with one place in their (ascending) order.
+    at = place[new]
+    return (np.insert(longer[0], at, shorter[0][new]),
+            np.insert(pos, at, shorter[1][new].astype(dtype, copy=False)),
+            np.insert(neg, at, shorter[2][new].astype(dtype, copy=False)))
+
+
+_FEW_NEW = 8
+""":func:`merge_runs` searches instead of sorting when at most one in this many scores
+of the shorter run is new to the longer one."""
 
 
 MERGE_PIECE = 1 << 18
@@ -538,18 +587,32 @@ def _count_run(
     """One run: the buffered batches counted together (one sort)."""
     if not weighted:
         scores, positive = _concatenated(batches)
-        # As ThresholdCounts._from_checked: two sorts, integer counts.
-        values, totals = _runs(np.sort(scores))
-        pos_scores = scores[positive]
-        del positive
-        pos_scores.sort()
-        pos_values, pos_counts = _runs(pos_scores)
         counts = np.uint32 if scores.shape[0] <= _UINT32_LIMIT else np.int64
-        pos = np.zeros(values.shape[0], dtype=counts)
-        pos[np.searchsorted(values, pos_values)] = pos_counts
-        neg = totals.astype(counts)
-        neg -= pos
-        return values, pos, neg
+        # As ThresholdCounts._from_checked (two sorts, integer counts), on several
+        # threads when large: the scores and the positives' scores sorted by ranges of
+        # values (split_sort: a run of equal scores never straddles two ranges), each
+        # range counted in its thread; the ranges' runs, in order, make the run.
+        parts = parts_for(scores.shape[0])
+        with ThreadPoolExecutor(max_workers=parts) if parts > 1 else _NoPool() as pool:
+            split = split_sort(scores, parts, pool, where=positive)
+            del scores, positive
+            chosen = split.sorted[:0] if split.chosen is None else split.chosen
+
+            def count(k: int) -> Run:
+                values, totals = _runs(split.sorted[split.cuts[k]:split.cuts[k + 1]])
+                pos_values, pos_counts = _runs(
+                    chosen[split.chosen_cuts[k]:split.chosen_cuts[k + 1]])
+                pos = np.zeros(values.shape[0], dtype=counts)
+                pos[np.searchsorted(values, pos_values)] = pos_counts
+                neg = totals.astype(counts)
+                neg -= pos
+                return values, pos, neg
+
+            ranges = run_parts(count, len(split.cuts) - 1, pool)
+        if len(ranges) == 1:
+            return ranges[0]
+        joined = tuple(np.concatenate([r[i] for r in ranges]) for i in range(3))
+        return joined[0], joined[1], joined[2]
     scores = batches[0][0] if len(batches) == 1 else np.concatenate([b[0] for b in batches])
     fraction = np.concatenate([b[1].positive_fraction() for b in batches])
     w = np.concatenate([np.ones(b[0].shape[0]) if b[2] is None else b[2] for b in batches])
