@@ -5,15 +5,15 @@ Batches are not counted one by one: their rows are buffered until ``run_rows`` r
 (default 2^23) and counted together with one sort (fewer, wider merges: a 10^8-row
 stream makes a dozen runs, not a hundred); without weights that sort runs on
 :func:`~prcurve.core.sorting.sort_threads` threads, by ranges of values
-(:func:`~prcurve.core.sorting.split_sort`), each range counted in its thread. Each run's state is kept as ascending
-distinct scores with the positive and negative weight at each, in a compact form:
-the scores' own float dtype (float32 scores stay 4 bytes) and, without weights,
-``uint32`` counts while they fit. The runs wait in a stack whose sizes at least double
-downwards (each row is merged O(log n) times) and are merged by one stable
-``argsort`` of two ascending runs concatenated (timsort finds the runs and merges them
-in linear time), three gathers, and the sum of the weights of a score present in both;
-when nearly every score of the shorter run is already in the longer one (a stream whose
-scores repeat, so its state stops growing), by a search instead of a sort.
+(:func:`~prcurve.core.sorting.split_sort`), each range counted in its thread. Each run's
+state is kept as ascending distinct scores with the positive and negative weight at
+each, in a compact form: the scores' own float dtype (float32 scores stay 4 bytes) and,
+without weights, ``uint32`` counts while they fit. The runs wait in a stack whose sizes
+at least double downwards (each row is merged O(log n) times) and are merged by one
+stable ``argsort`` of two ascending runs concatenated (timsort finds the runs and merges
+them in linear time), three gathers, and the sum of the weights of a score present in
+both; when nearly every score of the shorter run is already in the longer one (a stream
+whose scores repeat, so its state stops growing), by a search instead of a sort.
 Cumulative counts are computed once, when :meth:`ExactAccumulator.counts` builds the
 :class:`~prcurve.ThresholdCounts`; without weights every count is an integer, so the
 state equals ``ThresholdCounts.from_scores`` on all the rows bit for bit.
