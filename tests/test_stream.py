@@ -576,6 +576,62 @@ def test_binned_state_pickles_small_and_whole(edges: np.ndarray) -> None:
     np.testing.assert_array_equal(state.pos, pickle.loads(data).pos)  # the original unchanged
 
 
+@settings(max_examples=60, deadline=None)
+@given(kind=st.sampled_from(["rows", "many rows", "weights", "huge", "fraction"]),
+       seed=st.integers(0, 2**32 - 1))
+def test_binned_counts_pickle_narrow_and_come_back_bit_for_bit(kind: str, seed: int) -> None:
+    """Whole counts below 2^32 cross processes in the narrowest unsigned integer type (a
+    2^20-bin state of fewer than 256 rows a bin: 2 MiB, not 16); weights, fractions and
+    counts of 2^32 or more stay float64; every count comes back bit for bit."""
+    import pickle
+
+    rng = np.random.default_rng(seed)
+    state = BinnedCounts.uniform(1 << 20, -4.0, 4.0)
+    n = 3000
+    y, s = rng.random(n) < 0.3, rng.normal(size=n)
+    if kind == "rows":
+        state.update(y, s)
+    elif kind == "many rows":
+        state.update(y, np.full(n, 0.5))  # 3000 rows in one bin: uint16
+    elif kind == "weights":
+        state.update(y, s, rng.random(n))
+    elif kind == "huge":
+        state.update(y, s, np.full(n, 2.0**32))  # whole, but 2^32 or more
+    else:
+        state.update(y, s, np.full(n, 0.5))
+    data = pickle.dumps(state)
+    narrow = {"rows": 2 * 2**20, "many rows": 4 * 2**20}.get(kind)
+    if narrow is None:
+        assert len(data) > 16 * 2**20
+    else:
+        assert len(data) < narrow + 4096
+    back = pickle.loads(data)
+    assert back.pos.dtype == back.neg.dtype == np.float64
+    np.testing.assert_array_equal(back.pos.view(np.uint64), state.pos.view(np.uint64))
+    np.testing.assert_array_equal(back.neg.view(np.uint64), state.neg.view(np.uint64))
+
+
+def test_merging_several_binned_states_equals_merging_pairs() -> None:
+    """merge(a, b, c, ...) adds into one new pair of arrays, left to right: bit for bit
+    the pairwise merges; a state over other edges anywhere in the list is refused, and
+    the inputs are left as they were."""
+    rng = np.random.default_rng(9)
+    states = [BinnedCounts.uniform(64).update(rng.random(200) < 0.4, rng.random(200),
+                                               rng.random(200) * 10**k) for k in range(5)]
+    before = [(s.pos.copy(), s.neg.copy()) for s in states]
+    pairwise = states[0]
+    for one in states[1:]:
+        pairwise = pairwise.merge(one)
+    merged = states[0].merge(*states[1:])
+    np.testing.assert_array_equal(merged.pos.view(np.uint64), pairwise.pos.view(np.uint64))
+    np.testing.assert_array_equal(merged.neg.view(np.uint64), pairwise.neg.view(np.uint64))
+    for state, (pos, neg) in zip(states, before, strict=True):
+        np.testing.assert_array_equal(state.pos, pos)
+        np.testing.assert_array_equal(state.neg, neg)
+    with pytest.raises(InvalidInputError, match="edges differ"):
+        states[0].merge(states[1], BinnedCounts.uniform(32))
+
+
 @pytest.mark.parametrize("name", ["scores.csv", "scores.tsv.gz"])
 def test_streaming_delimited_text_leaves_pandas_unimported(tmp_path: Path, name: str) -> None:
     """CSV and TSV stream through pyarrow's CSV reader, not pyarrow.dataset (which

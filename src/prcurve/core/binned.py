@@ -127,11 +127,14 @@ class BinnedCounts:
     def __reduce__(self) -> tuple[Any, ...]:
         """Pickled as the counts and the edges, or, for equal-width edges, the counts and
         ``(low, high, bins)``: 16 MiB for 2^20 bins rather than 48 (a Dask or Spark
-        partial state crosses the network as this)."""
+        partial state crosses the network as this); whole counts below 2^32 (without
+        weights) in the narrowest unsigned integer type that holds them exactly, 2 MiB
+        for 2^20 bins of fewer than 256 rows each."""
+        pos, neg = _narrow(self._pos), _narrow(self._neg)
         if self._uniform is not None:
             low, high = float(self._edges[0]), float(self._edges[-1])
-            return (_unpickle, ((low, high, self.n_bins), self._pos, self._neg))
-        return (_unpickle, (self._edges, self._pos, self._neg))
+            return (_unpickle, ((low, high, self.n_bins), pos, neg))
+        return (_unpickle, (self._edges, pos, neg))
 
     @classmethod
     def uniform(cls, n_bins: int, low: float = 0.0, high: float = 1.0) -> BinnedCounts:
@@ -364,25 +367,35 @@ class BinnedCounts:
             index -= down
             index += up
 
-    def merge(self, other: BinnedCounts) -> BinnedCounts:
-        """A new state holding both: bin-wise addition (same edges required)."""
-        if not isinstance(other, BinnedCounts):
-            raise wrong_type("other", other, "BinnedCounts")
-        if other._edges is not self._edges and not np.array_equal(self._edges, other._edges):
-            raise InvalidInputError(
-                "other",
-                f"edges differ ({self.n_bins} bins over [{self._edges[0]:g}, "
-                f"{self._edges[-1]:g}] vs {other.n_bins} bins over "
-                f"[{other._edges[0]:g}, {other._edges[-1]:g}])",
-                "bin every part over the same edges before merging",
-            )
+    def merge(self, other: BinnedCounts, *more: BinnedCounts) -> BinnedCounts:
+        """A new state holding all of them: bin-wise addition (same edges required).
+
+        Several states are added into one pair of new arrays (a merge of a Dask or
+        Spark tree adds eight at once), in the order given.
+        """
+        others = (other, *more)
+        for one in others:
+            if not isinstance(one, BinnedCounts):
+                raise wrong_type("other", one, "BinnedCounts")
+            if one._edges is not self._edges and not np.array_equal(self._edges, one._edges):
+                raise InvalidInputError(
+                    "other",
+                    f"edges differ ({self.n_bins} bins over [{self._edges[0]:g}, "
+                    f"{self._edges[-1]:g}] vs {one.n_bins} bins over "
+                    f"[{one._edges[0]:g}, {one._edges[-1]:g}])",
+                    "bin every part over the same edges before merging",
+                )
         merged = self._sharing_edges()
         with np.errstate(over="ignore"):
             merged._pos = self._pos + other._pos
             merged._neg = self._neg + other._neg
+            for one in more:  # left to right, as pairwise merges would add
+                merged._pos += one._pos
+                merged._neg += one._neg
             total = float(merged._pos.sum() + merged._neg.sum())
         if not math.isfinite(total):
-            raise weight_overflow("other", max(self.n_pos, self.n_neg, other.n_pos, other.n_neg))
+            raise weight_overflow("other", max(max(one.n_pos, one.n_neg)
+                                               for one in (self, *others)))
         return merged
 
     def to_threshold_counts(self) -> ThresholdCounts:
@@ -538,8 +551,26 @@ _SHARED_EDGES: dict[tuple[float, float, int], BinnedCounts] = {}
 edges share them (read-only arrays) rather than each building its own."""
 
 
-def _unpickle(edges: tuple[float, float, int] | F64, pos: F64, neg: F64) -> BinnedCounts:
-    """A :class:`BinnedCounts` from :meth:`BinnedCounts.__reduce__`'s parts."""
+def _narrow(counts: F64) -> NDArray[Any]:
+    """``counts`` in the narrowest unsigned integer type that holds every one exactly
+    when all are whole numbers below 2^32 (counts of rows), else ``counts`` itself."""
+    if counts.shape[0] == 0:
+        return counts
+    top = float(counts.max())
+    if not 0 <= top <= _UINT32_MAX:  # NaN fails too
+        return counts
+    narrow = counts.astype(np.min_scalar_type(int(top)))
+    # Negative or fractional counts (weights) do not come back equal.
+    return narrow if np.array_equal(narrow, counts) else counts
+
+
+_UINT32_MAX = float((1 << 32) - 1)
+
+
+def _unpickle(edges: tuple[float, float, int] | F64, pos: NDArray[Any],
+              neg: NDArray[Any]) -> BinnedCounts:
+    """A :class:`BinnedCounts` from :meth:`BinnedCounts.__reduce__`'s parts (counts
+    pickled as integers are float64 again: whole numbers below 2^32, exact)."""
     if isinstance(edges, tuple):
         template = _SHARED_EDGES.get(edges)
         if template is None:
@@ -550,7 +581,8 @@ def _unpickle(edges: tuple[float, float, int] | F64, pos: F64, neg: F64) -> Binn
         state = template._sharing_edges()
     else:
         state = BinnedCounts(edges)
-    state._pos, state._neg = pos, neg
+    state._pos = pos if pos.dtype == np.float64 else pos.astype(np.float64)
+    state._neg = neg if neg.dtype == np.float64 else neg.astype(np.float64)
     return state
 
 

@@ -62,8 +62,7 @@ def merge_parts(*parts: Part) -> Part:
     ]
     return Part(
         sizes=[size for p in parts for size in p.sizes],
-        states=[reduce(lambda a, b: a.merge(b), states)
-                for states in zip(*(p.states for p in parts), strict=True)],
+        states=[_merge_states(states) for states in zip(*(p.states for p in parts), strict=True)],
         rules=[rule for p in parts for rule in p.rules],
         problem=min(problems, key=lambda p: p[0]) if problems else None,
         ranges=ranges,
@@ -75,6 +74,15 @@ def merge_parts(*parts: Part) -> Part:
         matched=any(p.matched for p in parts),
         unmatched=some_values([v for p in parts for v in p.unmatched]),
     )
+
+
+def _merge_states(states: Sequence[State]) -> State:
+    """One column's states merged: binned ones added into one new pair of arrays."""
+    first = states[0]
+    if len(states) > 1 and isinstance(first, BinnedCounts) and all(
+            isinstance(s, BinnedCounts) for s in states):
+        return first.merge(*states[1:])  # type: ignore[arg-type]
+    return reduce(lambda a, b: a.merge(b), states)  # type: ignore[arg-type]
 
 
 def _sum_lists(lists: list[list[int]]) -> list[int]:
