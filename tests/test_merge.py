@@ -17,6 +17,7 @@ from tests.strategies import FAST, Scored, scored
 
 from prcurve import ThresholdCounts
 from prcurve.core import merge as merge_module
+from prcurve.core import packed as packed_module
 from prcurve.core import sorting
 from prcurve.core.counts import merge_cumulative
 from prcurve.core.merge import ExactAccumulator, merge_runs
@@ -167,10 +168,10 @@ def test_packed_keys_keep_the_order_of_float32_scores() -> None:
     and turn back into the same floats (-0.0 into 0.0)."""
     scores = np.array([-np.inf, -3.5, -1e-45, -0.0, 0.0, 1e-45, 0.25, 3.4e38, np.inf],
                       dtype=np.float32)
-    keys = merge_module._float32_keys(scores)
+    keys = packed_module._float32_keys(scores)
     assert np.all(np.diff(keys.astype(np.int64)) >= 0)
     assert keys[3] == keys[4]
-    back = merge_module._key_floats(keys.astype(np.uint64))
+    back = packed_module._key_floats(keys.astype(np.uint64))
     assert_array_equal(back, scores + np.float32(0.0))
     assert not np.signbit(back[3])
 
@@ -181,7 +182,7 @@ def test_packed_keys_keep_the_order_of_float32_scores() -> None:
        threads=st.integers(1, 4), min_parallel=st.integers(1, 40))
 def test_packed_state_equals_the_general_path_and_counts_can_be_taken_midway(
         data, n, piece, kind, threads, min_parallel) -> None:
-    """The packed path's join (a range of keys at a time, MERGE_PIECE keys of each run)
+    """The packed path's join (a range of keys at a time, PACKED_PIECE keys of each run)
     and its merges and sorts on several threads, against the general weighted path, bit
     for bit: ties within and across classes, -0.0 and 0.0, one class only; counts()
     midway leaves the accumulator usable."""
@@ -194,7 +195,7 @@ def test_packed_state_equals_the_general_path_and_counts_can_be_taken_midway(
     middle = data.draw(st.integers(0, n))
     acc = ExactAccumulator(run_rows=data.draw(st.integers(1, 40)))
     set_sort_threads(threads)
-    with mock.patch.object(merge_module, "MERGE_PIECE", piece), mock.patch.object(
+    with mock.patch.object(packed_module, "PACKED_PIECE", piece), mock.patch.object(
             sorting, "MIN_PARALLEL", min_parallel), _default_threads_after():
         for start, stop in ((0, middle), (middle, n)):
             for cut in range(start, stop, 7):

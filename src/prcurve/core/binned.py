@@ -554,10 +554,8 @@ edges share them (read-only arrays) rather than each building its own."""
 def _narrow(counts: F64) -> NDArray[Any]:
     """``counts`` in the narrowest unsigned integer type that holds every one exactly
     when all are whole numbers below 2^32 (counts of rows), else ``counts`` itself."""
-    if counts.shape[0] == 0:
-        return counts
-    top = float(counts.max())
-    if not 0 <= top <= _UINT32_MAX:  # NaN fails too
+    top = float(counts.max()) if counts.shape[0] else math.nan
+    if not 0 <= top <= _UINT32_MAX:  # NaN (or no counts) fails too
         return counts
     narrow = counts.astype(np.min_scalar_type(int(top)))
     # Negative or fractional counts (weights) do not come back equal.
