@@ -336,3 +336,18 @@ def test_the_input_is_left_alone() -> None:
     sorted_copy(values, threads=3, min_parallel=100)
     sorted_copy(values, where=values > 0.3, threads=3, min_parallel=100)
     assert_array_equal(values, before)
+
+
+@given(values=st.lists(st.floats(-3, 3, width=16), max_size=40),
+       queries=st.lists(st.floats(-4, 4, width=16), max_size=9000))
+def test_locate_is_searchsorted_and_membership(values, queries) -> None:
+    """locate: the left insertion place of each ascending query (count_below, windowed
+    past 2 * 4096 queries) and whether the query equals the value there (-0.0 finds 0.0)."""
+    from prcurve.core.sorting import locate
+
+    sorted_values = np.unique(np.array(values, dtype=np.float64))
+    ascending = np.sort(np.array(queries, dtype=np.float64))
+    place, found = locate(sorted_values, ascending)
+    assert place.tolist() == np.searchsorted(sorted_values, ascending).tolist()
+    members = set(sorted_values.tolist())
+    assert found.tolist() == [q in members for q in ascending.tolist()]

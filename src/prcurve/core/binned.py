@@ -551,6 +551,9 @@ _SHARED_EDGES: dict[tuple[float, float, int], BinnedCounts] = {}
 edges share them (read-only arrays) rather than each building its own."""
 
 
+_UINT32_MAX = float((1 << 32) - 1)
+
+
 def _narrow(counts: F64) -> NDArray[Any]:
     """``counts`` in the narrowest unsigned integer type that holds every one exactly
     when all are whole numbers below 2^32 (counts of rows), else ``counts`` itself."""
@@ -560,9 +563,6 @@ def _narrow(counts: F64) -> NDArray[Any]:
     narrow = counts.astype(np.min_scalar_type(int(top)))
     # Negative or fractional counts (weights) do not come back equal.
     return narrow if np.array_equal(narrow, counts) else counts
-
-
-_UINT32_MAX = float((1 << 32) - 1)
 
 
 def _unpickle(edges: tuple[float, float, int] | F64, pos: NDArray[Any],

@@ -47,7 +47,7 @@ from prcurve.core.packed import (
 from prcurve.core.sorting import (
     _NoPool,
     _run_lengths,
-    count_below,
+    locate,
     parts_for,
     run_parts,
     split_sort,
@@ -115,10 +115,12 @@ def _absorb(longer: Run, shorter: Run, dtype: np.dtype[Any]) -> Run | None:
     stream whose scores repeat: its state stops growing), else None: a search of the
     shorter run's ascending scores among the longer run's, an addition at the scores
     found and an insertion of the few new ones (no sort of the two)."""
-    n_a = longer[0].shape[0]
-    place = count_below(longer[0], shorter[0])  # ascending: each run's scores are
-    found = np.take(longer[0], place, mode="clip") == shorter[0]
-    found &= place < n_a
+    # A few evenly spaced scores first: where most are new (a stream of distinct
+    # scores) the whole search would be wasted.
+    probe = shorter[0][::max(1, shorter[0].shape[0] // _PROBES)]
+    if np.count_nonzero(~locate(longer[0], probe)[1]) > probe.shape[0] // _FEW_NEW:
+        return None
+    place, found = locate(longer[0], shorter[0])  # each run's scores ascend
     new = np.flatnonzero(~found)
     if new.shape[0] > shorter[0].shape[0] // _FEW_NEW:
         return None
@@ -142,6 +144,7 @@ def _absorb(longer: Run, shorter: Run, dtype: np.dtype[Any]) -> Run | None:
 _FEW_NEW = 8
 """:func:`merge_runs` searches instead of sorting when at most one in this many scores
 of the shorter run is new to the longer one."""
+_PROBES = 64  # scores of the shorter run looked up first (about this many)
 
 
 MERGE_PIECE = 1 << 18

@@ -19,7 +19,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from prcurve.core.counts import ThresholdCounts
-from prcurve.core.sorting import _NoPool, parts_for, run_parts, sort_segments
+from prcurve.core.sorting import _NoPool, locate, parts_for, run_parts, sort_segments
 
 __all__ = ["PACKED_PIECE", "Packed"]
 
@@ -181,12 +181,7 @@ def _join_keys(pos_run: Packed, neg_run: Packed,
     pos_keys, neg_keys = pos_halves[_HIGH::2], neg_halves[_HIGH::2]
     # Both key lists are strictly increasing: a positive key's place among the
     # negative keys, whether it is one of them, and so its place in the union.
-    place = np.searchsorted(neg_keys, pos_keys)
-    if neg_keys.shape[0]:
-        shared = np.take(neg_keys, place, mode="clip") == pos_keys
-        shared &= place < neg_keys.shape[0]
-    else:
-        shared = np.zeros(pos_keys.shape[0], dtype=bool)
+    place, shared = locate(neg_keys, pos_keys)
     new = np.logical_not(shared)
     before = np.cumsum(new, dtype=np.intp)  # new positive keys up to each, inclusive
     before -= new

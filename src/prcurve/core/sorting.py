@@ -48,8 +48,9 @@ from typing import Any, NamedTuple, TypeVar
 import numpy as np
 from numpy.typing import NDArray
 
-__all__ = ["MIN_PARALLEL", "Split", "count_below", "part_bounds", "parts_for", "run_parts",
-           "set_sort_threads", "sort_segments", "sort_threads", "sorted_copy", "split_sort"]
+__all__ = ["MIN_PARALLEL", "Split", "count_below", "locate", "part_bounds", "parts_for",
+           "run_parts", "set_sort_threads", "sort_segments", "sort_threads", "sorted_copy",
+           "split_sort"]
 
 MIN_PARALLEL = 1 << 20
 """Arrays with fewer values are sorted on one core (read at each call: tests may lower it)."""
@@ -359,6 +360,27 @@ def count_below(sorted_values: NDArray[Any], queries: NDArray[Any]) -> NDArray[n
         np.add(np.searchsorted(sorted_values[low:heads[w + 1]], queries[window], side="left"),
                low, out=found[window])
     return found
+
+
+def locate(sorted_values: NDArray[Any], queries: NDArray[Any],
+           ) -> tuple[NDArray[np.intp], NDArray[np.bool_]]:
+    """Where each query is, or would go, among ascending ``sorted_values``
+    (:func:`count_below`), and whether it is one of them (``==``: -0.0 finds 0.0).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from prcurve.core.sorting import locate
+    >>> place, found = locate(np.array([1.0, 2.0, 5.0]), np.array([2.0, 3.0, 9.0]))
+    >>> place.tolist(), found.tolist()
+    ([1, 2, 3], [True, False, False])
+    """
+    place = count_below(sorted_values, queries)
+    if sorted_values.shape[0] == 0:
+        return place, np.zeros(queries.shape[0], dtype=bool)
+    found = np.take(sorted_values, place, mode="clip") == queries
+    found &= place < sorted_values.shape[0]  # past the end: clipped onto the last value
+    return place, found
 
 
 def _run_starts(sorted_values: NDArray[Any]) -> NDArray[np.intp] | None:

@@ -78,10 +78,9 @@ def merge_parts(*parts: Part) -> Part:
 
 def _merge_states(states: Sequence[State]) -> State:
     """One column's states merged: binned ones added into one new pair of arrays."""
-    first = states[0]
-    if len(states) > 1 and isinstance(first, BinnedCounts) and all(
-            isinstance(s, BinnedCounts) for s in states):
-        return first.merge(*states[1:])  # type: ignore[arg-type]
+    first, *rest = states  # one column of one spec: all binned or all exact
+    if rest and isinstance(first, BinnedCounts):
+        return first.merge(*rest)  # type: ignore[arg-type]
     return reduce(lambda a, b: a.merge(b), states)  # type: ignore[arg-type]
 
 
