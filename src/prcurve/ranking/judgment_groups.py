@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from prcurve.core.undefined import undefined_scope
 from prcurve.ranking.evaluation import judge
 from prcurve.ranking.kernels import compute
 from prcurve.ranking.measures import Measure
@@ -115,7 +116,9 @@ def judgment_group_values(
     rankings = judged._prepared.rankings
     values = []
     for column in measures:
-        per_group = compute(column[0], rankings, convention, trec_raw=True).astype(np.float64)
+        with undefined_scope(0):  # trec_eval: a group without relevant documents scores 0
+            per_group = compute(column[0], rankings, convention, trec_raw=True)
+        per_group = per_group.astype(np.float64)
         total = np.zeros(out_queries.shape[0])
         for j in range(int(counts.max(initial=0))):  # groups added in order, as trec_eval
             at = position == j
