@@ -17,10 +17,14 @@ sub-group is a complete order by level (every pair of different levels is a
 preference); one with several sub-groups is the transitive closure of their
 preferences. Each preference ``a > b`` is then counted as fulfilled or not,
 among the retrieved (both retrieved), implied (one retrieved) or neither.
-The work is one boolean matrix per group (pairs of its lines, or of its
-documents for the closure, by repeated squaring), and one count matrix per
-query for the ``prefs_pair`` measures: memory O(documents^2) per query, as
-trec_eval's own count array.
+The work, vectorised: a group of one sub-group counts its pairs by level
+(sorted levels and binary search) and compares ranks in a matrix of its
+retrieved lines only (at most the run's depth); a group of several sub-groups
+takes the closure of a boolean matrix of its documents by repeated squaring;
+the ``prefs_pair`` measures of a query with several groups (or a document
+listed twice) add the groups' preferences into one count matrix of the query's
+documents (memory O(documents^2), as trec_eval's own count array; with one
+group they equal the ``prefs_simp`` ones and need none).
 """
 
 from __future__ import annotations
@@ -185,7 +189,14 @@ class _Query:
         order = np.lexsort((rank, -level, subgroup, group))
         group, subgroup, level, rank = group[order], subgroup[order], level[order], rank[order]
         self.group_names = prefs.group[rows][order]
-        self.counts = np.zeros((n, n), dtype=np.int64) if need_pairs else None
+        # One group whose preferences are each one pair of documents (several
+        # sub-groups, or one without a document listed twice): every pair has one
+        # vote, fulfilled or not, and prefs_pair* equal prefs_simp* (the same sums of
+        # 1.0 and 0.0, the same counts); no count matrix.
+        self.simple_pairs = bool(group[0] == group[-1] and (
+            subgroup[0] != subgroup[-1] or np.unique(rank).shape[0] == rank.shape[0]))
+        self.counts = (np.zeros((n, n), dtype=np.int64) if need_pairs and not self.simple_pairs
+                       else None)
         starts = np.flatnonzero(np.diff(group, prepend=-1))
         ends = np.append(starts[1:], group.shape[0])
         self.groups = [
@@ -219,37 +230,48 @@ class _Query:
             raise self._fail(first, f"document {doc.decode('utf-8', 'replace')!r} has two "
                              "levels in one sub-group",
                              "give each document one level per judgment sub-group")
-        ia, ib = np.nonzero(level[:, None] > level[None, :])
-        ra, rb = rank[ia], rank[ib]
-        ful_ret, not_ret, ful_imp, not_imp, notoccur = _classify(ra, rb, njr)
-        self._add_pairs(ra, rb)
         rel, ret = level > 0.0, rank < njr  # level <= 0: non-relevant here
+        # A preference is a pair of lines of different levels. Pairs with an
+        # unretrieved line are counted by level (sorted levels, binary search); pairs
+        # of retrieved lines (at most the run's depth of them) by a matrix.
+        lv_ret, lv_unret = level[ret], level[~ret]
+        up_ret, up_unret = np.sort(lv_ret), np.sort(lv_unret)
+        rr = rank[ret]
+        better = lv_ret[:, None] > lv_ret[None, :]
+        forward = rr[:, None] < rr[None, :]
+        ful_ret = int(np.count_nonzero(better & forward))
+        not_ret = int(np.count_nonzero(better)) - ful_ret
+        ful_imp = int(np.searchsorted(up_unret, lv_ret).sum())  # retrieved above unretrieved
+        not_imp = int(np.searchsorted(up_ret, lv_unret).sum())
+        notoccur = int(np.searchsorted(up_unret, lv_unret).sum())
+        if self.counts is not None:
+            ia, ib = np.nonzero(level[:, None] > level[None, :])
+            self._add_pairs(rank[ia], rank[ib])
         g = _Group(ful_ret, not_ret + ful_ret, ful_imp, not_imp + ful_imp, notoccur,
                    int(np.count_nonzero(rel)), int(np.count_nonzero(rel & ret)),
                    int(np.count_nonzero(~rel)), int(np.count_nonzero(~rel & ret)))
         # m_prefs_avgjg_Rnonrel.c's recalculate: the last class (lowest level) cut to its
-        # first num_rel documents by rank; pairs between the other classes (the second
-        # class not the last), then every line against the cut class (itself included).
-        ec = np.concatenate(([0], np.cumsum(level[1:] != level[:-1])))
-        last_rank = rank[ec == ec[-1]]
+        # first num_rel documents by rank; pairs of lines of different levels whose lower
+        # one is not in the last class, then every line against the cut class (itself
+        # included). Fulfilled: a retrieved above b (or b not retrieved).
+        last = level == level[-1]
+        last_rank = rank[last]
         if g.num_nonrel > g.num_rel:
             cut = last_rank[:g.num_rel]
-            pairs = (ec[:, None] < ec[None, :]) & (ec[None, :] < ec[-1])
-            fa, fb = np.nonzero(pairs)
-            ful = (rank[fa] < rank[fb]) & (rank[fa] < njr)
-            ful2 = (rank[:, None] < cut[None, :]) & (rank[:, None] < njr)
-            n_ful = int(np.count_nonzero(ful)) + int(np.count_nonzero(ful2))
-            g.rnonrel = (n_ful, fa.shape[0] + ful2.size)
+            m = level.shape[0]
+            b_unret = lv_unret[~last[~ret]]
+            pairs = (m - np.searchsorted(np.sort(level), level[~last], side="right")).sum()
+            ful = (np.count_nonzero(better & forward & ~last[ret][None, :])
+                   + (lv_ret.shape[0] - np.searchsorted(up_ret, b_unret, side="right")).sum()
+                   + (cut.shape[0] - np.searchsorted(cut, rr, side="right")).sum())
+            g.rnonrel = (int(ful), int(pairs) + m * cut.shape[0])
         if g.num_nonrel_ret > g.num_rel_ret:
             cut = last_rank[:g.num_rel_ret]
             cut = cut[cut < njr]
-            pairs = (ec[:, None] < ec[None, :]) & (ec[None, :] < ec[-1])
-            pairs &= (rank[:, None] < njr) & (rank[None, :] < njr)
-            fa, fb = np.nonzero(pairs)
-            a_ret = rank[rank < njr]
-            ful2 = a_ret[:, None] < cut[None, :]
-            n_ful = int(np.count_nonzero(rank[fa] < rank[fb])) + int(np.count_nonzero(ful2))
-            g.rnonrel_ret = (n_ful, fa.shape[0] + ful2.size)
+            kept = better & ~last[ret][None, :]
+            ful = (np.count_nonzero(kept & forward)
+                   + (cut.shape[0] - np.searchsorted(cut, rr, side="right")).sum())
+            g.rnonrel_ret = (int(ful), int(np.count_nonzero(kept)) + rr.shape[0] * cut.shape[0])
         return g
 
     def _closure(self, subgroup: NDArray[np.intp], level: NDArray[np.float64],
@@ -342,6 +364,9 @@ class _Query:
         }
         if self.counts is not None:
             out.update(_pairs(self.counts, self.njr))
+        elif self.simple_pairs:
+            out.update(prefs_pair=out["prefs_simp"], prefs_pair_ret=out["prefs_simp_ret"],
+                       prefs_pair_imp=out["prefs_simp_imp"])
         return out
 
 
