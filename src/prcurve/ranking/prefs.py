@@ -22,9 +22,9 @@ The work, vectorised: a group of one sub-group counts its pairs by level
 retrieved lines only (at most the run's depth); a group of several sub-groups
 takes the closure of a boolean matrix of its documents by repeated squaring;
 the ``prefs_pair`` measures of a query with several groups (or a document
-listed twice) add the groups' preferences into one count matrix of the query's
-documents (memory O(documents^2), as trec_eval's own count array; with one
-group they equal the ``prefs_simp`` ones and need none).
+listed twice) count the groups' preferences per document pair by one sort
+(memory per preference, where trec_eval keeps a count array of documents^2;
+with one group they equal the ``prefs_simp`` ones and need none).
 """
 
 from __future__ import annotations
@@ -195,8 +195,9 @@ class _Query:
         # 1.0 and 0.0, the same counts); no count matrix.
         self.simple_pairs = bool(group[0] == group[-1] and (
             subgroup[0] != subgroup[-1] or np.unique(rank).shape[0] == rank.shape[0]))
-        self.counts = (np.zeros((n, n), dtype=np.int64) if need_pairs and not self.simple_pairs
-                       else None)
+        # Otherwise every group's preferences (internal ranks a > b), for prefs_pair*.
+        self.votes: list[tuple[NDArray[np.int64], NDArray[np.int64]]] | None = (
+            [] if need_pairs and not self.simple_pairs else None)
         starts = np.flatnonzero(np.diff(group, prepend=-1))
         ends = np.append(starts[1:], group.shape[0])
         self.groups = [
@@ -214,9 +215,8 @@ class _Query:
         return self._closure(subgroup, level, rank, first)
 
     def _add_pairs(self, ra: NDArray[np.int64], rb: NDArray[np.int64]) -> None:
-        if self.counts is not None:
-            n = self.n
-            self.counts += np.bincount(ra * n + rb, minlength=n * n).reshape(n, n)
+        if self.votes is not None:
+            self.votes.append((ra, rb))
 
     def _classes(self, level: NDArray[np.float64], rank: NDArray[np.int64],
                  first: int) -> _Group:
@@ -244,7 +244,7 @@ class _Query:
         ful_imp = int(np.searchsorted(up_unret, lv_ret).sum())  # retrieved above unretrieved
         not_imp = int(np.searchsorted(up_ret, lv_unret).sum())
         notoccur = int(np.searchsorted(up_unret, lv_unret).sum())
-        if self.counts is not None:
+        if self.votes is not None:
             ia, ib = np.nonzero(level[:, None] > level[None, :])
             self._add_pairs(rank[ia], rank[ib])
         g = _Group(ful_ret, not_ret + ful_ret, ful_imp, not_imp + ful_imp, notoccur,
@@ -362,8 +362,8 @@ class _Query:
             "prefs_avgjg_Rnonrel": _rnonrel(gs, retrieved=False),
             "prefs_avgjg_Rnonrel_ret": _rnonrel(gs, retrieved=True),
         }
-        if self.counts is not None:
-            out.update(_pairs(self.counts, self.njr))
+        if self.votes is not None:
+            out.update(_pairs(self.votes, self.n, self.njr))
         elif self.simple_pairs:
             out.update(prefs_pair=out["prefs_simp"], prefs_pair_ret=out["prefs_simp_ret"],
                        prefs_pair_imp=out["prefs_simp_imp"])
@@ -407,18 +407,24 @@ def _rnonrel(groups: list[_Group], retrieved: bool) -> float:
     return total / len(groups) if total > 0.0 else 0.0
 
 
-def _pairs(counts: NDArray[np.int64], njr: int) -> dict[str, float]:
-    """prefs_pair*: per document pair, the share of the groups' preferences that the
-    ranking fulfils, averaged over pairs (m_prefs_pair.c), summed in trec_eval's order."""
-    both = counts + counts.T
-    upper = np.triu_indices(njr, 1)  # row-major, as trec_eval's loops
-    c1, s1 = counts[:njr, :njr][upper], both[:njr, :njr][upper]
-    c2, s2 = counts[:njr, njr:].ravel(), both[:njr, njr:].ravel()
-    m1, m2 = s1 > 0, s2 > 0
-    terms = np.concatenate((c1[m1] / s1[m1], c2[m2] / s2[m2]))
+def _pairs(votes: list[tuple[NDArray[np.int64], NDArray[np.int64]]], n: int,
+           njr: int) -> dict[str, float]:
+    """prefs_pair*: per document pair, the share of the groups' preferences on it that
+    the ranking fulfils, averaged over pairs (m_prefs_pair.c), summed in trec_eval's
+    order (pairs of retrieved documents, then retrieved with unretrieved, each by
+    the higher one's rank, then the lower one's). Sparse: memory per preference."""
+    ra = np.concatenate([a for a, _ in votes])
+    rb = np.concatenate([b for _, b in votes])
+    lo, hi = np.minimum(ra, rb), np.maximum(ra, rb)
+    pair, which = np.unique(lo * n + hi, return_inverse=True)  # (lo, hi) ascending
+    total = np.bincount(which, minlength=pair.shape[0])
+    fulfilled = np.bincount(which[ra < rb], minlength=pair.shape[0])  # lo preferred
+    lo, hi = pair // n, pair % n
+    both, one = hi < njr, (lo < njr) & (hi >= njr)
+    terms = np.concatenate((fulfilled[both] / total[both], fulfilled[one] / total[one]))
     sums = np.cumsum(terms)
-    n1, n2 = int(np.count_nonzero(m1)), int(np.count_nonzero(m2))
-    n3 = int(np.count_nonzero(both[njr:, njr:])) // 2  # diagonal is 0
+    n1, n2 = int(np.count_nonzero(both)), int(np.count_nonzero(one))
+    n3 = int(np.count_nonzero(lo >= njr))
     ret_sum = float(sums[n1 - 1]) if n1 else 0.0
     imp_sum = float(sums[-1]) if sums.shape[0] else 0.0
     return {
