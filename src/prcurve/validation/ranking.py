@@ -256,15 +256,6 @@ def wrong_table_type(argument: str, value: Any, expected: str) -> InvalidInputEr
                              f"pass {expected}")
 
 
-def unsupported_trec_measure(text: str, supported: Sequence[str]) -> InvalidInputError:
-    return InvalidInputError(
-        "measures",
-        f"trec_eval measure {text!r} needs preference judgments or judgment groups "
-        "(trec_eval -R prefs, qrels_prefs or qrels_jg), which prcurve does not read",
-        f"use one of {', '.join(supported)}, or the nicknames official, all_trec, set",
-    )
-
-
 def trec_measure_not_in_version(
     text: str, version: int, supported: Sequence[str]
 ) -> InvalidInputError:
