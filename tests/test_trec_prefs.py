@@ -11,10 +11,13 @@ from typing import Any
 import numpy as np
 import pytest
 from hypothesis import given
+from hypothesis import strategies as st
 from tests.strategies import FAST, PreferenceCase, preference_cases
 
 from prcurve.cli import main
-from prcurve.ranking.judgment_groups import read_qrels_jg
+from prcurve.errors import InvalidInputError
+from prcurve.ranking import evaluate
+from prcurve.ranking.judgment_groups import JudgmentGroups, read_qrels_jg
 from prcurve.ranking.prefs import PREFS_MEASURES, Preferences, prefs_values
 from prcurve.ranking.trec_eval import TrecEvalOptions, format_trec_eval
 
@@ -233,6 +236,8 @@ PREF_ERRORS = [
     ("q g s a high\n", "prefs", "line 1: level 'high' is not a finite number"),
     ("q g s a\n", "prefs", "line 1: expected 5 fields"),
     ("q 0 a 1\nq 0 a 2\n", "qrels_jg", "document 'a' appears twice for query 'q'"),
+    ("z g s a 1\nz g s b 0\n", "prefs", "no query has both results and relevance judgments"),
+    ("z 0 a 1\n", "qrels_jg", "no query has both results and relevance judgments"),
 ]
 
 
@@ -265,3 +270,43 @@ def test_judged_queries_without_results_are_said(
     assert "1 judged query without results left out (r)" in captured.err
     assert main([argv[0], "-c", *argv[1:]]) == 0  # r scores 0 and counts: (1 + 0) / 2
     assert capsys.readouterr().out.splitlines()[-1] == "prefs_simp            \tall\t0.5000"
+
+
+@FAST
+@given(st.lists(st.tuples(st.sampled_from(["1", "2"]), st.sampled_from(["u", "v", "w"]),
+                          st.sampled_from([f"d{i}" for i in range(6)]), st.integers(-1, 2)),
+                min_size=1, max_size=30, unique_by=lambda r: r[:3]),
+       st.lists(st.tuples(st.sampled_from(["1", "2"]), st.sampled_from([f"d{i}" for i in range(8)]),
+                          st.integers(0, 3)), min_size=1, max_size=16, unique_by=lambda r: r[:2]),
+       st.integers(1, 2))
+def test_judgment_groups_average_ordinary_evaluations(
+    rows: list[tuple[str, str, str, int]], run_rows: list[tuple[str, str, int]], level: int
+) -> None:
+    # Each *_avgjg value is the mean over the query's groups of prcurve.ranking.evaluate
+    # (checked against pytrec_eval elsewhere) on that group's judgments alone.
+    groups = JudgmentGroups.from_arrays(*zip(*rows, strict=True))
+    run = {q: {d: float(s) for qq, d, s in run_rows if qq == q} for q, _, _ in run_rows}
+    options = TrecEvalOptions(measures=("map_avgjg", "P_avgjg.1,3", "Rprec_mult_avgjg.0.5,1.5"),
+                              per_query=True, rel_format="qrels_jg", relevance_level=level)
+    common = sorted({q for q, _, _, _ in rows} & set(run))
+    if not common:
+        with pytest.raises(InvalidInputError, match="no query has both results and relevance"):
+            format_trec_eval(groups, run, options)
+        return
+    got = {}
+    for line in format_trec_eval(groups, run, options).splitlines():
+        name, query, value = line.split("\t")
+        got[(name.rstrip(), query)] = float(value)
+    measures = {"map_avgjg": "AP", "P_avgjg_1": "P@1", "P_avgjg_3": "P@3",
+                "Rprec_mult_avgjg_0.50": "Rprec_mult@0.5",
+                "Rprec_mult_avgjg_1.50": "Rprec_mult@1.5"}
+    for query in common:
+        per_group = []
+        for group in sorted({g for q, g, _, _ in rows if q == query}):
+            qrels = {query: {d: r for q, g, d, r in rows if q == query and g == group}}
+            result = evaluate(qrels, {query: run[query]}, list(measures.values()),
+                              relevance_level=level)
+            per_group.append({n: float(result.per_query[m][0]) for n, m in measures.items()})
+        for name in measures:
+            mean = sum(v[name] for v in per_group) / len(per_group)
+            assert got[(name, query)] == pytest.approx(mean, abs=5e-5), (name, query)

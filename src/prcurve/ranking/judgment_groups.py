@@ -28,7 +28,7 @@ from prcurve.ranking.measures import Measure
 from prcurve.ranking.prefs import as_bytes
 from prcurve.ranking.tables import Qrels, Run
 from prcurve.ranking.trec_format import parse_numbers, read_bytes, split_fields
-from prcurve.validation.ranking import duplicate_document
+from prcurve.validation.ranking import duplicate_document, no_queries_to_evaluate
 
 __all__ = ["JudgmentGroups", "judgment_group_values", "read_qrels_jg"]
 
@@ -96,6 +96,8 @@ def judgment_group_values(
     known[known] = queries[where[known]] == run_labels[known]
     row_query = np.where(known, where, 0)[run._queries.codes]
     rows = np.flatnonzero(known[run._queries.codes])
+    if rows.shape[0] == 0 and not complete:  # trec_eval: "No queries with both results ..."
+        raise no_queries_to_evaluate(run._queries.labels.shape[0], queries.shape[0])
     copies = n_groups[row_query[rows]]
     rows = np.repeat(rows, copies)
     offset = np.arange(rows.shape[0]) - np.repeat(np.cumsum(copies) - copies, copies)

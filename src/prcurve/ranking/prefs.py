@@ -37,7 +37,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from prcurve.ranking.trec_format import parse_numbers, read_bytes, split_fields
-from prcurve.validation.ranking import bad_preference
+from prcurve.validation.ranking import bad_preference, no_queries_to_evaluate
 
 __all__ = [
     "PREFS_MEASURES",
@@ -458,6 +458,8 @@ def prefs_values(
     has = where < run_queries.shape[0]
     has[has] = run_queries[where[has]] == queries[has]
     keep = np.ones(queries.shape[0], dtype=bool) if complete else has
+    if not keep.any():  # trec_eval: "No queries with both results and relevance info"
+        raise no_queries_to_evaluate(run_queries.shape[0], queries.shape[0])
     run_order = np.argsort(run_query_codes, kind="stable")
     run_bounds = np.searchsorted(run_query_codes[run_order],
                                  np.arange(run_queries.shape[0] + 1))
