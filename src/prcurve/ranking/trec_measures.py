@@ -1,5 +1,6 @@
 """trec_eval's measures as it names them: the measure table in its output order,
-the nicknames (``official``, ``all_trec``, ``set``), measure parameters read as
+the nicknames (``official``, ``all_trec``, ``set``, ``all_prefs``, ``prefs``,
+``qrels_jg``), which relevance format (``-R``) each measure needs, parameters read as
 trec_eval reads them (``atol``/``atof``), its options (:class:`TrecEvalOptions`)
 and the plan of output columns they give. :mod:`prcurve.ranking.trec_eval`
 evaluates the plan and prints it.
@@ -59,6 +60,10 @@ class TrecMeasure:
     "p_double" (one value, numeric parameters), "p_pair" (one value,
     name=value parameters). summary: "mean", "sum", "gm" (geometric),
     "none" (relstring), or the special "runid", "num_q", "num_rel".
+    rel_format: the relevance input it is computed from ("qrels"; "prefs" for
+    -R prefs or qrels_prefs; "qrels_jg"; None for runid and num_q, any). The
+    prefs_* measures have no prcurve measure (``measure`` None): they are
+    computed by :mod:`prcurve.ranking.prefs`, by name.
     """
 
     name: str
