@@ -38,7 +38,8 @@ def register(subparsers: Any) -> None:
             "docs/ranking.md. Files may be gzip, bzip2 or xz compressed."
         ),
     )
-    trec.add_argument("qrels", metavar="QRELS", help="qrels file: query iter docno relevance")
+    trec.add_argument("qrels", metavar="QRELS",
+                      help="qrels file: query iter docno relevance (other formats: -R)")
     trec.add_argument(
         "run", metavar="RUN", help="run file: query Q0 docno rank score run_id ('-' for stdin)"
     )
