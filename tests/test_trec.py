@@ -77,7 +77,8 @@ def test_all_trec_prints_every_measure_of_trec_eval() -> None:
     got = format_trec_eval(V10 / "qrels.test", V10 / "results.test",
                            TrecEvalOptions(measures=("all_trec",)))
     names = {line.split("\t")[0].rstrip() for line in got.splitlines()}
-    roots = {m.name for m in TREC_MEASURES} - {"dcg", "ideal_dcg", "yaap", "relstring"}
+    roots = {m.name for m in TREC_MEASURES if m.rel_format != "prefs"
+             and m.rel_format != "qrels_jg"} - {"dcg", "ideal_dcg", "yaap", "relstring"}
     assert all(any(n == r or n.startswith(r + "_") for n in names) for r in roots)
     assert len(got.splitlines()) == len((V10 / "out.test.a").read_text().splitlines())
 
@@ -200,7 +201,12 @@ def test_summary_and_zscores() -> None:
 @pytest.mark.parametrize(
     ("options", "argument", "match"),
     [
-        ({"measures": ("prefs_simp",)}, "measures", "needs preference judgments"),
+        ({"measures": ("prefs_simp",)}, "measures",
+         r"'prefs_simp' needs -R prefs or qrels_prefs input \(found -R qrels\)"),
+        ({"measures": ("map",), "rel_format": "prefs"}, "measures",
+         r"'map' needs -R qrels input \(found -R prefs\)"),
+        ({"measures": ("P_avgjg",), "rel_format": "qrels_prefs"}, "measures",
+         r"'P_avgjg' needs -R qrels_jg input"),
         ({"measures": ("nonsense",)}, "measures", "unknown trec_eval measure 'nonsense'"),
         ({"measures": ("rbp",), "version": 9}, "measures", "trec_eval 9 has no measure 'rbp'"),
         ({"measures": ("P.0",)}, "measures", "not a positive integer"),
@@ -214,7 +220,8 @@ def test_summary_and_zscores() -> None:
         ({"measures": ("ndcg.1=2,1=3",)}, "measures", "grade 1 is given twice"),
         ({"measures": ("rbp.p=1.5",)}, "measures", r"p=1.5 is not in \(0, 1\)"),
         ({"measures": ("G.x",)}, "measures", "'x' is not name=value"),
-        ({"rel_format": "prefs"}, "-R", "qrels format only"),
+        ({"rel_format": "prefs"}, "measures", "With -R prefs or qrels_prefs use -m all_prefs"),
+        ({"rel_format": "xml"}, "-R", "one of qrels, prefs, qrels_prefs, qrels_jg"),
         ({"results_format": "xml"}, "-T", "trec_results format only"),
         ({"collection_size": -1}, "-N", "integer >= 0"),
         ({"judged_only": 1}, "judged_only", "True or False"),

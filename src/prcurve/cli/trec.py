@@ -17,10 +17,11 @@ from prcurve.ranking.trec_eval import (
     TrecEvalOptions,
     format_trec_eval,
     measures_help,
+    read_relevance,
     skipped_queries,
 )
 from prcurve.ranking.trec_format import decoded, first_line_fields
-from prcurve.validation.ranking import with_swap_hint
+from prcurve.validation.ranking import check_rel_format, with_swap_hint
 
 __all__ = ["register"]
 
@@ -37,7 +38,8 @@ def register(subparsers: Any) -> None:
             "docs/ranking.md. Files may be gzip, bzip2 or xz compressed."
         ),
     )
-    trec.add_argument("qrels", metavar="QRELS", help="qrels file: query iter docno relevance")
+    trec.add_argument("qrels", metavar="QRELS",
+                      help="qrels file: query iter docno relevance (other formats: -R)")
     trec.add_argument(
         "run", metavar="RUN", help="run file: query Q0 docno rank score run_id ('-' for stdin)"
     )
@@ -75,7 +77,9 @@ def register(subparsers: Any) -> None:
         help="print z-scores: FILE has lines 'query measure mean stddev'",
     )
     trec.add_argument("-R", "--rel-format", "--Rel_info_format", default="qrels",
-                      metavar="FORMAT", help="relevance format: qrels (the only one read)")
+                      metavar="FORMAT",
+                      help="relevance format: qrels (default); prefs or qrels_prefs (preferences: "
+                      "-m all_prefs); qrels_jg (judgment groups: -m qrels_jg)")
     trec.add_argument("-T", "--results-format", "--Results_format", default="trec_results",
                       metavar="FORMAT", help="results format: trec_results (the only one read)")
     trec.add_argument(
@@ -91,7 +95,8 @@ def _run_trec(args: argparse.Namespace) -> str:
     try:
         run = (parse_run(decoded(sys.stdin.buffer.read(), "<stdin>", "run"), "<stdin>")
                if args.run == "-" else read_run(args.run))
-        qrels = read_qrels(args.qrels)
+        qrels = (read_qrels(args.qrels) if args.rel_format == "qrels"
+                 else read_relevance(args.qrels, check_rel_format(args.rel_format)))
     except InvalidInputError as error:
         heads = [None if path == "-" else first_line_fields(path) for path in (args.qrels,
                                                                                 args.run)]
@@ -112,9 +117,9 @@ def _run_trec(args: argparse.Namespace) -> str:
     )
     output = format_trec_eval(qrels, run, options)
     if any(m.split(".")[0] == "all_trec" for m in args.measure):
-        print("prcurve: note: not computed (as trec_eval's all_trec also leaves them out): "
-              "the preference measures prefs_* and the judgment-group measures *_avgjg, "
-              "which need -R prefs, qrels_prefs or qrels_jg input", file=sys.stderr)
+        print("prcurve: note: all_trec, as trec_eval's, leaves out the preference measures "
+              "prefs_* (-R prefs or qrels_prefs, -m all_prefs) and the judgment-group "
+              "measures *_avgjg (-R qrels_jg, -m qrels_jg)", file=sys.stderr)
     if not args.complete:
         missing = skipped_queries(qrels, run)
         if missing:
