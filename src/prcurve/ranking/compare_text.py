@@ -72,7 +72,7 @@ def _marks(result: RunComparison) -> dict[tuple[str, str], list[str]]:
     return {key: sorted(value, key=lambda x: (len(x), x)) for key, value in marks.items()}
 
 
-def _legend(result: RunComparison) -> list[str]:
+def _legend(result: RunComparison, style: str) -> list[str]:
     names = ", ".join(f"{code} = {name}" + (f" ({result.runs_per_system[name]} runs)"
                                             if result.runs_per_system[name] > 1 else "")
                       for code, name in zip(letters(len(result.systems)), result.systems,
@@ -85,7 +85,7 @@ def _legend(result: RunComparison) -> list[str]:
         f"Systems: {names}.",
         f"A letter after a mean: significantly better than that system ({against}; "
         f"{_TESTS[result.test]}, {_CORRECTIONS[result.correction]}{family}, "
-        f"alpha = {result.alpha:g}); bold: the best mean.",
+        f"alpha = {result.alpha:g})" + ("." if style == "text" else "; bold: the best mean."),
         f"Means over {result.n_queries} judged queries."
         + (" Several runs per system: mean per query over its runs, ± the standard deviation "
            "of its runs' means." if any(v > 1 for v in result.runs_per_system.values()) else ""),
@@ -131,7 +131,7 @@ def paper_table(result: RunComparison, style: str) -> str:
     """The comparison as ``style``: ``"text"``, ``"markdown"``, ``"latex"`` or ``"html"``."""
     codes = letters(len(result.systems))
     cells = _cells(result, style)
-    legend = _legend(result)
+    legend = _legend(result, style)
     heads = ["system", *result.measures]
     names = [f"({code}) {name}" for code, name in zip(codes, result.systems, strict=True)]
     if style == "latex":

@@ -56,6 +56,8 @@ def check_alpha(value: Any) -> float:
 
 
 def too_few_queries(n: int, what: str = "queries") -> InvalidInputError:
+    if n == 1:
+        what = what.replace("queries", "query").replace("values", "value")
     return InvalidInputError(
         "qrels", f"{n} {what} to compare on; a paired test needs at least 2",
         "judge at least 2 queries that the runs answer",
