@@ -6,7 +6,7 @@ Usage::
         [--permutations 1000] [--repeat 3]
 
 The work, the same on both sides: 10 TREC run files of 1,000 queries (100
-documents each) and one qrels file, read from disk; MAP, nDCG and P@10 of every
+documents each, no tied scores) and one qrels file, read from disk; MAP, nDCG and P@10 of every
 run; every pair of runs (45) compared on each measure with Fisher's
 randomization test, 1,000 permutations, no correction (ranx has none). Times are
 warm (best of ``--repeat`` after one untimed call: ranx's numba kernels are
@@ -65,7 +65,8 @@ def write_files(folder: str, n_runs: int, n_queries: int, n_docs: int) -> tuple[
         with open(path, "w") as out:
             for q in range(n_queries):
                 docs = rng.choice(pool, size=n_docs, replace=False)
-                scores = np.round(rng.random(n_docs) + (0.05 + 0.02 * r) * grades[q, docs], 6)
+                # no tied scores: ranx breaks ties otherwise than trec_eval (and prcurve)
+                scores = rng.random(n_docs) + (0.05 + 0.02 * r) * grades[q, docs]
                 order = np.argsort(-scores, kind="stable")
                 out.writelines(f"q{q} Q0 d{docs[i]} {k + 1} {float(scores[i])!r} run{r}\n"
                                for k, i in enumerate(order))

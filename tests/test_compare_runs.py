@@ -269,3 +269,16 @@ def test_cli_bad_input_is_one_line_and_exit_2(
     err = capsys.readouterr().err
     assert message in err
     assert err.count("\n") == 1
+
+
+@pytest.mark.parametrize("seed", range(3))
+@pytest.mark.parametrize("test", ["t", "wilcoxon", "sign", "randomization", "bootstrap"])
+def test_the_order_of_the_systems_changes_only_the_sign(seed: int, test: str) -> None:
+    qrels, runs = collection(20 + seed, n_queries=12, drop=0.1)
+    forward = prcurve.compare_runs(qrels, {"x": runs[0], "y": runs[2]}, ["AP", "P@10"],
+                                   test=test, permutations=2000, seed=0).to_table()
+    backward = prcurve.compare_runs(qrels, {"y": runs[2], "x": runs[0]}, ["AP", "P@10"],
+                                    test=test, permutations=2000, seed=0).to_table()
+    np.testing.assert_allclose(backward["difference"], -forward["difference"], atol=1e-15)
+    np.testing.assert_allclose(backward["p_value"], forward["p_value"], atol=1e-12)
+    np.testing.assert_allclose(backward["ci_low"], -forward["ci_high"], atol=1e-12)
