@@ -282,3 +282,10 @@ def test_the_order_of_the_systems_changes_only_the_sign(seed: int, test: str) ->
     np.testing.assert_allclose(backward["difference"], -forward["difference"], atol=1e-15)
     np.testing.assert_allclose(backward["p_value"], forward["p_value"], atol=1e-12)
     np.testing.assert_allclose(backward["ci_low"], -forward["ci_high"], atol=1e-12)
+
+
+def test_default_measures_and_test() -> None:
+    qrels, runs = collection(30, n_queries=8, n_runs=2)
+    result = prcurve.compare_runs(qrels, {"x": runs[0], "y": runs[1]})
+    assert result.measures == ("AP", "ndcg", "P@10")
+    assert (result.test, result.correction, result.alpha) == ("t", "holm", 0.05)

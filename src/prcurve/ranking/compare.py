@@ -112,7 +112,7 @@ class RunComparison:
 def compare_runs(
     qrels: Any,
     runs: Mapping[str, Any],
-    measures: str | Measure | Iterable[str | Measure] = ("AP", "nDCG", "P@10"),
+    measures: str | Measure | Iterable[str | Measure] = ("AP", "ndcg", "P@10"),
     baseline: str | None = None,
     test: str = "t",
     correction: str = "holm",
@@ -132,7 +132,7 @@ def compare_runs(
     runs : mapping of name to run, or to a list of runs
         Each system's run (a :class:`Run`, dict, table or path); a list of runs
         (seeds, folds) is compared on its mean per query.
-    measures : str, Measure or iterable, default ("AP", "nDCG", "P@10")
+    measures : str, Measure or iterable, default ("AP", "ndcg", "P@10")
         Any numeric measure of :func:`prcurve.ranking.evaluate`.
     baseline : str, optional
         Compare each system with this one; None compares all pairs.
