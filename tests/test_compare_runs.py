@@ -289,3 +289,27 @@ def test_default_measures_and_test() -> None:
     result = prcurve.compare_runs(qrels, {"x": runs[0], "y": runs[1]})
     assert result.measures == ("AP", "ndcg", "P@10")
     assert (result.test, result.correction, result.alpha) == ("t", "holm", 0.05)
+
+
+def test_a_plain_list_of_runs_is_one_run_per_system(tmp_path: Path) -> None:
+    qrels, runs = collection(8, n_queries=10)
+    paths = write_trec(tmp_path, qrels, runs)
+    by_path = prcurve.compare_runs(paths[0], paths[1:], ["AP"], test="sign")
+    assert by_path.systems == ("run0", "run1", "run2")
+    by_object = prcurve.compare_runs(qrels, runs[:2], ["AP"], test="sign")
+    assert by_object.systems == ("run1", "run2")
+    np.testing.assert_array_equal(by_object.to_table()["p_value"][:1],
+                                  by_path.to_table()["p_value"][:1])
+
+
+def test_cli_refuses_different_query_sets_with_same_queries_in_one_line(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    folder = Path(__file__).parent / "fixtures" / "trec_eval_v10"  # trec_eval's test data
+    args = ["trec", str(folder / "qrels.test"), str(folder / "results.test"),
+            str(folder / "results.trunc"), "--compare"]
+    assert main(args) == 0
+    assert "scored 0 (trec_eval -c): results.trunc 1 (302)" in capsys.readouterr().out
+    assert main([*args, "--same-queries"]) == 2
+    err = capsys.readouterr().err
+    assert "results.trunc lacks 1 (302)" in err
+    assert err.count("\n") == 1

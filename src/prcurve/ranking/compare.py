@@ -12,7 +12,7 @@ Tukey's HSD are those of :mod:`prcurve.space.significance` (docs/ranking.md,
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -111,7 +111,7 @@ class RunComparison:
 
 def compare_runs(
     qrels: Any,
-    runs: Mapping[str, Any],
+    runs: Mapping[str, Any] | Sequence[Any],
     measures: str | Measure | Iterable[str | Measure] = ("AP", "ndcg", "P@10"),
     baseline: str | None = None,
     test: str = "t",
@@ -131,7 +131,8 @@ def compare_runs(
         The judgments (any form :func:`prcurve.ranking.evaluate` accepts).
     runs : mapping of name to run, or to a list of runs
         Each system's run (a :class:`Run`, dict, table or path); a list of runs
-        (seeds, folds) is compared on its mean per query.
+        (seeds, folds) is compared on its mean per query. A plain list of runs
+        is one run per system, named by file name (paths) or ``run1``, ``run2``, ...
     measures : str, Measure or iterable, default ("AP", "ndcg", "P@10")
         Any numeric measure of :func:`prcurve.ranking.evaluate`.
     baseline : str, optional

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -76,7 +77,18 @@ def check_paired_values(name: str, values: ArrayLike, n: int | None = None) -> N
 
 
 def check_systems(runs: Any) -> dict[str, list[Any]]:
-    """``{name: run or list of runs}`` with at least two systems -> ``{name: [runs]}``."""
+    """``{name: run or list of runs}`` with at least two systems -> ``{name: [runs]}``.
+
+    A plain sequence of runs names each by its file name (paths) or ``run1``,
+    ``run2``, ... (other runs), one run per system.
+    """
+    if isinstance(runs, Sequence) and not isinstance(runs, (str, bytes)):
+        named: dict[str, Any] = {}
+        for i, run in enumerate(runs):
+            name = (os.path.basename(os.fspath(run)) if isinstance(run, (str, os.PathLike))
+                    else f"run{i + 1}")
+            named[name if name and name not in named else f"run{i + 1}"] = run
+        runs = named
     if not isinstance(runs, Mapping):
         raise InvalidInputError(
             "runs", f"expected a mapping of system name to run, found {type(runs).__name__}",
