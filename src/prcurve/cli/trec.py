@@ -2,6 +2,8 @@
 
 ``prcurve trec QRELS RUN [-m MEASURE ...] [-q] [-c] [-l LEVEL] [-M DEPTH] [-n] [-J]
 [-N N] [-Z FILE]`` prints trec_eval's output, every measure of trec_eval 10 (or 9).
+``prcurve trec QRELS RUN RUN [RUN ...] --compare`` compares systems
+(:mod:`prcurve.cli.trec_compare`).
 """
 
 from __future__ import annotations
@@ -10,7 +12,8 @@ import argparse
 import sys
 from typing import Any
 
-from prcurve.cli.common import guard
+from prcurve.cli import trec_compare
+from prcurve.cli.common import UsageError, guard
 from prcurve.errors import InvalidInputError
 from prcurve.ranking.tables import parse_run, read_qrels, read_run
 from prcurve.ranking.trec_eval import (
@@ -41,7 +44,8 @@ def register(subparsers: Any) -> None:
     trec.add_argument("qrels", metavar="QRELS",
                       help="qrels file: query iter docno relevance (other formats: -R)")
     trec.add_argument(
-        "run", metavar="RUN", help="run file: query Q0 docno rank score run_id ('-' for stdin)"
+        "run", metavar="RUN", nargs="+",
+        help="run file: query Q0 docno rank score run_id ('-' for stdin); several with --compare",
     )
     trec.add_argument(
         "-m", "--measure", action="append", default=[], metavar="MEASURE",
@@ -87,6 +91,7 @@ def register(subparsers: Any) -> None:
         help="10 (default): interpolated-precision cutoff lround(r*R), float64 scores; "
         "9: cutoff (long)(r*R + 0.9) and float32 scores, as trec_eval 9 and pytrec_eval",
     )
+    trec_compare.add_arguments(trec)
     # large_arrays: the program's malloc keeps freed memory (cli.common.reuse_freed_memory)
     trec.set_defaults(handler=_trec, large_arrays=True)
 
@@ -137,6 +142,13 @@ def _trec(args: argparse.Namespace) -> int:
     """The ``trec`` handler: trec_eval's output on stdout, or one line on stderr."""
 
     def run() -> int:
+        if args.compare:
+            trec_compare.write(trec_compare.run_compare(args))
+            return 0
+        if len(args.run) > 1:
+            raise UsageError(f"{len(args.run)} runs given: add --compare to compare them, "
+                             "or give one run for trec_eval's output")
+        args.run = args.run[0]
         output = _run_trec(args)
         # Ids are bytes as in the files, written back unchanged (undecodable bytes too).
         sys.stdout.buffer.write(output.encode("utf-8", "surrogateescape"))

@@ -77,6 +77,7 @@ __all__ = [
     "bootstrap_curve",
     "bootstrap_threshold",
     "compare_average_precision",
+    "paired_p_value",
 ]
 
 F64 = NDArray[np.float64]
@@ -681,11 +682,22 @@ def compare_average_precision(
         done += size
     delta = np.concatenate(differences)
     low, high = _percentiles(delta, lvl)
-    below = int((delta <= 0).sum())
-    above = int((delta >= 0).sum())
-    p_value = min(1.0, 2.0 * min(below + 1, above + 1) / (b + 1))
+    p_value = float(paired_p_value(delta[:, None])[0])
     interval = Interval(statistic, estimate_a - estimate_b, low, high, PAIRED, lvl, b)
     return PairedComparison(statistic, estimate_a, estimate_b, interval, p_value)
+
+
+def paired_p_value(delta: F64) -> F64:
+    """The p-value of "no difference" from ``B`` resampled differences (rows of ``delta``).
+
+    The percentile-interval inversion of the module docstring, for each column:
+    ``min(1, 2 min(1 + #{Δ* <= 0}, 1 + #{Δ* >= 0}) / (B + 1))``.
+    """
+    b = delta.shape[0]
+    below = (delta <= 0).sum(axis=0) + 1
+    above = (delta >= 0).sum(axis=0) + 1
+    p: F64 = np.minimum(1.0, 2.0 * np.minimum(below, above) / (b + 1))
+    return p
 
 
 def _count_rows(cells: NDArray[np.intp], n_cells: int) -> I64:
