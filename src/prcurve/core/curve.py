@@ -60,6 +60,7 @@ if TYPE_CHECKING:
 
     from prcurve.present.plot import PRPlot
     from prcurve.space.bounds import Degenerate, MinimumPRCurve
+    from prcurve.space.prg import PRGCurve
 
 __all__ = ["OperatingPoint", "PRCurve", "binary_pr_curve"]
 
@@ -564,6 +565,22 @@ class PRCurve:
         with undefined_scope(self.zero_division):
             pi = np.float64(self.prevalence)
             return bounds._modified_f_beta_array(self.recall, self.precision, pi, b)
+
+    def prg(self) -> PRGCurve:
+        """The precision-recall-gain view of this curve (:class:`prcurve.space.prg.PRGCurve`;
+        Flach and Kull 2015): gains, AUPRG, the convex hull, the F-gain-optimal threshold.
+
+        Examples
+        --------
+        >>> from prcurve import pr_curve
+        >>> pr_curve([1, 0, 1, 0], [0.9, 0.8, 0.7, 0.6]).prg().auprg()
+        0.25
+        """
+        # A convenience view from the PR-space layer above, imported lazily
+        # (docs/architecture.md).
+        from prcurve.space.prg import PRGCurve
+
+        return PRGCurve(self)
 
     def to_table(self, columns: tuple[str, ...] = ("threshold", "precision", "recall")) -> Table:
         """The curve as a table, one row per threshold (the Precision And Recall tutorial's table).
