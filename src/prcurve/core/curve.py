@@ -117,6 +117,37 @@ class PRCurve:
         self._counts = counts
         self._edges = None if edges is None else check_edges("edges", edges)
         self.zero_division: ZeroDivision = zero_division
+        # Set by from_estimator: "predict_proba" or "decision_function"; None otherwise.
+        self.response_method: str | None = None
+
+    @classmethod
+    def from_estimator(
+        cls, estimator: Any, X: Any, y: ArrayLike, *, pos_label: Any = None,
+        sample_weight: ArrayLike | None = None, response_method: str = "auto",
+        bins: int | ArrayLike | None = None, zero_division: ZeroDivision = "nan",
+    ) -> PRCurve:
+        """The curve of a fitted binary scikit-learn classifier's scores on ``(X, y)``.
+
+        As scikit-learn's ``PrecisionRecallDisplay.from_estimator``: ``predict_proba``'s
+        column of ``pos_label`` (default ``classes_[1]``), else ``decision_function``;
+        :attr:`response_method` says which (:mod:`prcurve.io.estimators`).
+
+        Examples
+        --------
+        >>> from sklearn.linear_model import LogisticRegression
+        >>> from prcurve import PRCurve
+        >>> X, y = [[0.0], [1.0], [2.0], [3.0]], [0, 1, 0, 1]
+        >>> curve = PRCurve.from_estimator(LogisticRegression().fit(X, y), X, y)
+        >>> curve.response_method, len(curve)
+        ('predict_proba', 4)
+        """
+        # An adapter of the input layer above, imported lazily (docs/architecture.md).
+        from prcurve.io.estimators import curve_from_estimator
+
+        return curve_from_estimator(estimator, X, y, pos_label=pos_label,
+                                    sample_weight=sample_weight,
+                                    response_method=response_method, bins=bins,
+                                    zero_division=zero_division)
 
     @classmethod
     def from_counts(
