@@ -613,6 +613,34 @@ class PRCurve:
 
         return PRGCurve(self)
 
+    # -- experiment trackers (prcurve.present.trackers; each library optional) -----------
+
+    def to_tensorboard(self, writer_or_logdir: Any, tag: str = "pr_curve", step: int = 0, *,
+                       max_points: int = 200) -> Any:
+        """Write TensorBoard PR-curve plugin data, thinned to ``max_points`` (ends and
+        best F kept): :func:`prcurve.present.trackers.to_tensorboard`."""
+        # Presentation above the core, imported lazily (docs/architecture.md).
+        from prcurve.present.trackers import to_tensorboard
+
+        return to_tensorboard(self, writer_or_logdir, tag, step, max_points=max_points)
+
+    def log_mlflow(self, *, prefix: str = "pr", step: int | None = None,
+                   max_points: int = 200, plot: bool = True) -> dict[str, float]:
+        """Log the numbers, the thinned curve and the plot to MLflow's active run:
+        :func:`prcurve.present.trackers.log_mlflow`."""
+        # Presentation above the core, imported lazily (docs/architecture.md).
+        from prcurve.present.trackers import log_mlflow
+
+        return log_mlflow(self, prefix=prefix, step=step, max_points=max_points, plot=plot)
+
+    def to_wandb_table(self, *, max_points: int = 200, use_wandb: bool | None = None) -> Any:
+        """The thinned curve as a W&B table, thresholds included:
+        :func:`prcurve.present.trackers.to_wandb_table`."""
+        # Presentation above the core, imported lazily (docs/architecture.md).
+        from prcurve.present.trackers import to_wandb_table
+
+        return to_wandb_table(self, max_points=max_points, use_wandb=use_wandb)
+
     def to_table(self, columns: tuple[str, ...] = ("threshold", "precision", "recall")) -> Table:
         """The curve as a table, one row per threshold (the Precision And Recall tutorial's table).
 
