@@ -466,8 +466,9 @@ def render_html(report: Report, *, title: str = "prcurve report") -> str:
     # The precision-recall-gain view, one click away below the page (present/prg_plot.py).
     from prcurve.present.prg_plot import prg_details_html
 
-    page = page.replace("</body>", prg_details_html(
-        {m.name: m.curve for m in report.models}) + "\n</body>", 1)
+    end = page.rindex("</body>")  # the page's own; Bokeh's inline script holds others
+    page = (page[:end] + prg_details_html({m.name: m.curve for m in report.models})
+            + "\n" + page[end:])
     return _fixed_ids(page.replace("<head>", f"<head>\n<style>{_STYLE}</style>", 1))
 
 

@@ -30,6 +30,8 @@ import numpy as np
 
 from prcurve.core.curve import PRCurve
 from prcurve.errors import UndefinedMetricWarning
+from prcurve.present.lines import drawn_points
+from prcurve.present.plot import pixel_columns
 from prcurve.space.prg import PRGCurve
 
 if TYPE_CHECKING:
@@ -40,6 +42,9 @@ if TYPE_CHECKING:
 __all__ = ["PRGPlot", "plot_prg_curve", "plot_prg_curves", "prg_details_html", "prg_figure"]
 
 PRG_FIGSIZE = (7.5, 6.0)
+
+MAX_MARKERS = 200
+"""Operating points are marked as dots up to this many per curve (beyond, the line alone)."""
 
 
 @dataclass
@@ -75,11 +80,15 @@ def plot_prg_curves(
             area = prg.auprg()
             hull = prg.convex_hull()
         rows = points["recall_gain"] >= 0  # the part the area measures
-        (line,) = ax.plot(points["recall_gain"][rows], points["precision_gain"][rows],
-                          linewidth=1.8, label=f"{name}: AUPRG = {area:.3g}")
+        # recall gain never decreases along the curve: a long line is drawn from its M4
+        # reduction, within a pixel of the whole (present/lines.py)
+        x, y = drawn_points(points["recall_gain"][rows], points["precision_gain"][rows],
+                            pixel_columns(ax))
+        (line,) = ax.plot(x, y, linewidth=1.8, label=f"{name}: AUPRG = {area:.3g}")
         real = rows & (points["is_crossing"] == 0) & (points["in_unit_square"] == 1)
-        ax.plot(points["recall_gain"][real], points["precision_gain"][real], "o",
-                color=line.get_color(), markersize=3.5)
+        if real.sum() <= MAX_MARKERS:
+            ax.plot(points["recall_gain"][real], points["precision_gain"][real], "o",
+                    color=line.get_color(), markersize=3.5)
         drawn.curves[name] = line
         if show_hull and len(hull):
             (dashed,) = ax.plot(hull["recall_gain"], hull["precision_gain"], "--",

@@ -345,10 +345,17 @@ class PRGCurve:
 
 
 def _upper_hull(x: F64, y: F64) -> tuple[F64, F64]:
-    """Andrew's monotone chain, upper half, of points already sorted by x (then any y)."""
+    """Andrew's monotone chain, upper half (points in any order)."""
     order = np.lexsort((-y, x))
+    xs, ys = x[order], y[order]
+    # A vertex left of the highest point is as high as every point before it, and one right
+    # of it as high as every point after it (else the segment from that point to the peak
+    # passes above it): only those candidates enter the chain, few even for 10^6 points.
+    candidate = ((ys >= np.maximum.accumulate(ys))
+                 | (ys >= np.maximum.accumulate(ys[::-1])[::-1]))
+    xs, ys = xs[candidate], ys[candidate]
     hull: list[tuple[float, float]] = []
-    for px, py in zip(x[order].tolist(), y[order].tolist(), strict=True):
+    for px, py in zip(xs.tolist(), ys.tolist(), strict=True):
         if hull and hull[-1][0] == px:  # the higher of two points at one x came first
             continue
         while len(hull) >= 2:
