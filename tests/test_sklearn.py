@@ -260,3 +260,13 @@ def test_scorer_pos_label_string_classes() -> None:
 def test_scorer_names_are_checked(name: object, message: str) -> None:
     with pytest.raises(InvalidInputError, match=message):
         prcurve.scorer(name)  # type: ignore[arg-type]
+
+
+def test_report_from_estimator_is_the_same_function() -> None:
+    X, y = _data("classification")
+    model = LogisticRegression().fit(X, y)
+    assert prcurve.report.from_estimator is prcurve.report_from_estimators  # type: ignore[attr-defined]
+    single = prcurve.report.from_estimator(model, X, y, ci=None)  # type: ignore[attr-defined]
+    assert [m.name for m in single.models] == ["LogisticRegression"]
+    assert single.models[0].curve.average_precision() == (
+        PRCurve.from_estimator(model, X, y).average_precision())

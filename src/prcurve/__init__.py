@@ -150,3 +150,8 @@ __all__ = [
     "scorer",
     "worst_ranking_counts",
 ]
+
+# The report of fitted scikit-learn classifiers, also reachable as prcurve.report's
+# from_estimator (the name scikit-learn's displays use): prcurve.report.from_estimator(
+# {"a": model_a, "b": model_b}, X, y) is prcurve.report_from_estimators(...).
+report.from_estimator = report_from_estimators  # type: ignore[attr-defined]
