@@ -322,3 +322,15 @@ def test_report_writes_the_prg_figure_and_the_page_shows_it(tmp_path: object) ->
     section = page[page.index("<details id='prg'"):page.index("</details>")]
     assert "AUPRG: a 0.7083, b 0.25" in section
     assert section.count("<svg") == 1
+
+
+def test_gain_of_any_point_at_the_curves_prevalence() -> None:
+    curve = prcurve.pr_curve(R_LABELS, R_SCORES)
+    prg = curve.prg()
+    prec_g, rec_g = prg.gain_of(curve.precision, curve.recall)
+    np.testing.assert_allclose(prec_g, prg.precision_gain, atol=1e-15)
+    np.testing.assert_allclose(rec_g, prg.recall_gain, atol=1e-15)
+    # the always-positive classifier's precision is π: gain 0 at every prevalence
+    for labels in ([1, 0, 0, 0], [1, 1, 1, 0], R_LABELS):
+        c = prcurve.pr_curve(labels, range(len(labels)))
+        assert c.prg().gain_of([c.prevalence], [1.0])[0].tolist() == [0.0]

@@ -158,6 +158,20 @@ class PRGCurve:
             return self._undefined_array("precision gain")
         return self._gains(self._curve.tp, self._curve.fp)[1]
 
+    def gain_of(self, precision: ArrayLike, recall: ArrayLike) -> tuple[F64, F64]:
+        """(precision gain, recall gain) of any points of PR space at this curve's prevalence.
+
+        Examples
+        --------
+        >>> from prcurve import pr_curve
+        >>> prg = pr_curve([1, 0, 1, 0], [0.9, 0.8, 0.7, 0.6]).prg()
+        >>> [g.tolist() for g in prg.gain_of([1.0, 0.75], [0.5, 1.0])]
+        [[1.0, 0.6666666666666666], [0.0, 1.0]]
+        """
+        with undefined_scope(self.zero_division):
+            pi = self._curve.prevalence
+            return precision_gain(precision, pi), recall_gain(recall, pi)
+
     def f_gain(self, beta: float = 1.0) -> F64:
         """F-gain ``(precG + β² recG) / (1 + β²)`` at each threshold, that is
         ``(F_β − π) / ((1 − π) F_β)``.
