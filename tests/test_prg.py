@@ -1,12 +1,14 @@
-"""Precision-recall-gain curves (Flach and Kull, NeurIPS 2015): the reference package's worked
-example, the paper's closed forms, a slow oracle in exact rational arithmetic written from the
-paper, the straight PRG segments, the convex hull against scipy's, binned against exact."""
+"""Precision-recall-gain curves (Flach and Kull, NeurIPS 2015): the authors' Python package
+(pyprg) as a differential reference, the R package's worked example, the paper's closed
+forms, a slow oracle in exact rational arithmetic written from the paper, the straight PRG
+segments, the convex hull against scipy's, binned against exact."""
 
 from __future__ import annotations
 
 import math
 import warnings
 from fractions import Fraction
+from typing import Any
 
 import numpy as np
 import pytest
@@ -334,3 +336,51 @@ def test_gain_of_any_point_at_the_curves_prevalence() -> None:
     for labels in ([1, 0, 0, 0], [1, 1, 1, 0], R_LABELS):
         c = prcurve.pr_curve(labels, range(len(labels)))
         assert c.prg().gain_of([c.prevalence], [1.0])[0].tolist() == [0.0]
+
+
+# -- the authors' own Python package (pyprg, Kull et al.) as a differential reference --------
+
+
+def _pyprg(monkeypatch: pytest.MonkeyPatch) -> Any:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    # pyprg 0.1.1b7 (2016) calls np.alen, removed from NumPy 1.25: the one-line function
+    # it meant, for the duration of the test.
+    monkeypatch.setattr(np, "alen", lambda x: 1 if np.isscalar(x) else len(x), raising=False)
+    from prg import prg
+
+    return prg
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_equals_the_reference_python_package(seed: int,
+                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    reference = _pyprg(monkeypatch)
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(2, 60))
+    labels = (rng.random(n) < rng.uniform(0.05, 0.9)).astype(int)
+    if labels.all() or not labels.any():
+        labels[0] = 1 - labels[0]
+    # continuous scores, or few distinct values (ties)
+    scores = (rng.normal(size=n) + labels if seed % 2 else
+              rng.integers(0, 5, n).astype(float) + 0.5 * labels)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the reference's own numerical warnings
+        expected = reference.create_prg_curve(labels, scores)
+        expected_area = reference.calc_auprg(expected)
+    prg = prcurve.pr_curve(labels, scores).prg()
+    assert prg.auprg() == pytest.approx(expected_area, abs=1e-12)
+    table = prg.points()
+    assert len(table) == len(expected["recall_gain"])
+    # The rows on recall gain >= 0, the curve drawn and measured, row for row (before
+    # them, where recall gain is −inf, the package's unstable sort may order rows otherwise).
+    ours = table["recall_gain"] >= 0
+    with np.errstate(invalid="ignore"):
+        theirs = expected["recall_gain"] >= 0
+    np.testing.assert_allclose(table["recall_gain"][ours], expected["recall_gain"][theirs],
+                               atol=1e-12)
+    np.testing.assert_allclose(table["precision_gain"][ours],
+                               expected["precision_gain"][theirs], atol=1e-12)
+    np.testing.assert_array_equal(table["is_crossing"][ours], expected["is_crossing"][theirs])
+    np.testing.assert_array_equal(table["in_unit_square"], expected["in_unit_square"])
