@@ -29,6 +29,8 @@ from prcurve.core.label_metrics import (
 from prcurve.core.roc import ROCCurve, roc_curve
 from prcurve.core.table import Table
 from prcurve.errors import InvalidInputError, UndefinedMetricError, UndefinedMetricWarning
+from prcurve.io.scorers import scorer
+from prcurve.present.estimator_report import report_from_estimators
 from prcurve.present.report_build import report
 from prcurve.ranking import (
     JudgedRun,
@@ -146,7 +148,14 @@ __all__ = [
     "recall_at_k",
     "reciprocal_rank",
     "report",
+    "report_from_estimators",
     "roc_auc",
     "roc_curve",
+    "scorer",
     "worst_ranking_counts",
 ]
+
+# The report of fitted scikit-learn classifiers, also reachable as prcurve.report's
+# from_estimator (the name scikit-learn's displays use): prcurve.report.from_estimator(
+# {"a": model_a, "b": model_b}, X, y) is prcurve.report_from_estimators(...).
+report.from_estimator = report_from_estimators  # type: ignore[attr-defined]

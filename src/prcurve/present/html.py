@@ -463,6 +463,12 @@ def render_html(report: Report, *, title: str = "prcurve report") -> str:
     document.add_root(layout)
     document.js_on_event("document_ready", initial)
     page: str = bk.embed.file_html(document, resources=bk.resources.INLINE, title=title)
+    # The precision-recall-gain view, one click away below the page (present/prg_plot.py).
+    from prcurve.present.prg_plot import prg_details_html
+
+    end = page.rindex("</body>")  # the page's own; Bokeh's inline script holds others
+    page = (page[:end] + prg_details_html({m.name: m.curve for m in report.models})
+            + "\n" + page[end:])
     return _fixed_ids(page.replace("<head>", f"<head>\n<style>{_STYLE}</style>", 1))
 
 

@@ -429,7 +429,7 @@ class Report:
     def write(self, out_dir: str | Path, *, plots: bool = True,
               inputs: Sequence[str | Path] | None = None) -> list[Path]:
         """Write report.json, curve_<model>.csv and, with ``plots``, pr_curve.png/.svg,
-        threshold.png and the interactive report.html.
+        threshold.png, prg_curve.png (precision-recall-gain) and the interactive report.html.
 
         The folder is created if needed. No input is ever written over:
         ``inputs`` (default: the paths of the report's inputs) are compared
@@ -458,7 +458,8 @@ class Report:
                 candidate, k = f"{stem}_{k}", k + 1
             names.add(candidate)
             planned.append((model, folder / f"curve_{candidate}.csv"))
-        pictures = ["pr_curve.png", "pr_curve.svg", "threshold.png", "report.html"] if plots else []
+        pictures = ["pr_curve.png", "pr_curve.svg", "threshold.png", "prg_curve.png",
+                    "report.html"] if plots else []
         for target in [*(p for _, p in planned), *(folder / n for n in pictures),
                        folder / "report.json"]:
             check_not_an_input(target, protected)
@@ -551,6 +552,10 @@ class Report:
                                     figure=Figure(layout="constrained"))
         # Each picture through present.files: renamed into place, the same bytes every run.
         shots = [(figure, "pr_curve.png"), (figure, "pr_curve.svg"), (grid, "threshold.png")]
+        # The precision-recall-gain view (docs/pr_space.md), a figure of its own.
+        from prcurve.present.prg_plot import prg_figure
+
+        shots.append((prg_figure(curves), "prg_curve.png"))
         for picture, name in shots:
             save_figure(picture, folder / name, dpi=plot.DPI)
         return [folder / name for _, name in shots]
