@@ -197,16 +197,19 @@ def main() -> None:
           f"{os.cpu_count()}; {platform.platform()}; Python {platform.python_version()}; "
           f"best of {args.repeat} runs each "
           f"({args.slow_repeat} of {', '.join(sorted(SLOW))})\n")
-    print("| case | tool | wall ms | CPU ms | peak RSS MiB | wall / first row's |")
-    print("|:--|:--|--:|--:|--:|--:|")
+    print("| case | tool | wall ms | CPU ms | peak RSS MiB | wall / first row's | "
+          "CPU / first row's |")
+    print("|:--|:--|--:|--:|--:|--:|--:|")
     for case, results, _ in tables:
-        base = min(r["wall"] for r in next(iter(results.values())))
+        first = next(iter(results.values()))
+        base = min(r["wall"] for r in first)
+        base_cpu = min(r["cpu"] for r in first)
         for tool, runs in results.items():
             wall = min(r["wall"] for r in runs)
             cpu = min(r["cpu"] for r in runs)
             rss = max(r["rss"] for r in runs)
             print(f"| {case} | {tool} | {wall * 1e3:.0f} | {cpu * 1e3:.0f} | {rss:.0f} | "
-                  f"{wall / base:.2f}x |")
+                  f"{wall / base:.2f}x | {cpu / base_cpu:.2f}x |")
 
 
 if __name__ == "__main__":
