@@ -278,7 +278,7 @@ def test_sorted_distinct_is_np_unique(ids: list[Any]) -> None:
     assert got.tolist() == expected.tolist()
 
 
-def test_small_jobs_do_not_import_numpy_ma(tmp_path: Path) -> None:
+def test_small_jobs_import_neither_numpy_ma_nor_pyarrow(tmp_path: Path) -> None:
     import json
 
     qrels, run = _typical_run(tmp_path)
@@ -299,7 +299,7 @@ def test_small_jobs_do_not_import_numpy_ma(tmp_path: Path) -> None:
                 "with contextlib.redirect_stderr(io.StringIO()):\n"
                 f"    code = main({argv!r})\n"
                 "sys.stdout = sys.__stdout__\n"
-                "print(code, 'numpy.ma' in sys.modules)")
+                "print(code, 'numpy.ma' in sys.modules, 'pyarrow' in sys.modules)")
         done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                               check=True)
-        assert done.stdout.split() == ["0", "False"], (argv, done.stdout, done.stderr)
+        assert done.stdout.split() == ["0", "False", "False"], (argv, done.stdout, done.stderr)
