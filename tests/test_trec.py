@@ -374,9 +374,10 @@ def test_arrow_and_exact_readers_agree(
     run = "".join(delimiter.join([q, "Q0", d, "1", repr(s), "r"]) + end for q, d, s, _ in rows)
     qrels = "".join(delimiter.join([q, "0", d, str(g)]) + end for q, d, _, g in rows)
     results = []
-    original = trec_reader._arrow_columns
+    original, small = trec_reader._arrow_columns, trec_reader.SMALL_FILE_BYTES
     for arrow in (True, False):
         trec_reader._arrow_columns = original if arrow else (lambda *args: None)
+        trec_reader.SMALL_FILE_BYTES = 0  # small files reach pyarrow's reader too
         try:
             r = parse_run(run.encode(), "r")
             q = parse_qrels(qrels.encode(), "q")
@@ -386,11 +387,13 @@ def test_arrow_and_exact_readers_agree(
         except InvalidInputError as error:  # e.g. a query id "#...": a comment line
             results.append(str(error))
         finally:
-            trec_reader._arrow_columns = original
+            trec_reader._arrow_columns, trec_reader.SMALL_FILE_BYTES = original, small
     assert results[0] == results[1]
 
 
-def test_arrow_reader_across_batches_matches_the_exact_reader() -> None:
+def test_arrow_reader_across_batches_matches_the_exact_reader(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     # pyarrow's reader hands over batches of about 1 MiB: queries in blocks of every
     # length (some longer than a batch, some one row), ids of 1 to 20 bytes (one to
     # three words), a query coming back after others; the same rows as the exact reader.
@@ -408,6 +411,7 @@ def test_arrow_reader_across_batches_matches_the_exact_reader() -> None:
                   for j in range(length)]
     data = "".join(lines).encode()
     assert len(data) > 3 << 20
+    monkeypatch.setattr(trec_reader, "SMALL_FILE_BYTES", 0)  # below it: the exact reader
     original = trec_reader._arrow_columns
     assert original(data, "run", trec_reader._sniff(data), "r") is not None  # the fast path
     fast = parse_run(data, "r")
@@ -435,6 +439,7 @@ def test_arrow_reader_takes_plain_files_and_leaves_others(
         return found
 
     monkeypatch.setattr(trec_reader, "_arrow_columns", spy)
+    monkeypatch.setattr(trec_reader, "SMALL_FILE_BYTES", 0)  # below it: the exact reader
     plain = (PLAIN_RUN, PLAIN_RUN.replace(b"\n", b"\r\n"), PLAIN_RUN.replace(b" ", b"\t"))
     others = (b"# c\n" + PLAIN_RUN, PLAIN_RUN.replace(b" Q0", b"  Q0"), PLAIN_RUN + b"\n",
               PLAIN_RUN.replace(b"run\n", b"run\r"), PLAIN_RUN.replace(b"d2", b"d\x0b2"),
@@ -588,6 +593,7 @@ def test_reading_large_files_does_not_import_pandas(tmp_path: Path) -> None:
     (tmp_path / "qrels").write_text("".join(f"{i // 100} 0 d{i} {i % 2}\n"
                                             for i in range(rows)))
     code = ("import sys; from prcurve.ranking import evaluate, read_qrels, read_run; "
+            "import prcurve.ranking.trec_reader as t; t.SMALL_FILE_BYTES = 0; "
             f"r = evaluate(read_qrels({str(tmp_path / 'qrels')!r}), "
             f"read_run({str(tmp_path / 'run')!r}), ['AP']); "
             "print(r.n_queries, 'pandas' in sys.modules)")
