@@ -114,8 +114,8 @@ _LAZY: dict[str, tuple[str, str]] = {
     "scorer": ("prcurve.io.scorers", "scorer"),
     **{name: ("prcurve.ranking", name) for name in (
         "JudgedRun", "Measure", "Qrels", "RankingEvaluation", "Run", "RunComparison",
-        "average_precision_at_k", "compare_runs", "judge", "precision_at_k", "r_precision", "ranking_counts", "read_qrels", "read_run",
-        "recall_at_k", "reciprocal_rank")},
+        "average_precision_at_k", "compare_runs", "judge", "precision_at_k", "r_precision",
+        "ranking_counts", "read_qrels", "read_run", "recall_at_k", "reciprocal_rank")},
     "evaluate_ranking": ("prcurve.ranking", "evaluate"),
     **{name: ("prcurve.space.aggregate", name) for name in ("Aggregate", "aggregate")},
     **{name: ("prcurve.space.bounds", name) for name in (
@@ -138,21 +138,14 @@ _SUBMODULES = frozenset({
 })
 
 
-def _report_from_estimator(*args: Any, **kwargs: Any) -> Any:
-    """``prcurve.report.from_estimator(...)``, the name scikit-learn's displays use: the
-    report of fitted classifiers (:func:`prcurve.report_from_estimators`)."""
-    from prcurve.present.estimator_report import report_from_estimators
-
-    return report_from_estimators(*args, **kwargs)
-
-
 def __getattr__(name: str) -> Any:
     """Load a public name or a subpackage on first use (PEP 562) and keep it."""
     if name in _LAZY:
         module, attribute = _LAZY[name]
         value = getattr(_import_module(module), attribute)
-        if name == "report":
-            value.from_estimator = _report_from_estimator
+        if name == "report":  # prcurve.report.from_estimator, as scikit-learn's displays name it
+            value.from_estimator = _import_module(
+                "prcurve.present.estimator_report").report_from_estimators
     elif name in _SUBMODULES:
         value = _import_module(f"{__name__}.{name}")
     else:
