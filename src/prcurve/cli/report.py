@@ -18,7 +18,6 @@ import argparse
 import math
 import os
 import sys
-import tempfile
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -26,6 +25,7 @@ from typing import IO, Any
 
 from prcurve.cli.common import guard, is_terminal, say
 from prcurve.core.average_precision import AP_METHODS
+from prcurve.core.safe_files import check_writable_folder
 from prcurve.validation.arrays import check_choice
 from prcurve.validation.files import (
     bad_option,
@@ -183,16 +183,11 @@ def _number(option: str, text: str, expected: str, ok: Callable[[float], bool]) 
 
 
 def prepare_out(folder: str) -> Path:
-    """Create the output folder and check that a file can be written in it."""
-    path = Path(folder)
-    try:
-        path.mkdir(parents=True, exist_ok=True)
-        with tempfile.NamedTemporaryFile(dir=path, prefix=".prcurve-write-test-"):
-            pass
-    except OSError as error:
-        raise unwritable_output(folder, error.strerror or type(error).__name__
-                                            ) from None
-    return path
+    """Check, before any input is read, that files can be written in the output folder;
+    a folder created for the check is removed again (the writer creates it when every
+    file is ready: a failed run leaves no empty ``--out``)."""
+    check_writable_folder(folder)
+    return Path(folder)
 
 
 # -- progress ---------------------------------------------------------------------------

@@ -8,8 +8,6 @@ format the numbers the report already holds and compute none.
 
 from __future__ import annotations
 
-import csv
-import io as _io
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -17,6 +15,7 @@ import numpy as np
 
 from prcurve._version import __version__
 from prcurve.core.average_precision import AP_METHODS
+from prcurve.core.csv_writers import csv_line
 from prcurve.core.table import Table
 
 if TYPE_CHECKING:
@@ -308,14 +307,13 @@ def csv_rows(report: Report) -> list[dict[str, Any]]:
     return out
 
 def to_csv(report: Report) -> str:
+    """One line per model (:func:`csv_rows`); every name quoted by
+    :func:`prcurve.core.csv_writers.csv_cell` (a carriage return included)."""
     rows = csv_rows(report)
-    buffer = _io.StringIO()
-    writer = csv.DictWriter(buffer, fieldnames=list(rows[0]), lineterminator="\n")
-    writer.writeheader()
-    for row in rows:
-        writer.writerow({k: "" if v is None else (repr(v) if isinstance(v, float) else v)
-                         for k, v in row.items()})
-    return buffer.getvalue()
+    lines = [csv_line(rows[0])]
+    lines.extend(csv_line("" if v is None else (repr(v) if isinstance(v, float) else str(v))
+                          for v in row.values()) for row in rows)
+    return "\n".join(lines) + "\n"
 
 
 # -- formatting helpers -----------------------------------------------------------------
