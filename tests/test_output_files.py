@@ -58,7 +58,8 @@ def _tree(folder: Path) -> dict[str, str]:
 def _one_error_line(err: str, *fragments: str) -> None:
     assert "Traceback" not in err
     lines = err.strip().splitlines()
-    assert lines and lines[-1].startswith("prcurve: error: "), err
+    assert lines, err
+    assert lines[-1].startswith("prcurve: error: "), err
     # Notes about the columns found may come first; the error is one line.
     assert sum(line.startswith("prcurve: error") for line in lines) == 1, err
     for fragment in fragments:
@@ -75,7 +76,7 @@ def test_write_files_all_or_none(tmp_path: Path) -> None:
         path.write_text("half")
         raise OSError(28, "No space left on device")
 
-    with pytest.raises(InvalidInputError, match="cannot write to .*No space left"):
+    with pytest.raises(InvalidInputError, match=r"cannot write to .*No space left"):
         write_files(out, [("one.txt", lambda p: p.write_text("1")), ("two.txt", broken)])
     assert not (tmp_path / "a").exists()  # the folders it created are gone again
     out.mkdir(parents=True)
@@ -230,7 +231,7 @@ def test_report_write_through_links_and_folders(tmp_path: Path) -> None:
     (out / "curve_b.csv").unlink()
     (out / "curve_b.csv").mkdir()
     before = _tree(out)
-    with pytest.raises(InvalidInputError, match="curve_b.csv' is a folder"):
+    with pytest.raises(InvalidInputError, match=r"curve_b\.csv' is a folder"):
         report.write(out, plots=False)
     assert _tree(out) == before
 

@@ -29,6 +29,7 @@ from prcurve.core.safe_files import check_writable_folder
 from prcurve.validation.arrays import check_choice
 from prcurve.validation.files import (
     bad_option,
+    check_distinct_labels,
     check_out_folder,
     check_workers,
     classes_in_memory_only,
@@ -38,6 +39,7 @@ from prcurve.validation.files import (
     dask_unreachable,
     unwritable_output,
 )
+from prcurve.validation.paths import check_distinct_files
 
 __all__ = [
     "MAX_BINS",
@@ -268,6 +270,8 @@ def _class_notes(one: Any) -> list[str]:
                       zip(one.classes, one.score_columns, strict=True))
     say(f"{name}: {one.kind}, {len(one.classes)} classes scored one-vs-rest ({how}): {pairs}")
     notes = []
+    if one.unscored_note is not None:  # also in the report's notes (build_report)
+        say(one.unscored_note)
     if one.rows_dropped:
         note = (f"{name}: --drop-invalid skipped {one.rows_dropped} of {one.n_rows} rows "
                 "(the same rows for every class)")
@@ -431,10 +435,13 @@ def execute(args: argparse.Namespace, loaded_inputs: list[Any] | None = None,
 
     labels = list(getattr(args, "labels", None) or getattr(args, "label", None) or [])
     args.labels, args.label = labels, (labels[0] if len(labels) == 1 else None)
+    check_distinct_labels(labels)
     if len(labels) > 1 and loaded_inputs is None and _wants_streaming(args):
         raise classes_in_memory_only("--label", "--label " + " --label ".join(labels))
     settings = _settings(args)
     gates = [parse_fail_under(text) for text in args.fail_under]
+    if loaded_inputs is None:
+        check_distinct_files(args.inputs, "its models would be reported twice")
     if args.out is not None and loaded_inputs is None:  # never write into or over an input
         check_out_folder(args.out, args.inputs)
     out = prepare_out(args.out) if args.out is not None else None

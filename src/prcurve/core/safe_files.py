@@ -23,12 +23,8 @@ import uuid
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from prcurve.validation.files import (
-    check_not_an_input,
-    output_is_folder,
-    output_not_a_folder,
-    unwritable_output,
-)
+from prcurve.validation.files import check_not_an_input, unwritable_output
+from prcurve.validation.paths import output_is_folder, output_not_a_folder
 
 __all__ = ["check_writable_folder", "replace_file", "write_files", "write_text"]
 

@@ -50,6 +50,7 @@ from prcurve.validation.files import (
     no_score_columns,
     unreadable_input,
 )
+from prcurve.validation.paths import check_distinct_files, no_files_given
 
 __all__ = [
     "STREAM_FORMATS",
@@ -86,7 +87,7 @@ def input_files(source: str | Path | Sequence[str | Path], input_format: str | N
         sources = list(source)
         name = ", ".join(map(str, sources[:3])) + (", ..." if len(sources) > 3 else "")
         if not sources:
-            raise missing_file("")
+            raise no_files_given()
     files: list[str] = []
     for one in sources:
         path = Path(one)
@@ -103,6 +104,7 @@ def input_files(source: str | Path | Sequence[str | Path], input_format: str | N
             files.extend(found)
         else:
             files.append(str(path))
+    check_distinct_files(files)  # one file twice would count its rows twice
     formats = [detect_format(f, input_format) for f in files]
     if len(set(formats)) > 1:
         raise mixed_formats(formats)
@@ -340,6 +342,10 @@ def choose_columns(schema: Any, name: str, label: str | None, scores: Sequence[s
 
         chosen = [n for n in names if n not in used and numeric(schema.field(n).type)]
         how = "auto"
+        if not chosen and names and all(pa.types.is_null(schema.field(n).type)
+                                        for n in names):
+            # A header alone (pyarrow types its columns null): no data, as a 0-byte file.
+            raise empty_input(name, "a header but no values")
         if not chosen:
             raise no_score_columns(name, names)
     check_roles(label, label_chosen, weight, chosen, how)

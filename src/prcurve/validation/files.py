@@ -204,6 +204,15 @@ def column_in_two_roles(column: str, first: str, second: str) -> InvalidInputErr
     )
 
 
+def check_distinct_labels(labels: Sequence[str]) -> None:
+    """Refuse a label column given twice (``--label y --label y``), as docs/cli.md says."""
+    seen: set[str] = set()
+    for column in labels:
+        if column in seen:
+            raise column_in_two_roles(column, "--label", "--label")
+        seen.add(column)
+
+
 def label_column_in_two_roles(column: str, chosen: str, option: str) -> InvalidInputError:
     """The label column, found automatically (``chosen == "auto"``), named again by ``option``."""
     if chosen == "auto":
@@ -347,20 +356,6 @@ def no_positives_left(column: str, path: str) -> InvalidInputError:
 def unwritable_output(path: str, reason: str, argument: str = "--out") -> InvalidInputError:
     return InvalidInputError(argument, f"cannot write to {path!r} ({reason})",
                              "choose a folder you can write to")
-
-
-def output_is_folder(path: str, argument: str = "--out") -> InvalidInputError:
-    """A file prcurve writes whose name is taken by a folder (never replaced)."""
-    return InvalidInputError(
-        argument, f"the output file {path!r} is a folder; nothing was written",
-        "remove or rename that folder, or choose another output folder")
-
-
-def output_not_a_folder(path: str, argument: str = "--out") -> InvalidInputError:
-    """An output folder (or one of its parents) that is a file."""
-    return InvalidInputError(
-        argument, f"{path!r} is a file, not a folder; nothing was written",
-        "choose a folder (it is created if missing)")
 
 
 def bad_option(option: str, value: Any, expected: str) -> InvalidInputError:
