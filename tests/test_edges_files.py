@@ -315,3 +315,38 @@ def test_ranking_from_polars_frames() -> None:
     with pytest.raises(InvalidInputError, match="doc_id"):
         prcurve.Qrels.from_frame(pl.DataFrame({"query_id": ["q"], "doc_id": [None],
                                                "relevance": [1]}))
+
+
+@pytest.mark.parametrize("options", [[], ["--stream"], ["--workers", "1"]])
+def test_zero_byte_and_zero_row_parquet_alike(options: list[str], tmp_path: Path,
+                                              capsys: pytest.CaptureFixture[str]) -> None:
+    pa = pytest.importorskip("pyarrow")
+    pq = pytest.importorskip("pyarrow.parquet")
+    if "--workers" in options:
+        pytest.importorskip("dask.distributed")
+    empty = tmp_path / "empty.parquet"
+    empty.write_bytes(b"")
+    rows0 = tmp_path / "rows0.parquet"
+    pq.write_table(pa.table({"label": pa.array([], pa.int64()),
+                             "score": pa.array([], pa.float64())}), rows0)
+    for path in (empty, rows0):
+        assert main(["report", str(path), *options]) == 2
+        line = _last_error(capsys.readouterr().err)
+        assert f"INPUT: {str(path)!r} has no data" in line, line
+
+
+def test_dask_lists_of_files(tmp_path: Path) -> None:
+    pytest.importorskip("dask.dataframe")
+    pa = pytest.importorskip("pyarrow")
+    pq = pytest.importorskip("pyarrow.parquet")
+    from prcurve.dask import pr_counts
+
+    path = tmp_path / "p.parquet"
+    pq.write_table(pa.table({"label": [1, 0, 1, 0], "score": [0.9, 0.8, 0.7, 0.1]}), path)
+    with pytest.raises(InvalidInputError, match=r"^data: no file given"):
+        pr_counts([], label="label", score="score", scheduler="sync")
+    for twice in ([path, path], [tmp_path, path]):
+        with pytest.raises(InvalidInputError, match=r"is listed twice"):
+            pr_counts(twice, label="label", score="score", scheduler="sync")
+    once = pr_counts([path], label="label", score="score", scheduler="sync")
+    assert once.tp.tolist() == [1, 1, 2, 2]

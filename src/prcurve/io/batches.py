@@ -15,6 +15,7 @@ and for a Dask partition; each problem is reported with the file and its row.
 from __future__ import annotations
 
 import math
+import os
 import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
@@ -77,9 +78,10 @@ _READAHEAD = 2  # batches read ahead of the one being counted (pyarrow's default
 STREAM_FORMATS: tuple[str, ...] = ("csv", "tsv", "parquet", "jsonl")
 
 
-def input_files(source: str | Path | Sequence[str | Path], input_format: str | None
-           ) -> tuple[list[str], str, str]:
-    """The files of ``source``, their one format, and a name for messages."""
+def input_files(source: str | Path | Sequence[str | Path], input_format: str | None,
+                *, distinct: bool = True) -> tuple[list[str], str, str]:
+    """The files of ``source``, their one format, and a name for messages; a file listed
+    twice (a folder's files included) is refused unless ``distinct`` is False."""
     if isinstance(source, (str, Path)):
         sources = [source]
         name = str(source)
@@ -104,7 +106,11 @@ def input_files(source: str | Path | Sequence[str | Path], input_format: str | N
             files.extend(found)
         else:
             files.append(str(path))
-    check_distinct_files(files)  # one file twice would count its rows twice
+    if distinct:
+        check_distinct_files(files)  # one file twice would count its rows twice
+    for one in files:  # 0 bytes: no data in every format (a Parquet reader says "invalid")
+        if os.path.getsize(one) == 0:
+            raise empty_input(one, "an empty file")
     formats = [detect_format(f, input_format) for f in files]
     if len(set(formats)) > 1:
         raise mixed_formats(formats)

@@ -179,6 +179,8 @@ def read_table(
     if file.is_dir():
         raise not_a_file(name)
     fmt = detect_format(file, input_format)
+    if file.stat().st_size == 0:  # every format alike: no data, as a header alone
+        raise empty_input(name, "an empty file")
     readers: dict[str, Callable[[], dict[str, NDArray[Any]]]] = {
         "csv": lambda: _read_delimited(file, ",", on_rows),
         "tsv": lambda: _read_delimited(file, "\t", on_rows),
@@ -188,9 +190,7 @@ def read_table(
     }
     try:
         columns = readers[fmt]()
-    except InvalidInputError:
-        raise
-    except ImportError:
+    except (InvalidInputError, ImportError):
         raise
     except READ_ERRORS as error:  # pyarrow's errors included (ArrowInvalid is a ValueError)
         raise unreadable_input(name, fmt, str(error) or type(error).__name__) from None

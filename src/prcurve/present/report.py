@@ -481,7 +481,7 @@ class Report:
             files.append(("report.html",
                           lambda temp: temp.write_text(page_text, encoding="utf-8")))
         report_text = final.to_json(files=[n for n, _ in files] + ["report.json"])
-        files.append(("report.json", lambda temp: temp.write_text(report_text)))
+        files.append(("report.json", lambda temp: temp.write_text(report_text, encoding="utf-8")))
         stale = stale_outputs(folder, [n for n, _ in files], OUTPUT_PATTERNS)
         written = write_files(folder, files, inputs=protected)
         remove_stale(stale, protected)

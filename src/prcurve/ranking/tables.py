@@ -172,7 +172,7 @@ class _LongTable:
 
     @classmethod
     def from_frame(cls: type[_T], frame: Any) -> _T:
-        """From a pandas DataFrame or pyarrow Table with columns query_id (or qid),
+        """From a pandas or polars DataFrame or a pyarrow Table with columns query_id (or qid),
         doc_id (or docno) and the value column (relevance or score)."""
         columns = _frame_columns(
             frame, cls._KIND,
@@ -360,8 +360,7 @@ def _frame_columns(
 
 
 def _is_polars(frame: Any) -> bool:
-    """A polars DataFrame (or LazyFrame, collected), told by its module (polars is never
-    imported here)."""
+    """A polars DataFrame, told by its module (polars is never imported here)."""
     return type(frame).__module__.split(".")[0] == "polars" and hasattr(frame, "to_arrow")
 
 
