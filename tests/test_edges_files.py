@@ -20,6 +20,8 @@ from typing import Any
 
 import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from tests.test_detection_coco import pycocotools_eval, random_case, summary_lines
 
 import prcurve
@@ -66,6 +68,22 @@ def test_table_csv_quotes_every_name(writer: str) -> None:
         assert [r[0] for r in rows[1:]] == NAMES
     finally:
         set_csv_writer(None)
+
+
+_TEXT = st.text(st.characters(blacklist_categories=("Cs",)), max_size=12)
+
+
+@given(header=st.lists(_TEXT, min_size=1, max_size=4, unique=True),
+       cells=st.lists(_TEXT, min_size=1, max_size=5))
+def test_every_name_reads_back_as_written(header: list[str], cells: list[str]) -> None:
+    """Python's csv reader (an independent reader) reads back every header and every
+    text cell exactly, whatever it holds: commas, quotes, line feeds, carriage returns."""
+    table = Table({name: np.array(cells, dtype=object) for name in header})
+    rows = _read(table.to_csv())
+    assert rows[0] == header
+    assert [row[0] for row in rows[1:]] == cells
+    numeric = Table({name: np.arange(2.0) for name in header})
+    assert _read(numeric.to_csv())[0] == header
 
 
 def test_table_write_csv_quotes_every_name(tmp_path: Path) -> None:

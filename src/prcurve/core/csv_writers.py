@@ -46,8 +46,10 @@ def csv_cell(text: str) -> str:
 
 
 def csv_line(cells: Iterable[str]) -> str:
-    """One CSV line (no line end) of ``cells``, each through :func:`csv_cell`."""
-    return ",".join(map(csv_cell, cells))
+    """One CSV line (no line end) of ``cells``, each through :func:`csv_cell`; a line of
+    one empty cell is ``""`` (an empty line would read back as no cell at all)."""
+    texts = [csv_cell(cell) for cell in cells]
+    return '""' if texts == [""] else ",".join(texts)
 
 
 def numeric_csv(columns: Mapping[str, NDArray[Any]], digits: int | Mapping[str, int] | None
