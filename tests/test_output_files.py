@@ -263,6 +263,30 @@ def test_demo_data_name_taken_by_a_folder(tmp_path: Path,
     assert _tree(out) == before
 
 
+@pytest.mark.parametrize("taken", ["report.json", "curve_balanced_strong.csv"])
+def test_demo_report_name_taken_by_a_folder(taken: str, tmp_path: Path,
+                                            capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "d"
+    (out / taken).mkdir(parents=True)
+    before = _tree(out)
+    assert main(["demo", "--out", str(out), "--no-plots"]) == 2
+    captured = capsys.readouterr()
+    _one_error_line(captured.err, f"{str(out / taken)!r} is a folder; nothing was written")
+    assert captured.out == ""
+    assert _tree(out) == before  # the data was not written either
+
+
+@pytest.mark.parametrize("options", [["--fail-under", "bogus"], ["--beta", "-1"],
+                                     ["--format", "yaml"]])
+def test_demo_bad_option_writes_nothing(options: list[str], tmp_path: Path,
+                                        capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["demo", "--out", str(tmp_path / "d"), *options]) == 2
+    captured = capsys.readouterr()
+    _one_error_line(captured.err)
+    assert captured.out == ""
+    assert list(tmp_path.iterdir()) == []
+
+
 # -- prcurve coco / voc --------------------------------------------------------------------
 
 
@@ -307,3 +331,17 @@ def test_every_input_kept(tmp_path: Path, capsys: pytest.CaptureFixture[str]) ->
     assert main(args) == 2
     _one_error_line(capsys.readouterr().err, "holds the input")
     assert _tree(tmp_path) == before
+
+
+def test_demo_failing_late_leaves_no_new_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                capsys: pytest.CaptureFixture[str]) -> None:
+    from prcurve.present.report import Report
+
+    def full_disk(*args: Any, **kwargs: Any) -> list[Path]:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(Report, "write", full_disk)
+    assert main(["demo", "--out", str(tmp_path / "new" / "d"), "--no-plots",
+                 "--ci", "none"]) == 2
+    _one_error_line(capsys.readouterr().err, "No space left on device")
+    assert list(tmp_path.iterdir()) == []

@@ -45,6 +45,7 @@ __all__ = [
     "MAX_BINS",
     "STREAM_ABOVE_BYTES",
     "add_output_options",
+    "check_output_options",
     "execute",
     "prepare_out",
     "register",
@@ -172,6 +173,16 @@ def _settings(args: argparse.Namespace) -> Any:
     return ReportSettings(ap_method=method, beta=beta, bins=bins,  # type: ignore[arg-type]
                           recall_level=recall, precision_level=precision, ci_level=ci,
                           resamples=int(resamples or 1000), ci_max_cells=cap)
+
+
+def check_output_options(args: argparse.Namespace) -> None:
+    """Check the output options (the settings and every ``--fail-under`` gate) before
+    anything is written: ``prcurve demo`` calls it before it writes its data."""
+    from prcurve.present.report import parse_fail_under
+
+    _settings(args)
+    for text in args.fail_under:
+        parse_fail_under(text)
 
 
 def _number(option: str, text: str, expected: str, ok: Callable[[float], bool]) -> float:

@@ -25,9 +25,11 @@ from typing import Any
 
 from prcurve.core.safe_files import replace_file, write_files, write_text
 from prcurve.validation.files import check_not_an_input
+from prcurve.validation.paths import output_is_folder
 
-__all__ = ["STABLE_METADATA", "figure_writer", "preload_picture_modules", "remove_stale",
-           "replace_file", "save_figure", "stale_outputs", "write_files", "write_text"]
+__all__ = ["STABLE_METADATA", "check_names_free", "figure_writer", "preload_picture_modules",
+           "remove_stale", "replace_file", "save_figure", "stale_outputs", "write_files",
+           "write_text"]
 
 
 STABLE_METADATA: dict[str, dict[str, Any]] = {
@@ -119,6 +121,24 @@ def stale_outputs(folder: Path, current: Iterable[str], patterns: Sequence[str])
         if path.is_symlink() or path.is_file():
             out.append(path)
     return out
+
+
+def check_names_free(folder: Path, patterns: Sequence[str]) -> None:
+    """Refuse, before anything is written, a folder in ``folder`` named like one of our
+    outputs (``patterns``): for a command that writes in two steps (``prcurve demo``:
+    its data, then the report), so that the second cannot fail on it after the first.
+
+    Raises
+    ------
+    InvalidInputError
+        Such a folder, named (``--out: the output file '...' is a folder``).
+    """
+    if not folder.is_dir():
+        return
+    for entry in sorted(folder.iterdir()):
+        if (entry.is_dir() and not entry.is_symlink()
+                and any(fnmatch.fnmatchcase(entry.name, p) for p in patterns)):
+            raise output_is_folder(str(entry))
 
 
 def remove_stale(paths: Sequence[Path], inputs: Sequence[str | Path]) -> list[Path]:
