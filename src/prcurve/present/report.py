@@ -270,6 +270,19 @@ class ClassAverages:
         }
 
 
+def _curve_writer(curve: PRCurve) -> Any:
+    """Writes a model's curve_<model>.csv; its table is made when written, one model's at
+    a time (a curve of 10^8 thresholds makes a table of several GB)."""
+
+    def write(path: Path) -> None:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UndefinedMetricWarning)
+            table = curve.to_table(("threshold", "precision", "recall", "tp", "fp", "f1"))
+        table.write_csv(path)
+
+    return write
+
+
 def _safe_file_name(name: str) -> str:
     return re.sub(r"[^A-Za-z0-9._-]+", "_", name).strip("._") or "model"
 
@@ -467,11 +480,7 @@ class Report:
                 candidate, k = f"{stem}_{k}", k + 1
             names.add(candidate)
             name = f"curve_{candidate}.csv"
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore", UndefinedMetricWarning)
-                table = model.curve.to_table(("threshold", "precision", "recall", "tp", "fp",
-                                              "f1"))
-            files.append((name, table.write_csv))
+            files.append((name, _curve_writer(model.curve)))
             models.append(ModelReport(model.name, model.input, model.score_column, model.curve,
                                       model.values, curve_file=name))
         final = replace(self, models=models)
