@@ -163,6 +163,26 @@ def test_a_class_never_shares_a_name_with_an_average(name: str) -> None:
     assert pooled.values["ap"]["value"] == pytest.approx(expected, abs=1e-12)
 
 
+def test_a_class_named_micro_on_the_command_line(tmp_path: Path,
+                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "m.csv"
+    lines = ["label,p_micro,p_b,p_c"]
+    lines.extend(f"{['micro', 'b', 'c'][k % 3]}," + ",".join(f"{v:.3f}" for v in RNG.random(3))
+                 for k in range(30))
+    path.write_text("\n".join(lines) + "\n")
+    out = tmp_path / "out"
+    assert main(["report", str(path), "--format", "json", "--ci", "none", "--out", str(out),
+                 "--no-plots"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    names = [m["name"] for m in report["models"]]
+    assert names == ["m[b]", "m[c]", "m[micro]", "m[(micro)]"]
+    written = json.loads((out / "report.json").read_text())
+    files = [m["curve_file"] for m in written["models"]]
+    assert len(set(files)) == 4
+    assert all((out / name).is_file() for name in files)
+    assert report["class_averages"][0]["micro_model"] == "m[(micro)]"
+
+
 # -- a label column given twice, p_<name> without a class -------------------------------
 
 

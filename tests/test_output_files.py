@@ -168,7 +168,7 @@ def test_output_name_taken_by_a_folder_with_dask(tmp_path: Path,
     assert _tree(out) == before
 
 
-@pytest.mark.parametrize("options", PATHS)
+@pytest.mark.parametrize("options", [*PATHS, pytest.param(["--workers", "1"], id="dask")])
 def test_failed_run_leaves_no_output_folder(options: list[str], tmp_path: Path,
                                             capsys: pytest.CaptureFixture[str]) -> None:
     bad = tmp_path / "bad.csv"
