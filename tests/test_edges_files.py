@@ -271,6 +271,9 @@ def test_the_same_file_listed_twice(tmp_path: Path, capsys: pytest.CaptureFixtur
     for options in ([], ["--stream"]):
         assert main(["report", str(one), str(tmp_path / "link.csv"), *options]) == 2
         assert "is listed twice (also as" in _last_error(capsys.readouterr().err)
+    (tmp_path / "link.csv").unlink()
+    assert main(["report", str(tmp_path), str(one), "--stream"]) == 2
+    assert "is listed twice (also inside the folder" in _last_error(capsys.readouterr().err)
 
 
 @pytest.mark.parametrize("options", [[], ["--stream"], ["--stream", "--score", "a"]])

@@ -4,6 +4,7 @@ empty list, an output file whose name a folder takes (docs/cli.md, "Files")."""
 from __future__ import annotations
 
 import os
+import stat
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -39,10 +40,13 @@ def check_distinct_files(files: Sequence[str | Path],
     True
     """
     seen: dict[object, str] = {}
+    folders: list[Path] = []
     for one in files:
         try:
             status = os.stat(one)
             key: object = (status.st_dev, status.st_ino)
+            if stat.S_ISDIR(status.st_mode):
+                folders.append(Path(one).resolve())
         except OSError:  # missing: reported where it is read; compared by its path here
             key = os.path.abspath(one)
         earlier = seen.get(key)
@@ -52,6 +56,13 @@ def check_distinct_files(files: Sequence[str | Path],
                 "INPUT", f"{str(one)!r} is listed twice{also}: {why}",
                 "list each file once")
         seen[key] = str(one)
+    for one in files if folders else ():  # inside a listed folder: its rows read twice
+        real = Path(one).resolve()
+        inside = next((f for f in folders if real != f and real.is_relative_to(f)), None)
+        if inside is not None:
+            raise InvalidInputError(
+                "INPUT", f"{str(one)!r} is listed twice (also inside the folder "
+                f"{str(inside)!r}): {why}", "list each file once")
 
 
 def output_is_folder(path: str, argument: str = "--out") -> InvalidInputError:
