@@ -288,9 +288,12 @@ def test_unwritable_output_folder(scores: Path, tmp_path: Path,
                                   capsys: pytest.CaptureFixture[str]) -> None:
     blocker = tmp_path / "a-file"
     blocker.write_text("")
+    # A file where the folder (or a parent) should be: named, and nothing created.
     bad(["report", str(scores), "--out", str(blocker / "sub")], capsys,
-        "--out: cannot write to", "Choose a folder you can write to")
-    bad(["report", str(scores), "--out", str(blocker)], capsys, "--out: cannot write to")
+        f"--out: {str(blocker)!r} is a file, not a folder; nothing was written")
+    bad(["report", str(scores), "--out", str(blocker)], capsys,
+        f"--out: {str(blocker)!r} is a file, not a folder")
+    assert blocker.read_text() == ""
     if os.geteuid() != 0:  # root writes anywhere
         locked = tmp_path / "locked"
         locked.mkdir(mode=0o500)

@@ -180,6 +180,8 @@ def read_table(
     if file.is_dir():
         raise not_a_file(name)
     fmt = detect_format(file, input_format)
+    if file.stat().st_size == 0:  # every format alike: no data, as a header alone
+        raise empty_input(name, "an empty file")
     readers: dict[str, Callable[[], dict[str, NDArray[Any]]]] = {
         "csv": lambda: read_delimited_by_size(file, ",", on_rows, _read_delimited),
         "tsv": lambda: read_delimited_by_size(file, "\t", on_rows, _read_delimited),
@@ -189,9 +191,7 @@ def read_table(
     }
     try:
         columns = readers[fmt]()
-    except InvalidInputError:
-        raise
-    except ImportError:
+    except (InvalidInputError, ImportError):
         raise
     except READ_ERRORS as error:  # pyarrow's errors included (ArrowInvalid is a ValueError)
         raise unreadable_input(name, fmt, str(error) or type(error).__name__) from None
