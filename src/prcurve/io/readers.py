@@ -26,6 +26,7 @@ from numpy.typing import NDArray
 
 from prcurve.core.arrow import primitive_numpy
 from prcurve.errors import InvalidInputError
+from prcurve.io.wide_integers import exact_integers
 from prcurve.validation.arrays import check_choice
 from prcurve.validation.files import (
     changed_type,
@@ -55,7 +56,6 @@ __all__ = [
 
 F64 = NDArray[np.float64]
 
-
 FORMATS: dict[str, str] = {
     ".csv": "csv",
     ".tsv": "tsv",
@@ -67,9 +67,7 @@ FORMATS: dict[str, str] = {
     ".npz": "npz",
 }
 
-
 _COMPRESSION = (".gz", ".bz2", ".zst", ".lz4")
-
 
 _TEXT_FORMATS = ("csv", "tsv", "jsonl")
 
@@ -250,8 +248,9 @@ def _read_delimited(path: Path, delimiter: str, on_rows: RowsCallback | None) ->
     except UnicodeDecodeError as error:
         raise ValueError(f"a column name is not UTF-8 text ({error})") from None
     check_unique_names(str(path), names)
-    try:
-        return _arrow_columns(pa, _drain(reader, on_rows), reader.schema)
+    try:  # integers beyond int64, read as float64, read again as text (exact_integers)
+        return exact_integers(_arrow_columns(pa, _drain(reader, on_rows), reader.schema),
+                              path, parse)
     except pa.ArrowInvalid:
         pass
     # The types pyarrow inferred from the first block do not fit a later row (a word in

@@ -409,6 +409,19 @@ def cannot_stream(path: str, file_format: str) -> InvalidInputError:
     )
 
 
+def positive_rounded(value: str, column: str, path: str) -> InvalidInputError:
+    """``--positive`` an integer that float64 cannot hold, against a column of float64
+    labels (a CSV read in batches types integers beyond int64 as float64): comparing
+    it would match every label rounded to the same float."""
+    return InvalidInputError(
+        "--positive", f"{value} is an integer beyond float64's exact range (2^53), but "
+        f"label column {column!r} of {path!r} was read as float64 numbers, so labels that "
+        "differ from it would compare equal",
+        "run without --stream (CSV labels beyond int64 are then read exactly), or "
+        "store the labels as text (e.g. a Parquet string column)",
+    )
+
+
 def inconsistent_labels(column: str, path: str) -> InvalidInputError:
     return InvalidInputError(
         "--label",

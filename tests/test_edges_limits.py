@@ -1,0 +1,204 @@
+"""Issue 25, item 2: numbers at the edges, each class on every path.
+
+- equal-width bins over a score range whose width overflows float64 (+-1e308): edges
+  computed without overflow, in the library, ``prcurve report`` (``--bins``, the
+  automatic switch of ``--stream``), Dask and Spark; no numpy warning (pytest turns any
+  warning into a failure);
+- integer labels beyond float precision: CSV labels above int64 and ``--positive
+  9223372036854775807`` compared exactly;
+- Dask refuses {0, 1} in one partition and {-1, 1} in another, as Spark does.
+
+References: scikit-learn's average precision of the bin indices (a binned curve is the
+exact curve of the scores replaced by their bins), brute-force counts.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+import sklearn.metrics as skm
+
+import prcurve
+from prcurve import BinnedCounts, InvalidInputError
+from prcurve.cli import main
+from prcurve.core.bin_edges import equal_width_edges
+
+BIG = np.finfo(np.float64).max
+
+
+def _bin_reference_ap(y: list[int], s: list[float], edges: np.ndarray) -> float:
+    """AP of the binned curve, independently: scikit-learn on each score's bin index
+    (bins searched among the edges by Python's comparisons, the last bin closed)."""
+    index = [max(j for j in range(len(edges) - 1) if edges[j] <= v or j == 0) for v in s]
+    return float(skm.average_precision_score(y, index))
+
+
+WIDE = [(-1e308, 1e308), (-BIG, BIG), (-BIG, 0.0), (-1.0, BIG)]
+
+
+@pytest.mark.parametrize(("low", "high"), WIDE)
+@pytest.mark.parametrize("n", [1, 2, 7, 1024])
+def test_equal_width_edges_of_an_overflowing_range(low: float, high: float, n: int) -> None:
+    edges = equal_width_edges(low, high, n)
+    assert edges[0] == low
+    assert edges[-1] == high
+    assert np.isfinite(edges).all()
+    assert (np.diff(edges / 2) > 0).all()  # halves: the width itself may overflow
+    # Equal widths, to rounding: each width against the exact width (in halves, finite).
+    half = (np.diff(edges / 2)) / ((high / 2 - low / 2) / n)
+    np.testing.assert_allclose(half, 1.0, rtol=1e-9)
+
+
+def test_equal_width_edges_are_linspace_below_half_the_float_limit() -> None:
+    for low, high, n in [(0.0, 1.0, 10), (-3.5, 1e300, 7), (1e307, 5e307, 3), (-4e307, 4e307, 9)]:
+        assert np.array_equal(equal_width_edges(low, high, n), np.linspace(low, high, n + 1))
+
+
+Y = [1, 0, 1, 0, 1, 0, 1, 0]
+S = [1e308, -1e308, 0.5, 0.1, -1.7e308, 1.7e308, 3e307, -2e307]
+
+
+@pytest.mark.parametrize("bins", [2, 4, 16])
+def test_binned_ap_over_the_widest_range(bins: int) -> None:
+    edges = equal_width_edges(min(S), max(S), bins)
+    reference = _bin_reference_ap(Y, S, edges)
+    assert prcurve.average_precision(Y, S, bins=bins) == pytest.approx(reference, abs=1e-12)
+    curve = prcurve.pr_curve(Y, S, bins=bins)
+    assert curve.average_precision() == pytest.approx(reference, abs=1e-12)
+    state = BinnedCounts.from_scores(Y, S, edges)
+    assert state.to_threshold_counts().n_pos == 4.0
+    assert np.array_equal(BinnedCounts.uniform(bins, min(S), max(S)).edges, edges)
+    roc = prcurve.roc_curve(Y, S, bins=bins)
+    assert len(roc) >= 2
+
+
+def _csv(path: Path, rows: list[tuple[Any, ...]], header: str = "label,score") -> Path:
+    path.write_text(header + "\n" + "".join(",".join(map(str, r)) + "\n" for r in rows))
+    return path
+
+
+def _report(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, dict[str, Any],
+                                                                            str]:
+    code = main([*argv, "--format", "json", "--no-plots"])
+    out, err = capsys.readouterr()
+    return code, (json.loads(out) if code == 0 else {}), err
+
+
+@pytest.mark.parametrize("extra", [["--bins", "4"], ["--stream", "--max-distinct", "2",
+                                                      "--switch-bins", "4"]])
+def test_report_bins_over_the_widest_range(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                           extra: list[str]) -> None:
+    path = _csv(tmp_path / "wide.csv", list(zip(Y, S, strict=True)))
+    code, report, err = _report(["report", str(path), "--out", str(tmp_path / "o"), *extra],
+                                capsys)
+    assert code == 0, err
+    edges = equal_width_edges(min(S), max(S), 4)
+    ap = report["models"][0]["average_precision"]["step"]
+    assert ap == pytest.approx(_bin_reference_ap(Y, S, edges), abs=1e-12)
+    assert "NaN or infinite" not in err
+    assert "Warning" not in err
+
+
+def test_report_plots_scores_near_the_float_limit(tmp_path: Path,
+                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    path = _csv(tmp_path / "wide.csv", list(zip(Y, S, strict=True)))
+    code = main(["report", str(path), "--out", str(tmp_path / "o")])
+    _, err = capsys.readouterr()
+    assert code == 0, err
+    assert (tmp_path / "o" / "threshold.png").stat().st_size > 0
+
+
+# -- integer labels beyond float precision ---------------------------------------------------
+
+TWO64 = 2**64
+
+
+def test_csv_labels_beyond_int64_are_two_classes(tmp_path: Path,
+                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    rows = [(TWO64, 0.9), (TWO64 + 1, 0.8), (TWO64, 0.7), (TWO64 + 1, 0.2), (TWO64 + 1, 0.1)]
+    path = _csv(tmp_path / "y.csv", rows)
+    for positive in (TWO64, TWO64 + 1):
+        code, report, err = _report(["report", str(path), "--positive", str(positive),
+                                     "--out", str(tmp_path / "o")], capsys)
+        assert code == 0, err
+        y = [int(label == positive) for label, _ in rows]
+        model = report["models"][0]
+        assert report["inputs"][0]["positive_label"] == positive
+        assert model["positives"] == sum(y)
+        expected = skm.average_precision_score(y, [s for _, s in rows])
+        assert model["average_precision"]["step"] == pytest.approx(expected, abs=1e-12)
+    # Without --positive the two labels are two values, not one class.
+    code, _, err = _report(["report", str(path), "--out", str(tmp_path / "o")], capsys)
+    assert code == 2
+    assert "18446744073709551616, 18446744073709551617} (2 distinct)" in err
+
+
+@pytest.mark.parametrize("stream", [[], ["--stream"]])
+def test_positive_at_the_int64_limit_is_found(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                              stream: list[str]) -> None:
+    top = np.iinfo(np.int64).max
+    rows = [(top, 0.9), (0, 0.8), (top - 1, 0.7), (top, 0.2)]
+    path = _csv(tmp_path / "y.csv", rows)
+    code, report, err = _report(["report", str(path), "--positive", str(top), *stream,
+                                 "--out", str(tmp_path / "o")], capsys)
+    assert code == 0, err
+    assert report["models"][0]["positives"] == 2  # top - 1 is not top
+    assert report["inputs"][0]["positive_label"] == top
+
+
+def test_streamed_csv_labels_beyond_int64_refuse_a_rounded_match(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = _csv(tmp_path / "y.csv", [(TWO64, 0.9), (TWO64 + 1, 0.8), (TWO64, 0.1)])
+    code, _, err = _report(["report", str(path), "--positive", str(TWO64 + 1), "--stream",
+                            "--out", str(tmp_path / "o")], capsys)
+    assert code == 2
+    assert err.count("\n") == 1
+    assert "beyond float64's exact range" in err
+
+
+# -- Dask: one labelling across partitions ---------------------------------------------------
+
+
+def test_dask_library_refuses_two_labellings(tmp_path: Path) -> None:
+    dd = pytest.importorskip("dask.dataframe")
+    pd = pytest.importorskip("pandas")
+    pq = pytest.importorskip("pyarrow.parquet")
+    pa = pytest.importorskip("pyarrow")
+    from prcurve.dask import pr_counts
+
+    a = pd.DataFrame({"label": [1, 0, 1, 0], "score": [0.9, 0.8, 0.7, 0.6]})
+    b = pd.DataFrame({"label": [1, -1, 1, -1], "score": [0.5, 0.4, 0.3, 0.2]})
+    frame = dd.concat([dd.from_pandas(a, npartitions=1), dd.from_pandas(b, npartitions=1)])
+    for part in (a, b):
+        pq.write_table(pa.Table.from_pandas(part, preserve_index=False),
+                       tmp_path / f"{len(list(tmp_path.iterdir()))}.parquet")
+    files = sorted(str(p) for p in tmp_path.iterdir())
+    for data in (frame, files):
+        with pytest.raises(InvalidInputError, match="not binary"):
+            pr_counts(data, label="label", score="score", scheduler="sync")
+    # One labelling in every partition is fine, and equals the in-memory state.
+    same = dd.concat([dd.from_pandas(a, npartitions=1), dd.from_pandas(a, npartitions=1)])
+    got = pr_counts(same, label="label", score="score", scheduler="sync")
+    both = pd.concat([a, a])
+    assert got.n_pos == 4
+    assert got.n_neg == 4
+    assert prcurve.PRCurve(got).average_precision() == pytest.approx(
+        skm.average_precision_score(both["label"], both["score"]))
+
+
+def test_dask_bins_over_the_widest_range(tmp_path: Path) -> None:
+    dd = pytest.importorskip("dask.dataframe")
+    pd = pytest.importorskip("pandas")
+    from prcurve.dask import pr_counts
+
+    frame = dd.from_pandas(pd.DataFrame({"label": Y, "score": S}), npartitions=3)
+    got = pr_counts(frame, label="label", score="score", bins=4, scheduler="sync")
+    edges = equal_width_edges(min(S), max(S), 4)
+    assert isinstance(got, BinnedCounts)
+    assert np.array_equal(got.edges, edges)
+    assert prcurve.PRCurve(got.to_threshold_counts()).average_precision() == pytest.approx(
+        _bin_reference_ap(Y, S, edges), abs=1e-12)
