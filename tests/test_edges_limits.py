@@ -202,3 +202,155 @@ def test_dask_bins_over_the_widest_range(tmp_path: Path) -> None:
     assert np.array_equal(got.edges, edges)
     assert prcurve.PRCurve(got.to_threshold_counts()).average_precision() == pytest.approx(
         _bin_reference_ap(Y, S, edges), abs=1e-12)
+
+
+# -- JSON numbers too large for a float in COCO/VOC files -------------------------------------
+
+HUGE_INT = "1" + "0" * 400  # an integer no float64 holds (float() raises OverflowError)
+GT = {"images": [{"id": 1, "width": 100, "height": 100}],
+      "categories": [{"id": 1, "name": "a"}],
+      "annotations": [{"id": 1, "image_id": 1, "category_id": 1, "bbox": [10, 10, 20, 20],
+                       "area": 400, "iscrowd": 0}]}
+DT = [{"image_id": 1, "category_id": 1, "bbox": [10, 10, 20, 20], "score": 0.9}]
+
+
+@pytest.mark.parametrize("command", ["coco", "voc"])
+@pytest.mark.parametrize("literal", ["1e400", "-1e400", HUGE_INT])
+@pytest.mark.parametrize("where", ["score", "bbox", "area"])
+def test_json_numbers_beyond_float64(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                     command: str, literal: str, where: str) -> None:
+    gt: Any = json.loads(json.dumps(GT))
+    dt: Any = json.loads(json.dumps(DT))
+    if where == "score":
+        dt[0]["score"] = 7777777
+    elif where == "bbox":
+        dt[0]["bbox"][2] = 7777777
+    else:
+        gt["annotations"][0]["area"] = 7777777
+    # The literal written as text: json.dumps cannot write 1e400 (nor 400 digits as a number).
+    (tmp_path / "gt.json").write_text(json.dumps(gt).replace("7777777", literal))
+    (tmp_path / "dt.json").write_text(json.dumps(dt).replace("7777777", literal))
+    code = main([command, str(tmp_path / "gt.json"), str(tmp_path / "dt.json"),
+                 "--out", str(tmp_path / "o")])
+    _, err = capsys.readouterr()
+    assert code == 2
+    assert err.count("\n") == 1
+    assert f"['{where}'] is" in err
+    assert "beyond float64's range" in err
+    assert "internal error" not in err
+
+
+def test_library_boxes_beyond_float64() -> None:
+    from prcurve.detection import Detections, GroundTruth
+
+    big = int(HUGE_INT)
+    with pytest.raises(InvalidInputError, match="beyond float64's range"):
+        GroundTruth.from_images([{"image_id": 1, "boxes": [[0, 0, big, 4]], "labels": [1]}])
+    with pytest.raises(InvalidInputError, match="beyond float64's range"):
+        Detections.from_images([{"image_id": 1, "boxes": [[0, 0, big, 4]], "labels": [1],
+                                 "scores": [0.5]}])
+    with pytest.raises(InvalidInputError, match="score"):
+        Detections.from_images([{"image_id": 1, "boxes": [[0, 0, 3, 4]], "labels": [1],
+                                 "scores": [big]}])
+
+
+# -- resample counts that cannot fit in memory -----------------------------------------------
+
+CURVE_Y = [1, 0, 1, 1, 0, 0, 1, 0] * 5
+CURVE_S = [8, 7, 6, 5, 4, 3, 2, 1] * 5
+
+
+def test_resample_limit_is_the_memory_budget() -> None:
+    from prcurve.validation.space import MAX_RESAMPLES, RESAMPLE_MEMORY, check_n_resamples
+
+    assert MAX_RESAMPLES * 8 == RESAMPLE_MEMORY
+    assert check_n_resamples(MAX_RESAMPLES) == MAX_RESAMPLES
+    with pytest.raises(InvalidInputError, match=f"at most {MAX_RESAMPLES} resamples"):
+        check_n_resamples(MAX_RESAMPLES + 1)
+    assert check_n_resamples(1000, bytes_each=RESAMPLE_MEMORY // 1000) == 1000
+    with pytest.raises(InvalidInputError, match="at most 999 resamples"):
+        check_n_resamples(1000, bytes_each=RESAMPLE_MEMORY // 999)
+
+
+@pytest.mark.parametrize("n", [10**12, 2**63 - 1, 10**30])
+def test_library_resamples_beyond_memory_are_refused_at_once(n: int) -> None:
+    from prcurve.space import intervals
+
+    curve = prcurve.pr_curve(CURVE_Y, CURVE_S)
+    calls = [
+        lambda: intervals.bootstrap_average_precision(curve, n_resamples=n),
+        lambda: intervals.bootstrap_threshold(curve, 5, n_resamples=n),
+        lambda: intervals.bootstrap_curve(curve, n_resamples=n),
+        lambda: intervals.compare_average_precision(CURVE_Y, CURVE_S, CURVE_S[::-1],
+                                                    n_resamples=n),
+    ]
+    for call in calls:
+        with pytest.raises(InvalidInputError, match="more than the 1 GiB"):
+            call()
+
+
+def test_bootstrap_curve_limit_counts_its_levels() -> None:
+    from prcurve.space import intervals
+    from prcurve.validation.space import MAX_RESAMPLES
+
+    curve = prcurve.pr_curve(CURVE_Y, CURVE_S)
+    # 101 recall levels by default: 101 float64 per resample.
+    with pytest.raises(InvalidInputError, match=f"at most {MAX_RESAMPLES // 101} resamples"):
+        intervals.bootstrap_curve(curve, n_resamples=MAX_RESAMPLES // 101 + 1)
+
+
+def _detections(n_images: int) -> tuple[Any, Any]:
+    from prcurve.detection import Detections, GroundTruth
+
+    ids = np.arange(n_images)
+    boxes = np.tile([0.0, 0.0, 10.0, 10.0], (n_images, 1))
+    gt = GroundTruth(ids, np.zeros(n_images, int), boxes)
+    dt = Detections(ids, np.zeros(n_images, int), boxes + 1.0, np.linspace(0.1, 0.9, n_images))
+    return gt, dt
+
+
+def test_detection_resamples_beyond_memory_are_refused_at_once() -> None:
+    from prcurve.detection import bootstrap_detection, compare_detectors, evaluate_coco
+    from prcurve.validation.space import RESAMPLE_MEMORY
+
+    gt, dt = _detections(50)
+    evaluation = evaluate_coco(gt, dt)
+    limit = RESAMPLE_MEMORY // (3 * 8 * 50)  # three int64 weights of each image per resample
+    for call in (lambda n: bootstrap_detection(evaluation, n_resamples=n),
+                 lambda n: compare_detectors(evaluation, evaluation, n_resamples=n)):
+        with pytest.raises(InvalidInputError, match=f"at most {limit} resamples"):
+            call(limit + 1)
+        with pytest.raises(InvalidInputError, match="more than the 1 GiB"):
+            call(10**20)
+
+
+def test_cli_resamples_beyond_memory(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = _csv(tmp_path / "s.csv", list(zip(CURVE_Y, CURVE_S, strict=True)))
+    for n in ("1000000000000", "100000000000000000000"):
+        code = main(["report", str(path), "--resamples", n, "--out", str(tmp_path / "o")])
+        _, err = capsys.readouterr()
+        assert code == 2
+        assert err.count("\n") == 1
+        assert err.startswith("prcurve: error: --resamples: ")
+        assert "at most 134217728 resamples" in err
+    assert not (tmp_path / "o").exists()  # refused before anything was read or written
+
+
+@pytest.mark.parametrize("command", ["coco", "voc"])
+def test_cli_bootstrap_beyond_memory(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                     command: str) -> None:
+    (tmp_path / "gt.json").write_text(json.dumps(GT))
+    (tmp_path / "dt.json").write_text(json.dumps(DT))
+    argv = [command, str(tmp_path / "gt.json"), str(tmp_path / "dt.json")]
+    # Past the limit of any interval: refused before the files are read.
+    code = main([*argv, "--bootstrap", "100000000000000000000"])
+    _, err = capsys.readouterr()
+    assert code == 2
+    assert "--bootstrap: " in err
+    assert "at most 134217728 resamples" in err
+    # Past the limit for these images (one image: 24 bytes per resample).
+    code = main([*argv, "--bootstrap", str((1 << 30) // 24 + 1)])
+    _, err = capsys.readouterr()
+    assert code == 2
+    assert err.count("\n") == 1
+    assert f"at most {(1 << 30) // 24} resamples" in err

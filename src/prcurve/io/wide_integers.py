@@ -29,9 +29,9 @@ def exact_integers(columns: dict[str, NDArray[Any]], path: Any, parse: Any
 
     Examples
     --------
-    >>> import numpy as np, pyarrow.csv as pacsv, tempfile, os
-    >>> path = os.path.join(tempfile.mkdtemp(), "y.csv")
-    >>> _ = open(path, "w").write("y\n18446744073709551616\n18446744073709551617\n")
+    >>> import pyarrow.csv as pacsv, tempfile, pathlib
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "y.csv"
+    >>> _ = path.write_text(chr(10).join(["y", str(2**64), str(2**64 + 1)]))
     >>> read = {"y": pacsv.read_csv(path).column("y").to_numpy()}
     >>> read["y"].tolist()
     [1.8446744073709552e+19, 1.8446744073709552e+19]

@@ -526,7 +526,8 @@ def bootstrap_curve(
     """
     counts = _counts_of(source)
     levels = recall_levels(100) if recall is None else check_recall_grid("recall", recall)
-    b = check_n_resamples(n_resamples)
+    b = check_n_resamples(n_resamples, bytes_each=8 * levels.shape[0],
+                          held=f"{levels.shape[0]} float64 precisions")
     lvl = check_level(level)
     rng = np.random.default_rng(check_seed(seed))
     policy = _policy_of(source, zero_division)
