@@ -354,3 +354,116 @@ def test_cli_bootstrap_beyond_memory(tmp_path: Path, capsys: pytest.CaptureFixtu
     assert code == 2
     assert err.count("\n") == 1
     assert f"at most {(1 << 30) // 24} resamples" in err
+
+
+# -- integer scores beyond 2^53 --------------------------------------------------------------
+
+BASE = 2**60  # nanosecond timestamps are about 2^60.6
+TIED_BY_FLOAT = np.array([BASE + 3, BASE + 1, BASE + 2, BASE, BASE + 5, BASE + 4], np.int64)
+EXACT_BIG = BASE + 256 * np.array([3, 1, 2, 0, 5, 4], np.int64)  # float64 holds these
+Y6 = np.array([1, 0, 1, 0, 0, 1])
+
+
+def test_scikit_learn_orders_big_integers_exactly() -> None:
+    # The reference: scikit-learn sorts the integers themselves, so 2^60 + k are six
+    # distinct scores; as float64 they would be one tied score (AP 0.5).
+    exact = skm.average_precision_score(Y6, TIED_BY_FLOAT)
+    assert exact == pytest.approx(skm.average_precision_score(Y6, np.arange(6)[[3, 1, 2, 0, 5, 4]]))
+    assert exact != skm.average_precision_score(Y6, TIED_BY_FLOAT.astype(np.float64))
+
+
+def _library_calls(scores: Any) -> list[Any]:
+    return [
+        lambda: prcurve.average_precision(Y6, scores),
+        lambda: prcurve.pr_curve(Y6, scores),
+        lambda: prcurve.ThresholdCounts.from_scores(Y6, scores),
+        lambda: prcurve.ThresholdCounts.from_scores(Y6, scores, sample_weight=np.ones(6)),
+        lambda: prcurve.average_precision(Y6, scores, bins=4),
+        lambda: BinnedCounts.from_scores(Y6, scores, [0.0, 1.0]),
+        lambda: prcurve.roc_curve(Y6, scores),
+        lambda: prcurve.average_precision(np.array([0, 1, 2, 0, 1, 2]),
+                                          np.c_[scores, scores, scores]),
+    ]
+
+
+@pytest.mark.parametrize("dtype", [np.int64, np.uint64])
+def test_big_integer_scores_are_never_rounded_into_ties(dtype: Any) -> None:
+    scores = TIED_BY_FLOAT.astype(dtype) + (dtype(2**63) if dtype is np.uint64 else 0)
+    for call in _library_calls(scores):
+        with pytest.raises(InvalidInputError, match="beyond 2\\^53"):
+            call()
+
+
+@pytest.mark.parametrize("dtype", [np.int64, np.uint64])
+def test_big_integers_that_float64_holds_equal_scikit_learn(dtype: Any) -> None:
+    scores = EXACT_BIG.astype(dtype)
+    reference = skm.average_precision_score(Y6, scores)
+    assert prcurve.average_precision(Y6, scores) == pytest.approx(reference, abs=1e-15)
+    curve = prcurve.pr_curve(Y6, scores)
+    thresholds = skm.precision_recall_curve(Y6, scores)[2]
+    assert curve.thresholds.tolist() == [float(t) for t in thresholds[::-1]]
+    # The offset the message suggests gives the exact numbers of the tied-by-float data.
+    shifted = TIED_BY_FLOAT - TIED_BY_FLOAT.min()
+    assert prcurve.average_precision(Y6, shifted) == pytest.approx(
+        skm.average_precision_score(Y6, TIED_BY_FLOAT), abs=1e-15)
+
+
+def test_inexact_integers_against_python() -> None:
+    from prcurve.validation.arrays import inexact_integers
+
+    values = [0, 2**53, 2**53 + 1, -(2**53) - 1, 2**62 + 2**9, 2**62 + 2**10, 2**63 - 1,
+              -(2**63), 2**60 + 1]
+    got = inexact_integers(np.array(values, dtype=np.int64))
+    assert got is not None
+    assert got.tolist() == [int(float(v)) != v for v in values]
+    unsigned = [2**64 - 1, 2**64 - 2**11, 2**63 + 1, 5, 2**53 + 2]
+    got = inexact_integers(np.array(unsigned, dtype=np.uint64))
+    assert got is not None
+    assert got.tolist() == [int(float(v)) != v for v in unsigned]
+
+
+@pytest.mark.parametrize("how", [[], ["--stream"]])
+def test_report_big_integer_scores(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                   how: list[str]) -> None:
+    tied = _csv(tmp_path / "t.csv", list(zip(Y6, TIED_BY_FLOAT.tolist(), strict=True)))
+    code, _, err = _report(["report", str(tied), *how, "--out", str(tmp_path / "o")], capsys)
+    assert code == 2
+    assert err.count("\n") == 1
+    assert "beyond 2^53" in err
+    exact = _csv(tmp_path / "e.csv", list(zip(Y6, EXACT_BIG.tolist(), strict=True)))
+    code, report, err = _report(["report", str(exact), "--out", str(tmp_path / "o")], capsys)
+    assert code == 0, err
+    assert report["models"][0]["average_precision"]["step"] == pytest.approx(
+        skm.average_precision_score(Y6, EXACT_BIG), abs=1e-15)
+
+
+@pytest.mark.parametrize("how", [[], ["--stream"], ["--workers", "1"]])
+def test_report_big_integer_parquet_scores(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                           how: list[str]) -> None:
+    pa = pytest.importorskip("pyarrow")
+    pq = pytest.importorskip("pyarrow.parquet")
+    for name, scores, ok in (("t", TIED_BY_FLOAT, False), ("u", TIED_BY_FLOAT.astype(
+            np.uint64) + np.uint64(2**63), False), ("e", EXACT_BIG, True)):
+        path = tmp_path / f"{name}.parquet"
+        pq.write_table(pa.table({"label": Y6, "score": scores}), path)
+        code, report, err = _report(["report", str(path), *how, "--out", str(tmp_path / "o")],
+                                    capsys)
+        if not ok:
+            assert code == 2
+            assert err.count("\n") == 1
+            assert "beyond 2^53" in err
+        else:
+            assert code == 0, err
+            assert report["models"][0]["average_precision"]["step"] == pytest.approx(
+                skm.average_precision_score(Y6, scores), abs=1e-15)
+
+
+def test_dask_big_integer_scores() -> None:
+    dd = pytest.importorskip("dask.dataframe")
+    pd = pytest.importorskip("pandas")
+    from prcurve.dask import pr_counts
+
+    # One value per partition: no partition alone holds a tie, the whole would.
+    frame = dd.from_pandas(pd.DataFrame({"label": Y6, "score": TIED_BY_FLOAT}), npartitions=6)
+    with pytest.raises(InvalidInputError, match="beyond 2\\^53"):
+        pr_counts(frame, label="label", score="score", scheduler="sync")

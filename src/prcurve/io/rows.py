@@ -47,8 +47,10 @@ from numpy.typing import NDArray
 
 from prcurve.errors import InvalidInputError
 from prcurve.io.readers import object_array, parse_numbers
+from prcurve.validation.arrays import inexact_integers
 from prcurve.validation.files import (
     inconsistent_labels,
+    inexact_scores,
     invalid_scores,
     invalid_weights,
     labels_not_binary,
@@ -146,6 +148,8 @@ class RowProblem(Exception):  # noqa: N818  (not an error itself: it becomes one
             return labels_not_binary(column, path, detail)
         if kind == "labels_inconsistent":
             return inconsistent_labels(column, path)
+        if kind == "scores_inexact":
+            return inexact_scores(column, path, counts[0], rows, detail)
         if kind == "positive_rounded":
             return positive_rounded(detail, column, path)
         if kind == "positive_not_found":
@@ -458,6 +462,18 @@ class CheckedBlock:
     dropped: dict[str, dict[str, int]]
 
 
+def refuse_rounded_integers(column: str, floats: NDArray[Any]) -> None:
+    """Integer scores that a CSV read in batches took as float64 (its type comes from the
+    first block): beyond 2^53 they may already be rounded, and are refused."""
+    with np.errstate(invalid="ignore"):
+        beyond = np.abs(floats) > 2.0**53
+    if beyond.any():
+        value = float(floats[int(np.flatnonzero(beyond)[0])])
+        raise RowProblem.of("scores_inexact", column, beyond, detail=(
+            f"read as {value:.17g}: a CSV read in batches takes integer scores as float64; "
+            "read it without --stream for an exact check"))
+
+
 def check_block(labels: NDArray[Any], rule: LabelRule, weights: NDArray[Any] | None,
                 weight_column: str | None, scores: Mapping[str, NDArray[Any]],
                 drop_invalid: bool) -> CheckedBlock:
@@ -502,6 +518,11 @@ def check_block(labels: NDArray[Any], rule: LabelRule, weights: NDArray[Any] | N
             if not clean:
                 floats, bad = checked_scores(values)
         else:
+            inexact = inexact_integers(values)  # 64-bit integers that float64 would round
+            if inexact is not None and inexact.any():
+                value = int(values[int(np.flatnonzero(inexact)[0])])
+                raise RowProblem.of("scores_inexact", column, inexact,
+                                    detail=f"{value}, which float64 rounds to {int(float(value))}")
             floats, bad = checked_scores(values)
             clean = not any(m.any() for m in bad.values())
         drop = None

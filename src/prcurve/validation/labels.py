@@ -18,6 +18,7 @@ from prcurve.errors import InvalidInputError
 from prcurve.validation.arrays import (
     as_1d,
     check_count,
+    check_exact_integers,
     check_finite_numbers,
     check_same_length,
     check_scores,
@@ -464,6 +465,7 @@ def check_score_matrix(
     if n == 0 or k == 0:
         raise InvalidInputError("y_score", f"is empty (shape {scores.shape})",
                                 "pass at least one sample and one class")
+    check_exact_integers("y_score", scores.reshape(-1))
     flat = check_finite_numbers("y_score", scores.reshape(-1))
     scores = flat.reshape(n, k)
     truth = np.asarray(y_true)
