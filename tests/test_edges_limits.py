@@ -372,26 +372,70 @@ def test_scikit_learn_orders_big_integers_exactly() -> None:
     assert exact != skm.average_precision_score(Y6, TIED_BY_FLOAT.astype(np.float64))
 
 
-def _library_calls(scores: Any) -> list[Any]:
-    return [
-        lambda: prcurve.average_precision(Y6, scores),
-        lambda: prcurve.pr_curve(Y6, scores),
-        lambda: prcurve.ThresholdCounts.from_scores(Y6, scores),
-        lambda: prcurve.ThresholdCounts.from_scores(Y6, scores, sample_weight=np.ones(6)),
-        lambda: prcurve.average_precision(Y6, scores, bins=4),
-        lambda: BinnedCounts.from_scores(Y6, scores, [0.0, 1.0]),
-        lambda: prcurve.roc_curve(Y6, scores),
-        lambda: prcurve.average_precision(np.array([0, 1, 2, 0, 1, 2]),
-                                          np.c_[scores, scores, scores]),
-    ]
+W6 = np.array([1.0, 2.0, 0.5, 1.0, 3.0, 1.0])
 
 
 @pytest.mark.parametrize("dtype", [np.int64, np.uint64])
-def test_big_integer_scores_are_never_rounded_into_ties(dtype: Any) -> None:
-    scores = TIED_BY_FLOAT.astype(dtype) + (dtype(2**63) if dtype is np.uint64 else 0)
-    for call in _library_calls(scores):
+def test_big_integer_scores_ordered_as_scikit_learn_orders_them(dtype: Any) -> None:
+    # The exact state orders integers as integers (dense ranks, thresholds the integers).
+    scores = TIED_BY_FLOAT.astype(dtype) + (dtype(2**62) if dtype is np.uint64 else 0)
+    for weights in (None, W6):
+        reference = skm.average_precision_score(Y6, scores, sample_weight=weights)
+        assert prcurve.average_precision(Y6, scores, sample_weight=weights) == pytest.approx(
+            reference, abs=1e-15)
+        curve = prcurve.pr_curve(Y6, scores, sample_weight=weights)
+        precision, recall, thresholds = skm.precision_recall_curve(Y6, scores,
+                                                                   sample_weight=weights)
+        assert curve.thresholds.dtype == np.int64
+        assert curve.thresholds.tolist() == thresholds[::-1].tolist()  # exact integers
+        np.testing.assert_allclose(curve.precision, precision[::-1][1:], atol=1e-15)
+        np.testing.assert_allclose(curve.recall, recall[::-1][1:], atol=1e-15)
+        assert curve.average_precision("step") == pytest.approx(reference, abs=1e-15)
+        roc = prcurve.roc_curve(Y6, scores, sample_weight=weights)
+        assert roc.auc() == pytest.approx(skm.roc_auc_score(Y6, scores, sample_weight=weights))
+    curve = prcurve.pr_curve(Y6, scores)
+    # Operating points at and between the integers, compared as integers.
+    for t in range(-1, 7):
+        threshold = int(scores.min()) + t
+        predicted = scores >= threshold
+        cells = curve.at_threshold(threshold)
+        assert (cells.tp, cells.fp) == (int((predicted & (Y6 == 1)).sum()),
+                                        int((predicted & (Y6 == 0)).sum()))
+    assert curve.best_f().threshold == int(TIED_BY_FLOAT[2]) + (2**62 if dtype is np.uint64
+                                                                 else 0)
+    # Parts merge exactly, whether float64 holds a part's scores or not.
+    parts = [prcurve.ThresholdCounts.from_scores(Y6[i:i + 1], scores[i:i + 1])
+             for i in range(6)]
+    merged = parts[0]
+    for part in parts[1:]:
+        merged = merged.merge(part)
+    assert merged.thresholds.tolist() == curve.thresholds.tolist()
+    assert merged.tp.tolist() == curve.tp.tolist()
+    assert merged.fp.tolist() == curve.fp.tolist()
+
+
+def _refusing_calls(scores: Any) -> list[Any]:
+    """The paths that compute in float64 (bins, score matrices) refuse such integers."""
+    return [
+        lambda: prcurve.average_precision(Y6, scores, bins=4),
+        lambda: prcurve.pr_curve(Y6, scores, bins=4),
+        lambda: BinnedCounts.from_scores(Y6, scores, [0.0, 1.0]),
+        lambda: prcurve.roc_curve(Y6, scores, bins=4),
+        lambda: prcurve.average_precision(np.array([0, 1, 2, 0, 1, 2]),
+                                          np.c_[scores, scores, scores]),
+        lambda: prcurve.ThresholdCounts.from_scores(Y6, scores).to_binned([0.0, 1.0]),
+        lambda: prcurve.ThresholdCounts.from_scores(Y6, scores).merge(
+            prcurve.ThresholdCounts.from_scores([1], [0.5])),
+    ]
+
+
+def test_big_integer_scores_are_never_rounded_into_ties() -> None:
+    for call in _refusing_calls(TIED_BY_FLOAT):
         with pytest.raises(InvalidInputError, match="beyond 2\\^53"):
             call()
+    # uint64 above int64: no exact path (int64 holds the integer thresholds).
+    with pytest.raises(InvalidInputError, match="beyond 2\\^53"):
+        prcurve.average_precision(Y6, TIED_BY_FLOAT.astype(np.uint64) + np.uint64(2**63))
 
 
 @pytest.mark.parametrize("dtype", [np.int64, np.uint64])
@@ -463,7 +507,43 @@ def test_dask_big_integer_scores() -> None:
     pd = pytest.importorskip("pandas")
     from prcurve.dask import pr_counts
 
-    # One value per partition: no partition alone holds a tie, the whole would.
+    # One value per partition: no partition alone holds a tie, the whole would as float64;
+    # the exact states of the parts (integer thresholds) merge into the integers' order.
     frame = dd.from_pandas(pd.DataFrame({"label": Y6, "score": TIED_BY_FLOAT}), npartitions=6)
-    with pytest.raises(InvalidInputError, match="beyond 2\\^53"):
-        pr_counts(frame, label="label", score="score", scheduler="sync")
+    got = pr_counts(frame, label="label", score="score", scheduler="sync")
+    assert prcurve.PRCurve(got).average_precision() == pytest.approx(
+        skm.average_precision_score(Y6, TIED_BY_FLOAT), abs=1e-15)
+    # Bins are float64 edges: over [2^60, 2^60 + 5] they cannot be told apart.
+    with pytest.raises(InvalidInputError, match="narrower than float64 can tell apart"):
+        pr_counts(frame, label="label", score="score", bins=4, scheduler="sync")
+
+
+@pytest.mark.parametrize("kind", ["jsonl", "csv-with-text"])
+def test_labels_beyond_int64_in_json_lines_and_text_columns(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], kind: str) -> None:
+    labels: list[Any] = [TWO64, TWO64 + 1, TWO64, TWO64 + 1]
+    scores = [0.9, 0.8, 0.2, 0.1]
+    if kind == "jsonl":
+        path = tmp_path / "y.jsonl"
+        path.write_text("".join(json.dumps({"label": y, "score": s}) + "\n"
+                                for y, s in zip(labels, scores, strict=True)))
+    else:  # a word among the labels: the column is typed as text, whole
+        labels.append("other")
+        scores.append(0.5)
+        path = _csv(tmp_path / "y.csv", list(zip(labels, scores, strict=True)))
+    code, report, err = _report(["report", str(path), "--positive", str(TWO64 + 1),
+                                 "--out", str(tmp_path / "o")], capsys)
+    assert code == 0, err
+    y = [int(v == TWO64 + 1) for v in labels]
+    assert report["models"][0]["positives"] == 2
+    assert report["models"][0]["average_precision"]["step"] == pytest.approx(
+        skm.average_precision_score(y, scores), abs=1e-12)
+
+
+def test_bins_narrower_than_float64_spacing_say_so() -> None:
+    scores = [1e18, 1e18 + 128, 1e18 + 256]
+    with pytest.raises(InvalidInputError, match="1000 equal-width bins over the score range"):
+        prcurve.average_precision([1, 0, 1], scores, bins=1000)
+    # Two bins fit (float64's spacing at 1e18 is 128): bins 0, 1, 1.
+    assert prcurve.average_precision([1, 0, 1], scores, bins=2) == pytest.approx(
+        skm.average_precision_score([1, 0, 1], [0, 1, 1]), abs=1e-12)

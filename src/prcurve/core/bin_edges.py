@@ -17,6 +17,8 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from prcurve.validation.arrays import check_bin_width
+
 __all__ = ["equal_width_edges", "width_overflows"]
 
 
@@ -41,8 +43,9 @@ _HALF_MAX = float(np.finfo(np.float64).max) / 2
 def equal_width_edges(low: float, high: float, n_bins: int) -> NDArray[np.float64]:
     """``n_bins + 1`` equal-width edges from ``low`` to ``high`` (finite, ``low < high``).
 
-    The ends are exactly ``low`` and ``high``; the edges increase (strictly, unless the
-    bins are narrower than the spacing of float64 there, which the caller checks).
+    The ends are exactly ``low`` and ``high``; the edges increase strictly, or, when the
+    bins are narrower than the spacing of float64 there (2^20 bins over [1e18, 1e18 +
+    5]), the error says so (:func:`~prcurve.validation.arrays.check_bin_width`).
 
     Examples
     --------
@@ -53,12 +56,14 @@ def equal_width_edges(low: float, high: float, n_bins: int) -> NDArray[np.float6
     [-1e+308, 0.0, 1e+308]
     """
     low, high = float(low), float(high)
+    edges: NDArray[np.float64]
     if not width_overflows(low, high):
-        edges: NDArray[np.float64] = np.linspace(low, high, n_bins + 1)
-        return edges
-    t: NDArray[Any] = np.arange(n_bins + 1, dtype=np.float64) / n_bins
-    # Each product is at most max(|low|, |high|); their sum, of opposite signs where the
-    # range straddles 0, cannot overflow either.
-    edges = low * (1.0 - t) + high * t
-    edges[0], edges[-1] = low, high
+        edges = np.linspace(low, high, n_bins + 1)
+    else:
+        t: NDArray[Any] = np.arange(n_bins + 1, dtype=np.float64) / n_bins
+        # Each product is at most max(|low|, |high|); their sum, of opposite signs where
+        # the range straddles 0, cannot overflow either.
+        edges = low * (1.0 - t) + high * t
+        edges[0], edges[-1] = low, high
+    check_bin_width(edges, low, high, n_bins)  # bins narrower than float64's spacing
     return edges

@@ -299,7 +299,11 @@ class PRCurve:
         ConfusionMatrix(tp=1.0, fp=1.0, fn=1.0, tn=1.0)
         """
         t = check_finite_number("threshold", threshold)
-        above = int(np.searchsorted(-self.thresholds, -t, side="right"))  # thresholds >= t
+        if self.thresholds.dtype.kind == "i":  # integers beyond 2^53: compared as integers
+            exact = int(threshold) if float(threshold).is_integer() else math.ceil(t)
+            above = len(self) - int(np.searchsorted(self.thresholds[::-1], exact, side="left"))
+        else:
+            above = int(np.searchsorted(-self.thresholds, -t, side="right"))  # thresholds >= t
         tp = float(self.tp[above - 1]) if above else 0.0
         fp = float(self.fp[above - 1]) if above else 0.0
         return ConfusionMatrix(
@@ -310,7 +314,7 @@ class PRCurve:
     def _point(self, index: int, value: float) -> OperatingPoint:
         return OperatingPoint(
             value=float(value),
-            threshold=float(self.thresholds[index]),
+            threshold=self.thresholds[index].item(),  # an int for integer thresholds
             precision=float(self.precision[index]),
             recall=float(self.recall[index]),
         )
@@ -618,7 +622,7 @@ def binary_pr_curve(
     """
     check_zero_division(zero_division)
     scores, binary, weights = check_scored_labels(
-        y_true, y_score, sample_weight, pos_label, finite=False
+        y_true, y_score, sample_weight, pos_label, finite=False, integers=bins is None
     )
     if bins is None:  # NaN and infinity checked by the state (by its sort, if hard labels)
         return PRCurve(ThresholdCounts._from_checked(scores, binary, weights,

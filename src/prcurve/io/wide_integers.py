@@ -9,15 +9,31 @@ row. :func:`exact_integers` reads such columns again as text and keeps Python in
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from importlib import import_module
 from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
-__all__ = ["exact_integers"]
+__all__ = ["exact_integers", "exact_json_integers"]
 
 _TWO_63 = 2.0**63
+
+
+def _wide(columns: dict[str, NDArray[Any]]) -> list[str]:
+    """The float64 columns holding a value beyond int64 (NaN compares False)."""
+    return [name for name, values in columns.items() if values.dtype == np.float64
+            and bool(np.any(np.abs(values) >= _TWO_63))]
+
+
+def exact_json_integers(columns: dict[str, NDArray[Any]],
+                        reparse: Callable[[], dict[str, NDArray[Any]]]
+                        ) -> dict[str, NDArray[Any]]:
+    """JSON Lines ``columns`` read by pyarrow, or, when one holds a value beyond int64
+    (pyarrow's float64 for a JSON integer of 20 digits), ``reparse()``: Python's json
+    keeps such integers exact."""
+    return reparse() if _wide(columns) else columns
 
 
 def exact_integers(columns: dict[str, NDArray[Any]], path: Any, parse: Any
@@ -38,8 +54,7 @@ def exact_integers(columns: dict[str, NDArray[Any]], path: Any, parse: Any
     >>> exact_integers(read, path, pacsv.ParseOptions())["y"].tolist()
     [18446744073709551616, 18446744073709551617]
     """
-    wide = [name for name, values in columns.items() if values.dtype == np.float64
-            and bool(np.any(np.abs(values) >= _TWO_63))]  # NaN compares False
+    wide = _wide(columns)
     if not wide:
         return columns
     # pyarrow, loaded already: the CSV file was read with it.

@@ -430,8 +430,8 @@ def positive_rounded(value: str, column: str, path: str) -> InvalidInputError:
         "--positive", f"{value} is an integer beyond float64's exact range (2^53), but "
         f"label column {column!r} of {path!r} was read as float64 numbers, so labels that "
         "differ from it would compare equal",
-        "run without --stream (CSV labels beyond int64 are then read exactly), or "
-        "store the labels as text (e.g. a Parquet string column)",
+        "run without --stream (CSV and JSON Lines labels beyond int64 are then read "
+        "exactly), or store the labels as text (e.g. a Parquet string column)",
     )
 
 
