@@ -547,3 +547,19 @@ def test_bins_narrower_than_float64_spacing_say_so() -> None:
     # Two bins fit (float64's spacing at 1e18 is 128): bins 0, 1, 1.
     assert prcurve.average_precision([1, 0, 1], scores, bins=2) == pytest.approx(
         skm.average_precision_score([1, 0, 1], [0, 1, 1]), abs=1e-12)
+
+
+def test_threshold_intervals_of_integer_thresholds_equal_the_offset_data() -> None:
+    from prcurve.space import intervals
+
+    y = np.tile(Y6, 10)
+    scores = np.tile(TIED_BY_FLOAT, 10)
+    offset = scores - int(TIED_BY_FLOAT.min())  # float64 holds these: the reference
+    for k in range(-1, 6):  # above the largest score precision is 0/0
+        exact = intervals.bootstrap_threshold(prcurve.pr_curve(y, scores), BASE + k,
+                                              n_resamples=50, seed=1)
+        shifted = intervals.bootstrap_threshold(prcurve.pr_curve(y, offset), k,
+                                                n_resamples=50, seed=1)
+        for name in ("precision", "recall"):
+            a, b = getattr(exact, name), getattr(shifted, name)
+            assert (a.estimate, a.lower, a.upper) == (b.estimate, b.lower, b.upper)

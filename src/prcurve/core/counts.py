@@ -23,6 +23,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from prcurve.core.hard_labels import hard_label_counts, hard_label_ranks
+from prcurve.core.integer_scores import as_integers_with
 from prcurve.core.sorting import _run_lengths, _run_starts
 from prcurve.validation.arrays import check_finite, mixed_integer_thresholds, wrong_type
 from prcurve.validation.labels import (
@@ -121,24 +122,6 @@ def _runs(sorted_values: NDArray[Any]) -> tuple[NDArray[Any], F64]:
 
 
 _UINT32_LIMIT = (1 << 32) - 1
-
-
-def _as_integers_with(a: NDArray[Any], b: NDArray[Any]) -> tuple[NDArray[Any], NDArray[Any]]:
-    """Two states' thresholds, compared exactly: when one is int64 (integer scores beyond
-    2^53, ThresholdCounts._from_integers), float thresholds that are whole numbers in
-    int64's range become int64 too (exactly: each float is that integer), as a part of
-    the same integer scores that float64 happened to hold gives; other floats are
-    refused."""
-    if (a.dtype.kind == "i") == (b.dtype.kind == "i"):
-        return a, b
-    floats = b if a.dtype.kind == "i" else a
-    inside = floats.shape[0] == 0 or (float(floats.max()) < 2.0**63
-                                       and float(floats.min()) >= -(2.0**63))
-    if not (inside and bool(np.all(np.floor(floats) == floats))):
-        raise mixed_integer_thresholds("other")
-    if a.dtype.kind == "i":
-        return a, b.astype(np.int64)
-    return a.astype(np.int64), b
 
 
 def _counts_dtype(tp_a: NDArray[Any], fp_a: NDArray[Any], tp_b: NDArray[Any],
@@ -466,7 +449,7 @@ class ThresholdCounts:
         if not math.isfinite(self._n_pos + self._n_neg + other._n_pos + other._n_neg):
             raise weight_overflow("other", max(self._n_pos, self._n_neg, other._n_pos,
                                                other._n_neg))
-        mine, theirs = _as_integers_with(self._thresholds, other._thresholds)
+        mine, theirs = as_integers_with(self._thresholds, other._thresholds)
         values, tp, fp = merge_cumulative(mine, self._tp, self._fp,
                                           theirs, other._tp, other._fp)
         # Every threshold either side had is kept (a weight below the rounding of the

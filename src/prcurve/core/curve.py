@@ -33,6 +33,7 @@ from prcurve.core.counts import (
     reaching,
     scale_exponent,
 )
+from prcurve.core.integer_scores import thresholds_at_or_above
 from prcurve.core.roc import ROCCurve
 from prcurve.core.table import Table
 from prcurve.core.undefined import ZeroDivision, ratio, undefined, undefined_scope
@@ -299,11 +300,7 @@ class PRCurve:
         ConfusionMatrix(tp=1.0, fp=1.0, fn=1.0, tn=1.0)
         """
         t = check_finite_number("threshold", threshold)
-        if self.thresholds.dtype.kind == "i":  # integers beyond 2^53: compared as integers
-            exact = int(threshold) if float(threshold).is_integer() else math.ceil(t)
-            above = len(self) - int(np.searchsorted(self.thresholds[::-1], exact, side="left"))
-        else:
-            above = int(np.searchsorted(-self.thresholds, -t, side="right"))  # thresholds >= t
+        above = thresholds_at_or_above(self.thresholds, threshold, t)  # integers exactly
         tp = float(self.tp[above - 1]) if above else 0.0
         fp = float(self.fp[above - 1]) if above else 0.0
         return ConfusionMatrix(
