@@ -393,12 +393,19 @@ def test_huge_integers_in_json_lines(tmp_path: Path, capsys: pytest.CaptureFixtu
 
 
 def test_unsigned_64_bit_scores_keep_their_order(tmp_path: Path) -> None:
-    big = 2**64 - 1
+    # Unsigned scores above 2^63 are never wrapped to negative values. Those float64
+    # holds are kept; since issue 25 those it would round (2^64 - 1) are refused, not
+    # rounded (they could tie: tests/test_edges_limits.py).
+    big = 2**64 - 2**11  # the largest uint64 that float64 holds
     path = tmp_path / "u.parquet"
     pq.write_table(pa.table({"label": [1, 0, 1],
                              "score": pa.array([big, 5, big - 2**20], pa.uint64())}), path)
     model = load_scores(path).models[0]
     assert model.scores.tolist() == [float(big), 5.0, float(big - 2**20)]
+    pq.write_table(pa.table({"label": [1, 0, 1],
+                             "score": pa.array([2**64 - 1, 5, 1], pa.uint64())}), path)
+    with pytest.raises(InvalidInputError, match="18446744073709551615, which float64 rounds"):
+        load_scores(path)
 
 
 # -- items 10 and 11: never write into or over an input ----------------------------------------

@@ -95,6 +95,11 @@ def register(subparsers: Any) -> None:
                      help="interpolated (VOC 2010+ all-point, default) or 11point (VOC 2007)")
     voc.add_argument("--continuous-pixels", action="store_true",
                      help="no '+ 1' in widths and heights (the devkit counts pixels inclusively)")
+    voc.add_argument("--ties", default="grouped", metavar="HOW",
+                     help="tied scores in the AP: grouped (default; one point per distinct "
+                     "score, prcurve's convention) or file-order (one point per detection, "
+                     "tied ones in the order of DT.json: the devkit's VOCevaldet.m, its "
+                     "numbers exactly; with --bootstrap only grouped)")
     voc.set_defaults(handler=run_voc)
 
 
@@ -194,6 +199,8 @@ def _bootstrap_options(args: argparse.Namespace) -> tuple[int | None, float, int
     from prcurve.detection.bootstrap import INTERVALS
 
     resamples = None if args.bootstrap is None else _integer("--bootstrap", args.bootstrap, 1)
+    if resamples is not None:  # the most any interval allows, before reading the files
+        _checks.check_n_resamples(resamples, name="--bootstrap")
     level = _number("--level", args.level, 0.0, 1.0, open_low=True, open_high=True)
     seed = _integer("--seed", args.seed, 0)
     kind = _checks.check_choice("--interval", args.interval, INTERVALS)
@@ -208,6 +215,12 @@ def _add_intervals(evaluation: Any, statistics: tuple[str, ...], options: tuple[
     resamples, level, seed, kind = options
     if resamples is None:
         return
+    from prcurve.detection.bootstrap import resample_bytes
+
+    # The image weights of every resample in memory at once: the limit for these images.
+    _checks.check_n_resamples(resamples, name="--bootstrap",
+                              bytes_each=resample_bytes(evaluation.n_images),
+                              held=f"3 int64 weights for each of {evaluation.n_images} image(s)")
     intervals = bootstrap_detection(evaluation, statistics=statistics, n_resamples=resamples,
                                     level=level, seed=seed, interval=kind)
     report["intervals"] = {
@@ -304,14 +317,20 @@ def run_coco(args: argparse.Namespace) -> int:
 def _voc(args: argparse.Namespace) -> int:
     from prcurve.detection import evaluate_voc
     from prcurve.detection.protocol import VOC_AP_METHODS
+    from prcurve.detection.voc import VOC_TIES
 
     threshold = _number("--iou-threshold", args.iou_threshold, 0.0, 1.0)
     method = _checks.check_choice("--ap-method", args.ap_method, VOC_AP_METHODS)
+    ties = _checks.check_choice("--ties", args.ties, VOC_TIES)
     options = _bootstrap_options(args)
+    if ties != "grouped" and options[0] is not None:
+        raise _UsageError("--ties: file-order with --bootstrap; the bootstrap resamples tie "
+                          "groups. Drop one of them")
     out = _out_folder(args)
     inputs = [Path(args.ground_truth), Path(args.detections)]
     evaluation = evaluate_voc(args.ground_truth, args.detections, iou_threshold=threshold,
-                              ap_method=method, inclusive_pixels=not args.continuous_pixels)
+                              ap_method=method, inclusive_pixels=not args.continuous_pixels,
+                              ties=ties)
     report = evaluation.to_dict()
     report["inputs"] = {"ground_truth": args.ground_truth, "detections": args.detections}
     lines = evaluation.summary().splitlines()

@@ -40,6 +40,7 @@ from prcurve.validation.files import (
     unwritable_output,
 )
 from prcurve.validation.paths import check_distinct_files
+from prcurve.validation.space import check_n_resamples
 
 __all__ = [
     "MAX_BINS",
@@ -164,6 +165,8 @@ def _settings(args: argparse.Namespace) -> Any:
                         lambda x: 0 <= x <= 1)
     check_choice("--format", args.format, ("text", "json", "csv"))
     resamples = _integer_option("--resamples", args.resamples, 1000)
+    # Resamples that cannot fit in memory are refused before anything is read.
+    check_n_resamples(resamples, name="--resamples")
     ci: float | None = 0.95
     cap: int | None = 100_000  # the default interval only where it is cheap
     if args.ci is not None:

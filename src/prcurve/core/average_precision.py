@@ -180,8 +180,10 @@ def binary_average_precision(
     with undefined_scope(zero_division):
         # NaN and infinity: checked by the sort of the fast path (its ends), else here.
         scores, binary, weights = check_scored_labels(
-            y_true, y_score, sample_weight, pos_label, scale_free=True, finite=False
-        )
+            y_true, y_score, sample_weight, pos_label, scale_free=True, finite=False,
+            integers=bins is None)
+        if scores.dtype.kind == "i":  # beyond float64's exact range: AP needs the order only
+            scores = np.unique(scores, return_inverse=True)[1].astype(np.float64)
         if weights is None and binary.positive is not None and bins is None:
             # Fast path: the recall steps straight from the sorts, no full state.
             return ap_from_steps(RecallSteps.from_hard_scores(

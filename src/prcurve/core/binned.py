@@ -30,6 +30,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from prcurve.core.bin_edges import equal_width_edges, width_overflows
 from prcurve.core.counts import ThresholdCounts, scale_exponent
 from prcurve.core.sorting import sort_threads
 from prcurve.errors import InvalidInputError
@@ -82,16 +83,16 @@ class BinnedCounts:
         self._set_edges()
 
     def _set_edges(self) -> None:
-        """The search and arithmetic views of ``_edges`` (read-only, shareable), and
-        empty counts."""
+        """The search and arithmetic views of ``_edges`` (read-only, shareable), empty counts."""
         self._inner_edges = self._edges[1:-1]
         n_bins = self._edges.shape[0] - 1
-        # Equal-width edges (np.linspace's) get an arithmetic bin index; see bin_index.
+        # Equal-width edges (np.linspace's, finite width) get an arithmetic bin_index.
         self._uniform: tuple[float, float] | None = None
         self._slack = math.inf
         self._lower = self._upper = self._edges
         low, high = float(self._edges[0]), float(self._edges[-1])
-        if n_bins >= 2 and np.array_equal(self._edges, np.linspace(low, high, n_bins + 1)):
+        if n_bins >= 2 and not width_overflows(low, high) and np.array_equal(
+                self._edges, np.linspace(low, high, n_bins + 1)):
             self._uniform = (low, n_bins / (high - low))
             # How far (in bins) the arithmetic estimate of a score's position may be from
             # its position among the edges: the rounding of s - low and of the product
@@ -148,7 +149,7 @@ class BinnedCounts:
         """
         n = check_n_bins("n_bins", n_bins)
         lo, hi = check_range("(low, high)", low, high)
-        return cls(np.linspace(lo, hi, n + 1))
+        return cls(equal_width_edges(lo, hi, n))
 
     @classmethod
     def from_scores(
@@ -443,14 +444,13 @@ class BinnedCounts:
 
 
 def resolve_edges(bins: int | ArrayLike, scores: NDArray[np.floating[Any]]) -> F64:
-    """Edges from a ``bins`` argument: an int (equal bins over the observed
-    score range) or explicit edges."""
+    """Edges of a ``bins`` argument: an int (equal bins over the scores' range) or edges."""
     if isinstance(bins, (int, np.integer)) and not isinstance(bins, bool):
         n = check_n_bins("bins", bins)
         low, high = float(scores.min()), float(scores.max())
         if low == high:  # one distinct score: one bin around it
             low, high = low - 0.5, high + 0.5
-        return np.linspace(low, high, n + 1)
+        return equal_width_edges(low, high, n)  # no overflow at a range of +-1e308
     if isinstance(bins, bool):
         check_n_bins("bins", bins)
     return check_edges("bins", bins)
@@ -573,7 +573,7 @@ def _unpickle(edges: tuple[float, float, int] | F64, pos: NDArray[Any],
         template = _SHARED_EDGES.get(edges)
         if template is None:
             low, high, n_bins = edges
-            template = BinnedCounts(np.linspace(low, high, n_bins + 1))
+            template = BinnedCounts(equal_width_edges(low, high, n_bins))
             _SHARED_EDGES.clear()
             _SHARED_EDGES[edges] = template
         state = template._sharing_edges()

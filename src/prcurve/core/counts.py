@@ -23,8 +23,9 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from prcurve.core.hard_labels import hard_label_counts, hard_label_ranks
+from prcurve.core.integer_scores import as_integers_with
 from prcurve.core.sorting import _run_lengths, _run_starts
-from prcurve.validation.arrays import check_finite, wrong_type
+from prcurve.validation.arrays import check_finite, mixed_integer_thresholds, wrong_type
 from prcurve.validation.labels import (
     BinaryLabels,
     check_scored_labels,
@@ -333,7 +334,7 @@ class ThresholdCounts:
         ([2.0], [3.0])
         """
         scores, labels, weights = check_scored_labels(
-            y_true, y_score, sample_weight, pos_label, whole=False
+            y_true, y_score, sample_weight, pos_label, whole=False, integers=True
         )
         return cls._from_checked(scores, labels, weights)
 
@@ -348,6 +349,8 @@ class ThresholdCounts:
     ) -> ThresholdCounts:
         """:meth:`from_scores` on inputs that passed validation; ``unchecked`` names the
         argument of scores not yet checked for NaN and infinity (the sort checks them)."""
+        if scores.dtype.kind == "i":  # beyond float64's exact range (check_scores)
+            return cls._from_integers(scores, labels, weights)
         if weights is None and labels.positive is not None:
             return cls._trusted(*hard_label_counts(scores, labels.positive,
                                                    unchecked=unchecked))
@@ -364,6 +367,17 @@ class ThresholdCounts:
         pos = np.add.reduceat(pos_w, starts)
         neg = np.add.reduceat(neg_w, starts)
         return cls._from_ascending(values.astype(np.float64, copy=False), pos, neg)
+
+    @classmethod
+    def _from_integers(cls, scores: NDArray[Any], labels: BinaryLabels,
+                       weights: F64 | None) -> ThresholdCounts:
+        """The state of int64 scores float64 cannot hold (2^60 + 1), ordered as integers,
+        as scikit-learn orders them: the state of their dense ranks (exact in float64),
+        whose thresholds are then the integers themselves (an int64 array)."""
+        distinct, rank = np.unique(scores, return_inverse=True)
+        state = cls._from_checked(rank.astype(np.float64), labels, weights)
+        thresholds: Any = distinct[state._thresholds.astype(np.intp)]  # int64: see above
+        return cls._trusted(thresholds, state._tp, state._fp, state._n_pos, state._n_neg)
 
     # -- the state -----------------------------------------------------------------
 
@@ -435,8 +449,9 @@ class ThresholdCounts:
         if not math.isfinite(self._n_pos + self._n_neg + other._n_pos + other._n_neg):
             raise weight_overflow("other", max(self._n_pos, self._n_neg, other._n_pos,
                                                other._n_neg))
-        values, tp, fp = merge_cumulative(self._thresholds, self._tp, self._fp,
-                                          other._thresholds, other._tp, other._fp)
+        mine, theirs = as_integers_with(self._thresholds, other._thresholds)
+        values, tp, fp = merge_cumulative(mine, self._tp, self._fp,
+                                          theirs, other._tp, other._fp)
         # Every threshold either side had is kept (a weight below the rounding of the
         # cumulative sums can difference to 0 without being absent).
         last = tp.shape[0] > 0
@@ -477,6 +492,8 @@ class ThresholdCounts:
         # BinnedCounts.from_threshold_counts.
         from prcurve.core.binned import BinnedCounts
 
+        if self._thresholds.dtype.kind == "i":  # integers beyond 2^53 against float edges
+            raise mixed_integer_thresholds("edges")
         return BinnedCounts.from_threshold_counts(self, edges)
 
 

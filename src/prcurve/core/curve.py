@@ -33,6 +33,7 @@ from prcurve.core.counts import (
     reaching,
     scale_exponent,
 )
+from prcurve.core.integer_scores import thresholds_at_or_above
 from prcurve.core.roc import ROCCurve
 from prcurve.core.table import Table
 from prcurve.core.undefined import ZeroDivision, ratio, undefined, undefined_scope
@@ -331,7 +332,7 @@ class PRCurve:
         ConfusionMatrix(tp=1.0, fp=1.0, fn=1.0, tn=1.0)
         """
         t = check_finite_number("threshold", threshold)
-        above = int(np.searchsorted(-self.thresholds, -t, side="right"))  # thresholds >= t
+        above = thresholds_at_or_above(self.thresholds, threshold, t)  # integers exactly
         tp = float(self.tp[above - 1]) if above else 0.0
         fp = float(self.fp[above - 1]) if above else 0.0
         return ConfusionMatrix(
@@ -342,7 +343,7 @@ class PRCurve:
     def _point(self, index: int, value: float) -> OperatingPoint:
         return OperatingPoint(
             value=float(value),
-            threshold=float(self.thresholds[index]),
+            threshold=self.thresholds[index].item(),  # an int for integer thresholds
             precision=float(self.precision[index]),
             recall=float(self.recall[index]),
         )
@@ -694,7 +695,7 @@ def binary_pr_curve(
     """
     check_zero_division(zero_division)
     scores, binary, weights = check_scored_labels(
-        y_true, y_score, sample_weight, pos_label, finite=False
+        y_true, y_score, sample_weight, pos_label, finite=False, integers=bins is None
     )
     if bins is None:  # NaN and infinity checked by the state (by its sort, if hard labels)
         return PRCurve(ThresholdCounts._from_checked(scores, binary, weights,

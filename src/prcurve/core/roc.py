@@ -182,7 +182,8 @@ def roc_curve(
     [inf, 0.9, 0.8, 0.7, 0.6]
     """
     check_zero_division(zero_division)
-    scores, binary, weights = check_scored_labels(y_true, y_score, sample_weight, pos_label)
+    scores, binary, weights = check_scored_labels(y_true, y_score, sample_weight, pos_label,
+                                                  integers=bins is None)
     if bins is None:
         counts = ThresholdCounts._from_checked(scores, binary, weights)
     else:

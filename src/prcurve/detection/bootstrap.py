@@ -72,6 +72,8 @@ def _check_evaluation(name: str, value: Any) -> Evaluation:
         raise _checks.wrong_type(name, value, "a COCOEvaluation or a VOCEvaluation")
     if isinstance(value, VOCEvaluation) and value.protocol.ap_method not in _VOC_METHODS:
         raise _checks.unsupported_resampling(value.protocol.ap_method, _VOC_METHODS)
+    if isinstance(value, VOCEvaluation) and value.ties != "grouped":
+        raise _checks.file_order_bootstrap()
     return value
 
 
@@ -255,6 +257,12 @@ def _level_weights(count: NDArray[np.integer[Any]], run_at: NDArray[np.intp], sc
     return weight
 
 
+def resample_bytes(n_images: int) -> int:
+    """The bytes one resample of ``n_images`` images takes in :func:`_weights` (three
+    int64 arrays of one row per resample), the largest arrays that grow with resamples."""
+    return 3 * 8 * n_images
+
+
 def _weights(rng: np.random.Generator, n_resamples: int, n_images: int) -> I64:
     """How often each image is drawn, one row per resample (n_images draws each)."""
     draws = rng.integers(0, n_images, size=(n_resamples, n_images))
@@ -301,6 +309,9 @@ def _resamples(evaluation: Evaluation, n_resamples: int, seed: Any) -> tuple[
     resampler = _Resampler(evaluation)
     if resampler.n_images == 0:
         raise _checks.nothing_to_resample()
+    # Before any draw: the (B, images) draws, their shift and the counts, int64 each.
+    _checks.check_n_resamples(n_resamples, bytes_each=resample_bytes(resampler.n_images),
+                              held=f"3 int64 weights for each of {resampler.n_images} image(s)")
     rng = np.random.default_rng(_checks.check_seed(seed))
     return resampler, _weights(rng, n_resamples, resampler.n_images)
 

@@ -99,6 +99,7 @@ class SortedRecords:
     gt_image: I64
     gt_category: I64
     gt_count: I64
+    row: I64 | None = None  # input rows (Records.row) in this order
 
     @classmethod
     def from_state(cls, state: DetectionState) -> SortedRecords:
@@ -135,7 +136,8 @@ class SortedRecords:
                    records.rank[order], state.protocol.outside(records.area[order]),
                    det[match_order], records.match_area[match_order],
                    records.match_threshold[match_order], records.match_ignored[match_order],
-                   n_pos, gt_image, gt_category, records.gt_count)
+                   n_pos, gt_image, gt_category, records.gt_count,
+                   None if records.row is None else records.row[order])
 
     def flags(self, a: int, t: int, lo: int, hi: int) -> tuple[Bool, Bool]:
         """True positive and ignored flags of detections ``lo:hi`` at area a, threshold t."""

@@ -13,6 +13,7 @@ caller's dicts; prcurve computes the same values on the side).
 from __future__ import annotations
 
 import itertools
+import math
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -126,7 +127,7 @@ class _Records:
         values = self.values(key)
         try:
             array = np.array(values, dtype=np.float64)
-        except (TypeError, ValueError):
+        except (TypeError, ValueError, OverflowError):  # OverflowError: an int past 1.8e308
             array = np.zeros((0, 0))
         # A string or a boolean would convert silently: only JSON numbers are numbers.
         if array.ndim != 1 or not np.isfinite(array).all() or not set(map(type, values)) <= {
@@ -138,7 +139,7 @@ class _Records:
         values = self.values("bbox")
         try:
             array = np.array(values, dtype=np.float64)
-        except (TypeError, ValueError):
+        except (TypeError, ValueError, OverflowError):  # OverflowError: an int past 1.8e308
             array = np.zeros((0, 0))
         if len(values) == 0:
             return np.zeros((0, 4))
@@ -166,8 +167,14 @@ class _Records:
 
 
 def _finite_number(value: Any) -> bool:
-    return (isinstance(value, (int, float)) and not isinstance(value, bool)
-            and bool(np.isfinite(value)))
+    """A JSON number that is a finite float64 (not 1e400, which json reads as inf, nor
+    an integer of 400 digits, which float() cannot convert)."""
+    if not isinstance(value, (int, float)) or isinstance(value, bool):
+        return False
+    try:
+        return math.isfinite(value)
+    except OverflowError:
+        return False
 
 
 def _box(value: Any) -> bool:

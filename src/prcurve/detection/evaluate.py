@@ -100,6 +100,7 @@ def evaluate_voc(
     iou_threshold: Any = 0.5,
     ap_method: str = "interpolated",
     inclusive_pixels: bool = True,
+    ties: str = "grouped",
 ) -> VOCEvaluation:
     """PASCAL VOC's evaluation: per-class AP at IoU >= 0.5 and their mean.
 
@@ -113,6 +114,12 @@ def evaluate_voc(
         ``"interpolated"`` (VOC 2010+ all-point) or ``"11point"`` (VOC 2007).
     inclusive_pixels : bool, default True
         The devkit's ``+ 1`` pixel convention for widths and heights.
+    ties : {"grouped", "file-order"}, default "grouped"
+        How the AP walks tied scores: ``"grouped"``, one operating point per distinct
+        score (prcurve's convention); ``"file-order"``, one point per detection with
+        tied detections in the order of the input (the order of a COCO results file),
+        which is the devkit's walk (``VOCevaldet.m``'s stable ``sort(-confidence)``):
+        its AP exactly. Curves and best-F views stay grouped (docs/detection.md).
 
     Returns
     -------
@@ -129,7 +136,4 @@ def evaluate_voc(
     protocol = VOCProtocol(iou_threshold, ap_method, inclusive_pixels)
     gt = as_ground_truth(ground_truth)
     dt = as_detections(detections)
-    evaluation = DetectionState.from_batch(gt, dt, protocol).compute()
-    if not isinstance(evaluation, VOCEvaluation):  # pragma: no cover - protocol is VOC
-        raise TypeError("expected a VOC evaluation")
-    return evaluation
+    return VOCEvaluation.from_state(DetectionState.from_batch(gt, dt, protocol), ties)

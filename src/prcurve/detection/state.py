@@ -88,6 +88,9 @@ class Records:
     gt_category_id: NDArray[Any]
     gt_count: I64
     images: NDArray[Any]
+    # The input row of each kept detection (its place in the file), for VOC's devkit tie
+    # order (evaluate_voc's ties="file-order"); joined chunks follow one another.
+    row: I64 | None = None
 
     @classmethod
     def join(cls, chunks: Sequence[Records], n_areas: int) -> Records:
@@ -115,7 +118,21 @@ class Records:
             concat_ids(*(c.gt_category_id for c in chunks)),
             np.concatenate([c.gt_count for c in chunks], axis=1),
             concat_ids(*(c.images for c in chunks)),
+            _joined_rows(chunks),
         )
+
+
+def _joined_rows(chunks: Sequence[Records]) -> I64 | None:
+    """The chunks' input rows as one order: each chunk's after the rows of those before."""
+    if any(c.row is None for c in chunks):
+        return None
+    rows: list[I64] = []
+    offset = 0
+    for c in chunks:
+        row: I64 = c.row  # type: ignore[assignment]  # checked above
+        rows.append(row + offset)
+        offset += int(row.max(initial=-1)) + 1
+    return np.concatenate(rows)
 
 
 def evaluate_batch(ground_truth: GroundTruth, detections: Detections,
@@ -163,7 +180,7 @@ def evaluate_batch(ground_truth: GroundTruth, detections: Detections,
         match_threshold=matched.match_threshold, match_ignored=matched.match_ignored,
         gt_image_id=images[matched.group // n_categories],
         gt_category_id=categories[matched.group % n_categories],
-        gt_count=matched.gt_count, images=images,
+        gt_count=matched.gt_count, images=images, row=rows.astype(np.int64, copy=False),
     )
 
 

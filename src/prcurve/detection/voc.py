@@ -10,9 +10,13 @@ AP is a named prcurve method on that count state: ``"interpolated"`` is VOC
 1. mAP is the mean over classes with ground truth (a class without any has
 AP NaN and is left out, as COCO leaves out its -1).
 
-Tied scores are one operating point (prcurve's convention). The devkit
-instead walks tied detections one by one in its sort order, so on ties its
-interpolated precision can differ; with distinct scores the numbers agree.
+Tied scores are one operating point (prcurve's convention, ``ties="grouped"``, the
+default). The devkit instead walks tied detections one by one in its sort order:
+``[sc, si] = sort(-confidence)`` in ``VOCevaldet.m``, MATLAB's stable sort, so tied
+detections come in the order of the results file. ``ties="file-order"`` reproduces
+that walk for the AP and mAP (one point per detection, ties in the order of the
+detections' input rows); the curves, thresholds and best-F views stay grouped (a
+threshold cannot separate tied detections). With distinct scores both agree.
 The devkit's 11 levels are ``0:0.1:1`` in floating point (0.30000000000000004,
 ...); prcurve's are k / 10 exactly, which matters only for a recall of
 exactly 0.3, 0.6 or 0.7.
@@ -41,7 +45,11 @@ if TYPE_CHECKING:
 
     from prcurve.detection.state import DetectionState
 
-__all__ = ["VOCEvaluation"]
+__all__ = ["VOC_TIES", "VOCEvaluation"]
+
+VOC_TIES = ("grouped", "file-order")
+"""How VOC's AP walks tied scores: one point per score (prcurve's convention) or one
+point per detection in the order of the input, as the devkit does (module docstring)."""
 
 F64 = NDArray[np.float64]
 
@@ -72,11 +80,15 @@ class VOCEvaluation(CategoryViews):
     ([0.5], [[0.5]])
     """
 
-    def __init__(self, state: DetectionState, records: SortedRecords) -> None:
+    def __init__(self, state: DetectionState, records: SortedRecords,
+                 ties: str = "grouped") -> None:
         protocol = state.protocol
         if not isinstance(protocol, VOCProtocol):
             raise _checks.wrong_type("state", state, "a state under the VOC protocol")
         self.protocol: VOCProtocol = protocol
+        self.ties: str = _checks.check_choice("ties", ties, VOC_TIES)
+        if self.ties == "file-order" and records.row is None:
+            raise _checks.no_file_order()
         self._adopt(state, records)
         self.n_pos = records.n_pos[:, 0]
         n_t = len(protocol.iou_thresholds)
@@ -84,15 +96,16 @@ class VOCEvaluation(CategoryViews):
         for t in range(n_t):
             for k in range(self.categories.shape[0]):
                 if self.n_pos[k] > 0:
-                    curve = PRCurve(self._counts(k, t))
+                    curve = PRCurve(self._counts(k, t) if self.ties == "grouped"
+                                    else self._walk(k, t))
                     self.ap[t, k] = curve.average_precision(protocol.ap_method)  # type: ignore[arg-type]
         with_gt = self.n_pos > 0
         self.mean_ap = (self.ap[:, with_gt].mean(axis=1) if with_gt.any()
                         else np.full(n_t, math.nan))
 
     @classmethod
-    def from_state(cls, state: DetectionState) -> VOCEvaluation:
-        return cls(state, SortedRecords.from_state(state))
+    def from_state(cls, state: DetectionState, ties: str = "grouped") -> VOCEvaluation:
+        return cls(state, SortedRecords.from_state(state), ties)
 
     @property
     def n_images(self) -> int:
@@ -110,6 +123,21 @@ class VOCEvaluation(CategoryViews):
         lo, hi = int(r.start[k]), int(r.start[k + 1])
         tp, ignored = r.flags(0, t, lo, hi)
         return _tie_grouped_counts(r.score[lo:hi][~ignored], tp[~ignored], int(r.n_pos[k, 0]))
+
+    def _walk(self, k: int, t: int) -> ThresholdCounts:
+        """The devkit's walk of class k (``ties="file-order"``): one point per detection in
+        decreasing score, tied ones in the order of their input rows (MATLAB's stable
+        ``sort(-confidence)``). Thresholds are the positions (n, ..., 1): only the
+        sequence of (recall, precision) points matters to the AP."""
+        r = self._records
+        lo, hi = int(r.start[k]), int(r.start[k + 1])
+        tp, ignored = r.flags(0, t, lo, hi)
+        rows: NDArray[np.int64] = r.row[lo:hi][~ignored]  # type: ignore[index]  # checked
+        order = np.lexsort((rows, -r.score[lo:hi][~ignored]))
+        hits = tp[~ignored][order]
+        n = hits.shape[0]
+        return ThresholdCounts(np.arange(n, 0, -1, dtype=np.float64), np.cumsum(hits),
+                               np.cumsum(~hits), int(r.n_pos[k, 0]), n - int(hits.sum()))
 
     def counts(self, category: Any, *, iou_threshold: float | None = None) -> ThresholdCounts:
         """The count state of one class (difficult detections left out)."""
@@ -165,7 +193,8 @@ class VOCEvaluation(CategoryViews):
             "protocol": "voc",
             "parameters": {"iou_thresholds": list(self.protocol.iou_thresholds),
                            "ap_method": self.protocol.ap_method,
-                           "inclusive_pixels": self.protocol.inclusive_pixels},
+                           "inclusive_pixels": self.protocol.inclusive_pixels,
+                           "ties": self.ties},
             "n_images": self.n_images,
             "mean_ap": {f"{t:g}": json_value(float(m)) for t, m in
                         zip(self.protocol.iou_thresholds, self.mean_ap, strict=True)},

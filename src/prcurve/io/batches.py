@@ -39,7 +39,13 @@ from prcurve.io.readers import (
     json_starts_with_object,
     need,
 )
-from prcurve.io.rows import CheckedBlock, LabelRule, RowProblem, check_block
+from prcurve.io.rows import (
+    CheckedBlock,
+    LabelRule,
+    RowProblem,
+    check_block,
+    refuse_rounded_integers,
+)
 from prcurve.validation.files import (
     cannot_stream,
     changed_type,
@@ -193,14 +199,20 @@ def open_dataset(files: list[str], fmt: str, promote: Sequence[str] = ()) -> Any
 def _stream_schema(pa: Any, inferred: Any, promote: Sequence[str], *, text: bool) -> Any:
     """The first file's inferred schema with integer ``promote`` columns as float64 and,
     for CSV and TSV (``text``), text columns as bytes (:func:`open_dataset`)."""
-    fields = []
+    fields, promoted = [], []
     for f in inferred:
         if f.name in promote and pa.types.is_integer(f.type):
             f = pa.field(f.name, pa.float64())
+            promoted.append(f.name)
         elif text and (pa.types.is_string(f.type) or pa.types.is_large_string(f.type)):
             f = pa.field(f.name, pa.binary())
         fields.append(f)
-    return pa.schema(fields)
+    # The promoted columns are named in the metadata: their values beyond 2^53 are
+    # refused (BatchReader._check), since float64 rounds such integers.
+    return pa.schema(fields, metadata={_PROMOTED: "\n".join(promoted)})
+
+
+_PROMOTED = "prcurve.integer_columns"
 
 
 def _open_csv(path: str, fmt: str, types: Any = None, columns: Sequence[str] = (), *,
@@ -374,6 +386,7 @@ class BatchReader:
         self.files, self.fmt, self.name = files, fmt, name
         self.columns, self.labels = columns, labels
         self.drop_invalid, self.batch_rows = drop_invalid, batch_rows
+        self.promoted: set[str] = set()  # integer score columns read as float64
 
     def batches(self, scores: Sequence[str], on_rows: RowsCallback | None = None
                 ) -> Iterator[tuple[int, Batch]]:
@@ -413,6 +426,8 @@ class BatchReader:
             return
         c = self.columns
         dataset = open_dataset(self.files, self.fmt, [*c.scores, *([c.weight] if c.weight else [])])
+        metadata = dataset.schema.metadata or {}
+        self.promoted = set(metadata.get(_PROMOTED.encode(), b"").decode().split("\n"))
         if self.fmt in ("csv", "tsv"):
             for path in self.files:
                 yield path, _csv_records(path, self.fmt, dataset.schema, wanted,
@@ -427,6 +442,8 @@ class BatchReader:
     def _check(self, pa: Any, record: Any, scores: Sequence[str]) -> Batch:
         c = self.columns
         weights = None if c.weight is None else _numbers(pa, record.column(c.weight))
+        for column in self.promoted.intersection(scores):
+            refuse_rounded_integers(column, _numbers(pa, record.column(column)))
         return check_block(_numbers(pa, record.column(c.label)), self.labels, weights, c.weight,
                            {column: _numbers(pa, record.column(column)) for column in scores},
                            self.drop_invalid)

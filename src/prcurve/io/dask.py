@@ -80,6 +80,7 @@ __all__ = ["dask_scores", "pr_counts"]
 
 _PIECE_ROWS = 1 << 22  # rows of consecutive row groups read at a time (at least one group)
 _TASKS_PER_THREAD = 16  # tasks per thread at least (each folding consecutive pieces)
+_FEW_LABELS = 3  # a partition with more distinct labels has soft labels (checked there)
 
 
 def need_dask() -> tuple[Any, Any]:
@@ -239,6 +240,12 @@ def _count_library(columns: dict[str, NDArray[Any]], index: int, spec: _Spec,
                 states.append(ThresholdCounts.from_scores(y, s, sample_weight=w))
             else:
                 states.append(BinnedCounts.from_scores(y, s, e, sample_weight=w))
+        if spec.pos_label is None:  # labels checked above: hard ones noted for the whole
+            values = np.unique(np.asarray(y))
+            if values.shape[0] > _FEW_LABELS:
+                empty.soft = True
+            else:
+                empty.labels = values.tolist()
     except (InvalidInputError, ValueError, TypeError) as error:
         empty.problem = (index, str(error))
         return empty
@@ -430,6 +437,10 @@ def pr_counts_columns(
         raise empty_input("data", "no rows")
     if pos_label is not None and not result.matched:  # the rule, on the whole data
         check_positive_class(pos_label, {label: np.array(result.unmatched, dtype=object)})
+    if pos_label is None and not result.soft and len(result.labels) > 1:
+        # The hard labels of all partitions together must be one binary coding, as in
+        # memory, --stream and Spark: {0, 1} in one file and {-1, 1} in another is not.
+        check_labels(label, np.array(sorted(result.labels, key=float)))
     return int(rows), list(result.states)
 
 

@@ -40,6 +40,11 @@ class Part:
     # of each kind, so that the rule for an absent pos_label is applied to the whole.
     matched: bool = False
     unmatched: list[Any] = field(default_factory=list)
+    # Without pos_label (library rules): the few distinct values of hard labels, checked
+    # as one binary coding over the whole ({0, 1} in one partition and {-1, 1} in another
+    # is not one); ``soft`` once a partition held soft labels (checked there).
+    labels: list[Any] = field(default_factory=list)
+    soft: bool = False
 
 
 UNMATCHED_KEPT = 8  # label values kept of each kind (text, other) when pos_label is absent
@@ -73,6 +78,8 @@ def merge_parts(*parts: Part) -> Part:
                                                        strict=True)],
         matched=any(p.matched for p in parts),
         unmatched=some_values([v for p in parts for v in p.unmatched]),
+        labels=list(dict.fromkeys(v for p in parts for v in p.labels)),
+        soft=any(p.soft for p in parts),
     )
 
 

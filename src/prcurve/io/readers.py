@@ -27,6 +27,7 @@ from numpy.typing import NDArray
 from prcurve.core.arrow import primitive_numpy
 from prcurve.errors import InvalidInputError
 from prcurve.io.small_csv import read_delimited_by_size
+from prcurve.io.wide_integers import exact_integers, exact_json_integers
 from prcurve.validation.arrays import check_choice
 from prcurve.validation.files import (
     changed_type,
@@ -56,7 +57,6 @@ __all__ = [
 
 F64 = NDArray[np.float64]
 
-
 FORMATS: dict[str, str] = {
     ".csv": "csv",
     ".tsv": "tsv",
@@ -68,9 +68,7 @@ FORMATS: dict[str, str] = {
     ".npz": "npz",
 }
 
-
 _COMPRESSION = (".gz", ".bz2", ".zst", ".lz4")
-
 
 _TEXT_FORMATS = ("csv", "tsv", "jsonl")
 
@@ -250,8 +248,9 @@ def _read_delimited(path: Path, delimiter: str,
     except UnicodeDecodeError as error:
         raise ValueError(f"a column name is not UTF-8 text ({error})") from None
     check_unique_names(str(path), names)
-    try:
-        return _arrow_columns(pa, _drain(reader, on_rows), reader.schema)
+    try:  # integers beyond int64, read as float64, read again as text (exact_integers)
+        return exact_integers(_arrow_columns(pa, _drain(reader, on_rows), reader.schema),
+                              path, parse)
     except pa.ArrowInvalid:
         pass
     # The types pyarrow inferred from the first block do not fit a later row (a word in
@@ -317,9 +316,11 @@ def _read_jsonl(path: Path, on_rows: RowsCallback | None) -> dict[str, NDArray[A
     if not json_starts_with_object(path):
         return _read_jsonl_python(path, on_rows)
     try:
-        if hasattr(pajson, "open_json"):
+        if hasattr(pajson, "open_json"):  # integers beyond int64: Python's json (exact)
             reader = pajson.open_json(path)
-            return _arrow_columns(pa, _drain(reader, on_rows), reader.schema)
+            return exact_json_integers(_arrow_columns(pa, _drain(reader, on_rows),
+                                                      reader.schema),
+                                       lambda: _read_jsonl_python(path, None))
         table = pajson.read_json(path)
         if on_rows is not None:
             on_rows(table.num_rows)
@@ -535,11 +536,9 @@ def _from_python_values(values: list[Any]) -> NDArray[Any]:
             isinstance(v, int) and _INT64.min <= v <= _INT64.max for v in present
         ):
             return np.array(values, dtype=np.int64)
-        try:
-            return np.array([math.nan if v is None else float(v) for v in values],
-                            dtype=np.float64)
-        except OverflowError:  # an integer beyond float64: kept, and named if used
-            pass
+        if any(isinstance(v, int) and abs(v) > _INT64.max for v in present):
+            return object_array(values)  # beyond int64, kept exact (as float64 2^64 + 1 = 2^64)
+        return np.array([math.nan if v is None else float(v) for v in values], dtype=np.float64)
     return object_array(values)
 
 

@@ -36,6 +36,7 @@ Examples
 
 from __future__ import annotations
 
+import contextlib
 import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -46,8 +47,10 @@ from numpy.typing import NDArray
 
 from prcurve.errors import InvalidInputError
 from prcurve.io.readers import object_array, parse_numbers
+from prcurve.validation.arrays import inexact_integers
 from prcurve.validation.files import (
     inconsistent_labels,
+    inexact_scores,
     invalid_scores,
     invalid_weights,
     labels_not_binary,
@@ -55,6 +58,7 @@ from prcurve.validation.files import (
     missing_labels,
     not_single_values,
     positive_not_found,
+    positive_rounded,
     zero_total_weight,
 )
 
@@ -144,6 +148,10 @@ class RowProblem(Exception):  # noqa: N818  (not an error itself: it becomes one
             return labels_not_binary(column, path, detail)
         if kind == "labels_inconsistent":
             return inconsistent_labels(column, path)
+        if kind == "scores_inexact":
+            return inexact_scores(column, path, counts[0], rows, detail)
+        if kind == "positive_rounded":
+            return positive_rounded(detail, column, path)
         if kind == "positive_not_found":
             return positive_not_found(detail[0], column, detail[1])
         if kind == "weights":
@@ -249,10 +257,11 @@ def _normalize(values: NDArray[Any], column: str,
 _INT64 = np.iinfo(np.int64)
 
 
-def _as_integers(items: list[Any]) -> NDArray[np.int64] | None:
-    """Integers, booleans and the text of integers as int64; None if any is not one."""
-    out = np.empty(len(items), dtype=np.int64)
-    for i, value in enumerate(items):
+def _as_integers(items: list[Any]) -> NDArray[Any] | None:
+    """Integers, booleans and the text of integers as int64, or as Python ints (exact,
+    in an object array) when one is beyond int64; None if any is not an integer."""
+    out: list[int] = []
+    for value in items:
         if isinstance(value, str):
             try:
                 value = int(value)
@@ -260,10 +269,23 @@ def _as_integers(items: list[Any]) -> NDArray[np.int64] | None:
                 return None
         elif isinstance(value, float) and value.is_integer():
             value = int(value)
-        if not isinstance(value, int) or not _INT64.min <= value <= _INT64.max:
+        if not isinstance(value, int):
             return None
-        out[i] = value
-    return out
+        out.append(value)
+    if all(_INT64.min <= v <= _INT64.max for v in out):
+        return np.array(out, dtype=np.int64)
+    # Beyond int64 (e.g. 2^64 + 1): float64 would round distinct labels into one.
+    return object_array([int(v) for v in out])
+
+
+def label_kind(values: NDArray[Any]) -> str:
+    """The dtype kind a ``--positive`` is read in: ``"i"`` for an object column of
+    Python integers (labels beyond int64, kept exact), else the array's own kind."""
+    kind = values.dtype.kind
+    if kind == "O" and values.shape[0] and all(
+            isinstance(v, int) and not isinstance(v, bool) for v in values.tolist()):
+        return "i"
+    return kind
 
 
 def positive_value(text: str, values: NDArray[Any], column: str) -> Any:
@@ -272,11 +294,13 @@ def positive_value(text: str, values: NDArray[Any], column: str) -> Any:
     Booleans: ``true``/``false``/``1``/``0``; integers: the number (an integer
     if it is one); floats: the number; text: the text itself.
     """
-    kind = values.dtype.kind
+    kind = label_kind(values)
     if kind == "O" and values.shape[0] and all(isinstance(v, bool) for v in values.tolist()):
         kind = "b"
     try:
         return _parse_positive(text, kind)
+    except RowProblem:
+        raise positive_rounded(text, column, "the input") from None
     except (ValueError, OverflowError):
         raise positive_not_found(text, column, values[~missing_values(values)]) from None
 
@@ -288,9 +312,17 @@ def _parse_positive(text: str, kind: str) -> Any:
             raise ValueError(text)
         return lowered in ("true", "1")
     if kind in "iu":
+        # The text of an integer is read exactly (int64 and uint64 labels beyond 2^53:
+        # float() would round 9223372036854775807 to 2^63); else a number, as it was.
+        with contextlib.suppress(ValueError):
+            return int(text.strip())
         number = float(text)
         return int(number) if number.is_integer() else number
     if kind == "f":
+        with contextlib.suppress(ValueError):
+            exact = int(text.strip())
+            if float(exact) != exact:  # 2^64 + 1 among float64 labels: a rounded match
+                raise RowProblem("positive_rounded", "", detail=text)
         return float(text)
     return text
 
@@ -333,7 +365,10 @@ class LabelRule:
             # Read in this block's type: a block of text "0"/"1" labels is numbers, another
             # block of the same column may be text; the first reading is the one reported.
             try:
-                target = _parse_positive(self.positive, values.dtype.kind)
+                target = _parse_positive(self.positive, label_kind(values))
+            except RowProblem as problem:
+                problem.column = self.column
+                raise
             except (ValueError, OverflowError):
                 raise RowProblem("positive_not_found", self.column,
                                  detail=(self.positive, _distinct(values))) from None
@@ -427,6 +462,18 @@ class CheckedBlock:
     dropped: dict[str, dict[str, int]]
 
 
+def refuse_rounded_integers(column: str, floats: NDArray[Any]) -> None:
+    """Integer scores that a CSV read in batches took as float64 (its type comes from the
+    first block): beyond 2^53 they may already be rounded, and are refused."""
+    with np.errstate(invalid="ignore"):
+        beyond = np.abs(floats) > 2.0**53
+    if beyond.any():
+        value = float(floats[int(np.flatnonzero(beyond)[0])])
+        raise RowProblem.of("scores_inexact", column, beyond, detail=(
+            f"read as {value:.17g}: a CSV read in batches takes integer scores as float64; "
+            "read it without --stream for an exact check"))
+
+
 def check_block(labels: NDArray[Any], rule: LabelRule, weights: NDArray[Any] | None,
                 weight_column: str | None, scores: Mapping[str, NDArray[Any]],
                 drop_invalid: bool) -> CheckedBlock:
@@ -471,6 +518,11 @@ def check_block(labels: NDArray[Any], rule: LabelRule, weights: NDArray[Any] | N
             if not clean:
                 floats, bad = checked_scores(values)
         else:
+            inexact = inexact_integers(values)  # 64-bit integers that float64 would round
+            if inexact is not None and inexact.any():
+                value = int(values[int(np.flatnonzero(inexact)[0])])
+                raise RowProblem.of("scores_inexact", column, inexact,
+                                    detail=f"{value}, which float64 rounds to {int(float(value))}")
             floats, bad = checked_scores(values)
             clean = not any(m.any() for m in bad.values())
         drop = None

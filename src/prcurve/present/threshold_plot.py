@@ -30,6 +30,9 @@ if TYPE_CHECKING:
 
 __all__ = ["ThresholdPlot", "plot_thresholds", "plot_thresholds_grid", "threshold_grid_size"]
 
+_LARGEST_DRAWN = 1e300
+"""Thresholds larger in magnitude are drawn in units of a power of ten (see plot_thresholds)."""
+
 F64 = NDArray[np.float64]
 
 
@@ -105,7 +108,11 @@ def plot_thresholds(
         recall = curve.recall
         f = curve.f_beta(beta)
         best = curve.best_f(beta)
-    t = curve.thresholds
+    # Thresholds near the float64 limit (+-1e308) are drawn divided by a power of ten:
+    # matplotlib's transforms subtract the axis limits, which would overflow.
+    largest = float(np.abs(curve.thresholds).max()) if len(curve) else 0.0
+    unit = 10.0 ** math.floor(math.log10(largest)) if largest > _LARGEST_DRAWN else 1.0
+    t = curve.thresholds / unit if unit != 1.0 else curve.thresholds
     name_f = f"F{beta:g}"
     lines = []
     for values, label, color in ((precision, "precision", "tab:blue"),
@@ -117,7 +124,7 @@ def plot_thresholds(
         lines.append(line)
     best_line = None
     if mark_best and math.isfinite(best.threshold):
-        best_line = ax.axvline(best.threshold, color="0.3", linestyle="--", linewidth=1.0,
+        best_line = ax.axvline(best.threshold / unit, color="0.3", linestyle="--", linewidth=1.0,
                                label=f"best {name_f} = {best.value:.3f} at t = "
                                f"{_format_threshold(best.threshold)}")
     low, high = (float(t.min()), float(t.max())) if t.shape[0] else (0.0, 1.0)
@@ -126,7 +133,8 @@ def plot_thresholds(
     pad = 0.02 * (high - low)
     ax.set_xlim(low - pad, high + pad)
     ax.set_ylim(0.0, 1.0)
-    ax.set_xlabel("Threshold (predict positive when score ≥ threshold)")
+    ax.set_xlabel("Threshold (predict positive when score ≥ threshold)"
+                  + (f", in units of {unit:g}" if unit != 1.0 else ""))
     ax.set_ylabel("Value")
     ax.grid(True, color="0.9", linewidth=0.6)
     if title:

@@ -55,6 +55,7 @@ from prcurve.core.average_precision import (
 )
 from prcurve.core.counts import SUM_TOLERANCE, ThresholdCounts, first_reaching
 from prcurve.core.curve import PRCurve
+from prcurve.core.integer_scores import thresholds_at_or_above
 from prcurve.core.table import Table
 from prcurve.core.undefined import ZeroDivision, ratio, undefined, undefined_scope
 from prcurve.validation.arrays import check_choice, check_finite_number, check_n_threads, wrong_type
@@ -497,7 +498,7 @@ def bootstrap_threshold(
     lvl = check_level(level)
     rng = np.random.default_rng(check_seed(seed))
     state = _Cells.from_counts(counts)  # checks the counts are whole numbers
-    above = int(np.searchsorted(-counts.thresholds, -t, side="right"))
+    above = thresholds_at_or_above(counts.thresholds, threshold, t)  # integers exactly
     tp = float(counts.tp[above - 1]) if above else 0.0
     fp = float(counts.fp[above - 1]) if above else 0.0
     with undefined_scope(_policy_of(source, zero_division)):
@@ -546,7 +547,8 @@ def bootstrap_curve(
     """
     counts = _counts_of(source)
     levels = recall_levels(100) if recall is None else check_recall_grid("recall", recall)
-    b = check_n_resamples(n_resamples)
+    b = check_n_resamples(n_resamples, bytes_each=8 * levels.shape[0],
+                          held=f"{levels.shape[0]} float64 precisions")
     lvl = check_level(level)
     rng = np.random.default_rng(check_seed(seed))
     policy = _policy_of(source, zero_division)

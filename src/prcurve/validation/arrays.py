@@ -117,16 +117,81 @@ def check_finite(name: str, floats: NDArray[np.floating[Any]]) -> None:
         )
 
 
+_EXACT_LIMIT = 2**53  # every integer up to it in magnitude is a float64
+
+
+def inexact_integers(values: NDArray[Any]) -> NDArray[np.bool_] | None:
+    """Which of 64-bit integer ``values`` float64 cannot hold (it would round them), or
+    None when it holds all (any other dtype, or every magnitude within 2^53).
+
+    An integer is a float64 when its bits below the leading 53 are zero; the leading
+    bit's place comes from ``frexp`` of the rounded value (one place high when the
+    value rounds up to a power of two, which only an inexact value does).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from prcurve.validation.arrays import inexact_integers
+    >>> inexact_integers(np.array([2**60, 2**60 + 1, -(2**63)])).tolist()
+    [False, True, False]
+    >>> inexact_integers(np.array([1, 2, 3])) is None
+    True
+    """
+    if values.dtype.kind not in "iu" or values.dtype.itemsize < 8 or values.shape[0] == 0:
+        return None
+    if int(values.max()) <= _EXACT_LIMIT and int(values.min()) >= -_EXACT_LIMIT:
+        return None
+    # |v| as uint64 (abs of int64's minimum wraps to itself: 2^63 as unsigned).
+    magnitude = (np.abs(values) if values.dtype.kind == "i" else values).view(np.uint64)
+    shift = np.maximum(np.frexp(magnitude.astype(np.float64))[1] - 53, 0).astype(np.uint64)
+    return np.asarray(((magnitude >> shift) << shift) != magnitude)
+
+
+def check_exact_integers(name: str, values: NDArray[Any], *, keep: bool = False
+                         ) -> NDArray[np.int64] | None:
+    """An error naming ``name`` if integer scores hold a value float64 would round.
+
+    prcurve computes scores in float64; two integers beyond 2^53 that round to one
+    float64 (nanosecond timestamps 2^60 and 2^60 + 1) would become one tied score,
+    where scikit-learn, which sorts the integers, keeps them apart (docs/definitions.md,
+    "Scores"). With ``keep`` (the exact, unbinned state, which orders integers as
+    integers) such scores are returned as int64 instead, unless uint64 beyond int64.
+    """
+    inexact = inexact_integers(values)
+    if inexact is None or not inexact.any():
+        return None
+    if keep and (values.dtype.kind == "i" or int(values.max()) <= _INT64_MAX):
+        return values.astype(np.int64, copy=False)
+    i = int(np.flatnonzero(inexact)[0])
+    value = int(values[i])
+    raise InvalidInputError(
+        name, f"holds {int(inexact.sum())} integer(s) beyond 2^53 that float64, in which "
+        f"this computation runs, cannot hold exactly (e.g. {value} at index {i}, rounded to "
+        f"{int(float(value))}), so distinct scores could tie",
+        "subtract a common offset first (e.g. y_score - y_score.min(), exact while the "
+        "range is below 2^53) or pass their ranks (scipy.stats.rankdata(y_score, "
+        "method='dense')); neither changes the curve or the AP",
+    )
+
+
+_INT64_MAX = int(np.iinfo(np.int64).max)
+
+
 def check_scores(name: str, values: ArrayLike, *, finite: bool = True,
-                 ) -> NDArray[np.floating[Any]]:
+                 integers: bool = False) -> NDArray[np.floating[Any]]:
     """A non-empty 1-D array of finite scores (float32 or float64).
 
     With ``finite=False`` NaN and infinity are left for the caller to check
     (:func:`check_finite`, or the ends of a sorted copy: a sort's first and last values
-    are finite only when all are).
+    are finite only when all are). 64-bit integers that float64 would round are refused
+    (:func:`check_exact_integers`), or with ``integers`` (the exact state, which orders
+    them as integers) returned as int64.
     """
     array = as_1d(name, values)
     check_not_empty(name, array)
+    kept = check_exact_integers(name, array, keep=integers)
+    if kept is not None:
+        return kept  # type: ignore[return-value]  # int64: see ThresholdCounts._from_integers
     return check_finite_numbers(name, array) if finite else as_floats(name, array)
 
 
@@ -271,3 +336,24 @@ def check_n_threads(value: Any) -> int:
         raise InvalidInputError("n_threads", f"expected an integer >= 1 or None, found {value!r}",
                                 "pass the number of threads, e.g. 2, or None for every CPU")
     return int(value)
+
+
+def mixed_integer_thresholds(name: str) -> InvalidInputError:
+    """A state of integer thresholds beyond 2^53 met a state of float thresholds (a merge,
+    bins): float64 cannot compare them exactly."""
+    return InvalidInputError(
+        name, "one state has integer thresholds beyond 2^53 (scores float64 cannot hold) "
+        "and the other float thresholds (or bin edges), which float64 cannot compare "
+        "with them exactly", "build both states from integer scores, or subtract a common "
+        "offset from the integer scores first (exact while their range is below 2^53)")
+
+
+def check_bin_width(edges: NDArray[np.float64], low: float, high: float, n_bins: int) -> None:
+    """Equal-width edges computed over the score range ``[low, high]`` that do not
+    increase: the bins are narrower than float64 can tell apart there."""
+    if n_bins >= 2 and not bool(np.all(edges[1:] > edges[:-1])):
+        raise InvalidInputError(
+            "bins", f"{n_bins} equal-width bins over the score range [{low!r}, {high!r}] "
+            "are narrower than float64 can tell apart there (the bin edges would repeat)",
+            "use fewer bins, the exact state (no bins), or scores of a smaller magnitude "
+            "(subtract a common offset)")

@@ -177,6 +177,9 @@ def check_boxes(name: str, boxes: ArrayLike, box_format: str, n: int | None = No
     fmt = check_choice("box_format", box_format, BOX_FORMATS)
     try:
         array = np.asarray(boxes, dtype=np.float64)
+    except OverflowError:  # a Python int past float64's range (10**400)
+        raise InvalidInputError(name, "holds a number beyond float64's range (+-1.8e308)",
+                                "pass finite box coordinates") from None
     except (TypeError, ValueError) as error:
         raise InvalidInputError(name, f"cannot be read as numbers ({error})",
                                 "pass an (n, 4) array of box coordinates") from None
@@ -421,8 +424,22 @@ def bad_record(argument: str, field: str, index: int, key: str, found: Any,
     shown = repr(found)
     if len(shown) > 60:
         shown = shown[:57] + "..."
+    if _beyond_float64(found):  # JSON's 1e400 is read as inf; 10**400 cannot be a float
+        shown += " (a number beyond float64's range, +-1.8e308)"
     return InvalidInputError(
         argument, f"{field}[{index}][{key!r}] is {shown}", f"give it {expected}")
+
+
+def _beyond_float64(value: Any) -> bool:
+    """Whether a JSON value is, or holds, a number no float64 can hold."""
+    if isinstance(value, list):
+        return any(_beyond_float64(v) for v in value)
+    if isinstance(value, float):
+        return math.isinf(value)
+    return isinstance(value, int) and abs(value) > _LARGEST_INT
+
+
+_LARGEST_INT = int(np.finfo(np.float64).max)
 
 
 def mixed_record_ids(argument: str, field: str, key: str, index: int, value: Any,
@@ -519,3 +536,17 @@ def unsupported_resampling(method: str, supported: Sequence[str]) -> InvalidInpu
 
 def nothing_to_resample() -> InvalidInputError:
     return InvalidInputError("evaluation", "has no images", "evaluate at least one image")
+
+
+def no_file_order() -> InvalidInputError:
+    return InvalidInputError(
+        "ties", "'file-order' needs the input row of every detection, which this state "
+        "does not hold", "evaluate with evaluate_voc(ground_truth, detections, "
+        "ties='file-order'), or use ties='grouped'")
+
+
+def file_order_bootstrap() -> InvalidInputError:
+    return InvalidInputError(
+        "evaluation", "was computed with ties='file-order', but the bootstrap resamples "
+        "tie groups (one point per distinct score)",
+        "bootstrap an evaluation with ties='grouped' (the default)")

@@ -418,6 +418,32 @@ def cannot_stream(path: str, file_format: str) -> InvalidInputError:
     )
 
 
+def inexact_scores(column: str, path: str, count: int, rows: list[int],
+                   example: str) -> InvalidInputError:
+    """Integer scores beyond 2^53 that float64 would round (and might tie)."""
+    where = ", ".join(map(str, rows))
+    return InvalidInputError(
+        "--score", f"column {column!r} of {path!r} has {count} integer score(s) beyond 2^53 "
+        f"that float64, in which prcurve computes, cannot hold exactly (first at rows "
+        f"{where}: {example}), so distinct scores could tie",
+        "subtract a common offset from the scores (exact while their range is below 2^53) "
+        "or store their ranks; neither changes the curve or the AP",
+    )
+
+
+def positive_rounded(value: str, column: str, path: str) -> InvalidInputError:
+    """``--positive`` an integer that float64 cannot hold, against a column of float64
+    labels (a CSV read in batches types integers beyond int64 as float64): comparing
+    it would match every label rounded to the same float."""
+    return InvalidInputError(
+        "--positive", f"{value} is an integer beyond float64's exact range (2^53), but "
+        f"label column {column!r} of {path!r} was read as float64 numbers, so labels that "
+        "differ from it would compare equal",
+        "run without --stream (CSV and JSON Lines labels beyond int64 are then read "
+        "exactly), or store the labels as text (e.g. a Parquet string column)",
+    )
+
+
 def inconsistent_labels(column: str, path: str) -> InvalidInputError:
     return InvalidInputError(
         "--label",

@@ -18,6 +18,7 @@ from prcurve.errors import InvalidInputError
 from prcurve.validation.arrays import (
     as_1d,
     check_count,
+    check_exact_integers,
     check_finite_numbers,
     check_same_length,
     check_scores,
@@ -374,14 +375,16 @@ def check_scored_labels(
     whole: bool = True,
     scale_free: bool = False,
     finite: bool = True,
+    integers: bool = False,
 ) -> tuple[NDArray[np.floating[Any]], BinaryLabels, NDArray[np.float64] | None]:
     """The common checks of (y_true, y_score, sample_weight, pos_label).
 
     ``whole`` and ``scale_free`` are those of :func:`check_weights`; ``finite=False``
     leaves NaN and infinity in the scores for the caller to check
-    (:func:`~prcurve.validation.arrays.check_scores`).
+    (:func:`~prcurve.validation.arrays.check_scores`); ``integers=True`` returns int64
+    scores beyond float64's exact range as int64 (for the exact state).
     """
-    scores = check_scores(score_name, y_score, finite=finite)
+    scores = check_scores(score_name, y_score, finite=finite, integers=integers)
     labels_array = as_1d(true_name, y_true)
     check_same_length(**{true_name: labels_array, score_name: scores})
     labels = check_labels(true_name, labels_array, pos_label)
@@ -464,6 +467,7 @@ def check_score_matrix(
     if n == 0 or k == 0:
         raise InvalidInputError("y_score", f"is empty (shape {scores.shape})",
                                 "pass at least one sample and one class")
+    check_exact_integers("y_score", scores.reshape(-1))
     flat = check_finite_numbers("y_score", scores.reshape(-1))
     scores = flat.reshape(n, k)
     truth = np.asarray(y_true)

@@ -107,13 +107,51 @@ def check_integer_state(name: str, pos: NDArray[np.float64], neg: NDArray[np.flo
             )
 
 
-def check_n_resamples(value: Any) -> int:
+RESAMPLE_MEMORY = 1 << 30
+"""Bytes the arrays that grow with the number of resamples may take: 1 GiB. A count of
+resamples past it is refused before anything is drawn (never an out-of-memory kill)."""
+
+MAX_RESAMPLES = RESAMPLE_MEMORY // 8
+"""The most resamples of any interval: one float64 each (2^27 = 134217728)."""
+
+
+def check_n_resamples(value: Any, *, name: str = "n_resamples", bytes_each: int = 8,
+                      held: str = "one float64 statistic") -> int:
+    """An integer >= 1 whose resamples fit in :data:`RESAMPLE_MEMORY`, each holding
+    ``bytes_each`` bytes (``held`` says what, for the message).
+
+    Examples
+    --------
+    >>> from prcurve.errors import InvalidInputError
+    >>> from prcurve.validation.space import check_n_resamples
+    >>> check_n_resamples(1000)
+    1000
+    >>> try:
+    ...     check_n_resamples(10**12)
+    ... except InvalidInputError as error:
+    ...     print(str(error)[:64])
+    n_resamples: 1000000000000 resamples need 8 TB (one float64 stat
+    """
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
         raise InvalidInputError(
-            "n_resamples", f"expected an integer >= 1, found {value!r}",
+            name, f"expected an integer >= 1, found {value!r}",
             "pass the number of bootstrap resamples, e.g. 1000",
         )
+    limit = max(RESAMPLE_MEMORY // max(bytes_each, 1), 0)
+    if value > limit:
+        raise InvalidInputError(
+            name, f"{int(value)} resamples need {_size(int(value) * bytes_each)} ({held}, "
+            f"{bytes_each} bytes, per resample), more than the 1 GiB prcurve gives resampling",
+            f"pass at most {limit} resamples (1000 to 10000 give stable intervals)",
+        )
     return int(value)
+
+
+def _size(n_bytes: int) -> str:
+    """A byte count in the largest decimal unit (kB to YB) that keeps it >= 1, or above."""
+    units = ["bytes", "kB", "MB", "GB", "TB", "PB", "EB", "ZB", "YB"]
+    power = min(max((len(str(n_bytes)) - 1) // 3, 0), len(units) - 1)
+    return f"{n_bytes / 1000 ** power:.3g} {units[power]}"
 
 
 def check_level(value: Any) -> float:
