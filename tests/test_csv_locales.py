@@ -279,3 +279,17 @@ def test_workers_still_need_parquet(files: dict[str, Path],
                         capsys)
     assert code == 2
     assert "Parquet" in _error_line(err) or "parquet" in _error_line(err)
+
+
+def test_a_folder_of_files_each_sniffed(tmp_path: Path, capsys: pytest.CaptureFixture[str]
+                                        ) -> None:
+    folder = tmp_path / "runs"
+    folder.mkdir()
+    _write(folder / "a.csv", ";", ",")
+    _write(folder / "b.csv", "\t", ",")
+    code, out, err = _run(["report", str(folder), "--decimal", ",", "--format", "json",
+                           "--score", "score"], capsys)
+    assert code == 0, err
+    both = np.concatenate([Y, Y])
+    want = average_precision_score(both, [float(t) for t in _texts(SCORE)] * 2)
+    assert json.loads(out)["models"][0]["ap"]["value"] == pytest.approx(want, rel=1e-12)
