@@ -10,7 +10,9 @@
    garbage, whatever ran before. The objects alive once collection has imported
    every module (modules, classes, functions) are frozen out of the collector
    (``gc.freeze``), so each collection scans only what the tests made; at the end
-   of each test module they are unfrozen, collected in full and frozen again.
+   of each test module, once its fixtures are finalized, what it made is collected
+   and what outlives it is frozen too. At the session's end everything is unfrozen
+   for pytest's last collection.
 2. ``PRCURVE_TESTS_REQUIRE_ALL=1`` (set by .ci/run): any skip fails the run, so CI,
    which installs every system part, runs every test. Without it, a test that
    needs a system part the machine lacks skips with one line naming what to install.
@@ -48,9 +50,12 @@ def pytest_collection_finish(session: pytest.Session) -> None:
 @pytest.fixture(autouse=True, scope="module")
 def _collect_module_garbage() -> Generator[None, None, None]:
     yield
-    gc.unfreeze()  # the module's fixtures are gone: everything made since is scanned
-    gc.collect()
-    gc.freeze()
+    gc.collect()  # the module's fixtures are gone (all made since the last freeze)
+    gc.freeze()  # what outlives the module (its globals, caches) is not scanned again
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    gc.unfreeze()  # pytest's last collection, at exit, scans everything
 
 
 @pytest.fixture(autouse=True)
