@@ -1,4 +1,4 @@
-"""The suite's own rules (tests/conftest.py, docs/testing.md), checked on small suites run in
+"""The suite's own rules (the root conftest.py, docs/testing.md), checked on small suites run in
 a subprocess with this suite's conftest: a leaked resource fails the test that leaked it,
 whatever ran before; under PRCURVE_TESTS_REQUIRE_ALL=1 a skip fails the run."""
 
@@ -10,7 +10,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-CONFTEST = Path(__file__).with_name("conftest.py")
+CONFTEST = Path(__file__).resolve().parents[1] / "conftest.py"
 
 LEAKY = '''
 class Leak:  # a file held in a reference cycle: finalized only by the garbage collector
