@@ -253,6 +253,7 @@ def test_a_missing_value_among_decimal_commas(tmp_path: Path,
         assert code == 2
         line = _error_line(err)
         assert "3 score(s) written with a decimal comma" in line
+        assert "('0,5'; first at rows 1, 3, 4)" in line  # the rows of the decimal commas
         assert "pass --decimal ," in line
     code, _, err = _run(["report", str(path), "--decimal", ",", "--drop-invalid"], capsys)
     assert code == 0, err
@@ -293,3 +294,18 @@ def test_a_folder_of_files_each_sniffed(tmp_path: Path, capsys: pytest.CaptureFi
     both = np.concatenate([Y, Y])
     want = average_precision_score(both, [float(t) for t in _texts(SCORE)] * 2)
     assert json.loads(out)["models"][0]["ap"]["value"] == pytest.approx(want, rel=1e-12)
+
+
+def test_decimal_commas_in_a_parquet_text_column(tmp_path: Path,
+                                                capsys: pytest.CaptureFixture[str]) -> None:
+    # Not CSV: --decimal cannot help, and the message says which files it reads.
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    path = tmp_path / "text.parquet"
+    pq.write_table(pa.table({"label": [1, 0, 1], "score": ["0,5", "0,25", "0,75"]}), path)
+    code, _, err = _run(["report", str(path), "--score", "score"], capsys)
+    assert code == 2
+    line = _error_line(err)
+    assert "decimal comma" in line
+    assert "to read a CSV or TSV file so (other formats must hold them as numbers)" in line

@@ -486,7 +486,8 @@ def check_block(labels: NDArray[Any], rule: LabelRule, weights: NDArray[Any] | N
             examples = _decimal_commas(values, bad["score_non_numeric"])
             if not drop_invalid or (examples and bool(invalid.all())):
                 raise RowProblem.of(
-                    "scores", column, invalid, int(bad["score_missing_or_nan"].sum()),
+                    "scores", column, bad["score_non_numeric"] if examples else invalid,
+                    int(bad["score_missing_or_nan"].sum()),
                     int(bad["score_non_numeric"].sum()), int(bad["score_infinite"].sum()),
                     detail=examples)
             drop = invalid

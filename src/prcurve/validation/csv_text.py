@@ -94,7 +94,8 @@ def _example(values: Sequence[Any]) -> str:
 
 
 _FIX = ("these are numbers with a decimal comma: pass --decimal , (decimal=',' in Python) "
-        "to read them; --drop-invalid would skip every such row")
+        "to read a CSV or TSV file so (other formats must hold them as numbers); "
+        "--drop-invalid would skip every such row")
 
 
 def decimal_comma_scores(column: str, path: str, count: int, rows: Sequence[int],
