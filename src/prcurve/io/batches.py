@@ -27,7 +27,7 @@ from numpy.typing import NDArray
 
 from prcurve.core.arrow import primitive_numpy
 from prcurve.errors import InvalidInputError
-from prcurve.io.columns import check_roles, choose_label
+from prcurve.io.columns import check_roles, choose_label, refuse_decimal_commas
 from prcurve.io.readers import (
     FORMATS,
     RowsCallback,
@@ -46,6 +46,7 @@ from prcurve.io.rows import (
     check_block,
     refuse_rounded_integers,
 )
+from prcurve.io.text import PLAIN, CsvDialect
 from prcurve.validation.files import (
     cannot_stream,
     changed_type,
@@ -65,6 +66,7 @@ __all__ = [
     "BatchReader",
     "Columns",
     "LabelRule",
+    "check_decimal_commas",
     "choose_columns",
     "input_files",
     "open_dataset",
@@ -140,7 +142,8 @@ def _file_format(fmt: str) -> Any:
     return ds.JsonFileFormat()
 
 
-def open_dataset(files: list[str], fmt: str, promote: Sequence[str] = ()) -> Any:
+def open_dataset(files: list[str], fmt: str, promote: Sequence[str] = (),
+                 dialect: CsvDialect = PLAIN) -> Any:
     """The files as one ``pyarrow.dataset`` (JSON Lines), or only their schema (CSV,
     TSV and Parquet, read file by file), its schema from the first file.
 
@@ -149,7 +152,8 @@ def open_dataset(files: list[str], fmt: str, promote: Sequence[str] = ()) -> Any
     column would stop the read, so integer score and weight columns
     (``promote``) are read as float64; text columns of CSV and TSV are read as
     bytes, so that a byte that is not UTF-8 is named with its row rather than
-    stopping the read. A file pyarrow cannot open is a one-line error.
+    stopping the read. A file pyarrow cannot open is a one-line error. CSV and TSV
+    are read in the ``dialect`` (delimiter, decimal mark; :mod:`prcurve.io.text`).
     """
     pa = need("pyarrow", "files in batches")
     if fmt == "parquet":
@@ -166,7 +170,7 @@ def open_dataset(files: list[str], fmt: str, promote: Sequence[str] = ()) -> Any
     if fmt in ("csv", "tsv"):
         # pyarrow's streaming CSV reader, file by file (_csv_records): pyarrow.dataset
         # is not imported (it imports pandas, almost a second).
-        with _open_csv(files[0], fmt) as first:
+        with _open_csv(files[0], fmt, dialect=dialect) as first:
             inferred = first.schema
         try:
             names = inferred.names
@@ -216,7 +220,7 @@ _PROMOTED = "prcurve.integer_columns"
 
 
 def _open_csv(path: str, fmt: str, types: Any = None, columns: Sequence[str] = (), *,
-              threads: bool = True) -> Any:
+              threads: bool = True, dialect: CsvDialect = PLAIN) -> Any:
     """pyarrow's streaming reader of one CSV or TSV file (compressed files by their
     extension), the ``columns`` only when given, with the ``types`` of a schema; a file
     pyarrow cannot open is a one-line error."""
@@ -227,21 +231,23 @@ def _open_csv(path: str, fmt: str, types: Any = None, columns: Sequence[str] = (
         options["include_missing_columns"] = True  # as a dataset: a column a file lacks is null
         options["column_types"] = {name: types.field(name).type for name in columns}
     try:
-        return _csv_reader(path, fmt, threads, **options)
+        return _csv_reader(path, fmt, threads, dialect, **options)
     except (pa.ArrowInvalid, pa.ArrowTypeError, OSError) as error:
         if threads and _unplaced(error):
-            _name_the_row(path, fmt, types, columns)
-        raise _diagnosed([path], fmt, error) from None
+            _name_the_row(path, fmt, types, columns, dialect)
+        raise _diagnosed([path], fmt, error, dialect) from None
 
 
-def _csv_reader(path: str, fmt: str, threads: bool = True, **convert: Any) -> Any:
-    """``pyarrow.csv.open_csv`` of a CSV (comma) or TSV (tab) file with prcurve's
-    conversion rules (:func:`~prcurve.io.readers.csv_convert_options`)."""
+def _csv_reader(path: str, fmt: str, threads: bool = True, dialect: CsvDialect = PLAIN,
+                **convert: Any) -> Any:
+    """``pyarrow.csv.open_csv`` of a CSV or TSV file in its ``dialect`` (the delimiter
+    given or sniffed, the decimal mark) with prcurve's conversion rules
+    (:func:`~prcurve.io.readers.csv_convert_options`)."""
     pacsv = need("pyarrow.csv", "CSV and TSV files")
     return pacsv.open_csv(
-        path, parse_options=pacsv.ParseOptions(delimiter="," if fmt == "csv" else "\t"),
+        path, parse_options=dialect.parse_options(pacsv, path, fmt),
         read_options=pacsv.ReadOptions(use_threads=threads),
-        convert_options=csv_convert_options(pacsv, **convert))
+        convert_options=csv_convert_options(pacsv, dialect, **convert))
 
 
 def _unplaced(error: Exception) -> bool:
@@ -252,28 +258,29 @@ def _unplaced(error: Exception) -> bool:
     return "conversion error" in text and "Row #" not in text
 
 
-def _name_the_row(path: str, fmt: str, types: Any, columns: Sequence[str]) -> None:
+def _name_the_row(path: str, fmt: str, types: Any, columns: Sequence[str],
+                  dialect: CsvDialect) -> None:
     """Read a file again on one thread after an :func:`_unplaced` error: the reader then
     raises the error with its row (an error path only)."""
-    with _open_csv(path, fmt, types, columns, threads=False) as reader:
+    with _open_csv(path, fmt, types, columns, threads=False, dialect=dialect) as reader:
         for _ in reader:
             pass
 
 
-def _csv_records(path: str, fmt: str, schema: Any, wanted: list[str], batch_rows: int
-                 ) -> Iterator[Any]:
+def _csv_records(path: str, fmt: str, schema: Any, wanted: list[str], batch_rows: int,
+                 dialect: CsvDialect = PLAIN) -> Iterator[Any]:
     """The record batches of the ``wanted`` columns of one CSV or TSV file, typed as
     ``schema`` (the first file's, :func:`open_dataset`), at most ``batch_rows`` rows each
     (slices of the reader's blocks, no copy)."""
     pa = need("pyarrow", "files in batches")
     try:
-        with _open_csv(path, fmt, schema, wanted) as reader:
+        with _open_csv(path, fmt, schema, wanted, dialect=dialect) as reader:
             for block in reader:
                 for first in range(0, block.num_rows, batch_rows):
                     yield block.slice(first, batch_rows)
     except pa.ArrowInvalid as error:
         if _unplaced(error):
-            _name_the_row(path, fmt, schema, wanted)
+            _name_the_row(path, fmt, schema, wanted, dialect)
         raise
 
 
@@ -284,7 +291,8 @@ class _Schema:
     schema: Any
 
 
-def _diagnosed(files: Sequence[str], fmt: str, error: Exception) -> InvalidInputError:
+def _diagnosed(files: Sequence[str], fmt: str, error: Exception,
+               dialect: CsvDialect = PLAIN) -> InvalidInputError:
     """The one-line error of a file pyarrow could not open or read in batches."""
     text = str(error) or type(error).__name__
     path = next((f for f in files if f in text), files[0])
@@ -308,7 +316,7 @@ def _diagnosed(files: Sequence[str], fmt: str, error: Exception) -> InvalidInput
                           r"(\w+): invalid value '(.*)'", text)
     if converted:
         column, line, kind, value = converted.groups()
-        names = _csv_header(path, fmt)
+        names = _csv_header(path, fmt, dialect)
         name = names[int(column)] if int(column) < len(names) else f"#{column}"
         return changed_type(path, name, f"row {int(line) - 1}", repr(value),
                             f"{kind} values", streamed=True)
@@ -316,9 +324,28 @@ def _diagnosed(files: Sequence[str], fmt: str, error: Exception) -> InvalidInput
     return unreadable_input(path, fmt, reason)
 
 
-def _csv_header(path: str, fmt: str) -> list[str]:
+def check_decimal_commas(path: str, fmt: str, dialect: CsvDialect,
+                         exclude: Sequence[str | None]) -> None:
+    """Refuse, saying so, a file whose text columns (but ``exclude``) hold numbers written
+    with a decimal comma (its first block, read as text); an error path only."""
+    pa = need("pyarrow", "files in batches")
     try:
-        with _csv_reader(path, fmt) as reader:
+        with _csv_reader(path, fmt, dialect=dialect) as reader:
+            text = [f.name for f in reader.schema if pa.types.is_string(f.type)]
+        if not text:
+            return
+        with _csv_reader(path, fmt, dialect=dialect, include_columns=text,
+                         column_types=dict.fromkeys(text, pa.string())) as reader:
+            block = reader.read_next_batch()
+    except (pa.ArrowInvalid, StopIteration, UnicodeDecodeError):
+        return
+    refuse_decimal_commas(path, {name: arrow_to_numpy(pa, block.column(name))
+                                 for name in text if name not in exclude})
+
+
+def _csv_header(path: str, fmt: str, dialect: CsvDialect) -> list[str]:
+    try:
+        with _csv_reader(path, fmt, dialect=dialect) as reader:
             return list(reader.schema.names)
     except Exception:  # only for a message; the error being reported is the real one
         return []
@@ -382,8 +409,9 @@ class BatchReader:
     """The batches of the input, checked: one place for every row-level rule."""
 
     def __init__(self, files: list[str], fmt: str, name: str, columns: Columns,
-                 labels: LabelRule, drop_invalid: bool, batch_rows: int) -> None:
-        self.files, self.fmt, self.name = files, fmt, name
+                 labels: LabelRule, drop_invalid: bool, batch_rows: int,
+                 dialect: CsvDialect = PLAIN) -> None:
+        self.files, self.fmt, self.name, self.dialect = files, fmt, name, dialect
         self.columns, self.labels = columns, labels
         self.drop_invalid, self.batch_rows = drop_invalid, batch_rows
         self.promoted: set[str] = set()  # integer score columns read as float64
@@ -414,7 +442,7 @@ class BatchReader:
                         on_rows(n)
                     yield rows, batch
             except (pa.ArrowInvalid, pa.ArrowTypeError, OSError) as error:
-                raise _diagnosed([where], self.fmt, error) from None
+                raise _diagnosed([where], self.fmt, error, self.dialect) from None
 
     def _record_streams(self, pa: Any, wanted: list[str]) -> Iterator[tuple[str, Iterator[Any]]]:
         """(file, its record batches of the ``wanted`` columns) for each file."""
@@ -425,13 +453,14 @@ class BatchReader:
                 yield path, _parquet_records(path, wanted, options, self.batch_rows)
             return
         c = self.columns
-        dataset = open_dataset(self.files, self.fmt, [*c.scores, *([c.weight] if c.weight else [])])
+        dataset = open_dataset(self.files, self.fmt, [*c.scores, *([c.weight] if c.weight else [])],
+                               self.dialect)
         metadata = dataset.schema.metadata or {}
         self.promoted = set(metadata.get(_PROMOTED.encode(), b"").decode().split("\n"))
         if self.fmt in ("csv", "tsv"):
             for path in self.files:
                 yield path, _csv_records(path, self.fmt, dataset.schema, wanted,
-                                          self.batch_rows)
+                                          self.batch_rows, self.dialect)
             return
         for fragment, path in zip(dataset.get_fragments(), self.files, strict=False):
             # A few batches decoded ahead: overlap without holding a file in memory.

@@ -362,10 +362,13 @@ def load_input(
     drop_invalid: bool = False,
     input_format: str | None = None,
     on_rows: RowsCallback | None = None,
+    delimiter: str | None = None,
+    decimal: str = ".",
 ) -> LoadedInput | LoadedClasses:
     """Read a file once: a binary input (:func:`prcurve.io.load_scores`), or a multi-class or
     multi-label one (:func:`classes_of_table`, which says which)."""
-    table = read_table(path, input_format=input_format, on_rows=on_rows)
+    table = read_table(path, input_format=input_format, on_rows=on_rows, delimiter=delimiter,
+                       decimal=decimal)
     return input_of_table(table, labels=labels, scores=scores, weight=weight,
                           positive=positive, drop_invalid=drop_invalid)
 

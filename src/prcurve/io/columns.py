@@ -30,13 +30,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from prcurve.io.readers import (
-    RawTable,
-    RowsCallback,
-    is_numeric,
-    mostly_numbers,
-    read_table,
-)
+from prcurve.io.readers import RawTable, RowsCallback, read_table
 from prcurve.io.rows import (
     LabelRule,
     RowProblem,
@@ -44,6 +38,8 @@ from prcurve.io.rows import (
     check_weight_totals,
     normalize_labels,
 )
+from prcurve.io.text import is_numeric, mostly_numbers
+from prcurve.validation.csv_text import decimal_comma_columns, looks_like_decimal_commas
 from prcurve.validation.files import (
     column_in_two_roles,
     label_column_in_two_roles,
@@ -167,8 +163,21 @@ def choose_scores(
         if n not in used and (is_numeric(table.columns[n]) or mostly_numbers(table.columns[n]))
     ]
     if not chosen:
+        refuse_decimal_commas(table.path, {n: table.columns[n] for n in names if n not in used})
         raise no_score_columns(table.path, names)
     return chosen, "auto", [n for n in names if n not in used and n not in chosen]
+
+
+def refuse_decimal_commas(path: str, columns: dict[str, NDArray[Any]]) -> None:
+    """No numeric score column: say so if some text columns hold decimal-comma numbers."""
+    found = {}
+    for name, values in columns.items():
+        if values.dtype.kind == "O":
+            first = [v for v in values[:1000].tolist() if v is not None][:20]
+            if looks_like_decimal_commas(first):
+                found[name] = first
+    if found:
+        raise decimal_comma_columns(path, list(found), next(iter(found.values())))
 
 
 def load_scores(
@@ -181,6 +190,8 @@ def load_scores(
     drop_invalid: bool = False,
     input_format: str | None = None,
     on_rows: RowsCallback | None = None,
+    delimiter: str | None = None,
+    decimal: str = ".",
 ) -> LoadedInput:
     """Read a file and check its label, score and weight columns.
 
@@ -210,6 +221,10 @@ def load_scores(
         Overrides the format given by the file name.
     on_rows : callable, optional
         Progress callback, see :func:`read_table`.
+    delimiter, decimal : str, optional
+        CSV and TSV from other locales: the character between fields (by default
+        sniffed: ``,`` or tab, else ``;``, tab or ``|``) and the decimal mark
+        (``","`` for ``0,93``); see :func:`read_table`.
 
     Returns
     -------
@@ -226,7 +241,8 @@ def load_scores(
         value; a column named for two roles (``scores=["label"]``) and weights
         that sum to 0 are refused.
     """
-    table = read_table(path, input_format=input_format, on_rows=on_rows)
+    table = read_table(path, input_format=input_format, on_rows=on_rows, delimiter=delimiter,
+                       decimal=decimal)
     return scores_of_table(table, label=label, scores=scores, weight=weight, positive=positive,
                            drop_invalid=drop_invalid)
 

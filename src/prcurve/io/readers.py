@@ -27,6 +27,7 @@ from numpy.typing import NDArray
 from prcurve.core.arrow import primitive_numpy
 from prcurve.errors import InvalidInputError
 from prcurve.io.small_csv import read_delimited_by_size
+from prcurve.io.text import PLAIN, CsvDialect, type_text_column
 from prcurve.io.wide_integers import exact_integers, exact_json_integers
 from prcurve.validation.arrays import check_choice
 from prcurve.validation.files import (
@@ -136,7 +137,8 @@ def need(module: str, what: str) -> Any:
 
 
 def read_table(
-    path: str | Path, *, input_format: str | None = None, on_rows: RowsCallback | None = None
+    path: str | Path, *, input_format: str | None = None, on_rows: RowsCallback | None = None,
+    delimiter: str | None = None, decimal: str = ".",
 ) -> RawTable:
     """Read a file of columns into NumPy arrays.
 
@@ -149,6 +151,11 @@ def read_table(
     on_rows : callable, optional
         Called with the number of rows read after each batch (for a progress
         bar), or with -1 when a reader starts over.
+    delimiter : str, optional
+        CSV and TSV: the character between fields; by default sniffed from the first
+        lines (the format's own ``,`` or tab when it fits, else ``;``, tab or ``|``).
+    decimal : {".", ","}, default "."
+        CSV and TSV: the decimal mark of the numbers (``","`` for ``0,93``).
 
     Returns
     -------
@@ -180,9 +187,10 @@ def read_table(
     fmt = detect_format(file, input_format)
     if file.stat().st_size == 0:  # every format alike: no data, as a header alone
         raise empty_input(name, "an empty file")
+    dialect = CsvDialect.of(delimiter, decimal)
     readers: dict[str, Callable[[], dict[str, NDArray[Any]]]] = {
-        "csv": lambda: read_delimited_by_size(file, ",", on_rows, _read_delimited),
-        "tsv": lambda: read_delimited_by_size(file, "\t", on_rows, _read_delimited),
+        "csv": lambda: _read_text_table(file, "csv", dialect, on_rows),
+        "tsv": lambda: _read_text_table(file, "tsv", dialect, on_rows),
         "parquet": lambda: _read_parquet(file, on_rows),
         "jsonl": lambda: _read_jsonl(file, on_rows),
         "npz": lambda: _read_npz(file),
@@ -221,24 +229,38 @@ def check_unique_names(path: str, names: Sequence[str]) -> None:
         seen.add(name)
 
 
-def csv_convert_options(pacsv: Any, **options: Any) -> Any:
+def csv_convert_options(pacsv: Any, dialect: CsvDialect = PLAIN, **options: Any) -> Any:
     """How CSV and TSV text becomes values, the same in memory and streamed.
 
     The empty field and pyarrow's null spellings (``NA``, ``N/A``, ``NULL``,
     ``null``, ``NaN``, ``nan``, ...) are missing in every column, text columns
-    included, so that a missing label is never read as a label value.
+    included, so that a missing label is never read as a label value. Numbers
+    have the ``dialect``'s decimal mark (pyarrow's ``decimal_point``).
     """
-    return pacsv.ConvertOptions(strings_can_be_null=True, **options)
+    return pacsv.ConvertOptions(strings_can_be_null=True, decimal_point=dialect.decimal,
+                                **options)
 
 
-def _read_delimited(path: Path, delimiter: str,
+def _read_text_table(path: Path, fmt: str, dialect: CsvDialect,
+                     on_rows: RowsCallback | None) -> dict[str, NDArray[Any]]:
+    """A CSV or TSV file: a small one with a decimal point by a plain pass
+    (:mod:`prcurve.io.small_csv`), others (and anything it declines) by pyarrow."""
+    if dialect.decimal != ".":
+        return _read_delimited(path, fmt, dialect, on_rows)
+    delimiter = dialect.delimiter_for(str(path), fmt)
+    return read_delimited_by_size(
+        path, delimiter, on_rows,
+        lambda file, sep, rows: _read_delimited(file, fmt, CsvDialect.of(sep, "."), rows))
+
+
+def _read_delimited(path: Path, fmt: str, dialect: CsvDialect,
                     on_rows: RowsCallback | None) -> dict[str, NDArray[Any]]:
     pa = need("pyarrow", "CSV and TSV files")
     pacsv = need("pyarrow.csv", "CSV and TSV files")
-    parse = pacsv.ParseOptions(delimiter=delimiter)
+    parse = dialect.parse_options(pacsv, str(path), fmt)
     try:
         reader = pacsv.open_csv(path, parse_options=parse,
-                                convert_options=csv_convert_options(pacsv))
+                                convert_options=csv_convert_options(pacsv, dialect))
     except pa.ArrowInvalid as error:
         if _is_empty_file_error(error):
             raise empty_input(str(path), "an empty file") from None
@@ -256,12 +278,13 @@ def _read_delimited(path: Path, delimiter: str,
     # The types pyarrow inferred from the first block do not fit a later row (a word in
     # a column of numbers, a byte that is not UTF-8 in a text column): read every column
     # as bytes and type it whole.
-    convert = csv_convert_options(pacsv, column_types={n: pa.binary() for n in names})
+    convert = csv_convert_options(pacsv, dialect, column_types={n: pa.binary() for n in names})
     reader = pacsv.open_csv(path, parse_options=parse, convert_options=convert)
     if on_rows is not None:
         on_rows(-1)
     columns = _arrow_columns(pa, _drain(reader, on_rows), reader.schema)
-    return {name: _type_text_column(_decoded(values)) for name, values in columns.items()}
+    return {name: type_text_column(_decoded(values), dialect.decimal)
+            for name, values in columns.items()}
 
 
 def _decoded(values: NDArray[Any]) -> NDArray[Any]:
@@ -540,60 +563,3 @@ def _from_python_values(values: list[Any]) -> NDArray[Any]:
             return object_array(values)  # beyond int64, kept exact (as float64 2^64 + 1 = 2^64)
         return np.array([math.nan if v is None else float(v) for v in values], dtype=np.float64)
     return object_array(values)
-
-
-def _type_text_column(values: NDArray[Any]) -> NDArray[Any]:
-    """A column read as text, typed as a whole: integers, numbers, booleans or text."""
-    present = [v for v in values.tolist() if v is not None]
-    if not present or not all(isinstance(v, str) for v in present):
-        return values
-    for convert, dtype in ((int, np.int64), (float, np.float64)):
-        try:
-            converted = [math.nan if v is None else convert(v) for v in values.tolist()]
-            if dtype is np.int64 and len(present) < len(values):
-                dtype = np.float64
-            return np.array(converted, dtype=dtype)
-        except (ValueError, OverflowError):
-            continue
-    lowered = {v.lower() for v in present}
-    if lowered <= {"true", "false"}:
-        flags = [None if v is None else v.lower() == "true" for v in values.tolist()]
-        return np.array(flags, dtype=bool) if len(present) == len(values) else object_array(flags)
-    return values
-
-
-def is_numeric(values: NDArray[Any]) -> bool:
-    return values.dtype.kind in "iuf"
-
-
-def mostly_numbers(values: NDArray[Any]) -> bool:
-    """A column of objects in which more than half the present values read as numbers."""
-    if values.dtype.kind != "O":
-        return False
-    present = values[np.array([v is not None for v in values.tolist()], dtype=bool)]
-    n = int(present.shape[0])
-    return n > 0 and int(np.count_nonzero(parse_numbers(present)[1])) * 2 < n
-
-
-def parse_numbers(values: NDArray[Any]) -> tuple[F64, NDArray[np.bool_]]:
-    """Object values as float64 and a mask of the ones that are not numbers.
-
-    None is missing (NaN, not "non-numeric"); booleans, lists, objects and
-    bytes that are not UTF-8 are not numbers.
-    """
-    out = np.empty(values.shape[0], dtype=np.float64)
-    bad = np.zeros(values.shape[0], dtype=bool)
-    for i, value in enumerate(values.tolist()):
-        if value is None:
-            out[i] = math.nan
-            continue
-        if isinstance(value, (bool, list, dict, tuple)):
-            bad[i] = True
-            out[i] = math.nan
-            continue
-        try:
-            out[i] = float(value)
-        except (TypeError, ValueError, OverflowError):
-            bad[i] = True
-            out[i] = math.nan
-    return out, bad

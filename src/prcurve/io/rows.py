@@ -46,8 +46,10 @@ import numpy as np
 from numpy.typing import NDArray
 
 from prcurve.errors import InvalidInputError
-from prcurve.io.readers import object_array, parse_numbers
+from prcurve.io.readers import object_array
+from prcurve.io.text import parse_numbers
 from prcurve.validation.arrays import inexact_integers
+from prcurve.validation.csv_text import decimal_comma_scores, looks_like_decimal_commas
 from prcurve.validation.files import (
     inconsistent_labels,
     inexact_scores,
@@ -158,6 +160,8 @@ class RowProblem(Exception):  # noqa: N818  (not an error itself: it becomes one
             return invalid_weights(column, path, detail, rows, counts[0])
         if kind == "scores":
             n_missing, n_non_numeric, n_infinite = counts
+            if looks_like_decimal_commas(detail or ()):
+                return decimal_comma_scores(column, path, n_non_numeric, rows, detail)
             return invalid_scores(column, path, n_missing, n_non_numeric, n_infinite, rows)
         raise ValueError(f"unknown row problem {kind!r}")
 
@@ -529,10 +533,15 @@ def check_block(labels: NDArray[Any], rule: LabelRule, weights: NDArray[Any] | N
         if not clean:
             invalid = (bad["score_missing_or_nan"] | bad["score_non_numeric"]
                        | bad["score_infinite"])
-            if not drop_invalid:
+            # Decimal commas read with a decimal point are text: said so (--decimal ,), also
+            # under drop_invalid when they are the whole block (dropping would leave nothing).
+            examples = _decimal_commas(values, bad["score_non_numeric"])
+            if not drop_invalid or (examples and bool(invalid.all())):
                 raise RowProblem.of(
-                    "scores", column, invalid, int(bad["score_missing_or_nan"].sum()),
-                    int(bad["score_non_numeric"].sum()), int(bad["score_infinite"].sum()))
+                    "scores", column, bad["score_non_numeric"] if examples else invalid,
+                    int(bad["score_missing_or_nan"].sum()),
+                    int(bad["score_non_numeric"].sum()), int(bad["score_infinite"].sum()),
+                    detail=examples)
             drop = invalid
             out.dropped[column] = {k: int(m.sum()) for k, m in bad.items() if m.any()}
         for reason, mask in (("label_missing", label_missing),
@@ -543,6 +552,12 @@ def check_block(labels: NDArray[Any], rule: LabelRule, weights: NDArray[Any] | N
         out.scores[column] = floats
         out.keep[column] = None if drop is None else ~drop
     return out
+
+
+def _decimal_commas(values: NDArray[Any], non_numeric: NDArray[np.bool_]) -> tuple[Any, ...]:
+    """The first non-numeric values if they read as numbers with a decimal comma, else ()."""
+    first = tuple(values[np.flatnonzero(non_numeric)[:3]].tolist())
+    return first if looks_like_decimal_commas(first) else ()
 
 
 def _refuse_lists(values: NDArray[Any], option: str, column: str) -> None:

@@ -66,9 +66,11 @@ from prcurve.core.binned import APBounds, BinnedCounts, ap_bounds, resolve_edges
 from prcurve.core.counts import ThresholdCounts
 from prcurve.core.curve import PRCurve
 from prcurve.core.merge import ExactAccumulator
+from prcurve.errors import InvalidInputError
 from prcurve.io.batches import (
     Batch,
     BatchReader,
+    check_decimal_commas,
     choose_columns,
     input_files,
     open_dataset,
@@ -77,6 +79,7 @@ from prcurve.io.batches import (
 )
 from prcurve.io.readers import RowsCallback
 from prcurve.io.rows import LabelRule, check_weight_totals
+from prcurve.io.text import CsvDialect
 from prcurve.validation.arrays import check_edges, check_n_bins
 from prcurve.validation.files import (
     check_batch_rows,
@@ -334,6 +337,8 @@ def stream_scores(
     input_format: str | None = None,
     batch_rows: int = DEFAULT_BATCH_ROWS,
     on_rows: RowsCallback | None = None,
+    delimiter: str | None = None,
+    decimal: str = ".",
 ) -> StreamedInput:
     """Stream files of labels and scores into one count state per score column.
 
@@ -364,6 +369,9 @@ def stream_scores(
         Rows per batch; memory is O(batch_rows + state).
     on_rows : callable, optional
         Called with the number of rows after each batch (a progress bar).
+    delimiter, decimal : str, optional
+        CSV and TSV: the character between fields (by default sniffed per file) and
+        the decimal mark, as in :func:`prcurve.io.load_scores`.
 
     Returns
     -------
@@ -378,11 +386,17 @@ def stream_scores(
     """
     max_distinct = check_max_distinct("max_distinct", max_distinct)
     batch_rows = check_batch_rows("batch_rows", batch_rows)
+    dialect = CsvDialect.of(delimiter, decimal)
     files, fmt, name = input_files(source, input_format)
-    dataset = open_dataset(files, fmt)
-    columns = choose_columns(dataset.schema, name, label, scores, weight)
+    dataset = open_dataset(files, fmt, dialect=dialect)
+    try:
+        columns = choose_columns(dataset.schema, name, label, scores, weight)
+    except InvalidInputError:
+        if not scores and fmt in ("csv", "tsv"):  # decimal commas read as text: say so
+            check_decimal_commas(files[0], fmt, dialect, [label, weight])
+        raise
     labels = LabelRule(columns.label, positive)
-    reader = BatchReader(files, fmt, name, columns, labels, drop_invalid, batch_rows)
+    reader = BatchReader(files, fmt, name, columns, labels, drop_invalid, batch_rows, dialect)
     states = {s: _ColumnState(s, None if bins is not None else max_distinct)
               for s in columns.scores}
     if bins is not None:
@@ -432,6 +446,8 @@ def stream_counts(
     input_format: str | None = None,
     batch_rows: int = DEFAULT_BATCH_ROWS,
     on_rows: RowsCallback | None = None,
+    delimiter: str | None = None,
+    decimal: str = ".",
 ) -> StreamedCounts:
     """One score column of :func:`stream_scores`: its state, mode and AP bounds.
 
@@ -450,6 +466,6 @@ def stream_counts(
         source, label=label, scores=[score], weight=weight, positive=positive,
         max_distinct=max_distinct, switch_bins=switch_bins, bins=bins,
         drop_invalid=drop_invalid, input_format=input_format, batch_rows=batch_rows,
-        on_rows=on_rows,
+        on_rows=on_rows, delimiter=delimiter, decimal=decimal,
     )
     return streamed.models[0]
