@@ -235,10 +235,12 @@ def test_screenshot_shows_both_curves(browser: Any, page: Path, tmp_path: Path) 
     pixels = matplotlib.image.imread(io.BytesIO(shot.read_bytes()))[..., :3]
     not_white = (pixels < 0.95).any(axis=-1).mean()
     assert not_white > 0.03, "the page looks blank"
-    # Both models' colours (blue #1f77b4 and red #d62728) are drawn.
-    for rgb in ((0x1f, 0x77, 0xb4), (0xd6, 0x27, 0x28)):
-        target = np.array(rgb) / 255
-        assert (np.abs(pixels - target).max(axis=-1) < 0.05).sum() > 200, rgb
+    # Both models' colours (the report's palette: blue #1f77b4, orange #ff7f0e) are drawn.
+    from prcurve.present.style import model_color
+
+    for color in (model_color(0), model_color(1)):
+        target = np.array([int(color[k:k + 2], 16) for k in (1, 3, 5)]) / 255
+        assert (np.abs(pixels - target).max(axis=-1) < 0.05).sum() > 200, color
 
 
 # -- large inputs: the file stays small, numbers stay exact ----------------------------------
@@ -290,7 +292,7 @@ def test_m4_line_is_within_one_pixel_of_the_full_line() -> None:
     from matplotlib.figure import Figure
 
     from prcurve.present.html import PLOT_WIDTH
-    from prcurve.present.plot import _step_xy
+    from prcurve.present.pr_geometry import step_xy as _step_xy
 
     rng = np.random.default_rng(5)
     n = 200_000

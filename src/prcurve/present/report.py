@@ -505,6 +505,13 @@ class Report:
             parts.append("<p>(install matplotlib to see the plot)</p>")
         return "\n".join(parts)
 
+    def model_colors(self) -> dict[str, str]:
+        """Each model's colour by name, by its place in the report: the same in every
+        picture, in report.html and in the notebook (:mod:`prcurve.present.style`)."""
+        from prcurve.present.style import model_color
+
+        return {m.name: model_color(i) for i, m in enumerate(self.models)}
+
     def pr_figure(self) -> Figure:
         """The report's PR figure (pr_curve.png): one panel per prevalence, each with its
         unachievable region (matplotlib, imported here)."""
@@ -515,7 +522,8 @@ class Report:
 
         curves = {m.name: m.curve for m in self.models}
         groups = plot.group_by_prevalence(curves)
-        style = {"ap_method": self.settings.ap_method, "beta": self.settings.beta}
+        style = {"ap_method": self.settings.ap_method, "beta": self.settings.beta,
+                 "colors": self.model_colors()}
         if len(groups) == 1:
             figure = Figure(figsize=plot.PR_FIGSIZE, layout="constrained")
             plot.plot_pr_curves(curves, figure.add_subplot(), **style)  # type: ignore[arg-type]
@@ -548,7 +556,8 @@ class Report:
         curves = {m.name: m.curve for m in self.models}
         figure = self.pr_figure()
         grid = plot_thresholds_grid(curves, beta=self.settings.beta,
-                                    figure=Figure(layout="constrained"))
+                                    figure=Figure(layout="constrained"),
+                                    colors=self.model_colors())
         # Each picture through present.files: renamed into place, the same bytes every run.
         shots = [(figure, "pr_curve.png"), (figure, "pr_curve.svg"), (grid, "threshold.png")]
         for picture, name in shots:
