@@ -53,14 +53,14 @@ from prcurve._version import __version__
 from prcurve.core.curve import PRCurve
 from prcurve.errors import UndefinedMetricWarning
 from prcurve.present.glossary import glossary_html, with_titles
+from prcurve.present.html_space import draw_iso_f, draw_macro, draw_regions
 from prcurve.present.lines import m4_reduce
-from prcurve.present.pr_geometry import iso_f_ends, iso_f_line, step_xy
+from prcurve.present.pr_geometry import step_xy
 from prcurve.present.report_text import class_tables, curve_kind, positive_text
 from prcurve.present.style import model_color
-from prcurve.space.bounds import min_precision
 
 if TYPE_CHECKING:
-    from prcurve.present.report import ModelReport, Report
+    from prcurve.present.report import ClassAverages, ModelReport, Report
 
 __all__ = ["MAX_OPERATING_POINTS", "PAGE_WIDTH", "m4_reduce", "operating_points", "render_html",
            "start_position"]
@@ -185,28 +185,19 @@ def _model_state(bk: Any, model: ModelReport, index: int, beta: float
 
 
 def _pr_figure(bk: Any, models: Sequence[tuple[int, ModelReport]], title: str,
-               beta: float) -> tuple[Any, list[Any]]:
+               beta: float, macros: Sequence[ClassAverages] = ()) -> tuple[Any, list[Any]]:
     """One input's PR plot of (report index, model) pairs; returns the figure and each
     model's marker source. A model's colour follows its index in the report."""
 
     models_ = bk.models
-    figure = bk.plotting.figure(
-        width=PLOT_WIDTH, height=PLOT_WIDTH + 30 + 22 * (len(models) + 2), x_range=(0, 1),
-        y_range=(0, 1.02),
+    figure = bk.plotting.figure(  # the legend's rows below the plot: 22 pixels each
+        width=PLOT_WIDTH, height=PLOT_WIDTH + 30 + 22 * (len(models) + 3 + 2 * len(macros)),
+        x_range=(0, 1), y_range=(0, 1.02),
         x_axis_label="Recall", y_axis_label="Precision", title=title,
         tools="pan,box_zoom,wheel_zoom,reset,save", toolbar_location="above",
     )
-    _regions(figure, models)
-    # Each iso-F line is named right of the frame, where it ends at recall 1: no curve
-    # crosses its name there (the plots' convention, prcurve.present.plot).
-    figure.min_border_right = 52
-    for f, end in iso_f_ends(_ISO_F, beta):
-        r, p = iso_f_line(f, beta)
-        figure.line(r, p, line_color="#bbbbbb", line_width=1)
-        if end is not None:
-            figure.add_layout(models_.Label(x=1.0, y=end, x_offset=4, text=f"F{beta:g}={f:g}",
-                                            text_font_size="8pt", text_color="#888888",
-                                            text_baseline="middle", name=f"iso-f-{f:g}"))
+    draw_regions(figure, models)
+    draw_iso_f(models_, figure, _ISO_F, beta)
     markers = []
     hover_renderers = []
     for index, model in models:
@@ -237,6 +228,7 @@ def _pr_figure(bk: Any, models: Sequence[tuple[int, ModelReport]], title: str,
                        fill_color=color, line_color="black", line_width=1.5,
                        name=f"marker-{index}")
         markers.append(marker)
+    draw_macro(figure, macros)
     figure.add_tools(models_.HoverTool(renderers=hover_renderers, tooltips=[
         ("model", "@model"), ("threshold", "@threshold{0.[000000]}"),
         ("precision", "@precision{0.0000}"), ("recall", "@recall{0.0000}"),
@@ -249,48 +241,6 @@ def _pr_figure(bk: Any, models: Sequence[tuple[int, ModelReport]], title: str,
     figure.center = [r for r in figure.center if r is not legend]
     figure.add_layout(legend, "below")
     return figure, markers
-
-
-def _regions(figure: Any, models: Sequence[tuple[int, ModelReport]]) -> None:
-    """The unachievable region(s) and random baseline(s) of one PR plot.
-
-    One prevalence π: its region and baseline, the legend naming π and the minimum
-    AP (the region's size, readable even where it is a sliver). Several (the
-    classes of a multi-class input): the regions nest (p_min grows with π), so
-    the largest is shaded once, never stacked into a dark block, and each
-    model's own boundary and baseline are thin lines in its colour, one legend
-    entry per kind (Bokeh groups renderers of the same ``legend_label``).
-    """
-    by_pi: dict[float, tuple[int, ModelReport]] = {}
-    for index, model in models:
-        if not math.isnan(model.curve.prevalence):
-            by_pi.setdefault(round(model.curve.prevalence, 12), (index, model))
-    grid = np.linspace(0.0, 1.0, 401)
-    zeros = np.zeros_like(grid)
-    if len(by_pi) == 1:
-        ((pi, (_, model)),) = by_pi.items()
-        minimum: dict[str, Any] = model.values["min_ap"]
-        size = ("" if minimum.get("value") is None
-                else f"; min AP ({minimum['method']}) = {minimum['value']:.3g}")
-        figure.varea(x=grid, y1=zeros, y2=np.asarray(min_precision(grid, pi)),
-                     fill_color="#888888", fill_alpha=0.25,
-                     legend_label=f"unachievable (π = {pi:.3g}{size})")
-        figure.line([0, 1], [pi, pi], line_dash="dashed", line_color="#555555",
-                    legend_label=f"random (precision = π = {pi:.3g})")
-        return
-    if not by_pi:
-        return
-    largest = max(by_pi)
-    figure.varea(x=grid, y1=zeros, y2=np.asarray(min_precision(grid, largest)),
-                 fill_color="#888888", fill_alpha=0.2,
-                 legend_label=f"unachievable for the largest π ({largest:.3g})")
-    for pi, (index, _) in sorted(by_pi.items(), reverse=True):
-        color = model_color(index)
-        figure.line(grid, np.asarray(min_precision(grid, pi)), line_color=color,
-                    line_width=1, line_alpha=0.7, line_dash="dotted",
-                    legend_label="each model's unachievable boundary (its π)")
-        figure.line([0, 1], [pi, pi], line_dash="dashed", line_color=color, line_alpha=0.7,
-                    legend_label="random: precision = each model's π")
 
 
 def _roc_figure(bk: Any, models: Sequence[tuple[int, ModelReport]], title: str) -> tuple[
@@ -496,8 +446,9 @@ def render_html(report: Report, *, title: str = "prcurve report") -> str:
     tables = [div("", name=f"model-{i}", width=330) for i in range(len(meta))]
     pr_figures = []
     for name, group in by_input.items():
-        figure, group_markers = _pr_figure(bk, group, f"PR curve: {name}",
-                                           report.settings.beta)
+        figure, group_markers = _pr_figure(
+            bk, group, f"PR curve: {name}", report.settings.beta,
+            [g for g in report.class_averages if g.input == name])
         for (index, _), marker in zip(group, group_markers, strict=True):
             markers[index] = marker
         pr_figures.append(figure)

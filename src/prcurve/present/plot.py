@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import math
 import warnings
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, cast
 
@@ -487,12 +487,15 @@ def plot_pr_curves_grid(
     titles: Sequence[str] | None = None,
     ncols: int = 2,
     figure: Figure | None = None,
+    extra: Sequence[Callable[[Axes], object]] = (),
     **kwargs: Any,
 ) -> list[PRPlot]:
     """One :func:`plot_pr_curves` panel per group of curves, legends below the panels.
 
     Use it with :func:`group_by_prevalence`, so that each panel shows one
-    unachievable region and one baseline.
+    unachievable region and one baseline. Each of ``extra`` draws one more
+    panel after them (the report's macro-average curves), before the labels
+    are placed.
 
     Examples
     --------
@@ -505,10 +508,10 @@ def plot_pr_curves_grid(
     >>> [len(p.unachievable) for p in panels], panels[0].figure is panels[1].figure
     ([1, 1], True)
     """
-    n = max(len(groups), 1)
+    n = max(len(groups) + len(extra), 1)
     cols = min(ncols, n)
     rows = math.ceil(n / cols)
-    size = pr_grid_size(len(groups), ncols)
+    size = pr_grid_size(len(groups) + len(extra), ncols)
     if figure is None:
         figure = _pyplot().figure(figsize=size, layout="constrained")
     else:
@@ -520,7 +523,9 @@ def plot_pr_curves_grid(
     for k, group in enumerate(groups):
         title = titles[k] if titles is not None else default_title
         drawn.append(plot_pr_curves(group, axes[k // cols][k % cols], title=title, **kwargs))
-    for k in range(len(groups), rows * cols):
+    for k, draw in enumerate(extra, start=len(groups)):
+        draw(axes[k // cols][k % cols])
+    for k in range(len(groups) + len(extra), rows * cols):
         figure.delaxes(axes[k // cols][k % cols])
     place_labels(drawn)  # again, now that every panel and legend is laid out
     return drawn

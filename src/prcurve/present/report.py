@@ -65,6 +65,7 @@ if TYPE_CHECKING:
     from prcurve.io import LoadedInput
     from prcurve.io.class_columns import LoadedClasses
     from prcurve.io.stream import StreamedInput
+    from prcurve.space.intervals import CurveInterval
 
 __all__ = [
     "FAIL_UNDER_METRICS",
@@ -241,6 +242,7 @@ class ClassAverages:
     average_precision: dict[str, dict[str, float | None]]
     roc_auc: dict[str, float | None]
     score_columns: list[str | None] = field(default_factory=list)
+    macro_curve: CurveInterval | None = None  # drawn only (report_build._macro_curve)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -519,12 +521,14 @@ class Report:
         from matplotlib.figure import Figure
 
         from prcurve.present import plot
+        from prcurve.present.macro_plot import macro_panels
 
         curves = {m.name: m.curve for m in self.models}
         groups = plot.group_by_prevalence(curves)
         style = {"ap_method": self.settings.ap_method, "beta": self.settings.beta,
                  "colors": self.model_colors()}
-        if len(groups) == 1:
+        extra = macro_panels(self.class_averages)
+        if len(groups) == 1 and not extra:
             figure = Figure(figsize=plot.PR_FIGSIZE, layout="constrained")
             plot.plot_pr_curves(curves, figure.add_subplot(), **style)  # type: ignore[arg-type]
             return figure
@@ -542,7 +546,7 @@ class Report:
                               else group)
             titles.append(f"{names} (π = {next(iter(group.values())).prevalence:.3g})")
         figure = Figure(layout="constrained")
-        plot.plot_pr_curves_grid(groups, titles=titles, figure=figure,
+        plot.plot_pr_curves_grid(groups, titles=titles, figure=figure, extra=extra,
                                  **style)  # type: ignore[arg-type]
         return figure
 
