@@ -346,3 +346,56 @@ def test_multiclass_page_gives_each_class_the_library_confusion_matrix(
     picture = tmp_path / "multiclass.png"
     browser.save_screenshot(str(picture))
     assert picture.stat().st_size > 50_000
+
+
+# -- the page clean at a glance (issue 25, item 5) -------------------------------------------
+
+
+def _layout_reports() -> dict[str, Any]:
+    """A binary, a skewed (1% positives) and a five-class report; long model names in one."""
+    rng = np.random.default_rng(25)
+    n = 4000
+    labels = rng.random(n) < 0.01
+    skewed = {"a strong model with a rather long descriptive name": (
+        labels, np.where(labels, rng.normal(2, 1, n), rng.normal(0, 1, n))),
+        "weak": (labels, np.where(labels, rng.normal(0.7, 1, n), rng.normal(0, 1, n)))}
+    classes = np.array(["ant", "bee", "cat", "dog", "eel"])
+    truth = rng.choice(5, 1500, p=[0.4, 0.25, 0.2, 0.1, 0.05])
+    logits = rng.normal(0, 1, (1500, 5))
+    logits[np.arange(1500), truth] += 1.5
+    return {"binary": two_models(),
+            "skewed": evaluate(skewed, ReportSettings(resamples=100)),
+            "five classes": evaluate({"m": (classes[truth], logits)},
+                                     ReportSettings(resamples=100))}
+
+
+@needs_browser
+def test_pages_fit_1280_pixels_start_at_the_best_f_and_colour_models_as_the_pictures(
+    browser: Any, tmp_path: Path,
+) -> None:
+    browser.set_window_size(1280, 2000)
+    try:
+        for kind, report in _layout_reports().items():
+            path = tmp_path / f"{kind}.html"
+            path.write_text(render_html(report), encoding="utf-8")
+            open_page(browser, path)
+            width, client = browser.execute_script(
+                "const e = document.documentElement; return [e.scrollWidth, e.clientWidth]")
+            assert width <= client <= 1280, (kind, width, client)  # no sideways scrolling
+            # The slider starts at the first model's best-F threshold, and every model
+            # shows its operating point there.
+            best = report.models[0].values["best_f"]["threshold"]
+            threshold = browser.execute_script(
+                "return Bokeh.documents[0].get_model_by_name('value').value")
+            assert float(threshold) == best, kind
+            assert float(shown(browser, 0)["threshold"]) == best
+            for m, model in enumerate(report.models):
+                assert_matches(shown(browser, m), model.curve, best)
+            # The page's colour of each model is the one its curves have in pr_curve.png.
+            colours = report.model_colors()
+            for m, model in enumerate(report.models):
+                found = re.search(r'<h4 style="color:([^"]+)"', shown(browser, m)["text"])
+                assert found is not None
+                assert found.group(1) == colours[model.name], (kind, model.name)
+    finally:
+        browser.set_window_size(1500, 2600)

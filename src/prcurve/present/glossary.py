@@ -22,7 +22,11 @@ from __future__ import annotations
 import html
 import re
 
-__all__ = ["TERMS", "glossary_html", "term_of", "title_of", "with_titles"]
+__all__ = ["GLOSSARY_POINTER", "TERMS", "glossary_html", "term_of", "title_of", "with_titles"]
+
+GLOSSARY_POINTER = ("Terms (π, min AP, AUCNPR, Davis–Goadrich, at t, ...): hover a column "
+                    "name, or see docs/glossary.md.")
+"""The line that points a reader of the notebook display to the glossary."""
 
 TERMS: dict[str, str] = {
     "π": "The prevalence: the fraction of positives, positives / (positives + negatives), "
@@ -60,7 +64,8 @@ TERMS: dict[str, str] = {
     "at t": "The threshold t of that operating point: a sample is predicted positive when "
             "its score is ≥ t.",
     "CI": "The bootstrap confidence interval of the headline AP: samples redrawn within each "
-          "class (seed 0), the percentile interval of the resampled APs.",
+          "class (the report's seed, 0 by default), the percentile interval of the "
+          "resampled APs.",
     "support": "The class's number (or total weight) of positive samples.",
     "micro average": "Every (sample, class) cell pooled into one binary problem, then AP "
                      "(scikit-learn's average=\"micro\").",

@@ -492,12 +492,16 @@ class Report:
     def _repr_html_(self) -> str:
         """Notebook display: the header, the models side by side and the PR plot (SVG).
 
-        The interactive page is :meth:`to_html`; this needs no script to show."""
+        The interactive page is :meth:`to_html`; this needs no script to show. Column
+        names carry their glossary entry as hover text (:mod:`prcurve.present.glossary`)."""
         import html
 
-        parts = [f"<p>{html.escape(line)}</p>" for line in self.header_lines()]
-        parts.append(self.comparison_table().to_html(digits=None, caption="models"))
-        parts.extend(table.to_html(digits=None, caption=heading)
+        from prcurve.present.glossary import GLOSSARY_POINTER, with_titles
+
+        parts = [f"<p>{html.escape(line)}</p>" for line in [*self.header_lines(),
+                                                               GLOSSARY_POINTER]]
+        parts.append(with_titles(self.comparison_table().to_html(digits=None, caption="models")))
+        parts.extend(with_titles(table.to_html(digits=None, caption=heading))
                      for heading, table in report_text.class_tables(self))
         try:
             from prcurve.present.plot import svg_text
