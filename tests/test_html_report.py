@@ -399,3 +399,41 @@ def test_pages_fit_1280_pixels_start_at_the_best_f_and_colour_models_as_the_pict
                 assert found.group(1) == colours[model.name], (kind, model.name)
     finally:
         browser.set_window_size(1500, 2600)
+
+
+_FIND = """
+function all(root, out) {
+  root.querySelectorAll('*').forEach(function (e) { if (e.shadowRoot) all(e.shadowRoot, out); });
+  root.querySelectorAll('th[title], a[href^="#glossary"]').forEach(function (e) { out.push(e); });
+  return out;
+}
+return all(document, []);
+"""
+
+
+@needs_browser
+def test_column_names_explain_themselves_and_link_to_the_glossary(
+    browser: Any, page: Path,
+) -> None:
+    from prcurve.present.glossary import TERMS, anchor, term_of
+
+    open_page(browser, page)
+    found = browser.execute_script(_FIND)
+    titles = {e.text: e.get_attribute("title") for e in found if e.tag_name == "th"}
+    for column in ("π", "min AP", "AUCNPR", "at t", "AP (davis_goadrich)"):
+        term = term_of(column)
+        assert term is not None
+        assert titles[column] == TERMS[term]  # the browser's hover text
+    link = next(e for e in found if e.tag_name == "a"
+                and (e.get_attribute("href") or "").endswith(f"#{anchor('AUCNPR')}"))
+    where = ("const r = document.getElementById(arguments[0]).getBoundingClientRect(); "
+             "return [r.top, window.innerHeight]")
+    browser.set_window_size(1280, 700)
+    try:
+        top, height = browser.execute_script(where, anchor("AUCNPR"))
+        assert top > height  # below the window: the link has to scroll there
+        browser.execute_script("arguments[0].click()", link)
+        top, height = browser.execute_script(where, anchor("AUCNPR"))
+        assert 0 <= top < height  # the page scrolled to the entry, and fetched nothing
+    finally:
+        browser.set_window_size(1500, 2600)

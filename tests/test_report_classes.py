@@ -151,7 +151,7 @@ def test_page_lists_the_classes_and_their_averages() -> None:
     page = multiclass().to_html()  # bokeh: in the test extra
     assert "classes of model model" in page
     # One row of the classes table; the page's glossary (at its end) explains the term.
-    tables, glossary = page.split("prc-glossary")
+    tables, glossary = page.rsplit('class="prc-glossary"', 1)
     assert tables.count("macro average") == 1
     assert "macro average" in glossary
 

@@ -490,13 +490,17 @@ def render_html(report: Report, *, title: str = "prcurve report") -> str:
         div("<h2>Against the threshold</h2>"),
         bk.layouts.gridplot(threshold_figures, ncols=2, toolbar_location="right")
         if threshold_figures else div(""),
-        div(glossary_html(), width=PAGE_WIDTH, name="glossary"),
     )
     document = bk.plotting.Document()
     document.add_root(layout)
     document.js_on_event("document_ready", initial)
     page: str = bk.embed.file_html(document, resources=bk.resources.INLINE, title=title)
-    return _fixed_ids(page.replace("<head>", f"<head>\n<style>{page_style}</style>", 1))
+    page = page.replace("<head>", f"<head>\n<style>{page_style}</style>", 1)
+    # The glossary is plain HTML after Bokeh's root, not a Div: links from the tables
+    # (inside Bokeh's shadow roots) to its entries then scroll the page to them.
+    # (the last "</body>": Bokeh's inline script holds the string too).
+    head, tail = page.rsplit("</body>", 1)
+    return _fixed_ids(f"{head}{glossary_html()}\n</body>{tail}")
 
 
 _UUID = r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"

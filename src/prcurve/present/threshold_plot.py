@@ -124,7 +124,7 @@ def plot_thresholds(
         lines.append(line)
     best_line = None
     if mark_best and math.isfinite(best.threshold):
-        best_line = ax.axvline(best.threshold, color="0.3", linestyle="--", linewidth=1.0,
+        best_line = ax.axvline(best.threshold, color="black", linestyle=":", linewidth=1.2,
                                label=f"best {name_f} = {best.value:.3f} at t = "
                                f"{_format_threshold(best.threshold)}")
     low, high = (float(t.min()), float(t.max())) if t.shape[0] else (0.0, 1.0)
