@@ -22,11 +22,18 @@ from __future__ import annotations
 import html
 import re
 
-__all__ = ["GLOSSARY_POINTER", "TERMS", "glossary_html", "term_of", "title_of", "with_titles"]
+__all__ = ["FIGURE_NOTE", "GLOSSARY_POINTER", "TERMS", "glossary_html", "term_of", "title_of",
+           "with_titles"]
 
 GLOSSARY_POINTER = ("Terms (π, min AP, AUCNPR, Davis–Goadrich, at t, ...): hover a column "
                     "name, or see docs/glossary.md.")
 """The line that points a reader of the notebook display to the glossary."""
+
+FIGURE_NOTE = ("π: prevalence, the fraction of positives (a random classifier's precision).  "
+               "min AP: the lowest AP any ranking can get at this π.\n"
+               "t: the threshold (predict positive when score ≥ t).  More terms: "
+               "docs/glossary.md")
+"""The words under the report's PR figure (pr_curve.png and .svg)."""
 
 TERMS: dict[str, str] = {
     "π": "The prevalence: the fraction of positives, positives / (positives + negatives), "

@@ -525,6 +525,7 @@ class Report:
         from matplotlib.figure import Figure
 
         from prcurve.present import plot
+        from prcurve.present.glossary import FIGURE_NOTE
         from prcurve.present.macro_plot import macro_panels
 
         curves = {m.name: m.curve for m in self.models}
@@ -534,6 +535,7 @@ class Report:
         extra = macro_panels(self.class_averages)
         if len(groups) == 1 and not extra:
             figure = Figure(figsize=plot.PR_FIGSIZE, layout="constrained")
+            figure.supxlabel(FIGURE_NOTE, fontsize=7, color="0.35")  # before the labels
             plot.plot_pr_curves(curves, figure.add_subplot(), **style)  # type: ignore[arg-type]
             return figure
         inputs = {m.name: m.input.name for m in self.models}
@@ -550,6 +552,7 @@ class Report:
                               else group)
             titles.append(f"{names} (π = {next(iter(group.values())).prevalence:.3g})")
         figure = Figure(layout="constrained")
+        figure.supxlabel(FIGURE_NOTE, fontsize=9, color="0.35")
         plot.plot_pr_curves_grid(groups, titles=titles, figure=figure, extra=extra,
                                  **style)  # type: ignore[arg-type]
         return figure
