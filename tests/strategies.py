@@ -282,3 +282,37 @@ def fresh_python(code: str) -> tuple[list[str], bool]:
         capture_output=True, text=True, check=True)
     *words, pandas = done.stdout.split()
     return words, pandas == "True"
+
+
+@dataclass(frozen=True)
+class PreferenceCase:
+    """Preference lines (query, group, sub-group, document, level) and a run's rows
+    (query, document, score) over a few documents, for trec_eval's prefs_* measures."""
+
+    lines: list[tuple[str, str, str, str, float]]
+    run: list[tuple[str, str, float]]
+
+
+@st.composite
+def preference_cases(draw: st.DrawFn, *, max_docs: int = 7) -> PreferenceCase:
+    """Up to 3 queries of up to 3 judgment groups; a group of several sub-groups takes
+    its levels from one level per document (a consistent order: no cycles, and no
+    document both 0 and > 0), a group of one sub-group any levels (a document once)."""
+    docs = [f"d{i}" for i in range(max_docs)]
+    lines: list[tuple[str, str, str, str, float]] = []
+    run: list[tuple[str, str, float]] = []
+    for q in draw(st.lists(st.sampled_from(["1", "2", "10"]), min_size=1, max_size=3,
+                           unique=True)):
+        for g in range(draw(st.integers(1, 3))):
+            n_sub = draw(st.integers(1, 3))
+            level_of = {d: float(draw(st.integers(0, 3))) for d in docs}
+            for s in range(n_sub):
+                chosen = draw(st.lists(st.sampled_from(docs), min_size=1, max_size=max_docs,
+                                       unique=True))
+                for d in chosen:
+                    level = level_of[d] if n_sub > 1 else float(draw(st.integers(0, 3)))
+                    lines.append((q, f"g{g}", f"s{s}", d, level))
+        retrieved = draw(st.lists(st.sampled_from([*docs, "x1", "x2"]), max_size=max_docs + 2,
+                                  unique=True))
+        run.extend((q, d, float(draw(st.integers(0, 4)))) for d in retrieved)
+    return PreferenceCase(lines, run)

@@ -138,8 +138,8 @@ def test_out_writes_every_file(scores: Path, tmp_path: Path,
     code, _, err = run(["report", str(scores), "--out", str(out), "--score", "a"], capsys)
     assert code == 0
     names = sorted(p.name for p in out.iterdir())
-    assert names == ["curve_a.csv", "pr_curve.png", "pr_curve.svg", "report.html",
-                     "report.json", "threshold.png"]
+    assert names == ["curve_a.csv", "pr_curve.png", "pr_curve.svg", "prg_curve.png",
+                     "report.html", "report.json", "threshold.png"]
     assert f"prcurve: wrote {out / 'report.json'}" in err.splitlines()
 
 
@@ -288,9 +288,12 @@ def test_unwritable_output_folder(scores: Path, tmp_path: Path,
                                   capsys: pytest.CaptureFixture[str]) -> None:
     blocker = tmp_path / "a-file"
     blocker.write_text("")
+    # A file where the folder (or a parent) should be: named, and nothing created.
     bad(["report", str(scores), "--out", str(blocker / "sub")], capsys,
-        "--out: cannot write to", "Choose a folder you can write to")
-    bad(["report", str(scores), "--out", str(blocker)], capsys, "--out: cannot write to")
+        f"--out: {str(blocker)!r} is a file, not a folder; nothing was written")
+    bad(["report", str(scores), "--out", str(blocker)], capsys,
+        f"--out: {str(blocker)!r} is a file, not a folder")
+    assert blocker.read_text() == ""
     if os.geteuid() != 0:  # root writes anywhere
         locked = tmp_path / "locked"
         locked.mkdir(mode=0o500)
@@ -344,8 +347,8 @@ def test_demo_in_a_subprocess(tmp_path: Path) -> None:
     folder = tmp_path / "prcurve-demo"
     written = ["curve_balanced_strong.csv", "curve_balanced_weak.csv", "curve_skewed_strong.csv",
                "curve_skewed_weak.csv", "pr_curve.png", "pr_curve.svg", "threshold.png",
-               "report.html", "report.json"]
-    assert f"prcurve demo wrote 9 files to prcurve-demo{os.sep}:" in result.stdout
+               "prg_curve.png", "report.html", "report.json"]
+    assert f"prcurve demo wrote 10 files to prcurve-demo{os.sep}:" in result.stdout
     for name in written:
         assert (folder / name).is_file()
         assert f"  {Path('prcurve-demo') / name}" in result.stdout.splitlines()

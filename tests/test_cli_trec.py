@@ -13,9 +13,9 @@ from prcurve.cli import main
 V10 = Path(__file__).parent / "fixtures" / "trec_eval_v10"
 V9 = Path(__file__).parent / "fixtures" / "trec_eval_v9"
 ALL_TREC_NOTE = (
-    "prcurve: note: not computed (as trec_eval's all_trec also leaves them out): the "
-    "preference measures prefs_* and the judgment-group measures *_avgjg, which need "
-    "-R prefs, qrels_prefs or qrels_jg input\n"
+    "prcurve: note: all_trec, as trec_eval's, leaves out the preference measures prefs_* "
+    "(-R prefs or qrels_prefs, -m all_prefs) and the judgment-group measures *_avgjg "
+    "(-R qrels_jg, -m qrels_jg)\n"
 )
 
 
@@ -51,9 +51,13 @@ def test_output_is_trec_eval_s(
     [
         (["trec", "missing-qrels", "missing-run"], "cannot read 'missing-run'"),
         (["trec", "-m", "prefs_simp", str(V10 / "qrels.test"), str(V10 / "results.test")],
-         "'prefs_simp' needs preference judgments"),
-        (["trec", "-R", "prefs", str(V10 / "qrels.test"), str(V10 / "results.test")],
-         "-R: unsupported value 'prefs'"),
+         "'prefs_simp' needs -R prefs or qrels_prefs input (found -R qrels)"),
+        (["trec", "-R", "prefs", "-m", "all_prefs", str(V10 / "qrels.test"),
+          str(V10 / "results.test")], "line 1: expected 5 fields (query jg jsg docno rel_level)"),
+        (["trec", "-R", "json", str(V10 / "qrels.test"), str(V10 / "results.test")],
+         "-R: unsupported value 'json'"),
+        (["trec", "-R", "qrels_jg", str(V10 / "qrels.123"), str(V10 / "results.test")],
+         "'num_ret' needs -R qrels input (found -R qrels_jg)"),
         (["trec", "-Z", "no-such-zscores", str(V10 / "qrels.test"), str(V10 / "results.test")],
          "cannot read 'no-such-zscores'"),
         (["trec", "-l", "x", "q", "r"], "invalid int value: 'x'"),

@@ -93,7 +93,8 @@ def test_without_pyarrow_and_with_text_columns_python_writes(monkeypatch) -> Non
     with writer("python"):
         assert t.to_csv() == "x\n1.0\n0.5\n"
     named = Table({"model": np.array(["a,b"], dtype=object), "ap": np.array([0.5])})
-    assert named.to_csv() == "model,ap\na,b,0.5\n"
+    # A name holding a comma is quoted (it was written bare once: three cells, not two).
+    assert named.to_csv() == 'model,ap\n"a,b",0.5\n'
     assert Table({"ap": np.array([0.123456])}).to_csv(digits=2) == "ap\n0.12\n"
 
 

@@ -77,7 +77,8 @@ def test_all_trec_prints_every_measure_of_trec_eval() -> None:
     got = format_trec_eval(V10 / "qrels.test", V10 / "results.test",
                            TrecEvalOptions(measures=("all_trec",)))
     names = {line.split("\t")[0].rstrip() for line in got.splitlines()}
-    roots = {m.name for m in TREC_MEASURES} - {"dcg", "ideal_dcg", "yaap", "relstring"}
+    roots = {m.name for m in TREC_MEASURES if m.rel_format != "prefs"
+             and m.rel_format != "qrels_jg"} - {"dcg", "ideal_dcg", "yaap", "relstring"}
     assert all(any(n == r or n.startswith(r + "_") for n in names) for r in roots)
     assert len(got.splitlines()) == len((V10 / "out.test.a").read_text().splitlines())
 
@@ -200,7 +201,12 @@ def test_summary_and_zscores() -> None:
 @pytest.mark.parametrize(
     ("options", "argument", "match"),
     [
-        ({"measures": ("prefs_simp",)}, "measures", "needs preference judgments"),
+        ({"measures": ("prefs_simp",)}, "measures",
+         r"'prefs_simp' needs -R prefs or qrels_prefs input \(found -R qrels\)"),
+        ({"measures": ("map",), "rel_format": "prefs"}, "measures",
+         r"'map' needs -R qrels input \(found -R prefs\)"),
+        ({"measures": ("P_avgjg",), "rel_format": "qrels_prefs"}, "measures",
+         r"'P_avgjg' needs -R qrels_jg input"),
         ({"measures": ("nonsense",)}, "measures", "unknown trec_eval measure 'nonsense'"),
         ({"measures": ("rbp",), "version": 9}, "measures", "trec_eval 9 has no measure 'rbp'"),
         ({"measures": ("P.0",)}, "measures", "not a positive integer"),
@@ -214,7 +220,8 @@ def test_summary_and_zscores() -> None:
         ({"measures": ("ndcg.1=2,1=3",)}, "measures", "grade 1 is given twice"),
         ({"measures": ("rbp.p=1.5",)}, "measures", r"p=1.5 is not in \(0, 1\)"),
         ({"measures": ("G.x",)}, "measures", "'x' is not name=value"),
-        ({"rel_format": "prefs"}, "-R", "qrels format only"),
+        ({"rel_format": "prefs"}, "measures", "With -R prefs or qrels_prefs use -m all_prefs"),
+        ({"rel_format": "xml"}, "-R", "one of qrels, prefs, qrels_prefs, qrels_jg"),
         ({"results_format": "xml"}, "-T", "trec_results format only"),
         ({"collection_size": -1}, "-N", "integer >= 0"),
         ({"judged_only": 1}, "judged_only", "True or False"),
@@ -367,9 +374,10 @@ def test_arrow_and_exact_readers_agree(
     run = "".join(delimiter.join([q, "Q0", d, "1", repr(s), "r"]) + end for q, d, s, _ in rows)
     qrels = "".join(delimiter.join([q, "0", d, str(g)]) + end for q, d, _, g in rows)
     results = []
-    original = trec_reader._arrow_columns
+    original, small = trec_reader._arrow_columns, trec_reader.SMALL_FILE_BYTES
     for arrow in (True, False):
         trec_reader._arrow_columns = original if arrow else (lambda *args: None)
+        trec_reader.SMALL_FILE_BYTES = 0  # small files reach pyarrow's reader too
         try:
             r = parse_run(run.encode(), "r")
             q = parse_qrels(qrels.encode(), "q")
@@ -379,11 +387,13 @@ def test_arrow_and_exact_readers_agree(
         except InvalidInputError as error:  # e.g. a query id "#...": a comment line
             results.append(str(error))
         finally:
-            trec_reader._arrow_columns = original
+            trec_reader._arrow_columns, trec_reader.SMALL_FILE_BYTES = original, small
     assert results[0] == results[1]
 
 
-def test_arrow_reader_across_batches_matches_the_exact_reader() -> None:
+def test_arrow_reader_across_batches_matches_the_exact_reader(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     # pyarrow's reader hands over batches of about 1 MiB: queries in blocks of every
     # length (some longer than a batch, some one row), ids of 1 to 20 bytes (one to
     # three words), a query coming back after others; the same rows as the exact reader.
@@ -401,6 +411,7 @@ def test_arrow_reader_across_batches_matches_the_exact_reader() -> None:
                   for j in range(length)]
     data = "".join(lines).encode()
     assert len(data) > 3 << 20
+    monkeypatch.setattr(trec_reader, "SMALL_FILE_BYTES", 0)  # below it: the exact reader
     original = trec_reader._arrow_columns
     assert original(data, "run", trec_reader._sniff(data), "r") is not None  # the fast path
     fast = parse_run(data, "r")
@@ -428,6 +439,7 @@ def test_arrow_reader_takes_plain_files_and_leaves_others(
         return found
 
     monkeypatch.setattr(trec_reader, "_arrow_columns", spy)
+    monkeypatch.setattr(trec_reader, "SMALL_FILE_BYTES", 0)  # below it: the exact reader
     plain = (PLAIN_RUN, PLAIN_RUN.replace(b"\n", b"\r\n"), PLAIN_RUN.replace(b" ", b"\t"))
     others = (b"# c\n" + PLAIN_RUN, PLAIN_RUN.replace(b" Q0", b"  Q0"), PLAIN_RUN + b"\n",
               PLAIN_RUN.replace(b"run\n", b"run\r"), PLAIN_RUN.replace(b"d2", b"d\x0b2"),
@@ -581,6 +593,7 @@ def test_reading_large_files_does_not_import_pandas(tmp_path: Path) -> None:
     (tmp_path / "qrels").write_text("".join(f"{i // 100} 0 d{i} {i % 2}\n"
                                             for i in range(rows)))
     code = ("import sys; from prcurve.ranking import evaluate, read_qrels, read_run; "
+            "import prcurve.ranking.trec_reader as t; t.SMALL_FILE_BYTES = 0; "
             f"r = evaluate(read_qrels({str(tmp_path / 'qrels')!r}), "
             f"read_run({str(tmp_path / 'run')!r}), ['AP']); "
             "print(r.n_queries, 'pandas' in sys.modules)")

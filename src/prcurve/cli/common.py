@@ -4,7 +4,6 @@ turns any error into one line on standard error and exit code 2, never a traceba
 from __future__ import annotations
 
 import argparse
-import ctypes
 import os
 import sys
 from collections.abc import Callable
@@ -72,6 +71,8 @@ def reuse_freed_memory() -> bool:
     that of the arrays alive at once, as before. The command line sets it for its
     own process (``prcurve trec``), never when prcurve is imported as a library.
     """
+    import ctypes  # here, not at the top: `prcurve --help` needs no C library
+
     try:
         if not os.confstr("CS_GNU_LIBC_VERSION"):
             return False

@@ -28,9 +28,10 @@ from typing import Any
 from prcurve.cli.common import UsageError as _UsageError
 from prcurve.cli.common import guard as _guard
 from prcurve.cli.report import prepare_out as _prepare_out
-from prcurve.present.files import save_figure, write_text
+from prcurve.core.csv_writers import csv_line
+from prcurve.present.files import figure_writer, remove_stale, stale_outputs, write_files
 from prcurve.validation import boxes as _checks
-from prcurve.validation.files import check_not_an_input, check_out_folder
+from prcurve.validation.files import check_out_folder
 
 __all__ = ["register", "run_coco", "run_voc"]
 
@@ -135,22 +136,6 @@ def _out_folder(args: argparse.Namespace) -> Path | None:
     return _prepare_out(args.out)
 
 
-def _write_text(path: Path, text: str, inputs: list[Path]) -> Path:
-    check_not_an_input(path, inputs)
-    return write_text(path, text)
-
-
-def _save(figure: Any, path: Path, inputs: list[Path]) -> Path:
-    import matplotlib.pyplot as plt
-
-    try:
-        check_not_an_input(path, inputs)
-        save_figure(figure, path, dpi=DPI)
-    finally:
-        plt.close(figure)
-    return path
-
-
 def _emit(text: str) -> None:
     try:
         sys.stdout.write(text)
@@ -161,15 +146,31 @@ def _emit(text: str) -> None:
 
 def _write(out: Path, report: dict[str, Any], table_csv: str, figures: list[tuple[str, Any]],
            inputs: list[Path]) -> list[Path]:
-    written = [_write_text(out / "per_class.csv", table_csv, inputs)]
-    for name, make in figures:
-        written.append(_save(make(), out / name, inputs))
-    report = dict(report, files=[p.name for p in written] + ["report.json"])
-    written.append(_write_text(out / "report.json",
-                               json.dumps(report, indent=2, allow_nan=False) + "\n", inputs))
+    """per_class.csv, the plots and report.json, all or none (present.files.write_files);
+    then the files an earlier run listed in report.json and this one does not write."""
+    import matplotlib.pyplot as plt
+
+    drawn = [(name, make()) for name, make in figures]
+    try:
+        files = [("per_class.csv", lambda temp: temp.write_text(table_csv, encoding="utf-8"))]
+        files.extend((name, figure_writer(figure, name, dpi=DPI)) for name, figure in drawn)
+        report = dict(report, files=[name for name, _ in files] + ["report.json"])
+        text = json.dumps(report, indent=2, allow_nan=False) + "\n"
+        files.append(("report.json", lambda temp: temp.write_text(text, encoding="utf-8")))
+        stale = stale_outputs(out, [name for name, _ in files], _OUTPUT_PATTERNS)
+        written = write_files(out, files, inputs=inputs)
+    finally:
+        for _, figure in drawn:
+            plt.close(figure)
+    remove_stale(stale, inputs)
     for path in written:
         print(f"prcurve: wrote {path}", file=sys.stderr)
     return written
+
+
+_OUTPUT_PATTERNS = ("per_class.csv", "pr_iou.png", "pr_classes.png", "report.json")
+"""The names ``coco`` and ``voc`` write: an earlier run's that a later one does not
+write are removed (docs/report.md, "Files")."""
 
 
 def _fmt(value: Any) -> str:
@@ -179,17 +180,13 @@ def _fmt(value: Any) -> str:
 
 
 def _csv(rows: list[dict[str, Any]]) -> str:
-    """Comma-separated rows; names quoted when they hold a comma or a quote."""
+    """Comma-separated rows; a name is quoted when it holds a comma, a quote, a line feed
+    or a carriage return (:func:`prcurve.core.csv_writers.csv_cell`)."""
     columns = list(rows[0]) if rows else []
 
-    def cell(value: Any) -> str:
-        text = "" if value is None else _fmt(value)
-        if any(c in text for c in ',"\n'):
-            text = '"' + text.replace('"', '""') + '"'
-        return text
-
-    lines = [",".join(columns)]
-    lines.extend(",".join(cell(row[c]) for c in columns) for row in rows)
+    lines = [csv_line(columns)]
+    lines.extend(csv_line("" if row[c] is None else _fmt(row[c]) for c in columns)
+                 for row in rows)
     return "\n".join(lines) + "\n"
 
 
@@ -235,7 +232,10 @@ def _coco(args: argparse.Namespace) -> int:
     out = _out_folder(args)
     inputs = [Path(args.ground_truth), Path(args.detections)]
     evaluation = evaluate_coco(args.ground_truth, args.detections, iou_type=iou_type)
-    report = evaluation.to_dict()
+    # The full report (per category: every AP and the best-F1 point, two fifths of a
+    # 100-image run) only when something shows it: the summary alone does not.
+    wanted = args.per_class or out is not None or args.json
+    report = evaluation.to_dict() if wanted else {}
     report["inputs"] = {"ground_truth": args.ground_truth, "detections": args.detections}
     lines = evaluation.summary().splitlines()
     _add_intervals(evaluation, ("mAP", "AP50"), options, report, lines)

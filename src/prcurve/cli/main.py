@@ -1,10 +1,16 @@
 """The ``prcurve`` command line: ``main(argv) -> int`` with one subcommand per task.
 
 Each subcommand module (:mod:`~prcurve.cli.trec`, :mod:`~prcurve.cli.report`,
-:mod:`~prcurve.cli.demo`) has ``register(subparsers)``, which adds its parser
-and sets ``handler``, a function of the parsed arguments returning the exit
-status. Results go to stdout. Any error is one line on stderr and exit code 2,
-never a traceback.
+:mod:`~prcurve.cli.demo`, :mod:`~prcurve.cli.detection`) has
+``register(subparsers)``, which adds its parser and sets ``handler``, a function
+of the parsed arguments returning the exit status. Results go to stdout. Any
+error is one line on stderr and exit code 2, never a traceback.
+
+A subcommand's module is imported only when that subcommand runs (or its own
+``--help`` is asked for): :data:`COMMANDS` holds the one-line help that
+``prcurve --help`` shows, so that ``--help`` and ``--version`` import no
+subcommand and no numpy (docs/architecture.md, "What an import loads";
+tests/test_startup.py keeps this table equal to the modules' own help).
 """
 
 from __future__ import annotations
@@ -12,32 +18,56 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Callable, Sequence
+from importlib import import_module
 from typing import Any
 
 from prcurve._version import __version__
-from prcurve.cli import demo, detection, report, trec
 from prcurve.cli.common import Parser, UsageError, reuse_freed_memory
 
-__all__ = ["main", "register"]
+__all__ = ["COMMANDS", "main", "register"]
+
+#: Every subcommand in the order of ``--help``: its module and its one-line help.
+COMMANDS: dict[str, tuple[str, str]] = {
+    "trec": ("prcurve.cli.trec",
+             "evaluate a TREC run against qrels, printing trec_eval's output"),
+    "report": ("prcurve.cli.report", "from files of labels and scores to a report with plots"),
+    "demo": ("prcurve.cli.demo", "run the whole report on simulated data shipped with prcurve"),
+    "coco": ("prcurve.cli.detection",
+             "COCO box evaluation (mAP@[.5:.95], AP50, ...), pycocotools' summary"),
+    "voc": ("prcurve.cli.detection", "PASCAL VOC evaluation (AP at IoU >= 0.5 per class, mAP)"),
+}
 
 
-def _parser() -> argparse.ArgumentParser:
+def _command_of(argv: Sequence[str]) -> str | None:
+    """The subcommand named on the command line: its first word that is not an option
+    (the top-level parser's options, ``-h`` and ``--version``, take no value)."""
+    return next((word for word in argv if not word.startswith("-")), None)
+
+
+def _parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The parser; only ``command``'s module is imported and registers its full parser,
+    every other subcommand is its name and one-line help."""
     parser = Parser(
         prog="prcurve",
         description="Precision-recall analysis with every convention named.",
     )
     parser.add_argument("--version", action="version", version=f"prcurve {__version__}",
                         help="print prcurve's version and exit")
-    register(parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser))
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
+    chosen = COMMANDS[command][0] if command in COMMANDS else None
+    for name, (module, help_line) in COMMANDS.items():
+        if module != chosen:
+            subparsers.add_parser(name, help=help_line)
+        elif name == command:  # the module registers all of its subcommands (coco, voc)
+            import_module(module).register(subparsers)
     return parser
 
 
 def register(subparsers: Any) -> None:
-    """Add every subcommand to an argparse subparsers object, in the order of ``--help``."""
-    trec.register(subparsers)
-    report.register(subparsers)
-    demo.register(subparsers)
-    detection.register(subparsers)
+    """Add every subcommand, with its full parser, to an argparse subparsers object, in
+    the order of ``--help`` (this imports every subcommand's module)."""
+    for module in dict.fromkeys(module for module, _ in COMMANDS.values()):
+        import_module(module).register(subparsers)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -50,9 +80,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     >>> main(["trec", "no-such-qrels", "no-such-run"])  # the error goes to stderr
     2
     """
-    parser = _parser()
+    words = list(sys.argv[1:] if argv is None else argv)
+    parser = _parser(_command_of(words))
     try:
-        args = parser.parse_args(list(sys.argv[1:] if argv is None else argv))
+        args = parser.parse_args(words)
         if args.command is None:
             raise UsageError("no command given (see 'prcurve --help')")
     except SystemExit as exit_request:  # --help, --version

@@ -18,7 +18,6 @@ import argparse
 import math
 import os
 import sys
-import tempfile
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -26,9 +25,11 @@ from typing import IO, Any
 
 from prcurve.cli.common import guard, is_terminal, say
 from prcurve.core.average_precision import AP_METHODS
+from prcurve.core.safe_files import check_writable_folder
 from prcurve.validation.arrays import check_choice
 from prcurve.validation.files import (
     bad_option,
+    check_distinct_labels,
     check_out_folder,
     check_workers,
     classes_in_memory_only,
@@ -38,11 +39,13 @@ from prcurve.validation.files import (
     dask_unreachable,
     unwritable_output,
 )
+from prcurve.validation.paths import check_distinct_files
 
 __all__ = [
     "MAX_BINS",
     "STREAM_ABOVE_BYTES",
     "add_output_options",
+    "check_output_options",
     "execute",
     "prepare_out",
     "register",
@@ -172,6 +175,16 @@ def _settings(args: argparse.Namespace) -> Any:
                           resamples=int(resamples or 1000), ci_max_cells=cap)
 
 
+def check_output_options(args: argparse.Namespace) -> None:
+    """Check the output options (the settings and every ``--fail-under`` gate) before
+    anything is written: ``prcurve demo`` calls it before it writes its data."""
+    from prcurve.present.report import parse_fail_under
+
+    _settings(args)
+    for text in args.fail_under:
+        parse_fail_under(text)
+
+
 def _number(option: str, text: str, expected: str, ok: Callable[[float], bool]) -> float:
     try:
         value = float(text)
@@ -183,16 +196,11 @@ def _number(option: str, text: str, expected: str, ok: Callable[[float], bool]) 
 
 
 def prepare_out(folder: str) -> Path:
-    """Create the output folder and check that a file can be written in it."""
-    path = Path(folder)
-    try:
-        path.mkdir(parents=True, exist_ok=True)
-        with tempfile.NamedTemporaryFile(dir=path, prefix=".prcurve-write-test-"):
-            pass
-    except OSError as error:
-        raise unwritable_output(folder, error.strerror or type(error).__name__
-                                            ) from None
-    return path
+    """Check, before any input is read, that files can be written in the output folder;
+    a folder created for the check is removed again (the writer creates it when every
+    file is ready: a failed run leaves no empty ``--out``)."""
+    check_writable_folder(folder)
+    return Path(folder)
 
 
 # -- progress ---------------------------------------------------------------------------
@@ -273,6 +281,8 @@ def _class_notes(one: Any) -> list[str]:
                       zip(one.classes, one.score_columns, strict=True))
     say(f"{name}: {one.kind}, {len(one.classes)} classes scored one-vs-rest ({how}): {pairs}")
     notes = []
+    if one.unscored_note is not None:  # also in the report's notes (build_report)
+        say(one.unscored_note)
     if one.rows_dropped:
         note = (f"{name}: --drop-invalid skipped {one.rows_dropped} of {one.n_rows} rows "
                 "(the same rows for every class)")
@@ -436,10 +446,13 @@ def execute(args: argparse.Namespace, loaded_inputs: list[Any] | None = None,
 
     labels = list(getattr(args, "labels", None) or getattr(args, "label", None) or [])
     args.labels, args.label = labels, (labels[0] if len(labels) == 1 else None)
+    check_distinct_labels(labels)
     if len(labels) > 1 and loaded_inputs is None and _wants_streaming(args):
         raise classes_in_memory_only("--label", "--label " + " --label ".join(labels))
     settings = _settings(args)
     gates = [parse_fail_under(text) for text in args.fail_under]
+    if loaded_inputs is None:
+        check_distinct_files(args.inputs, "its models would be reported twice")
     if args.out is not None and loaded_inputs is None:  # never write into or over an input
         check_out_folder(args.out, args.inputs)
     out = prepare_out(args.out) if args.out is not None else None

@@ -2,6 +2,8 @@
 
 ``prcurve trec QRELS RUN [-m MEASURE ...] [-q] [-c] [-l LEVEL] [-M DEPTH] [-n] [-J]
 [-N N] [-Z FILE]`` prints trec_eval's output, every measure of trec_eval 10 (or 9).
+``prcurve trec QRELS RUN RUN [RUN ...] --compare`` compares systems
+(:mod:`prcurve.cli.trec_compare`).
 """
 
 from __future__ import annotations
@@ -10,17 +12,19 @@ import argparse
 import sys
 from typing import Any
 
-from prcurve.cli.common import guard
+from prcurve.cli import trec_compare
+from prcurve.cli.common import UsageError, guard
 from prcurve.errors import InvalidInputError
 from prcurve.ranking.tables import parse_run, read_qrels, read_run
 from prcurve.ranking.trec_eval import (
     TrecEvalOptions,
     format_trec_eval,
     measures_help,
+    read_relevance,
     skipped_queries,
 )
 from prcurve.ranking.trec_format import decoded, first_line_fields
-from prcurve.validation.ranking import with_swap_hint
+from prcurve.validation.ranking import check_rel_format, with_swap_hint
 
 __all__ = ["register"]
 
@@ -37,9 +41,11 @@ def register(subparsers: Any) -> None:
             "docs/ranking.md. Files may be gzip, bzip2 or xz compressed."
         ),
     )
-    trec.add_argument("qrels", metavar="QRELS", help="qrels file: query iter docno relevance")
+    trec.add_argument("qrels", metavar="QRELS",
+                      help="qrels file: query iter docno relevance (other formats: -R)")
     trec.add_argument(
-        "run", metavar="RUN", help="run file: query Q0 docno rank score run_id ('-' for stdin)"
+        "run", metavar="RUN", nargs="+",
+        help="run file: query Q0 docno rank score run_id ('-' for stdin); several with --compare",
     )
     trec.add_argument(
         "-m", "--measure", action="append", default=[], metavar="MEASURE",
@@ -75,7 +81,9 @@ def register(subparsers: Any) -> None:
         help="print z-scores: FILE has lines 'query measure mean stddev'",
     )
     trec.add_argument("-R", "--rel-format", "--Rel_info_format", default="qrels",
-                      metavar="FORMAT", help="relevance format: qrels (the only one read)")
+                      metavar="FORMAT",
+                      help="relevance format: qrels (default); prefs or qrels_prefs (preferences: "
+                      "-m all_prefs); qrels_jg (judgment groups: -m qrels_jg)")
     trec.add_argument("-T", "--results-format", "--Results_format", default="trec_results",
                       metavar="FORMAT", help="results format: trec_results (the only one read)")
     trec.add_argument(
@@ -83,6 +91,7 @@ def register(subparsers: Any) -> None:
         help="10 (default): interpolated-precision cutoff lround(r*R), float64 scores; "
         "9: cutoff (long)(r*R + 0.9) and float32 scores, as trec_eval 9 and pytrec_eval",
     )
+    trec_compare.add_arguments(trec)
     # large_arrays: the program's malloc keeps freed memory (cli.common.reuse_freed_memory)
     trec.set_defaults(handler=_trec, large_arrays=True)
 
@@ -91,7 +100,8 @@ def _run_trec(args: argparse.Namespace) -> str:
     try:
         run = (parse_run(decoded(sys.stdin.buffer.read(), "<stdin>", "run"), "<stdin>")
                if args.run == "-" else read_run(args.run))
-        qrels = read_qrels(args.qrels)
+        qrels = (read_qrels(args.qrels) if args.rel_format == "qrels"
+                 else read_relevance(args.qrels, check_rel_format(args.rel_format)))
     except InvalidInputError as error:
         heads = [None if path == "-" else first_line_fields(path) for path in (args.qrels,
                                                                                 args.run)]
@@ -112,9 +122,9 @@ def _run_trec(args: argparse.Namespace) -> str:
     )
     output = format_trec_eval(qrels, run, options)
     if any(m.split(".")[0] == "all_trec" for m in args.measure):
-        print("prcurve: note: not computed (as trec_eval's all_trec also leaves them out): "
-              "the preference measures prefs_* and the judgment-group measures *_avgjg, "
-              "which need -R prefs, qrels_prefs or qrels_jg input", file=sys.stderr)
+        print("prcurve: note: all_trec, as trec_eval's, leaves out the preference measures "
+              "prefs_* (-R prefs or qrels_prefs, -m all_prefs) and the judgment-group "
+              "measures *_avgjg (-R qrels_jg, -m qrels_jg)", file=sys.stderr)
     if not args.complete:
         missing = skipped_queries(qrels, run)
         if missing:
@@ -132,6 +142,13 @@ def _trec(args: argparse.Namespace) -> int:
     """The ``trec`` handler: trec_eval's output on stdout, or one line on stderr."""
 
     def run() -> int:
+        if args.compare:
+            trec_compare.write(trec_compare.run_compare(args))
+            return 0
+        if len(args.run) > 1:
+            raise UsageError(f"{len(args.run)} runs given: add --compare to compare them, "
+                             "or give one run for trec_eval's output")
+        args.run = args.run[0]
         output = _run_trec(args)
         # Ids are bytes as in the files, written back unchanged (undecodable bytes too).
         sys.stdout.buffer.write(output.encode("utf-8", "surrogateescape"))

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from functools import partial
 from typing import Any, BinaryIO
 
@@ -22,8 +22,34 @@ from numpy.typing import NDArray
 from prcurve.core.arrow import numpy_to_arrow
 from prcurve.errors import InvalidInputError
 
-__all__ = ["CSV_WRITERS", "POLARS_IMPORT_VALUES", "POLARS_MIN_ROWS", "csv_writer",
-           "numeric_csv", "set_csv_writer"]
+__all__ = ["CSV_WRITERS", "POLARS_IMPORT_VALUES", "POLARS_MIN_ROWS", "csv_cell", "csv_line",
+           "csv_writer", "numeric_csv", "set_csv_writer"]
+
+_NEEDS_QUOTES = frozenset(',"\r\n')
+
+
+def csv_cell(text: str) -> str:
+    """``text`` as one CSV field: quoted (RFC 4180, a quote doubled) when it holds a comma,
+    a quote, a line feed or a carriage return, else as it is. Every CSV prcurve writes
+    quotes its names this way; Python's ``csv`` module with ``lineterminator="\\n"``
+    leaves a lone carriage return unquoted, which a reader takes for a line end.
+
+    Examples
+    --------
+    >>> from prcurve.core.csv_writers import csv_cell
+    >>> csv_cell("plain"), csv_cell("a,b"), csv_cell('a"b'), csv_cell("a\\rb")
+    ('plain', '"a,b"', '"a""b"', '"a\\rb"')
+    """
+    if _NEEDS_QUOTES.isdisjoint(text):
+        return text
+    return '"' + text.replace('"', '""') + '"'
+
+
+def csv_line(cells: Iterable[str]) -> str:
+    """One CSV line (no line end) of ``cells``, each through :func:`csv_cell`; a line of
+    one empty cell is ``""`` (an empty line would read back as no cell at all)."""
+    texts = [csv_cell(cell) for cell in cells]
+    return '""' if texts == [""] else ",".join(texts)
 
 
 def numeric_csv(columns: Mapping[str, NDArray[Any]], digits: int | Mapping[str, int] | None
@@ -206,7 +232,7 @@ def _arrow_csv_blocks(pa: Any, pa_csv: Any, compute: Any, columns: Mapping[str, 
 
     from prcurve.core.sorting import sort_threads
 
-    yield memoryview((",".join(columns) + "\n").encode())
+    yield memoryview((csv_line(columns) + "\n").encode("utf-8"))
     rows = next(iter(columns.values())).shape[0]
     options = pa_csv.WriteOptions(include_header=False, quoting_style="none")
 
@@ -359,7 +385,7 @@ def _polars_csv(pl: Any, columns: Mapping[str, NDArray[Any]], plan: Plan, file: 
     runs of blocks of one kind per column, each run written by polars (in threads)
     straight to ``file``.
     """
-    file.write((",".join(columns) + "\n").encode())
+    file.write((csv_line(columns) + "\n").encode("utf-8"))
     rows = next(iter(columns.values())).shape[0]
     frame, classed = plan
     options = {"include_header": False, "quote_style": "never", "null_value": "nan",

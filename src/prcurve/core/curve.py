@@ -60,6 +60,7 @@ if TYPE_CHECKING:
 
     from prcurve.present.plot import PRPlot
     from prcurve.space.bounds import Degenerate, MinimumPRCurve
+    from prcurve.space.prg import PRGCurve
 
 __all__ = ["OperatingPoint", "PRCurve", "binary_pr_curve"]
 
@@ -116,6 +117,37 @@ class PRCurve:
         self._counts = counts
         self._edges = None if edges is None else check_edges("edges", edges)
         self.zero_division: ZeroDivision = zero_division
+        # Set by from_estimator: "predict_proba" or "decision_function"; None otherwise.
+        self.response_method: str | None = None
+
+    @classmethod
+    def from_estimator(
+        cls, estimator: Any, X: Any, y: ArrayLike, *, pos_label: Any = None,
+        sample_weight: ArrayLike | None = None, response_method: str = "auto",
+        bins: int | ArrayLike | None = None, zero_division: ZeroDivision = "nan",
+    ) -> PRCurve:
+        """The curve of a fitted binary scikit-learn classifier's scores on ``(X, y)``.
+
+        As scikit-learn's ``PrecisionRecallDisplay.from_estimator``: ``predict_proba``'s
+        column of ``pos_label`` (default ``classes_[1]``), else ``decision_function``;
+        :attr:`response_method` says which (:mod:`prcurve.io.estimators`).
+
+        Examples
+        --------
+        >>> from sklearn.linear_model import LogisticRegression
+        >>> from prcurve import PRCurve
+        >>> X, y = [[0.0], [1.0], [2.0], [3.0]], [0, 1, 0, 1]
+        >>> curve = PRCurve.from_estimator(LogisticRegression().fit(X, y), X, y)
+        >>> curve.response_method, len(curve)
+        ('predict_proba', 4)
+        """
+        # An adapter of the input layer above, imported lazily (docs/architecture.md).
+        from prcurve.io.estimators import curve_from_estimator
+
+        return curve_from_estimator(estimator, X, y, pos_label=pos_label,
+                                    sample_weight=sample_weight,
+                                    response_method=response_method, bins=bins,
+                                    zero_division=zero_division)
 
     @classmethod
     def from_counts(
@@ -564,6 +596,50 @@ class PRCurve:
         with undefined_scope(self.zero_division):
             pi = np.float64(self.prevalence)
             return bounds._modified_f_beta_array(self.recall, self.precision, pi, b)
+
+    def prg(self) -> PRGCurve:
+        """The precision-recall-gain view of this curve (:class:`prcurve.space.prg.PRGCurve`;
+        Flach and Kull 2015): gains, AUPRG, the convex hull, the F-gain-optimal threshold.
+
+        Examples
+        --------
+        >>> from prcurve import pr_curve
+        >>> pr_curve([1, 0, 1, 0], [0.9, 0.8, 0.7, 0.6]).prg().auprg()
+        0.25
+        """
+        # A convenience view from the PR-space layer above, imported lazily
+        # (docs/architecture.md).
+        from prcurve.space.prg import PRGCurve
+
+        return PRGCurve(self)
+
+    # -- experiment trackers (prcurve.present.trackers; each library optional) -----------
+
+    def to_tensorboard(self, writer_or_logdir: Any, tag: str = "pr_curve", step: int = 0, *,
+                       max_points: int = 200) -> Any:
+        """Write TensorBoard PR-curve plugin data, thinned to ``max_points`` (ends and
+        best F kept): :func:`prcurve.present.trackers.to_tensorboard`."""
+        # Presentation above the core, imported lazily (docs/architecture.md).
+        from prcurve.present.trackers import to_tensorboard
+
+        return to_tensorboard(self, writer_or_logdir, tag, step, max_points=max_points)
+
+    def log_mlflow(self, *, prefix: str = "pr", step: int | None = None,
+                   max_points: int = 200, plot: bool = True) -> dict[str, float]:
+        """Log the numbers, the thinned curve and the plot to MLflow's active run:
+        :func:`prcurve.present.trackers.log_mlflow`."""
+        # Presentation above the core, imported lazily (docs/architecture.md).
+        from prcurve.present.trackers import log_mlflow
+
+        return log_mlflow(self, prefix=prefix, step=step, max_points=max_points, plot=plot)
+
+    def to_wandb_table(self, *, max_points: int = 200, use_wandb: bool | None = None) -> Any:
+        """The thinned curve as a W&B table, thresholds included:
+        :func:`prcurve.present.trackers.to_wandb_table`."""
+        # Presentation above the core, imported lazily (docs/architecture.md).
+        from prcurve.present.trackers import to_wandb_table
+
+        return to_wandb_table(self, max_points=max_points, use_wandb=use_wandb)
 
     def to_table(self, columns: tuple[str, ...] = ("threshold", "precision", "recall")) -> Table:
         """The curve as a table, one row per threshold (the Precision And Recall tutorial's table).

@@ -18,7 +18,8 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from prcurve.core.csv_writers import numeric_csv
+from prcurve.core.csv_writers import csv_line, numeric_csv
+from prcurve.core.safe_files import replace_file
 
 __all__ = ["Table"]
 
@@ -213,15 +214,19 @@ class Table:
         if write is not None:
             with io.BytesIO() as buffer:
                 write(buffer)
-                return str(buffer.getbuffer(), "ascii")  # no copy of the bytes first
-        lines = [",".join(self._columns)]
-        lines.extend(",".join(row) for row in zip(*self._text_columns(digits), strict=True))
+                return str(buffer.getbuffer(), "utf-8")  # no copy of the bytes first
+        lines = [csv_line(self._columns)]
+        lines.extend(map(csv_line, zip(*self._text_columns(digits), strict=True)))
         return "\n".join(lines) + "\n"
 
     def write_csv(self, path: str | Path, digits: int | Mapping[str, int] | None = None
                   ) -> None:
         """Write :meth:`to_csv`'s text to ``path``, a part of the rows at a time when a
         compiled writer writes it (memory is a part's text, not the file's).
+
+        The file is written beside ``path`` and renamed onto it
+        (:func:`prcurve.core.safe_files.replace_file`): an existing file or link
+        there is replaced, never written through; a folder there is refused.
 
         Examples
         --------
@@ -235,8 +240,12 @@ class Table:
         ['tp', '1', '2']
         """
         write = numeric_csv(self._columns, digits)
-        with open(path, "wb") as file:
-            if write is None:
-                file.write(self.to_csv(digits).encode("utf-8"))
-            else:
-                write(file)
+
+        def save(temp: Path) -> None:
+            with open(temp, "wb") as file:
+                if write is None:
+                    file.write(self.to_csv(digits).encode("utf-8"))
+                else:
+                    write(file)
+
+        replace_file(Path(path), save, argument="path")

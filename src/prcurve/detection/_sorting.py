@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-__all__ = ["dense_rank", "descending_rank", "stable_order", "unique_order"]
+__all__ = ["dense_rank", "descending_rank", "sorted_distinct", "stable_order", "unique_order"]
 
 I64 = NDArray[np.int64]
 _LIMIT = 1 << 62
@@ -91,3 +91,16 @@ def unique_order(keys: Sequence[tuple[I64, int]]) -> tuple[NDArray[np.intp], NDA
     inverse = np.empty(n, dtype=np.intp)
     inverse[order] = np.arange(n)
     return order, inverse
+
+
+def sorted_distinct(values: NDArray[Any]) -> NDArray[Any]:
+    """``np.unique(values)`` of ids (integers or text): one sort and a comparison of
+    neighbours. np.unique itself imports numpy.ma on its first call (numpy 2's check
+    for masked arrays), a third of ``import numpy``'s time: too much for a small run."""
+    ordered = np.sort(np.asarray(values).ravel())
+    if ordered.shape[0] < 2:
+        return ordered
+    keep = np.empty(ordered.shape[0], dtype=bool)
+    keep[0] = True
+    np.not_equal(ordered[1:], ordered[:-1], out=keep[1:])
+    return ordered[keep]

@@ -43,7 +43,12 @@ from prcurve.core.counts import ThresholdCounts
 from prcurve.core.curve import PRCurve
 from prcurve.core.table import Table
 from prcurve.core.undefined import ZeroDivision
-from prcurve.detection._sorting import descending_rank, stable_order, unique_order
+from prcurve.detection._sorting import (
+    descending_rank,
+    sorted_distinct,
+    stable_order,
+    unique_order,
+)
 from prcurve.detection.protocol import COCOProtocol
 from prcurve.detection.views import CategoryViews
 from prcurve.validation import boxes as _checks
@@ -98,7 +103,7 @@ class SortedRecords:
     @classmethod
     def from_state(cls, state: DetectionState) -> SortedRecords:
         records = state.records
-        images = np.unique(records.images)
+        images = sorted_distinct(records.images)
         categories = state.categories
         n_areas = records.gt_count.shape[0]
         image = np.searchsorted(images, records.image_id).astype(np.int64)

@@ -1,7 +1,8 @@
 """COCO JSON: the instances file (ground truth) and the results list (detections).
 
 Files are read as UTF-8 JSON (``json`` is imported here, when a file is
-read); a parse error names the file, the line, the column and the character.
+read), gzip-compressed or not (``instances.json.gz``, known by its first bytes); a
+parse error names the file, the line, the column and the character.
 Records are turned into arrays in one pass per field; only when that pass
 fails are the records scanned one by one, to name the first bad one
 (``annotations[12]['bbox']``). The parsed objects are never modified
@@ -24,8 +25,13 @@ from prcurve.validation import boxes as _checks
 __all__ = ["ground_truth_fields", "read_json", "results_fields"]
 
 
+_GZIP_MAGIC = b"\x1f\x8b"
+"""The first two bytes of every gzip file (RFC 1952)."""
+
+
 def read_json(path: str | Path, argument: str) -> Any:
-    """Parse a JSON file; errors name the file and the position."""
+    """Parse a JSON file, gzip-compressed or not (``.json.gz``); errors name the file and
+    the position."""
     import json
 
     name = str(path)
@@ -33,6 +39,15 @@ def read_json(path: str | Path, argument: str) -> Any:
         raw = Path(path).read_bytes()
     except OSError as error:
         raise _checks.unreadable_file(argument, name, error.strerror or str(error)) from None
+    if raw[:2] == _GZIP_MAGIC:  # instances.json.gz: known by its bytes, whatever its name
+        import gzip
+        import zlib
+
+        try:
+            raw = gzip.decompress(raw)
+        except (OSError, EOFError, zlib.error) as error:
+            raise _checks.unreadable_file(argument, name, f"not a whole gzip file: {error}"
+                                          ) from None
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as error:

@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from numpy.typing import NDArray
 
+from prcurve.detection._sorting import sorted_distinct
 from prcurve.detection.inputs import Detections, GroundTruth
 from prcurve.detection.matching import BoxArrays, match
 from prcurve.detection.protocol import COCOProtocol, VOCProtocol
@@ -129,13 +130,13 @@ def evaluate_batch(ground_truth: GroundTruth, detections: Detections,
     if gt.images is not None:
         _checks.check_known("detections image_id", dt.image_id, gt.images, "images",
                             "the ground truth")
-        images = np.unique(gt.images)
+        images = sorted_distinct(gt.images)
     else:
-        images = np.unique(concat_ids(gt.image_id, dt.image_id))
+        images = sorted_distinct(concat_ids(gt.image_id, dt.image_id))
     if gt.categories is not None:
         _checks.check_known("detections category_id", dt.category_id, gt.categories,
                             "categories", "the ground truth")
-    categories = np.unique(concat_ids(gt.category_id, dt.category_id))
+    categories = sorted_distinct(concat_ids(gt.category_id, dt.category_id))
     n_categories = max(categories.shape[0], 1)
 
     def group(image_id: NDArray[Any], category_id: NDArray[Any]) -> I64:
@@ -243,7 +244,7 @@ class DetectionState:
         merged = DetectionState(self.protocol)
         merged._chunks = self._chunks + other._chunks
         declared = [c for c in (self._categories, other._categories) if c is not None]
-        merged._categories = np.unique(concat_ids(*declared)) if declared else None
+        merged._categories = sorted_distinct(concat_ids(*declared)) if declared else None
         merged._category_names = {**self._category_names, **other._category_names}
         merged._image_kind = tuple(  # type: ignore[assignment]
             a if a is not None else b
@@ -260,9 +261,9 @@ class DetectionState:
         """The evaluated categories, sorted: declared by the ground truth, else every
         category a box or detection names."""
         if self._categories is not None:
-            return np.unique(self._categories)
+            return sorted_distinct(self._categories)
         records = self.records
-        return np.unique(concat_ids(records.category_id, records.gt_category_id))
+        return sorted_distinct(concat_ids(records.category_id, records.gt_category_id))
 
     @property
     def category_names(self) -> dict[Any, str]:

@@ -15,6 +15,7 @@ and for a Dask partition; each problem is reported with the file and its row.
 from __future__ import annotations
 
 import math
+import os
 import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
@@ -50,6 +51,7 @@ from prcurve.validation.files import (
     no_score_columns,
     unreadable_input,
 )
+from prcurve.validation.paths import check_distinct_files, no_files_given
 
 __all__ = [
     "STREAM_FORMATS",
@@ -76,9 +78,10 @@ _READAHEAD = 2  # batches read ahead of the one being counted (pyarrow's default
 STREAM_FORMATS: tuple[str, ...] = ("csv", "tsv", "parquet", "jsonl")
 
 
-def input_files(source: str | Path | Sequence[str | Path], input_format: str | None
-           ) -> tuple[list[str], str, str]:
-    """The files of ``source``, their one format, and a name for messages."""
+def input_files(source: str | Path | Sequence[str | Path], input_format: str | None,
+                *, distinct: bool = True) -> tuple[list[str], str, str]:
+    """The files of ``source``, their one format, and a name for messages; a file listed
+    twice (a folder's files included) is refused unless ``distinct`` is False."""
     if isinstance(source, (str, Path)):
         sources = [source]
         name = str(source)
@@ -86,7 +89,7 @@ def input_files(source: str | Path | Sequence[str | Path], input_format: str | N
         sources = list(source)
         name = ", ".join(map(str, sources[:3])) + (", ..." if len(sources) > 3 else "")
         if not sources:
-            raise missing_file("")
+            raise no_files_given()
     files: list[str] = []
     for one in sources:
         path = Path(one)
@@ -103,6 +106,11 @@ def input_files(source: str | Path | Sequence[str | Path], input_format: str | N
             files.extend(found)
         else:
             files.append(str(path))
+    if distinct:
+        check_distinct_files(files)  # one file twice would count its rows twice
+    for one in files:  # 0 bytes: no data in every format (a Parquet reader says "invalid")
+        if os.path.getsize(one) == 0:
+            raise empty_input(one, "an empty file")
     formats = [detect_format(f, input_format) for f in files]
     if len(set(formats)) > 1:
         raise mixed_formats(formats)
@@ -340,6 +348,10 @@ def choose_columns(schema: Any, name: str, label: str | None, scores: Sequence[s
 
         chosen = [n for n in names if n not in used and numeric(schema.field(n).type)]
         how = "auto"
+        if not chosen and names and all(pa.types.is_null(schema.field(n).type)
+                                        for n in names):
+            # A header alone (pyarrow types its columns null): no data, as a 0-byte file.
+            raise empty_input(name, "a header but no values")
         if not chosen:
             raise no_score_columns(name, names)
     check_roles(label, label_chosen, weight, chosen, how)

@@ -22,7 +22,8 @@ True
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -45,6 +46,7 @@ from prcurve.io.rows import (
     normalize_labels,
 )
 from prcurve.validation.files import (
+    check_distinct_labels,
     missing_column,
     no_class_columns,
     no_label_score_pairs,
@@ -144,6 +146,18 @@ class LoadedClasses:
     dropped: dict[str, int] = field(default_factory=dict)
     positive_label: Any = None
     models: tuple[()] = ()  # no binary models: the report scores the classes
+    unscored_columns: list[str] = field(default_factory=list)
+
+    @property
+    def unscored_note(self) -> str | None:
+        """The note naming score columns named like the classes' (``p_<name>``) whose
+        name is no class of the label column: not scored, and said (never silently)."""
+        if not self.unscored_columns:
+            return None
+        shown = ", ".join(map(repr, self.unscored_columns))
+        return (f"{Path(self.path).name}: score column(s) {shown} named like the classes' "
+                f"columns name no class of {self.label_column!r} (classes "
+                f"{', '.join(self.classes)}): not scored")
 
     @property
     def label_columns(self) -> list[str]:
@@ -217,14 +231,33 @@ def classes_of_table(
     block = _checked(table, label_column, rule, weight, columns, drop_invalid)
     full = np.empty(table.n_rows, dtype=present.dtype)
     full[~missing] = present
-    return _loaded(table, "multi-class", label_column, label_chosen, weight, scores_chosen,
-                   skipped, classes, class_values, columns, matched_by, full, [block])
+    loaded = _loaded(table, "multi-class", label_column, label_chosen, weight, scores_chosen,
+                     skipped, classes, class_values, columns, matched_by, full, [block])
+    unscored = _named_like(classes, columns, candidates) if matched_by == "name" else []
+    return replace(loaded, unscored_columns=unscored) if unscored else loaded
+
+
+def _named_like(keys: Sequence[str], columns: Sequence[str],
+                candidates: Sequence[str]) -> list[str]:
+    """The ``candidates`` not in ``columns`` that are named as ``columns`` name ``keys``
+    (``prefix + name + suffix``, e.g. ``p_zzz`` beside ``p_a`` ... for classes a ...):
+    a class's score column whose class does not occur. Empty when the columns are the
+    keys themselves (then any other column could be anything)."""
+    start = columns[0].find(keys[0])
+    prefix, suffix = columns[0][:start], columns[0][start + len(keys[0]):]
+    if not (prefix or suffix) or any(c != f"{prefix}{k}{suffix}"
+                                     for k, c in zip(keys, columns, strict=True)):
+        return []
+    chosen = set(columns)
+    return [c for c in candidates if c not in chosen and len(c) > len(prefix) + len(suffix)
+            and c.startswith(prefix) and c.endswith(suffix)]
 
 
 def _multilabel(table: RawTable, labels: list[str], scores: Sequence[str],
                 weight: str | None, positive: str | None,
                 drop_invalid: bool) -> LoadedClasses:
     names = list(table.columns)
+    check_distinct_labels(labels)
     for column in labels:
         if column not in table.columns:
             raise missing_column("--label", column, table.path, names)
@@ -249,9 +282,11 @@ def _multilabel(table: RawTable, labels: list[str], scores: Sequence[str],
                        columns if k == 0 else columns[:1], drop_invalid)
               for k, column in enumerate(labels)]
     matrix = np.column_stack([block.positive for block in blocks]).astype(np.int8)
-    return _loaded(table, "multi-label", ", ".join(labels), "option", weight, scores_chosen,
-                   skipped, keys, np.array(keys, dtype=object), columns, matched_by, matrix,
-                   blocks)
+    loaded = _loaded(table, "multi-label", ", ".join(labels), "option", weight,
+                     scores_chosen, skipped, keys, np.array(keys, dtype=object), columns,
+                     matched_by, matrix, blocks)
+    unscored = _named_like(keys, columns, candidates) if matched_by == "name" else []
+    return replace(loaded, unscored_columns=unscored) if unscored else loaded
 
 
 def _checked(table: RawTable, label: str, rule: LabelRule, weight: str | None,

@@ -74,6 +74,7 @@ from prcurve.validation.files import (
     positive_not_found,
 )
 from prcurve.validation.labels import BinaryLabels, check_labels, check_positive_class
+from prcurve.validation.paths import check_distinct_files, no_files_given
 
 __all__ = ["dask_scores", "pr_counts"]
 
@@ -96,7 +97,9 @@ def _paths(data: Any) -> list[str] | None:
     """``data`` as a list of paths, or None when it is not a path or paths."""
     if isinstance(data, (str, Path)):
         return [str(data)]
-    if isinstance(data, Sequence) and data and all(isinstance(p, (str, Path)) for p in data):
+    if isinstance(data, Sequence) and not data:
+        raise no_files_given("data")
+    if isinstance(data, Sequence) and all(isinstance(p, (str, Path)) for p in data):
         return [str(p) for p in data]
     return None
 
@@ -107,9 +110,10 @@ def _local_parquet_files(data: Any) -> list[str] | None:
     if paths is None or not all(Path(p).exists() for p in paths):
         return None
     try:
-        files, fmt, _ = input_files(paths, None)
+        files, fmt, _ = input_files(paths, None, distinct=False)
     except (InvalidInputError, ImportError):
         return None
+    check_distinct_files(files)  # a file listed twice: its rows would count twice
     return files if fmt == "parquet" else None
 
 

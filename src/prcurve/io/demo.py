@@ -31,10 +31,13 @@ Examples
 
 from __future__ import annotations
 
+from functools import partial
 from pathlib import Path
 
 import numpy as np
 from numpy.typing import NDArray
+
+from prcurve.core.safe_files import write_files
 
 __all__ = ["DEMO_SEED", "DEMO_SETS", "demo_columns", "write_demo_data"]
 
@@ -68,6 +71,9 @@ def demo_columns(seed: int = DEMO_SEED) -> dict[str, dict[str, NDArray[np.float6
 def write_demo_data(folder: str | Path, seed: int = DEMO_SEED) -> list[Path]:
     """Write each demo test set as ``<folder>/<set>.csv``; returns the paths.
 
+    Both files are written by :func:`prcurve.core.safe_files.write_files`: all or
+    none, renamed into place, never through an existing link.
+
     Examples
     --------
     >>> import tempfile
@@ -75,17 +81,16 @@ def write_demo_data(folder: str | Path, seed: int = DEMO_SEED) -> list[Path]:
     >>> [p.name for p in write_demo_data(tempfile.mkdtemp())]
     ['balanced.csv', 'skewed.csv']
     """
-    target = Path(folder)
-    target.mkdir(parents=True, exist_ok=True)
-    paths = []
+    files = []
     for name, columns in demo_columns(seed).items():
-        path = target / f"{name}.csv"
         lines = ["label,strong,weak"]
         lines.extend(
             f"{int(y)},{a:.3f},{b:.3f}"
             for y, a, b in zip(columns["label"].tolist(), columns["strong"].tolist(),
                                columns["weak"].tolist(), strict=True)
         )
-        path.write_text("\n".join(lines) + "\n")
-        paths.append(path)
-    return paths
+        text = "\n".join(lines) + "\n"
+        files.append((f"{name}.csv", partial(Path.write_text, data=text, encoding="utf-8")))
+    # Through the one safe writer: a file or link already there is replaced, never
+    # written through (a link's target is untouched); a folder there is refused.
+    return write_files(folder, files)

@@ -26,6 +26,7 @@ from numpy.typing import NDArray
 
 from prcurve.core.arrow import primitive_numpy
 from prcurve.errors import InvalidInputError
+from prcurve.io.small_csv import read_delimited_by_size
 from prcurve.validation.arrays import check_choice
 from prcurve.validation.files import (
     changed_type,
@@ -179,18 +180,18 @@ def read_table(
     if file.is_dir():
         raise not_a_file(name)
     fmt = detect_format(file, input_format)
+    if file.stat().st_size == 0:  # every format alike: no data, as a header alone
+        raise empty_input(name, "an empty file")
     readers: dict[str, Callable[[], dict[str, NDArray[Any]]]] = {
-        "csv": lambda: _read_delimited(file, ",", on_rows),
-        "tsv": lambda: _read_delimited(file, "\t", on_rows),
+        "csv": lambda: read_delimited_by_size(file, ",", on_rows, _read_delimited),
+        "tsv": lambda: read_delimited_by_size(file, "\t", on_rows, _read_delimited),
         "parquet": lambda: _read_parquet(file, on_rows),
         "jsonl": lambda: _read_jsonl(file, on_rows),
         "npz": lambda: _read_npz(file),
     }
     try:
         columns = readers[fmt]()
-    except InvalidInputError:
-        raise
-    except ImportError:
+    except (InvalidInputError, ImportError):
         raise
     except READ_ERRORS as error:  # pyarrow's errors included (ArrowInvalid is a ValueError)
         raise unreadable_input(name, fmt, str(error) or type(error).__name__) from None
@@ -232,9 +233,8 @@ def csv_convert_options(pacsv: Any, **options: Any) -> Any:
     return pacsv.ConvertOptions(strings_can_be_null=True, **options)
 
 
-def _read_delimited(path: Path, delimiter: str, on_rows: RowsCallback | None) -> dict[
-    str, NDArray[Any]
-]:
+def _read_delimited(path: Path, delimiter: str,
+                    on_rows: RowsCallback | None) -> dict[str, NDArray[Any]]:
     pa = need("pyarrow", "CSV and TSV files")
     pacsv = need("pyarrow.csv", "CSV and TSV files")
     parse = pacsv.ParseOptions(delimiter=delimiter)

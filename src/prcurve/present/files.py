@@ -1,24 +1,34 @@
 """The files of a report written safely: never over an input, the same bytes every run.
 
+The one safe writer is :mod:`prcurve.core.safe_files` (re-exported here):
 :func:`replace_file` writes a file through a new file beside it, renamed onto
 it, so that an existing file or link in the output folder is replaced and never
-written into (a link's target, an input perhaps, is untouched).
+written into (a link's target, an input perhaps, is untouched), and
+:func:`write_files` writes a report's set of files all or none.
 :func:`save_figure` saves a picture with fixed metadata (no date, no writer
-version, SVG ids from a fixed salt), so two runs give the same bytes, and
-:func:`write_text` writes a text file. Every file prcurve writes (``report``,
-``demo``, ``coco``, ``voc``, :meth:`prcurve.present.report.Report.write`) goes
+version, SVG ids from a fixed salt), so two runs give the same bytes;
+:func:`figure_writer` is the same as a writer for :func:`write_files`.
+:func:`stale_outputs` finds the files an earlier run listed in its report.json
+that this run does not write, to remove them (docs/report.md, "Files"). Every
+file prcurve writes (``report``, ``demo``, ``coco``, ``voc``,
+:meth:`prcurve.present.report.Report.write`, :meth:`Table.write_csv`) goes
 through them.
 """
 
 from __future__ import annotations
 
-import os
-import uuid
-from collections.abc import Callable
+import fnmatch
+import json
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-__all__ = ["STABLE_METADATA", "preload_picture_modules", "replace_file", "save_figure",
+from prcurve.core.safe_files import replace_file, write_files, write_text
+from prcurve.validation.files import check_not_an_input
+from prcurve.validation.paths import output_is_folder
+
+__all__ = ["STABLE_METADATA", "check_names_free", "figure_writer", "preload_picture_modules",
+           "remove_stale", "replace_file", "save_figure", "stale_outputs", "write_files",
            "write_text"]
 
 
@@ -28,34 +38,6 @@ STABLE_METADATA: dict[str, dict[str, Any]] = {
 }
 """Picture metadata left out: a date (SVG) and the writer's version, which would differ
 between runs and machines."""
-
-
-def replace_file(path: Path, write: Callable[[Path], object]) -> None:
-    """Write ``path`` through a new file beside it, renamed onto it.
-
-    An existing file or link at ``path`` is replaced, never written into (a
-    link's target is untouched); a failed write leaves ``path`` as it was.
-
-    Examples
-    --------
-    >>> import os, tempfile
-    >>> from pathlib import Path
-    >>> from prcurve.present.files import replace_file
-    >>> folder = Path(tempfile.mkdtemp())
-    >>> (folder / "input.csv").write_text("kept")
-    4
-    >>> os.symlink(folder / "input.csv", folder / "out.csv")
-    >>> replace_file(folder / "out.csv", lambda temp: temp.write_text("new"))
-    >>> (folder / "input.csv").read_text(), (folder / "out.csv").read_text()
-    ('kept', 'new')
-    """
-    temp = path.with_name(f".{path.name}.{uuid.uuid4().hex}.prcurve-tmp")
-    try:
-        write(temp)  # created by the writer, with the usual permissions
-        os.replace(temp, path)
-    except BaseException:
-        temp.unlink(missing_ok=True)
-        raise
 
 
 def save_figure(figure: Any, path: Path, *, dpi: float) -> None:
@@ -77,18 +59,103 @@ def save_figure(figure: Any, path: Path, *, dpi: float) -> None:
     >>> (folder / "a.svg").read_bytes() == (folder / "b.svg").read_bytes()
     True
     """
-    import matplotlib
-
-    fmt = path.suffix.lstrip(".").lower()
-    with matplotlib.rc_context({"svg.hashsalt": "prcurve"}):
-        replace_file(path, lambda temp: figure.savefig(
-            temp, format=fmt, dpi=dpi, metadata=STABLE_METADATA.get(fmt, {})))
+    replace_file(path, figure_writer(figure, path.name, dpi=dpi))
 
 
-def write_text(path: Path, text: str) -> Path:
-    """Write ``text`` (UTF-8) to ``path`` through :func:`replace_file`; returns ``path``."""
-    replace_file(path, lambda temp: temp.write_text(text, encoding="utf-8"))
-    return path
+def figure_writer(figure: Any, name: str, *, dpi: float) -> Callable[[Path], None]:
+    """A writer (for :func:`write_files`) saving ``figure`` in the format of ``name``'s
+    suffix, with :data:`STABLE_METADATA` and SVG ids from a fixed salt."""
+    fmt = Path(name).suffix.lstrip(".").lower()
+
+    def write(temp: Path) -> None:
+        import matplotlib
+
+        with matplotlib.rc_context({"svg.hashsalt": "prcurve"}):
+            figure.savefig(temp, format=fmt, dpi=dpi, metadata=STABLE_METADATA.get(fmt, {}))
+
+    return write
+
+
+def stale_outputs(folder: Path, current: Iterable[str], patterns: Sequence[str]) -> list[Path]:
+    """The files an earlier run wrote to ``folder`` that this run does not: the names
+    listed under ``files`` in the folder's report.json (a prcurve report: its
+    ``schema`` starts with ``prcurve.``, or its ``protocol`` is ``coco`` or ``voc``)
+    that match one of ``patterns`` (our own file names, e.g. ``curve_*.csv``), are plain
+    names in the folder, and are not in
+    ``current``. Read before this run writes; nothing else is ever listed.
+
+    Examples
+    --------
+    >>> import json, tempfile
+    >>> from pathlib import Path
+    >>> from prcurve.present.files import stale_outputs
+    >>> folder = Path(tempfile.mkdtemp())
+    >>> _ = (folder / "report.json").write_text(json.dumps(
+    ...     {"schema": "prcurve.report/1", "files": ["curve_a.csv", "curve_b.csv",
+    ...                                              "../x.csv", "data.csv"]}))
+    >>> for name in ("curve_a.csv", "curve_b.csv", "data.csv"):
+    ...     _ = (folder / name).write_text("x")
+    >>> [p.name for p in stale_outputs(folder, ["curve_a.csv"], ["curve_*.csv"])]
+    ['curve_b.csv']
+    """
+    manifest = folder / "report.json"
+    try:
+        if manifest.is_symlink() or not manifest.is_file():
+            return []
+        earlier = json.loads(manifest.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError):  # not ours, or unreadable: kept
+        return []
+    ours = isinstance(earlier, dict) and (
+        str(earlier.get("schema", "")).startswith("prcurve.")  # prcurve report
+        or earlier.get("protocol") in ("coco", "voc"))  # prcurve coco / voc
+    if not (ours and isinstance(earlier.get("files"), list)):
+        return []
+    keep = set(current)
+    out = []
+    for name in earlier["files"]:
+        if (not isinstance(name, str) or name in keep or name != Path(name).name
+                or name.startswith(".") or "\\" in name
+                or not any(fnmatch.fnmatchcase(name, p) for p in patterns)):
+            continue
+        path = folder / name
+        if path.is_symlink() or path.is_file():
+            out.append(path)
+    return out
+
+
+def check_names_free(folder: Path, patterns: Sequence[str]) -> None:
+    """Refuse, before anything is written, a folder in ``folder`` named like one of our
+    outputs (``patterns``): for a command that writes in two steps (``prcurve demo``:
+    its data, then the report), so that the second cannot fail on it after the first.
+
+    Raises
+    ------
+    InvalidInputError
+        Such a folder, named (``--out: the output file '...' is a folder``).
+    """
+    if not folder.is_dir():
+        return
+    for entry in sorted(folder.iterdir()):
+        if (entry.is_dir() and not entry.is_symlink()
+                and any(fnmatch.fnmatchcase(entry.name, p) for p in patterns)):
+            raise output_is_folder(str(entry))
+
+
+def remove_stale(paths: Sequence[Path], inputs: Sequence[str | Path]) -> list[Path]:
+    """Remove ``paths`` (from :func:`stale_outputs`), never an input or a link's target
+    (a link is removed, not followed); returns those removed."""
+    removed = []
+    for path in paths:
+        try:
+            check_not_an_input(path, inputs)
+        except ValueError:  # an input now (InvalidInputError is a ValueError): kept
+            continue
+        try:
+            path.unlink()
+        except OSError:  # gone already, or not ours to remove: left
+            continue
+        removed.append(path)
+    return removed
 
 
 _PICTURE_MODULES = ("matplotlib.figure", "matplotlib.backends.backend_agg",

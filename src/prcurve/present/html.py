@@ -496,11 +496,15 @@ def render_html(report: Report, *, title: str = "prcurve report") -> str:
     document.js_on_event("document_ready", initial)
     page: str = bk.embed.file_html(document, resources=bk.resources.INLINE, title=title)
     page = page.replace("<head>", f"<head>\n<style>{page_style}</style>", 1)
-    # The glossary is plain HTML after Bokeh's root, not a Div: links from the tables
-    # (inside Bokeh's shadow roots) to its entries then scroll the page to them.
-    # (the last "</body>": Bokeh's inline script holds the string too).
-    head, tail = page.rsplit("</body>", 1)
-    return _fixed_ids(f"{head}{glossary_html()}\n</body>{tail}")
+    # The precision-recall-gain view, one click away below the page (present/prg_plot.py),
+    # and the glossary: plain HTML after Bokeh's root, not a Div, so that links from the
+    # tables (inside Bokeh's shadow roots) to its entries scroll the page to them.
+    from prcurve.present.prg_plot import prg_details_html
+
+    end = page.rindex("</body>")  # the page's own; Bokeh's inline script holds others
+    page = (page[:end] + prg_details_html({m.name: m.curve for m in report.models})
+            + "\n" + glossary_html() + "\n" + page[end:])
+    return _fixed_ids(page)
 
 
 _UUID = r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"

@@ -63,6 +63,7 @@ __all__ = [
     "PRPlot",
     "close",
     "group_by_prevalence",
+    "panel_titles",
     "place_labels",
     "plot_pr_curve",
     "plot_pr_curves",
@@ -472,6 +473,33 @@ def group_by_prevalence(curves: Mapping[str, PRCurve]) -> list[dict[str, PRCurve
         else:
             groups.append((pi, {name: curve}))
     return [members for _, members in groups]
+
+
+def panel_titles(groups: Sequence[Mapping[str, PRCurve]], inputs: Mapping[str, str]
+                 ) -> list[str]:
+    """The report's title of each panel of :func:`group_by_prevalence` groups: the input
+    whose models all share the panel's prevalence names it; otherwise (the classes of a
+    multi-class input, say) the models do; then the prevalence.
+
+    Examples
+    --------
+    >>> from prcurve import pr_curve
+    >>> from prcurve.present.plot import panel_titles
+    >>> a, b = pr_curve([1, 0], [0.9, 0.1]), pr_curve([1, 0, 0], [0.9, 0.5, 0.1])
+    >>> panel_titles([{"x": a, "y": a}, {"z": b}], {"x": "one.csv", "y": "one.csv",
+    ...                                             "z": "two.csv"})
+    ['one.csv (π = 0.5)', 'two.csv (π = 0.333)']
+    """
+    per_input: dict[str, int] = {}
+    for input_name in inputs.values():
+        per_input[input_name] = per_input.get(input_name, 0) + 1
+    titles = []
+    for group in groups:
+        whole = all(sum(inputs[n] == inputs[name] for n in group) == per_input[inputs[name]]
+                    for name in group)
+        names = ", ".join(dict.fromkeys(inputs[name] for name in group) if whole else group)
+        titles.append(f"{names} (π = {next(iter(group.values())).prevalence:.3g})")
+    return titles
 
 
 def pr_grid_size(n_panels: int, ncols: int = 2) -> tuple[float, float]:

@@ -48,10 +48,9 @@ from prcurve.core.curve import PRCurve
 from prcurve.core.table import Table
 from prcurve.errors import UndefinedMetricWarning
 from prcurve.present import report_text
-from prcurve.present.files import replace_file, save_figure
+from prcurve.present.files import figure_writer, remove_stale, stale_outputs, write_files
 from prcurve.validation.files import (
     bad_fail_under,
-    check_not_an_input,
     gate_out_of_range,
     metric_not_available,
     no_class_average,
@@ -80,6 +79,11 @@ __all__ = [
 ]
 
 REPORT_SCHEMA = "prcurve.report/1"
+
+OUTPUT_PATTERNS = ("curve_*.csv", "pr_curve.png", "pr_curve.svg", "threshold.png", "prg_curve.png",
+                   "report.html", "report.json")
+"""The names of the files :meth:`Report.write` writes: an earlier report's files of these
+names that a later one does not write are removed (docs/report.md, "Files")."""
 
 
 F64 = NDArray[np.float64]
@@ -268,6 +272,19 @@ class ClassAverages:
         }
 
 
+def _curve_writer(curve: PRCurve) -> Any:
+    """Writes a model's curve_<model>.csv; its table is made when written, one model's at
+    a time (a curve of 10^8 thresholds makes a table of several GB)."""
+
+    def write(path: Path) -> None:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UndefinedMetricWarning)
+            table = curve.to_table(("threshold", "precision", "recall", "tp", "fp", "f1"))
+        table.write_csv(path)
+
+    return write
+
+
 def _safe_file_name(name: str) -> str:
     return re.sub(r"[^A-Za-z0-9._-]+", "_", name).strip("._") or "model"
 
@@ -431,62 +448,54 @@ class Report:
     def write(self, out_dir: str | Path, *, plots: bool = True,
               inputs: Sequence[str | Path] | None = None) -> list[Path]:
         """Write report.json, curve_<model>.csv and, with ``plots``, pr_curve.png/.svg,
-        threshold.png and the interactive report.html.
+        threshold.png, prg_curve.png (precision-recall-gain) and the interactive report.html.
 
-        The folder is created if needed. No input is ever written over:
-        ``inputs`` (default: the paths of the report's inputs) are compared
-        with each file to be written, by resolved path and by
-        :func:`os.path.samefile`, and each file is written beside its target
-        and then renamed onto it, so an existing file or link in the folder is
-        replaced, never written through. The files are the same bytes on every
-        run (no dates in the pictures).
+        The files are written all or none, through
+        :func:`prcurve.present.files.write_files`: each to a temporary beside its
+        target, renamed into place only when all are written, so a failure
+        leaves the folder as it was (and removes the folder if this call
+        created it). No input is ever written over: ``inputs`` (default: the
+        paths of the report's inputs) are compared with each file to be
+        written, by resolved path and by :func:`os.path.samefile`; an existing
+        file or link in the folder is replaced, never written through. The
+        files an earlier report listed in the folder's report.json and this one
+        does not write (a model or the plots left out) are then removed, our own
+        file names only (docs/report.md, "Files"). The files are the same bytes
+        on every run (no dates in the pictures).
 
         Returns the paths written, report.json last.
 
         Raises
         ------
         InvalidInputError
-            A file to be written is an input (or a link to one).
+            A file to be written is an input (or a link to one), or a folder.
         """
         folder = Path(out_dir)
-        folder.mkdir(parents=True, exist_ok=True)
         protected = [i.path for i in self.inputs if i.path] if inputs is None else list(inputs)
         names: set[str] = set()
-        planned: list[tuple[ModelReport, Path]] = []
+        files: list[tuple[str, Any]] = []
+        models = []
         for model in self.models:
             stem = _safe_file_name(model.name)
             candidate, k = stem, 2
             while candidate in names:
                 candidate, k = f"{stem}_{k}", k + 1
             names.add(candidate)
-            planned.append((model, folder / f"curve_{candidate}.csv"))
-        pictures = ["pr_curve.png", "pr_curve.svg", "threshold.png", "report.html"] if plots else []
-        for target in [*(p for _, p in planned), *(folder / n for n in pictures),
-                       folder / "report.json"]:
-            check_not_an_input(target, protected)
-        written: list[Path] = []
-        models = []
-        for model, path in planned:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore", UndefinedMetricWarning)
-                table = model.curve.to_table(("threshold", "precision", "recall", "tp", "fp",
-                                              "f1"))
-            replace_file(path, table.write_csv)
-            written.append(path)
+            name = f"curve_{candidate}.csv"
+            files.append((name, _curve_writer(model.curve)))
             models.append(ModelReport(model.name, model.input, model.score_column, model.curve,
-                                      model.values, curve_file=path.name))
+                                      model.values, curve_file=name))
         final = replace(self, models=models)
         if plots:
-            written.extend(self._write_plots(folder))
+            files.extend(self._plot_writers())
             page_text = final.to_html()
-            page = folder / "report.html"
-            replace_file(page, lambda temp: temp.write_text(page_text, encoding="utf-8"))
-            written.append(page)
-        report_path = folder / "report.json"
-        names_written = [p.name for p in written] + [report_path.name]
-        report_text = final.to_json(files=names_written)
-        replace_file(report_path, lambda temp: temp.write_text(report_text))
-        written.append(report_path)
+            files.append(("report.html",
+                          lambda temp: temp.write_text(page_text, encoding="utf-8")))
+        report_text = final.to_json(files=[n for n, _ in files] + ["report.json"])
+        files.append(("report.json", lambda temp: temp.write_text(report_text, encoding="utf-8")))
+        stale = stale_outputs(folder, [n for n, _ in files], OUTPUT_PATTERNS)
+        written = write_files(folder, files, inputs=protected)
+        remove_stale(stale, protected)
         return written
 
     def _repr_html_(self) -> str:
@@ -538,26 +547,14 @@ class Report:
             figure.supxlabel(FIGURE_NOTE, fontsize=7, color="0.35")  # before the labels
             plot.plot_pr_curves(curves, figure.add_subplot(), **style)  # type: ignore[arg-type]
             return figure
-        inputs = {m.name: m.input.name for m in self.models}
-        per_input: dict[str, int] = {}
-        for input_name in inputs.values():
-            per_input[input_name] = per_input.get(input_name, 0) + 1
-        titles = []
-        for group in groups:
-            # An input whose models all share this prevalence names the panel; otherwise
-            # (the classes of a multi-class input, say) the models do.
-            whole = all(sum(inputs[n] == inputs[name] for n in group) == per_input[inputs[name]]
-                        for name in group)
-            names = ", ".join(dict.fromkeys(inputs[name] for name in group) if whole
-                              else group)
-            titles.append(f"{names} (π = {next(iter(group.values())).prevalence:.3g})")
+        titles = plot.panel_titles(groups, {m.name: m.input.name for m in self.models})
         figure = Figure(layout="constrained")
         figure.supxlabel(FIGURE_NOTE, fontsize=9, color="0.35")
         plot.plot_pr_curves_grid(groups, titles=titles, figure=figure, extra=extra,
                                  **style)  # type: ignore[arg-type]
         return figure
 
-    def _write_plots(self, folder: Path) -> list[Path]:
+    def _plot_writers(self) -> list[tuple[str, Any]]:
         # Figures built without pyplot: no GUI backend, no global state, nothing to close.
         from matplotlib.figure import Figure
 
@@ -569,11 +566,13 @@ class Report:
         grid = plot_thresholds_grid(curves, beta=self.settings.beta,
                                     figure=Figure(layout="constrained"),
                                     colors=self.model_colors())
-        # Each picture through present.files: renamed into place, the same bytes every run.
+        # Each picture through present.files: the same bytes every run.
         shots = [(figure, "pr_curve.png"), (figure, "pr_curve.svg"), (grid, "threshold.png")]
-        for picture, name in shots:
-            save_figure(picture, folder / name, dpi=plot.DPI)
-        return [folder / name for _, name in shots]
+        # The precision-recall-gain view (docs/pr_space.md), a figure of its own.
+        from prcurve.present.prg_plot import prg_figure
+
+        shots.append((prg_figure(curves), "prg_curve.png"))
+        return [(name, figure_writer(picture, name, dpi=plot.DPI)) for picture, name in shots]
 
 
 def parse_fail_under(text: str) -> tuple[str, float]:

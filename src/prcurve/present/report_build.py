@@ -40,6 +40,7 @@ from prcurve.present.report import (
     Report,
     ReportSettings,
 )
+from prcurve.present.report_text import average_label
 from prcurve.space import bounds
 from prcurve.space.aggregate import aggregate, macro_average_curve
 from prcurve.space.intervals import CurveInterval, bootstrap_average_precision
@@ -284,7 +285,9 @@ def evaluate_classes(
     labels = [str(c) for c in ovr.classes.tolist()]
     curves = [*ovr.curves(), PRCurve(ovr.micro_counts())]
     models = []
-    for label, column, curve in zip([*labels, "micro"], [*columns, None], curves, strict=True):
+    # The pooled curve's name is never a class's (a class may be named "micro").
+    pooled = average_label("micro", labels)
+    for label, column, curve in zip([*labels, pooled], [*columns, None], curves, strict=True):
         values = {
             "rows": rows,
             "rows_dropped": rows_dropped,
@@ -390,6 +393,11 @@ def build_report(
     summaries = [InputSummary.of(loaded) for loaded in inputs]
     models = []
     groups = []
+    notes = list(notes)
+    for loaded in inputs:  # a p_<name> column whose class does not occur: said, not dropped
+        note = loaded.unscored_note if isinstance(loaded, LoadedClasses) else None
+        if note is not None and note not in notes:
+            notes.append(note)
     stems = [Path(loaded.path).stem for loaded in inputs]
     for loaded, summary, names in zip(inputs, summaries, model_names(inputs), strict=True):
         if isinstance(loaded, LoadedClasses):  # one score column per class: one-vs-rest
@@ -405,7 +413,7 @@ def build_report(
         for scored, name in zip(loaded.models, names, strict=True):
             models.append(_evaluate_one(name, summary, scored.column, scored, scored.positive,
                                         scored.scores, scored.weights, settings))
-    return Report(settings=settings, inputs=summaries, models=models, notes=list(notes),
+    return Report(settings=settings, inputs=summaries, models=models, notes=notes,
                   class_averages=groups)
 
 

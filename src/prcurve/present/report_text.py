@@ -8,15 +8,14 @@ format the numbers the report already holds and compute none.
 
 from __future__ import annotations
 
-import csv
-import io as _io
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from prcurve._version import __version__
 from prcurve.core.average_precision import AP_METHODS
+from prcurve.core.csv_writers import csv_line
 from prcurve.core.table import Table
 
 if TYPE_CHECKING:
@@ -26,6 +25,7 @@ if TYPE_CHECKING:
     from prcurve.present.report import InputSummary, ModelReport, Report
 
 __all__ = [
+    "average_label",
     "class_tables",
     "comparison_table",
     "csv_rows",
@@ -40,6 +40,25 @@ __all__ = [
     "to_text",
 ]
 
+
+def average_label(label: str, classes: Sequence[str]) -> str:
+    """``label`` (an average's name: ``micro``, ``macro average`` ...) made distinct from
+    every class's name: in parentheses, as often as needed, when a class is named so.
+    A class literally named ``micro`` (or ``macro``, ``weighted``) thus never shares a
+    name with an average (docs/report.md).
+
+    Examples
+    --------
+    >>> from prcurve.present.report_text import average_label
+    >>> average_label("micro", ["cat", "dog"]), average_label("micro", ["micro", "dog"])
+    ('micro', '(micro)')
+    >>> average_label("macro average", ["macro average", "(macro average)"])
+    '((macro average))'
+    """
+    taken = set(classes)
+    while label in taken:
+        label = f"({label})"
+    return label
 
 
 def rows(report: Report, model: ModelReport) -> list[tuple[str, str, str, str]]:
@@ -158,7 +177,7 @@ def class_tables(report: Report) -> list[tuple[str, Table]]:
             columns["ROC AUC"].append(_fmt(values.get("roc_auc")))
             columns["model in this report"].append(member)
         for average in ("macro", "weighted", "micro"):
-            columns["class"].append(f"{average} average")
+            columns["class"].append(average_label(f"{average} average", group.classes))
             columns["support"].append(_count(sum(group.support)) if average != "macro" else "")
             columns[f"AP ({method})"].append(_fmt(group.average_precision[method][average]))
             columns["ROC AUC"].append(_fmt(group.roc_auc[average]))
@@ -308,14 +327,13 @@ def csv_rows(report: Report) -> list[dict[str, Any]]:
     return out
 
 def to_csv(report: Report) -> str:
+    """One line per model (:func:`csv_rows`); every name quoted by
+    :func:`prcurve.core.csv_writers.csv_cell` (a carriage return included)."""
     rows = csv_rows(report)
-    buffer = _io.StringIO()
-    writer = csv.DictWriter(buffer, fieldnames=list(rows[0]), lineterminator="\n")
-    writer.writeheader()
-    for row in rows:
-        writer.writerow({k: "" if v is None else (repr(v) if isinstance(v, float) else v)
-                         for k, v in row.items()})
-    return buffer.getvalue()
+    lines = [csv_line(rows[0])]
+    lines.extend(csv_line("" if v is None else (repr(v) if isinstance(v, float) else str(v))
+                          for v in row.values()) for row in rows)
+    return "\n".join(lines) + "\n"
 
 
 # -- formatting helpers -----------------------------------------------------------------

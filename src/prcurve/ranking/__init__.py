@@ -32,10 +32,12 @@ and runs, from any form or a TREC file), :mod:`~prcurve.ranking.state` (the
 segmented rankings), :mod:`~prcurve.ranking.join` (ranking order and
 judgments), :mod:`~prcurve.ranking.kernels` (the measures),
 :mod:`~prcurve.ranking.evaluation` (:func:`evaluate`, :func:`judge`),
+:mod:`~prcurve.ranking.compare` (:func:`compare_runs`, paired significance tests),
 :mod:`~prcurve.ranking.single` (one ranking from arrays) and
 :mod:`~prcurve.ranking.trec_eval` (trec_eval's names and output).
 """
 
+from prcurve.ranking.compare import RunComparison, compare_runs
 from prcurve.ranking.evaluation import JudgedRun, RankingEvaluation, evaluate, judge
 from prcurve.ranking.measures import CONVENTIONS, MEASURE_NAMES, Convention, Measure
 from prcurve.ranking.single import (
@@ -57,7 +59,9 @@ __all__ = [
     "Qrels",
     "RankingEvaluation",
     "Run",
+    "RunComparison",
     "average_precision_at_k",
+    "compare_runs",
     "evaluate",
     "judge",
     "parse_qrels",

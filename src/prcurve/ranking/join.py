@@ -93,7 +93,10 @@ def prepare(
     judged with a grade >= 0 (-J), in that order, as trec_eval does.
     """
     run_queries, qrels_queries = _common_id_dtype([run._queries.labels, qrels._queries.labels])
-    query_ids = np.unique(np.concatenate((run_queries, qrels_queries)))
+    # The sorted distinct query ids (a sort, not np.unique: that imports numpy.ma, a
+    # tenth of a small run's time).
+    query_ids = np.sort(np.concatenate((run_queries, qrels_queries)))
+    query_ids = query_ids[np.concatenate(([True], query_ids[1:] != query_ids[:-1]))]
     run_common = np.searchsorted(query_ids, run_queries)
     qrels_common = np.searchsorted(query_ids, qrels_queries)
     qrels_code, grades = judgment_codes(qrels.relevance)

@@ -172,7 +172,7 @@ class _LongTable:
 
     @classmethod
     def from_frame(cls: type[_T], frame: Any) -> _T:
-        """From a pandas DataFrame or pyarrow Table with columns query_id (or qid),
+        """From a pandas or polars DataFrame or a pyarrow Table with columns query_id (or qid),
         doc_id (or docno) and the value column (relevance or score)."""
         columns = _frame_columns(
             frame, cls._KIND,
@@ -338,8 +338,12 @@ def _checked_length(array: NDArray[Any], n: int) -> NDArray[Any]:
 def _frame_columns(
     frame: Any, argument: str, wanted: dict[str, Sequence[str]]
 ) -> dict[str, Any]:
-    """The columns of a pandas DataFrame or pyarrow Table: string id columns
-    dictionary-encoded by pandas or pyarrow (no Python object per row)."""
+    """The columns of a pandas or polars DataFrame or a pyarrow Table: string id columns
+    dictionary-encoded by pandas or pyarrow (no Python object per row). A polars frame is
+    read as the pyarrow Table it converts to (``to_arrow``: its columns' buffers, mostly
+    without a copy), so its string ids are encoded by pyarrow."""
+    if _is_polars(frame):
+        frame = frame.to_arrow()
     found = frame.column_names if hasattr(frame, "column_names") else frame.columns
     names = [str(c) for c in found]
     chosen = check_columns(argument, names, wanted)
@@ -353,6 +357,11 @@ def _frame_columns(
                 continue
         out[role] = _plain_column(column)
     return out
+
+
+def _is_polars(frame: Any) -> bool:
+    """A polars DataFrame, told by its module (polars is never imported here)."""
+    return type(frame).__module__.split(".")[0] == "polars" and hasattr(frame, "to_arrow")
 
 
 def _plain_column(column: Any) -> NDArray[Any]:

@@ -8,10 +8,11 @@ with ``-q`` and then the summary. Measure parameters are read as trec_eval
 reads them (``atol``/``atof``: ``ndcg_cut.23.4`` is cutoff 23), and so are its
 options ``-c -l -M -J -N -n -Z`` (``TrecEvalOptions``).
 
-trec_eval measures not computed: the preference measures (``prefs_*``,
-``-R prefs``/``qrels_prefs``) and those of judgment groups (``*_avgjg``,
-``-R qrels_jg``), which need other input formats; asking for one is an error
-naming it.
+With ``rel_format`` ``prefs`` or ``qrels_prefs`` (``-R``) the relevance input
+is preferences and the measures the ``prefs_*`` ones
+(:mod:`prcurve.ranking.prefs`); with ``qrels_jg``, judgment groups and the
+``*_avgjg`` measures (:mod:`prcurve.ranking.judgment_groups`). A measure that
+does not suit the format is an error naming it.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from numpy.typing import NDArray
 
 from prcurve.core.undefined import undefined_scope
 from prcurve.ranking.evaluation import judge
+from prcurve.ranking.judgment_groups import JudgmentGroups, judgment_group_values, read_qrels_jg
 from prcurve.ranking.kernels import (
     MIN_GEO_MEAN,
     compute,
@@ -33,6 +35,7 @@ from prcurve.ranking.kernels import (
     mean_over_levels,
 )
 from prcurve.ranking.measures import Measure
+from prcurve.ranking.prefs import Preferences, as_bytes, prefs_values, read_prefs
 from prcurve.ranking.state import NOT_IN_POOL, JudgedLevels, Rankings
 from prcurve.ranking.tables import Qrels, Run
 from prcurve.ranking.trec_format import read_zscores
@@ -45,12 +48,14 @@ from prcurve.ranking.trec_measures import (
     measures_help,
     output_plan,
 )
+from prcurve.validation.ranking import wrong_table_type
 
 __all__ = [
     "TREC_MEASURES",
     "TrecEvalOptions",
     "format_trec_eval",
     "measures_help",
+    "read_relevance",
     "skipped_queries",
 ]
 
@@ -66,11 +71,26 @@ def _text(value: Any) -> str:
     return str(value)
 
 
-def skipped_queries(qrels: Qrels, run: Run) -> list[str]:
+def skipped_queries(qrels: Qrels | Preferences | JudgmentGroups, run: Run) -> list[str]:
     """Judged queries with no results, which ``-c`` would score 0 (left out otherwise)."""
-    judged = set(qrels._queries.labels.tolist())
-    retrieved = set(run._queries.labels.tolist())
+    if isinstance(qrels, Qrels):
+        judged = set(qrels._queries.labels.tolist())
+        retrieved = set(run._queries.labels.tolist())
+    else:
+        judged = set(np.unique(qrels.query).tolist())
+        retrieved = set(as_bytes(run._queries.labels).tolist())
     return sorted(_text(q) for q in judged - retrieved)
+
+
+def read_relevance(path: str | os.PathLike[str], rel_format: str) -> Any:
+    """The relevance file in trec_eval's ``-R`` format: a :class:`Qrels`, or
+    :class:`~prcurve.ranking.prefs.Preferences` (``prefs``, ``qrels_prefs``), or
+    :class:`~prcurve.ranking.judgment_groups.JudgmentGroups` (``qrels_jg``)."""
+    if rel_format in ("prefs", "qrels_prefs"):
+        return read_prefs(path, rel_format)
+    if rel_format == "qrels_jg":
+        return read_qrels_jg(path)
+    return Qrels.coerce(path)
 
 
 def _number(value: float) -> str:
@@ -114,6 +134,8 @@ def format_trec_eval(
     version = options.version
     zscores = _zscores(options.zscores)
     run_table = Run.coerce(run)
+    if options.rel_format != "qrels":
+        return _other_format(qrels, run_table, options, plan, zscores)
     qrels_table = Qrels.coerce(qrels)
     judged = judge(
         qrels_table, run_table,
@@ -125,7 +147,6 @@ def format_trec_eval(
     rankings = judged._prepared.rankings
     has_results = judged._prepared.has_results
     query_ids = [_text(q) for q in judged.query_ids.tolist()]
-    n = len(query_ids)
     convention = "trec_eval_9" if version == 9 else "trec_eval_10"
     cache: dict[Measure, Any] = {}
     missing = np.flatnonzero(~has_results) if version == 10 else np.zeros(0, dtype=np.intp)
@@ -158,7 +179,57 @@ def format_trec_eval(
             values = _zscored(values, column.name, query_ids, zscores)
         stored.append(values)
 
-    z = "Z" if zscores is not None else ""
+    return _lines(plan, stored, query_ids, has_results, options, run_table, qrels_table,
+                  zscores is not None)
+
+
+def _other_format(
+    relevance: Any, run: Run, options: TrecEvalOptions, plan: list[Column],
+    zscores: dict[tuple[str, str], tuple[float, float]] | None,
+) -> str:
+    """trec_eval's output for -R prefs, qrels_prefs or qrels_jg."""
+    version = options.version
+    precision = "float32" if version == 9 else "float64"
+    if isinstance(relevance, (str, os.PathLike)):
+        relevance = read_relevance(relevance, options.rel_format)
+    measured = [column for column in plan if column.spec.rel_format is not None]
+    if options.rel_format == "qrels_jg":
+        if not isinstance(relevance, JudgmentGroups):
+            raise wrong_table_type("qrels", relevance, "JudgmentGroups or a qrels_jg path")
+        queries, has_results, columns = judgment_group_values(
+            relevance, run, [column.measures for column in measured],
+            relevance_level=options.relevance_level, depth=options.depth,
+            complete=options.complete, score_precision=precision,
+            judged_only=options.judged_only,
+            convention="trec_eval_9" if version == 9 else "trec_eval_10",
+        )
+        by_name = dict(zip([c.name for c in measured], columns, strict=True))
+    else:
+        if not isinstance(relevance, Preferences):
+            raise wrong_table_type("qrels", relevance, "Preferences or a prefs path")
+        scores = run.score.astype(np.float32) if version == 9 else run.score
+        queries, has_results, by_name = prefs_values(
+            relevance, as_bytes(run._queries.labels), run._queries.codes,
+            as_bytes(run._docs.labels)[run._docs.codes], scores.astype(np.float64),
+            [c.name for c in measured], depth=options.depth, complete=options.complete,
+        )
+    query_ids = [_text(q) for q in queries.tolist()]
+    stored: list[Any] = []
+    for column in plan:
+        values = by_name.get(column.name)
+        if values is not None and zscores is not None:
+            values = _zscored(values, column.name, query_ids, zscores)
+        stored.append(values)
+    return _lines(plan, stored, query_ids, has_results, options, run, None, zscores is not None)
+
+
+def _lines(
+    plan: list[Column], stored: list[Any], query_ids: list[str], has_results: NDArray[np.bool_],
+    options: TrecEvalOptions, run_table: Run, qrels_table: Qrels | None, zscored: bool,
+) -> str:
+    """The output: per query with -q, then the summary (-n: none)."""
+    version, n = options.version, len(query_ids)
+    z = "Z" if zscored else ""
     lines: list[str] = []
     if options.per_query:
         printed = has_results if version == 9 else np.ones(n, dtype=bool)
@@ -220,7 +291,7 @@ def _sequential_sum(values: NDArray[np.float64]) -> float:
 
 def _summary_line(
     column: Column, values: Any, counted: NDArray[np.bool_], n: int,
-    options: TrecEvalOptions, run: Run, qrels: Qrels, z: str,
+    options: TrecEvalOptions, run: Run, qrels: Qrels | None, z: str,
 ) -> str | None:
     rule = column.spec.summary
     if rule == "none":
@@ -234,7 +305,7 @@ def _summary_line(
     if rule == "gm":
         total += (n - int(np.count_nonzero(counted))) * math.log(MIN_GEO_MEAN)
         value = math.exp(total / n)
-    elif rule == "num_rel" and options.complete:
+    elif rule == "num_rel" and options.complete and qrels is not None:
         # trec_eval -c counts every judgment with grade > 0, whatever -l says (m_num_rel.c).
         value = float(np.count_nonzero(qrels.relevance > 0))
     elif rule in ("sum", "num_rel"):

@@ -7,7 +7,8 @@ Blank lines and lines whose first non-blank character is ``#`` are skipped
 start is dropped; gzip, bzip2 and xz files are decompressed (by their first
 bytes, whatever their name).
 
-Two readers give the same columns (:mod:`prcurve.ranking.trec_reader` picks one):
+Two readers give the same columns (:mod:`prcurve.ranking.trec_reader` picks one;
+a file under 4 MiB always goes to the second, the exact reader):
 
 - with pyarrow installed, pyarrow's streaming CSV reader takes files that use one
   delimiter throughout (a single space or a single tab between fields, plain

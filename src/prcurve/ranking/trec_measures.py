@@ -1,5 +1,6 @@
 """trec_eval's measures as it names them: the measure table in its output order,
-the nicknames (``official``, ``all_trec``, ``set``), measure parameters read as
+the nicknames (``official``, ``all_trec``, ``set``, ``all_prefs``, ``prefs``,
+``qrels_jg``), which relevance format (``-R``) each measure needs, parameters read as
 trec_eval reads them (``atol``/``atof``), its options (:class:`TrecEvalOptions`)
 and the plan of output columns they give. :mod:`prcurve.ranking.trec_eval`
 evaluates the plan and prints it.
@@ -14,15 +15,17 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from prcurve.ranking.measures import Measure, with_params
+from prcurve.ranking.prefs import PREFS_MEASURES
 from prcurve.validation.arrays import check_choice
 from prcurve.validation.ranking import (
     bad_measure_parameter,
     bad_trec_option,
     check_flag,
     check_level_fraction,
+    check_rel_format,
+    measure_needs_format,
     trec_measure_not_in_version,
     unknown_trec_measure,
-    unsupported_trec_measure,
 )
 
 __all__ = [
@@ -57,6 +60,10 @@ class TrecMeasure:
     "p_double" (one value, numeric parameters), "p_pair" (one value,
     name=value parameters). summary: "mean", "sum", "gm" (geometric),
     "none" (relstring), or the special "runid", "num_q", "num_rel".
+    rel_format: the relevance input it is computed from ("qrels"; "prefs" for
+    -R prefs or qrels_prefs; "qrels_jg"; None for runid and num_q, any). The
+    prefs_* measures have no prcurve measure (``measure`` None): they are
+    computed by :mod:`prcurve.ranking.prefs`, by name.
     """
 
     name: str
@@ -66,12 +73,15 @@ class TrecMeasure:
     per_query: bool = True
     summary: str = "mean"
     since: int = 9  # the first trec_eval version (9 or 10) that has it
+    # The relevance input it needs (-R): "qrels", "prefs" (prefs or qrels_prefs),
+    # "qrels_jg"; None: any (runid, num_q).
+    rel_format: str | None = "qrels"
 
 
 # In trec_eval's order (measures.c, te_trec_measures): output follows this order.
 TREC_MEASURES: tuple[TrecMeasure, ...] = (
-    TrecMeasure("runid", "runid", None, per_query=False, summary="runid"),
-    TrecMeasure("num_q", "num_q", None, per_query=False, summary="num_q"),
+    TrecMeasure("runid", "runid", None, per_query=False, summary="runid", rel_format=None),
+    TrecMeasure("num_q", "num_q", None, per_query=False, summary="num_q", rel_format=None),
     TrecMeasure("num_ret", "long", "num_ret", summary="sum"),
     TrecMeasure("num_rel", "long", "num_rel", summary="num_rel"),
     TrecMeasure("num_rel_ret", "long", "num_rel_ret", summary="sum"),
@@ -107,6 +117,13 @@ TREC_MEASURES: tuple[TrecMeasure, ...] = (
     TrecMeasure("set_map", "double", "set_map"),
     TrecMeasure("set_F", "p_double", "set_F", (1.0,)),
     TrecMeasure("num_nonrel_judged_ret", "long", "num_nonrel_judged_ret", summary="sum"),
+    *(TrecMeasure(name, "long", None, summary="sum", rel_format="prefs")
+      for name in PREFS_MEASURES[:3]),
+    *(TrecMeasure(name, "double", None, rel_format="prefs") for name in PREFS_MEASURES[3:]),
+    TrecMeasure("map_avgjg", "double", "AP", rel_format="qrels_jg"),
+    TrecMeasure("P_avgjg", "cut_long", "P", _DEFAULT_CUTOFFS, rel_format="qrels_jg"),
+    TrecMeasure("Rprec_mult_avgjg", "cut_double", "Rprec_mult",
+                 (0.2, 0.4, 0.6, 0.8, 1.0, 1.2, 1.4, 1.6, 1.8, 2.0), rel_format="qrels_jg"),
     TrecMeasure("yaap", "double", "yaap"),
     TrecMeasure("rbp", "p_pair", "rbp", since=10),
     TrecMeasure("rbp_resid", "p_pair", "rbp_resid", since=10),
@@ -127,22 +144,24 @@ _ALL_TREC_9 = (*_OFFICIAL, "relstring", "recall", "infAP", "gm_bpref", "utility"
 _ALL_TREC_10 = (*_ALL_TREC_9, "unj", "rbp", "rbp_resid")
 _SET = ("runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "utility", "set_P",
         "set_recall", "set_relative_P", "set_map", "set_F")
-
-NICKNAMES = {
-    10: {"official": _OFFICIAL, "all_trec": _ALL_TREC_10, "set": _SET},
-    9: {"official": _OFFICIAL, "all_trec": _ALL_TREC_9, "set": _SET},
+# The preference and judgment-group nicknames (measures.c: prefs_names,
+# prefs_off_name, qrels_jg_names).
+_OTHER_FORMATS = {
+    "all_prefs": ("runid", "num_q", *PREFS_MEASURES),
+    "prefs": ("runid", "num_q", *PREFS_MEASURES[:6]),
+    "qrels_jg": ("runid", "num_q", "map_avgjg", "P_avgjg", "Rprec_mult_avgjg"),
 }
 
+NICKNAMES = {
+    10: {"official": _OFFICIAL, "all_trec": _ALL_TREC_10, "set": _SET, **_OTHER_FORMATS},
+    9: {"official": _OFFICIAL, "all_trec": _ALL_TREC_9, "set": _SET, **_OTHER_FORMATS},
+}
 
-# trec_eval measures and nicknames that need other input formats (-R prefs,
-# qrels_prefs, qrels_jg): named in the error.
-_OTHER_FORMATS = (
-    "prefs_num_prefs_poss", "prefs_num_prefs_ful", "prefs_num_prefs_ful_ret", "prefs_simp",
-    "prefs_pair", "prefs_avgjg", "prefs_avgjg_Rnonrel", "prefs_simp_ret", "prefs_pair_ret",
-    "prefs_avgjg_ret", "prefs_avgjg_Rnonrel_ret", "prefs_simp_imp", "prefs_pair_imp",
-    "prefs_avgjg_imp", "map_avgjg", "P_avgjg", "Rprec_mult_avgjg", "all_prefs", "prefs",
-    "qrels_jg",
-)
+# -R values and the measures' rel_format each one serves.
+_FORMAT_FAMILY = {"qrels": "qrels", "prefs": "prefs", "qrels_prefs": "prefs",
+                  "qrels_jg": "qrels_jg"}
+_FAMILY_FORMATS = {"qrels": ("qrels",), "prefs": ("prefs", "qrels_prefs"),
+                   "qrels_jg": ("qrels_jg",)}
 
 
 TrecEvalVersion = Literal[9, 10]
@@ -160,8 +179,9 @@ class TrecEvalOptions:
     ``judged_only`` ``-J``, ``collection_size`` ``-N`` (used by utility),
     ``zscores`` ``-Z`` (a file of ``query measure mean stddev`` lines, or a
     mapping ``{(query, measure): (mean, stddev)}``), ``rel_format`` ``-R``
-    and ``results_format`` ``-T`` (prcurve reads ``qrels`` and
-    ``trec_results``). ``version`` 10 (default) or 9 picks the recall-level
+    (``qrels``; ``prefs`` or ``qrels_prefs`` for the ``prefs_*`` measures,
+    ``qrels_jg`` for the ``*_avgjg`` ones) and ``results_format`` ``-T``
+    (``trec_results``). ``version`` 10 (default) or 9 picks the recall-level
     cutoff of iprec_at_recall and 11pt_avg, float64 or float32 scores, the
     measures that exist (9 has no rbp, rbp_resid, unj, dcg, ideal_dcg) and
     whether ``-c -q`` prints queries missing from the run (10 does).
@@ -224,13 +244,14 @@ def _columns(spec: TrecMeasure, text: str | None, options: TrecEvalOptions) -> l
     kind, base = spec.kind, spec.measure
     if kind in ("runid", "num_q"):
         return [Column(spec.name, (), spec)]
-    if base is None:  # unreachable: only runid and num_q have no measure
-        raise TypeError(spec.name)
     if kind in ("long", "double"):
         if text is not None:
             raise bad_measure_parameter(argument, f"{spec.name} takes no parameters",
                                         f"write -m {spec.name}")
-        return [Column(spec.name, (Measure(base),), spec)]
+        # The preference measures are computed by prcurve.ranking.prefs, by name.
+        return [Column(spec.name, () if base is None else (Measure(base),), spec)]
+    if base is None:  # unreachable: only runid, num_q and prefs_* have no measure
+        raise TypeError(spec.name)
     if kind == "cut_long":
         cutoffs = [int(v) for v in spec.default] if text is None else sorted(
             _atol(item) for item in text.split(","))
@@ -317,9 +338,11 @@ def _pairs(spec: TrecMeasure, text: str | None, argument: str) -> dict[str, Any]
 
 
 def selected(
-    measure_args: Sequence[str], version: int
+    measure_args: Sequence[str], version: int, rel_format: str = "qrels"
 ) -> dict[str, str | None]:
-    """trec_eval name -> parameter text as typed (None: defaults), in trec_eval's order."""
+    """trec_eval name -> parameter text as typed (None: defaults), in trec_eval's order.
+    Every measure must suit the relevance format (trec_eval stops with "Can't
+    calculate measure" otherwise)."""
     marked: set[str] = set()
     params: dict[str, str] = {}
     nicknames = NICKNAMES[version]
@@ -332,8 +355,6 @@ def selected(
             if BY_NAME[name].since > version:
                 raise trec_measure_not_in_version(arg, version, known)
             marked.add(name)
-        elif name in _OTHER_FORMATS:
-            raise unsupported_trec_measure(arg, known)
         else:
             raise unknown_trec_measure(arg, known)
         if dot:
@@ -354,12 +375,17 @@ def selected(
                 shared = params[name]
             elif shared is not None:
                 params[name] = shared
+    family = _FORMAT_FAMILY[rel_format]
+    for name in sorted(marked, key=[m.name for m in TREC_MEASURES].index):
+        needs = BY_NAME[name].rel_format
+        if needs is not None and needs != family:
+            raise measure_needs_format(name, _FAMILY_FORMATS[needs], rel_format)
     return {m.name: params.get(m.name) for m in TREC_MEASURES if m.name in marked}
 
 
 def output_plan(options: TrecEvalOptions) -> list[Column]:
     plan: list[Column] = []
-    for name, text in selected(options.measures, options.version).items():
+    for name, text in selected(options.measures, options.version, options.rel_format).items():
         plan.extend(_columns(BY_NAME[name], text, options))
     return plan
 
@@ -368,13 +394,7 @@ def check_options(options: TrecEvalOptions) -> None:
     check_choice("version", options.version, (9, 10))
     for name in ("per_query", "complete", "summary", "judged_only"):
         check_flag(name, getattr(options, name))
-    if options.rel_format != "qrels":
-        raise bad_trec_option(
-            "-R", options.rel_format,
-            "prcurve reads relevance in the qrels format only (-R qrels); the "
-            "preference formats (prefs, qrels_prefs) and judgment groups (qrels_jg) "
-            "are not supported",
-        )
+    check_rel_format(options.rel_format)
     if options.results_format != "trec_results":
         raise bad_trec_option("-T", options.results_format,
                               "prcurve reads results in the trec_results format only")

@@ -12,6 +12,12 @@ dictionary-encoded: no Python object per line. Every other file, and any
 file that reader refuses, goes to the exact reader of
 :mod:`prcurve.ranking.trec_format`, which names the first bad line; the two
 give the same columns.
+
+A small file (below :data:`SMALL_FILE_BYTES`; a typical run of 50 topics x
+1,000 documents is 1.5 MB) goes to the exact reader directly: one vectorised
+pass over its bytes in memory costs less than importing pyarrow (about 0.1 s),
+starting its threads and mapping the file (issue 26; the crossover, about 4 MB,
+in docs/benchmarks.md, "Everyday sizes").
 """
 
 from __future__ import annotations
@@ -40,7 +46,13 @@ from prcurve.ranking.trec_format import (
 )
 from prcurve.validation.ranking import unreadable_file
 
-__all__ = ["parse_columns", "plain_delimiter", "read_columns"]
+__all__ = ["SMALL_FILE_BYTES", "parse_columns", "plain_delimiter", "read_columns"]
+
+SMALL_FILE_BYTES = 4 << 20
+"""Files (after decompression, for bytes in memory) smaller than this are read by
+the exact reader alone: no pyarrow import, no thread, no memory map. Measured
+crossover in docs/benchmarks.md ("Everyday sizes"); tests set it to 0 to reach
+pyarrow's reader with small files."""
 
 
 def read_columns(path: str | os.PathLike[str], kind: str) -> Columns:
@@ -49,11 +61,19 @@ def read_columns(path: str | os.PathLike[str], kind: str) -> Columns:
     A plain file (one delimiter, see :func:`plain_delimiter`) is read by
     pyarrow's multi-threaded CSV reader from the path, without ever holding the
     whole file in memory; any other file, or one that reader refuses, is read
-    into memory (decompressed, byte-order mark dropped) and split exactly.
+    into memory (decompressed, byte-order mark dropped) and split exactly, as is
+    every file smaller than :data:`SMALL_FILE_BYTES`.
     """
     source = os.fspath(path)
     if os.path.isdir(source):
         raise unreadable_file(kind, source, "it is a directory, not a file")
+    try:
+        small = os.path.getsize(source) < SMALL_FILE_BYTES
+    except OSError:
+        small = False  # open() below names the problem
+    if small:  # one plain pass in memory (decompressed: parse_columns decides again)
+        data, source = read_bytes(path, kind)
+        return parse_columns(data, source, kind)
     try:
         with open(source, "rb") as handle:
             magic = handle.read(6)
@@ -70,6 +90,8 @@ def read_columns(path: str | os.PathLike[str], kind: str) -> Columns:
 
 def parse_columns(data: bytes, source: str, kind: str) -> Columns:
     """The columns of a qrels or run file held in memory (decompressed)."""
+    if len(data) < SMALL_FILE_BYTES:
+        return exact_columns(np.frombuffer(data, dtype=np.uint8), source, kind)
     sniffer = _sniff(data)
     if sniffer.delimiter() is not None:
         fast = _arrow_columns(data, kind, sniffer, source)

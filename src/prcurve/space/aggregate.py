@@ -23,9 +23,9 @@ cross-validation folds, tasks, queries, the classes of
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import reduce
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -45,6 +45,9 @@ from prcurve.validation.space import (
     check_recall_grid,
     check_seed,
 )
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
 
 __all__ = ["Aggregate", "aggregate", "macro_average_curve"]
 
@@ -81,6 +84,11 @@ class Aggregate:
         interpolated precision; None otherwise.
     counts : ThresholdCounts or None
         ``merge``: the pooled state.
+    curves : tuple of PRCurve or None
+        :meth:`from_cv_results`: each fold's curve.
+    band_recall, band_low, band_high : ndarray or None
+        :meth:`from_cv_results`: a recall grid and, at each level, the smallest and
+        largest fold's interpolated precision (the band across folds).
     """
 
     how: str
@@ -91,6 +99,64 @@ class Aggregate:
     recall: F64 | None = None
     precision: F64 | None = None
     counts: ThresholdCounts | None = None
+    curves: tuple[PRCurve, ...] | None = None
+    band_recall: F64 | None = None
+    band_low: F64 | None = None
+    band_high: F64 | None = None
+
+    @classmethod
+    def from_cv_results(
+        cls, cv_results: Any, X: Any, y: ArrayLike, *, how: How = "vertical",
+        method: APMethod = "step", recall_grid: ArrayLike | None = None,
+        pos_label: Any = None, sample_weight: ArrayLike | None = None,
+        response_method: str = "auto", zero_division: ZeroDivision = "nan",
+    ) -> Aggregate:
+        """One curve per fold of ``cross_validate(..., return_estimator=True,
+        return_indices=True)``, aggregated by ``how``, with the band across folds.
+
+        Each fold's fitted estimator scores its own test rows of ``X``
+        (:meth:`prcurve.PRCurve.from_estimator`'s rules); ``curves`` holds the folds'
+        curves, and ``band_low``/``band_high`` the smallest and largest fold's
+        interpolated precision at each level of ``band_recall`` (the recall grid).
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from sklearn.linear_model import LogisticRegression
+        >>> from sklearn.model_selection import cross_validate
+        >>> from prcurve import Aggregate
+        >>> rng = np.random.default_rng(0)
+        >>> X = rng.normal(size=(300, 2)); y = (X[:, 0] + rng.normal(size=300) > 0).astype(int)
+        >>> cv = cross_validate(LogisticRegression(), X, y, cv=3, return_estimator=True,
+        ...                     return_indices=True)
+        >>> result = Aggregate.from_cv_results(cv, X, y)
+        >>> len(result.curves), result.how, bool((result.band_low <= result.band_high).all())
+        (3, 'vertical', True)
+        """
+        # The scikit-learn adapter of the input layer above, imported lazily
+        # (docs/architecture.md).
+        from prcurve.io.estimators import curves_from_cv_results
+
+        curves = curves_from_cv_results(cv_results, X, y, pos_label=pos_label,
+                                        sample_weight=sample_weight,
+                                        response_method=response_method,
+                                        zero_division=zero_division)
+        grid = (recall_levels(100) if recall_grid is None
+                else check_recall_grid("recall_grid", recall_grid))
+        result = aggregate(curves, how, method=method, recall_grid=grid,
+                           zero_division=zero_division)
+        with undefined_scope(zero_division):
+            per_fold = np.array([c.interpolated_precision(grid) for c in curves])
+        return replace(result, curves=tuple(curves), band_recall=grid,
+                       band_low=per_fold.min(axis=0), band_high=per_fold.max(axis=0))
+
+    def plot(self, ax: Axes | None = None, **kwargs: Any) -> Any:
+        """Draw the folds' curves, each fold's unachievable region, the band and the
+        aggregate (:func:`prcurve.present.cv_plot.plot_folds`; needs ``curves``)."""
+        # Presentation above PR space, imported lazily (docs/architecture.md).
+        from prcurve.present.cv_plot import plot_folds
+
+        return plot_folds(self, ax, **kwargs)
 
 
 def _as_counts(part: Any, index: int) -> ThresholdCounts:

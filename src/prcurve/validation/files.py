@@ -204,6 +204,15 @@ def column_in_two_roles(column: str, first: str, second: str) -> InvalidInputErr
     )
 
 
+def check_distinct_labels(labels: Sequence[str]) -> None:
+    """Refuse a label column given twice (``--label y --label y``), as docs/cli.md says."""
+    seen: set[str] = set()
+    for column in labels:
+        if column in seen:
+            raise column_in_two_roles(column, "--label", "--label")
+        seen.add(column)
+
+
 def label_column_in_two_roles(column: str, chosen: str, option: str) -> InvalidInputError:
     """The label column, found automatically (``chosen == "auto"``), named again by ``option``."""
     if chosen == "auto":
@@ -344,8 +353,8 @@ def no_positives_left(column: str, path: str) -> InvalidInputError:
     )
 
 
-def unwritable_output(path: str, reason: str) -> InvalidInputError:
-    return InvalidInputError("--out", f"cannot write to {path!r} ({reason})",
+def unwritable_output(path: str, reason: str, argument: str = "--out") -> InvalidInputError:
+    return InvalidInputError(argument, f"cannot write to {path!r} ({reason})",
                              "choose a folder you can write to")
 
 

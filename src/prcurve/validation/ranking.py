@@ -256,15 +256,6 @@ def wrong_table_type(argument: str, value: Any, expected: str) -> InvalidInputEr
                              f"pass {expected}")
 
 
-def unsupported_trec_measure(text: str, supported: Sequence[str]) -> InvalidInputError:
-    return InvalidInputError(
-        "measures",
-        f"trec_eval measure {text!r} needs preference judgments or judgment groups "
-        "(trec_eval -R prefs, qrels_prefs or qrels_jg), which prcurve does not read",
-        f"use one of {', '.join(supported)}, or the nicknames official, all_trec, set",
-    )
-
-
 def trec_measure_not_in_version(
     text: str, version: int, supported: Sequence[str]
 ) -> InvalidInputError:
@@ -306,4 +297,37 @@ def with_swap_hint(
         error.argument, found,
         f"did you swap QRELS and RUN? {qrels!r} looks like a run (6 fields per line) and "
         f"{run!r} like judgments (4); the command is prcurve trec QRELS RUN",
+    )
+
+
+# -- trec_eval's preference and judgment-group formats (-R prefs, qrels_prefs, qrels_jg) --
+
+REL_FORMATS = ("qrels", "prefs", "qrels_prefs", "qrels_jg")
+
+
+def check_rel_format(value: Any) -> str:
+    """trec_eval's -R: the format of the relevance file."""
+    if not isinstance(value, str) or value not in REL_FORMATS:
+        raise InvalidInputError(
+            "-R", f"unsupported value {value!r}",
+            f"give one of {', '.join(REL_FORMATS)} (trec_eval's relevance formats)",
+        )
+    return value
+
+
+def measure_needs_format(text: str, needs: Sequence[str], found: str) -> InvalidInputError:
+    """A trec_eval measure asked for with a relevance format it cannot use."""
+    return InvalidInputError(
+        "measures",
+        f"trec_eval measure {text!r} needs -R {' or '.join(needs)} input (found -R {found})",
+        "with -R prefs or qrels_prefs use -m all_prefs (or prefs_* measures), with -R qrels_jg "
+        "-m qrels_jg (or the *_avgjg measures), with -R qrels every other measure",
+    )
+
+
+def bad_preference(source: str, query: Any, group: Any, found: str, fix: str) -> InvalidInputError:
+    """Preferences of one judgment group that trec_eval refuses (form_prefs_counts.c)."""
+    return InvalidInputError(
+        "qrels", f"{source}: query {_plain(query)!r}, judgment group {_plain(group)!r}: {found}",
+        fix,
     )

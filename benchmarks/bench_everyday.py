@@ -1,0 +1,216 @@
+"""Everyday sizes, whole processes (issue 26): start-up, a typical TREC run, 100 COCO images,
+a report of 10^4 rows, each tool against its peers on the same inputs.
+
+Usage::
+
+    python benchmarks/bench_everyday.py [--repeat 7] [--trec-eval PATH]  # or $TREC_EVAL
+
+Every number is one whole process (start-up, reading, computing, output), as a
+user or a shell loop waits for it; rounds alternate the tools of a case, so they
+share the machine's load, and each tool's best wall time of ``--repeat`` runs is
+kept (its CPU time the least, its peak resident set the largest, from
+``wait4``). Children keep Python's bytecode cache (bench_trec.CHILD_ENV; a first
+untimed run writes it). The load average is printed before and after: on a
+shared machine compare the ratios within a case, not the seconds.
+
+Cases (data written to a temporary folder, deleted afterwards):
+
+- start-up: ``python -c "import numpy"`` (the reference), ``import prcurve``,
+  ``prcurve --version``, ``prcurve --help``;
+- TREC, 50 topics x 1,000 documents (bench_trec's generator, 1.5 MB):
+  ``prcurve trec -m all_trec`` (output checked identical, byte for byte, to the C
+  trec_eval's), the C trec_eval (skipped with a line when no binary or source is
+  given), a pytrec_eval process (its file parsers and every measure of all_trec
+  it has);
+- COCO, 100 images (bench_detection's generator: 80 categories, 100 detections
+  per image): ``prcurve coco GT DT``, a faster-coco-eval process and a pycocotools
+  process (``COCO`` + ``loadRes`` + evaluate, accumulate, summarize); the 12
+  printed statistics checked equal across the three;
+- report, 10^4 rows of a CSV (label, score): ``prcurve report FILE`` (text, the
+  default 95% bootstrap interval of 1,000 resamples), the same with ``--ci
+  none``, and a scikit-learn process reading the file with numpy and computing
+  ``average_precision_score`` and ``precision_recall_curve``; AP checked equal to
+  scikit-learn's (4 decimals, as printed).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import re
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench_trec import CHILD_ENV, PYTREC_SCRIPT, timed, trec_eval_binary, write_files
+
+PY = sys.executable
+SLOW = {"pycocotools process"}
+
+COCO_SCRIPT = """
+import sys
+{imports}
+gt = COCO(sys.argv[1])
+dt = gt.loadRes(sys.argv[2])
+e = COCOeval(gt, dt, "bbox")
+e.evaluate(); e.accumulate(); e.summarize()
+if {print_stats}:  # faster-coco-eval logs its summary (not shown): its 12 statistics
+    print("\\n".join(f"] = {{v:0.3f}}" for v in e.stats))
+"""
+
+SKLEARN_SCRIPT = """
+import sys
+import numpy as np
+from sklearn.metrics import average_precision_score, precision_recall_curve
+data = np.loadtxt(sys.argv[1], delimiter=",", skiprows=1)
+y, s = data[:, 0], data[:, 1]
+precision, recall, thresholds = precision_recall_curve(y, s)
+print(f"AP {average_precision_score(y, s):.4f} thresholds {thresholds.shape[0]}")
+"""
+
+
+def write_inputs(folder: Path) -> dict[str, Path]:
+    """The TREC, COCO and CSV inputs (in a child process: this one stays small)."""
+    import json
+
+    import numpy as np
+
+    import bench_detection
+
+    qrels, run = write_files(folder, 50, 1000)
+    ground_truth, results = bench_detection.make_data(100)
+    (folder / "gt.json").write_text(json.dumps(ground_truth))
+    (folder / "dt.json").write_text(json.dumps(results))
+    rng = np.random.default_rng(0)
+    labels = rng.random(10_000) < 0.3
+    scores = np.round(rng.normal(labels * 1.0, 1.0), 6)
+    with open(folder / "scores.csv", "w") as f:
+        f.write("label,score\n")
+        f.writelines(f"{int(a)},{b!r}\n" for a, b in zip(labels, scores.tolist(), strict=True))
+    return {"qrels": qrels, "run": run, "gt": folder / "gt.json", "dt": folder / "dt.json",
+            "csv": folder / "scores.csv"}
+
+
+def cases(files: dict[str, Path], binary: Path | None) -> dict[str, dict[str, list[str]]]:
+    qrels, run = str(files["qrels"]), str(files["run"])
+    gt, dt, csv = str(files["gt"]), str(files["dt"]), str(files["csv"])
+    trec = {"prcurve trec -m all_trec": [PY, "-m", "prcurve", "trec", "-m", "all_trec", qrels,
+                                         run]}
+    if binary is not None:
+        trec["trec_eval -m all_trec (C)"] = [str(binary), "-m", "all_trec", qrels, run]
+    trec["pytrec_eval process"] = [PY, "-c", PYTREC_SCRIPT, qrels, run]
+    return {
+        "start-up": {
+            "import numpy": [PY, "-c", "import numpy"],
+            "import prcurve": [PY, "-c", "import prcurve"],
+            "prcurve --version": [PY, "-m", "prcurve", "--version"],
+            "prcurve --help": [PY, "-m", "prcurve", "--help"],
+        },
+        "TREC, 50 topics x 1,000 documents (1.5 MB)": trec,
+        "COCO boxes, 100 images, 10,000 detections": {
+            "prcurve coco": [PY, "-m", "prcurve", "coco", gt, dt],
+            "faster-coco-eval process": [PY, "-c", COCO_SCRIPT.format(
+                imports="from faster_coco_eval import COCO, COCOeval_faster as COCOeval",
+                print_stats=True),
+                gt, dt],
+            "pycocotools process": [PY, "-c", COCO_SCRIPT.format(
+                imports="from pycocotools.coco import COCO\n"
+                        "from pycocotools.cocoeval import COCOeval", print_stats=False), gt, dt],
+        },
+        "report, 10^4 rows (CSV)": {
+            "import numpy": [PY, "-c", "import numpy"],
+            "prcurve report FILE (text, 95% CI)": [PY, "-m", "prcurve", "report", csv],
+            "prcurve report FILE --ci none": [PY, "-m", "prcurve", "report", csv, "--ci",
+                                              "none"],
+            "scikit-learn process (AP + curve)": [PY, "-c", SKLEARN_SCRIPT, csv],
+        },
+    }
+
+
+def check(case: str, outputs: dict[str, bytes]) -> str:
+    """The agreement this case checks, as a line; stops the benchmark if it fails."""
+    if case.startswith("TREC"):
+        c = outputs.get("trec_eval -m all_trec (C)")
+        if c is None:
+            return "no C trec_eval to compare with"
+        if outputs["prcurve trec -m all_trec"] != c:
+            raise SystemExit("prcurve's trec output differs from trec_eval's")
+        return f"prcurve's output identical to trec_eval's ({len(c.splitlines())} lines)"
+    if case.startswith("COCO"):
+        stats = {tool: re.findall(rb"\] = (-?[0-9.]+)", out) for tool, out in outputs.items()}
+        values = list(stats.values())
+        if any(len(v) != 12 for v in values) or any(v != values[0] for v in values):
+            raise SystemExit(f"COCO statistics differ: {stats}")
+        return "the 12 statistics equal across the three tools (as printed)"
+    if case.startswith("report"):
+        ours = re.search(rb"AP \(step\) +([0-9.]+)", outputs["prcurve report FILE --ci none"])
+        theirs = re.search(rb"AP ([0-9.]+)", outputs["scikit-learn process (AP + curve)"])
+        if ours is None or theirs is None or ours.group(1) != theirs.group(1):
+            raise SystemExit(f"AP differs: {ours} vs {theirs}")
+        return f"AP {ours.group(1).decode()} = scikit-learn's average_precision_score"
+    return ""
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeat", type=int, default=7)
+    parser.add_argument("--slow-repeat", type=int, default=2,
+                        help="runs of the pycocotools process (seconds each)")
+    parser.add_argument("--trec-eval", default=os.environ.get("TREC_EVAL"))
+    parser.add_argument("--write", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.write:
+        write_inputs(Path(args.write))
+        return
+    with tempfile.TemporaryDirectory() as name:
+        folder = Path(name)
+        subprocess.run([PY, __file__, "--write", name], check=True)
+        files = {"qrels": folder / "qrels", "run": folder / "run", "gt": folder / "gt.json",
+                 "dt": folder / "dt.json", "csv": folder / "scores.csv"}
+        binary = trec_eval_binary(args.trec_eval, folder)
+        if binary is None:
+            print("# trec_eval: skipped (give --trec-eval PATH or set TREC_EVAL: a binary, or "
+                  "usnistgov/trec_eval's source folder to build with make)")
+        load_before = os.getloadavg()
+        tables = []
+        for case, tools in cases(files, binary).items():
+            for command in tools.values():  # bytecode caches written; not timed
+                subprocess.run(command, env=CHILD_ENV, capture_output=True, check=False)
+            results: dict[str, list[dict[str, Any]]] = {tool: [] for tool in tools}
+            for round_number in range(args.repeat):
+                for tool, command in tools.items():
+                    if tool in SLOW and round_number >= args.slow_repeat:
+                        continue
+                    done = timed(command, folder)
+                    if done["code"] != 0:
+                        raise SystemExit(f"{tool} failed: {done['stderr'].decode()[-2000:]}")
+                    results[tool].append(done)
+            note = check(case, {tool: runs[-1]["stdout"] for tool, runs in results.items()})
+            tables.append((case, results, note))
+            print(f"# {case}: done; {note}", flush=True)
+        load_after = os.getloadavg()
+    print(f"\nload average before {load_before}, after {load_after}; CPU cores: "
+          f"{os.cpu_count()}; {platform.platform()}; Python {platform.python_version()}; "
+          f"best of {args.repeat} runs each "
+          f"({args.slow_repeat} of {', '.join(sorted(SLOW))})\n")
+    print("| case | tool | wall ms | CPU ms | peak RSS MiB | wall / first row's | "
+          "CPU / first row's |")
+    print("|:--|:--|--:|--:|--:|--:|--:|")
+    for case, results, _ in tables:
+        first = next(iter(results.values()))
+        base = min(r["wall"] for r in first)
+        base_cpu = min(r["cpu"] for r in first)
+        for tool, runs in results.items():
+            wall = min(r["wall"] for r in runs)
+            cpu = min(r["cpu"] for r in runs)
+            rss = max(r["rss"] for r in runs)
+            print(f"| {case} | {tool} | {wall * 1e3:.0f} | {cpu * 1e3:.0f} | {rss:.0f} | "
+                  f"{wall / base:.2f}x | {cpu / base_cpu:.2f}x |")
+
+
+if __name__ == "__main__":
+    main()

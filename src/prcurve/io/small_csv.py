@@ -1,0 +1,150 @@
+"""Small CSV and TSV files read by a plain pass in memory, without pyarrow.
+
+A file smaller than :data:`SMALL_CSV_BYTES` whose text is unambiguous is split by
+the standard library and typed column by column, as pyarrow's CSV reader types it
+(:func:`prcurve.io.readers.read_table`): integers ``int64``, decimal numbers
+``float64``, ``true``/``false`` ``bool``, anything else text (``str`` objects).
+Importing pyarrow and starting its threads costs more than reading such a file
+(issue 26; docs/benchmarks.md, "Everyday sizes").
+
+Only what both readers read the same way is taken here; every other file returns
+``None`` and goes to pyarrow's reader, which decides and names any problem: a
+quote character, a missing value (an empty field or one of pyarrow's null
+spellings), a line with another number of fields, text that is not UTF-8, a
+byte-order mark, a compressed file, a value pyarrow might read as another type
+(a number outside the plain grammar below, ``inf``, a date or a time), a
+column name given twice, or a header without rows.
+
+Examples
+--------
+>>> import os, tempfile
+>>> from prcurve.io.small_csv import read_small_delimited
+>>> path = os.path.join(tempfile.mkdtemp(), "s.csv")
+>>> with open(path, "w") as f:
+...     _ = f.write("label,score,model\\n1,0.5,a\\n0,2e-1,b\\n")
+>>> columns = read_small_delimited(path, ",")
+>>> columns["label"].dtype, columns["score"].tolist(), columns["model"].tolist()
+(dtype('int64'), [0.5, 0.2], ['a', 'b'])
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from itertools import repeat
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+__all__ = ["SMALL_CSV_BYTES", "read_delimited_by_size", "read_small_delimited"]
+
+SMALL_CSV_BYTES = 4 << 20
+"""Files smaller than this (on disk) are tried by the plain pass first."""
+
+# pyarrow.csv.ConvertOptions' default null spellings (any of them: pyarrow's reader).
+_NULLS = frozenset({"", "#N/A", "#N/A N/A", "#NA", "-1.#IND", "-1.#QNAN", "-NaN", "-nan",
+                    "1.#IND", "1.#QNAN", "N/A", "NA", "NULL", "NaN", "n/a", "nan", "null"})
+_BOOLS = {"true": True, "True": True, "TRUE": True,
+          "false": False, "False": False, "FALSE": False}
+# Whole columns, each value followed by \n: integers within int64 (18 digits at most),
+# integers of any length, plain decimal numbers.
+_INTS = re.compile(r"(?:-?[0-9]{1,18}\n)+")
+_ALL_DIGITS = re.compile(r"(?:-?[0-9]+\n)+")
+_FLOATS = re.compile(r"(?:-?[0-9]+(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?\n)+")
+# Values pyarrow may type otherwise than as text (numbers in other spellings,
+# infinities, dates, times, timestamps: a value starting with a sign, a dot or a
+# digit), and values with white space around them: such a column goes to pyarrow.
+_AMBIGUOUS = re.compile(r"(?:^|\n)(?:[-+.0-9]|[-+]?inf(?:inity)?\n|\s)|\s\n",
+                        re.IGNORECASE)
+_COMPRESSED = (".gz", ".bz2", ".zst", ".lz4")
+
+
+def read_small_delimited(path: str | os.PathLike[str], delimiter: str,
+                         ) -> dict[str, NDArray[Any]] | None:
+    """The columns of a small, unambiguous delimited file, or None (pyarrow's reader).
+
+    Parameters
+    ----------
+    path : str or PathLike
+        The file.
+    delimiter : str
+        One character: ``","`` (CSV) or ``"\\t"`` (TSV).
+
+    Returns
+    -------
+    dict of str to ndarray, or None
+        Each column by name, in the file's order: ``int64``, ``float64``, ``bool`` or
+        objects (``str``); None when the file is large or needs pyarrow's reader
+        (see the module's docstring).
+    """
+    file = Path(path)
+    if file.suffix.lower() in _COMPRESSED:
+        return None
+    try:
+        if file.stat().st_size >= SMALL_CSV_BYTES:
+            return None
+        data = file.read_bytes()
+    except OSError:
+        return None  # pyarrow's reader names the problem
+    if b'"' in data or data.startswith(b"\xef\xbb\xbf") or b"\x00" in data:
+        return None
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+    text = text.replace("\r\n", "\n")
+    if "\r" in text:  # a line ending in \r alone
+        return None
+    lines = list(filter(None, text.split("\n")))  # pyarrow skips empty lines
+    if len(lines) < 2:
+        return None
+    names = lines[0].split(delimiter)
+    if len(set(names)) != len(names):
+        return None
+    width = len(names)
+    if set(map(str.count, lines[1:], repeat(delimiter))) != {width - 1}:  # a ragged line
+        return None
+    cells = delimiter.join(lines[1:]).split(delimiter)  # row-major: row i, column j at i*w+j
+    columns: dict[str, NDArray[Any]] = {}
+    for j, name in enumerate(names):
+        typed = _typed(cells[j::width])
+        if typed is None:
+            return None
+        columns[name] = typed
+    return columns
+
+
+def _typed(values: list[str]) -> NDArray[Any] | None:
+    """One column typed as pyarrow types it, or None where that is not certain (each
+    grammar matched once over the joined column: one pass in C)."""
+    if not _NULLS.isdisjoint(values):
+        return None
+    joined = "\n".join(values) + "\n"
+    if _INTS.fullmatch(joined):
+        return np.array(list(map(int, values)), dtype=np.int64)
+    if _ALL_DIGITS.fullmatch(joined):  # 19 digits or more: int64 or not, pyarrow decides
+        return None
+    if _FLOATS.fullmatch(joined):
+        return np.array(list(map(float, values)), dtype=np.float64)
+    if _BOOLS.keys() >= set(values):
+        return np.array([_BOOLS[v] for v in values], dtype=bool)
+    if _AMBIGUOUS.search(joined):
+        return None
+    return np.fromiter(values, dtype=object, count=len(values))
+
+
+def read_delimited_by_size(
+    path: Path, delimiter: str, on_rows: Any, large: Any,
+) -> dict[str, NDArray[Any]]:
+    """The plain pass for a small file, else ``large(path, delimiter, on_rows)``
+    (pyarrow's reader, :func:`prcurve.io.readers.read_table`'s; passed in, since that
+    module imports this one). ``on_rows`` hears the rows read, as from pyarrow's."""
+    columns = read_small_delimited(path, delimiter)
+    if columns is None:
+        out: dict[str, NDArray[Any]] = large(path, delimiter, on_rows)
+        return out
+    if on_rows is not None:
+        on_rows(len(next(iter(columns.values()))))
+    return columns
