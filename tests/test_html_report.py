@@ -235,10 +235,12 @@ def test_screenshot_shows_both_curves(browser: Any, page: Path, tmp_path: Path) 
     pixels = matplotlib.image.imread(io.BytesIO(shot.read_bytes()))[..., :3]
     not_white = (pixels < 0.95).any(axis=-1).mean()
     assert not_white > 0.03, "the page looks blank"
-    # Both models' colours (blue #1f77b4 and red #d62728) are drawn.
-    for rgb in ((0x1f, 0x77, 0xb4), (0xd6, 0x27, 0x28)):
-        target = np.array(rgb) / 255
-        assert (np.abs(pixels - target).max(axis=-1) < 0.05).sum() > 200, rgb
+    # Both models' colours (the report's palette: blue #1f77b4, orange #ff7f0e) are drawn.
+    from prcurve.present.style import model_color
+
+    for color in (model_color(0), model_color(1)):
+        target = np.array([int(color[k:k + 2], 16) for k in (1, 3, 5)]) / 255
+        assert (np.abs(pixels - target).max(axis=-1) < 0.05).sum() > 200, color
 
 
 # -- large inputs: the file stays small, numbers stay exact ----------------------------------
@@ -290,7 +292,7 @@ def test_m4_line_is_within_one_pixel_of_the_full_line() -> None:
     from matplotlib.figure import Figure
 
     from prcurve.present.html import PLOT_WIDTH
-    from prcurve.present.plot import _step_xy
+    from prcurve.present.pr_geometry import step_xy as _step_xy
 
     rng = np.random.default_rng(5)
     n = 200_000
@@ -344,3 +346,94 @@ def test_multiclass_page_gives_each_class_the_library_confusion_matrix(
     picture = tmp_path / "multiclass.png"
     browser.save_screenshot(str(picture))
     assert picture.stat().st_size > 50_000
+
+
+# -- the page clean at a glance (issue 25, item 5) -------------------------------------------
+
+
+def _layout_reports() -> dict[str, Any]:
+    """A binary, a skewed (1% positives) and a five-class report; long model names in one."""
+    rng = np.random.default_rng(25)
+    n = 4000
+    labels = rng.random(n) < 0.01
+    skewed = {"a strong model with a rather long descriptive name": (
+        labels, np.where(labels, rng.normal(2, 1, n), rng.normal(0, 1, n))),
+        "weak": (labels, np.where(labels, rng.normal(0.7, 1, n), rng.normal(0, 1, n)))}
+    classes = np.array(["ant", "bee", "cat", "dog", "eel"])
+    truth = rng.choice(5, 1500, p=[0.4, 0.25, 0.2, 0.1, 0.05])
+    logits = rng.normal(0, 1, (1500, 5))
+    logits[np.arange(1500), truth] += 1.5
+    return {"binary": two_models(),
+            "skewed": evaluate(skewed, ReportSettings(resamples=100)),
+            "five classes": evaluate({"m": (classes[truth], logits)},
+                                     ReportSettings(resamples=100))}
+
+
+@needs_browser
+def test_pages_fit_1280_pixels_start_at_the_best_f_and_colour_models_as_the_pictures(
+    browser: Any, tmp_path: Path,
+) -> None:
+    browser.set_window_size(1280, 2000)
+    try:
+        for kind, report in _layout_reports().items():
+            path = tmp_path / f"{kind}.html"
+            path.write_text(render_html(report), encoding="utf-8")
+            open_page(browser, path)
+            width, client = browser.execute_script(
+                "const e = document.documentElement; return [e.scrollWidth, e.clientWidth]")
+            assert width <= client <= 1280, (kind, width, client)  # no sideways scrolling
+            # The slider starts at the first model's best-F threshold, and every model
+            # shows its operating point there.
+            best = report.models[0].values["best_f"]["threshold"]
+            threshold = browser.execute_script(
+                "return Bokeh.documents[0].get_model_by_name('value').value")
+            assert float(threshold) == best, kind
+            assert float(shown(browser, 0)["threshold"]) == best
+            for m, model in enumerate(report.models):
+                assert_matches(shown(browser, m), model.curve, best)
+            # The page's colour of each model is the one its curves have in pr_curve.png.
+            colours = report.model_colors()
+            for m, model in enumerate(report.models):
+                found = re.search(r'<h4 style="color:([^"]+)"', shown(browser, m)["text"])
+                assert found is not None
+                assert found.group(1) == colours[model.name], (kind, model.name)
+    finally:
+        browser.set_window_size(1500, 2600)
+
+
+_FIND = """
+function all(root, out) {
+  root.querySelectorAll('*').forEach(function (e) { if (e.shadowRoot) all(e.shadowRoot, out); });
+  root.querySelectorAll('th[title], a[href^="#glossary"]').forEach(function (e) { out.push(e); });
+  return out;
+}
+return all(document, []);
+"""
+
+
+@needs_browser
+def test_column_names_explain_themselves_and_link_to_the_glossary(
+    browser: Any, page: Path,
+) -> None:
+    from prcurve.present.glossary import TERMS, anchor, term_of
+
+    open_page(browser, page)
+    found = browser.execute_script(_FIND)
+    titles = {e.text: e.get_attribute("title") for e in found if e.tag_name == "th"}
+    for column in ("π", "min AP", "AUCNPR", "at t", "AP (davis_goadrich)"):
+        term = term_of(column)
+        assert term is not None
+        assert titles[column] == TERMS[term]  # the browser's hover text
+    link = next(e for e in found if e.tag_name == "a"
+                and (e.get_attribute("href") or "").endswith(f"#{anchor('AUCNPR')}"))
+    where = ("const r = document.getElementById(arguments[0]).getBoundingClientRect(); "
+             "return [r.top, window.innerHeight]")
+    browser.set_window_size(1280, 700)
+    try:
+        top, height = browser.execute_script(where, anchor("AUCNPR"))
+        assert top > height  # below the window: the link has to scroll there
+        browser.execute_script("arguments[0].click()", link)
+        top, height = browser.execute_script(where, anchor("AUCNPR"))
+        assert 0 <= top < height  # the page scrolled to the entry, and fetched nothing
+    finally:
+        browser.set_window_size(1500, 2600)

@@ -52,14 +52,18 @@ from numpy.typing import NDArray
 from prcurve._version import __version__
 from prcurve.core.curve import PRCurve
 from prcurve.errors import UndefinedMetricWarning
+from prcurve.present.glossary import glossary_html, with_titles
+from prcurve.present.html_space import draw_iso_f, draw_macro, draw_regions
 from prcurve.present.lines import m4_reduce
+from prcurve.present.pr_geometry import step_xy
 from prcurve.present.report_text import class_tables, curve_kind, positive_text
-from prcurve.space.bounds import min_precision
+from prcurve.present.style import model_color
 
 if TYPE_CHECKING:
-    from prcurve.present.report import ModelReport, Report
+    from prcurve.present.report import ClassAverages, ModelReport, Report
 
-__all__ = ["MAX_OPERATING_POINTS", "m4_reduce", "operating_points", "render_html"]
+__all__ = ["MAX_OPERATING_POINTS", "PAGE_WIDTH", "m4_reduce", "operating_points", "render_html",
+           "start_position"]
 
 F64 = NDArray[np.float64]
 I64 = NDArray[np.int64]
@@ -70,19 +74,23 @@ MAX_OPERATING_POINTS = 20_000
 PLOT_WIDTH = 560
 """Width in CSS pixels of the PR plot; the drawn lines are reduced for twice this."""
 
-_PALETTE = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#e377c2",
-            "#17becf", "#7f7f7f", "#bcbd22")
+PAGE_WIDTH = 1180
+"""Width in CSS pixels of the page's content: with its margins it fits a 1280-pixel window
+without sideways scrolling (tests/test_html_report.py measures ``scrollWidth``)."""
+
 _ISO_F = (0.2, 0.4, 0.6, 0.8)
 
 
 # -- reductions -----------------------------------------------------------------------------
 
 
-def operating_points(curve: PRCurve, limit: int = MAX_OPERATING_POINTS) -> I64:
+def operating_points(curve: PRCurve, limit: int = MAX_OPERATING_POINTS, *,
+                     beta: float = 1.0) -> I64:
     """Indices of the operating points of ``curve`` that the page keeps.
 
     All of them up to ``limit``; otherwise every k-th one (k = ceil(n / limit)),
-    the last one and the best-F1 point, in threshold order.
+    the last one, the best-F1 point and the best-F-``beta`` point (where the
+    slider starts), in threshold order.
 
     Examples
     --------
@@ -98,11 +106,12 @@ def operating_points(curve: PRCurve, limit: int = MAX_OPERATING_POINTS) -> I64:
         return np.arange(n, dtype=np.int64)
     step = math.ceil(n / limit)
     kept = [np.arange(0, n, step, dtype=np.int64), np.array([n - 1], dtype=np.int64)]
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", UndefinedMetricWarning)
-        f = curve.f_beta(1.0)
-    if not np.isnan(f).all():
-        kept.append(np.array([int(np.nanargmax(f))], dtype=np.int64))
+    for b in dict.fromkeys((1.0, beta)):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UndefinedMetricWarning)
+            f = curve.f_beta(b)
+        if not np.isnan(f).all():
+            kept.append(np.array([int(np.nanargmax(f))], dtype=np.int64))
     return np.unique(np.concatenate(kept))
 
 
@@ -144,14 +153,24 @@ def _comparison_table(report: Report) -> str:
     return report.comparison_table(every_method=True).to_html(digits=None)
 
 
-def _model_state(bk: Any, model: ModelReport, index: int) -> tuple[dict[str, Any], Any]:
+def _wide(table_html: str) -> str:
+    """A table whose column names carry their glossary entry as hover text and link to it,
+    in a box that scrolls sideways by itself if the table is wider than the page."""
+    return f'<div class="prc-wide">{with_titles(table_html, link=True)}</div>'
+
+
+_TABLES_PER_ROW = 3
+
+
+def _model_state(bk: Any, model: ModelReport, index: int, beta: float
+                 ) -> tuple[dict[str, Any], Any]:
     """What the page's script needs of one model: its totals, and a source holding the
     kept operating points' exact counts (sent as binary float64 arrays, not text)."""
     curve = model.curve
-    kept = operating_points(curve)
+    kept = operating_points(curve, beta=beta)
     meta = {
         "name": model.name,
-        "color": _PALETTE[index % len(_PALETTE)],
+        "color": model_color(index),
         "n_pos": float(curve.n_pos),
         "n_neg": float(curve.n_neg),
         "n_thresholds": len(curve),
@@ -166,45 +185,27 @@ def _model_state(bk: Any, model: ModelReport, index: int) -> tuple[dict[str, Any
 
 
 def _pr_figure(bk: Any, models: Sequence[tuple[int, ModelReport]], title: str,
-               beta: float) -> tuple[Any, list[Any]]:
+               beta: float, macros: Sequence[ClassAverages] = ()) -> tuple[Any, list[Any]]:
     """One input's PR plot of (report index, model) pairs; returns the figure and each
     model's marker source. A model's colour follows its index in the report."""
-    from prcurve.present.plot import _iso_f_line, _step_xy
 
     models_ = bk.models
-    figure = bk.plotting.figure(
-        width=PLOT_WIDTH, height=PLOT_WIDTH + 30 + 22 * (len(models) + 2), x_range=(0, 1),
-        y_range=(0, 1.02),
+    figure = bk.plotting.figure(  # the legend's rows below the plot: 22 pixels each
+        width=PLOT_WIDTH, height=PLOT_WIDTH + 30 + 22 * (len(models) + 3 + 2 * len(macros)),
+        x_range=(0, 1), y_range=(0, 1.02),
         x_axis_label="Recall", y_axis_label="Precision", title=title,
         tools="pan,box_zoom,wheel_zoom,reset,save", toolbar_location="above",
     )
-    prevalences = sorted({round(m.curve.prevalence, 12) for _, m in models
-                          if not math.isnan(m.curve.prevalence)})
-    grid = np.linspace(0.0, 1.0, 401)
-    for pi in prevalences:
-        low = np.asarray(min_precision(grid, pi), dtype=np.float64)
-        # The minimum AP names the region's size even where it is a sliver (small π).
-        minimum: dict[str, Any] = next(
-            (m.values["min_ap"] for _, m in models if round(m.curve.prevalence, 12) == pi), {})
-        size = ("" if minimum.get("value") is None
-                else f"; min AP ({minimum['method']}) = {minimum['value']:.3g}")
-        figure.varea(x=grid, y1=np.zeros_like(grid), y2=low, fill_color="#888888",
-                     fill_alpha=0.25, legend_label=f"unachievable (π = {pi:.3g}{size})")
-        figure.line([0, 1], [pi, pi], line_dash="dashed", line_color="#555555",
-                    legend_label=f"random (precision = π = {pi:.3g})")
-    for f in _ISO_F:
-        r, p = _iso_f_line(f, beta)
-        figure.line(r, p, line_color="#bbbbbb", line_width=1)
-        figure.text(x=[r[-1] - 0.01], y=[p[-1] + 0.005], text=[f"F{beta:g}={f:g}"],
-                    text_font_size="8pt", text_color="#999999", text_align="right")
+    draw_regions(figure, models)
+    draw_iso_f(models_, figure, _ISO_F, beta)
     markers = []
     hover_renderers = []
     for index, model in models:
         curve = model.curve
-        color = _PALETTE[index % len(_PALETTE)]
+        color = model_color(index)
         ap = model.values["ap"]
         label = f"{model.name}: AP ({ap['method']}) = {_number(ap['value'], 3)}"
-        x, y = _step_xy(curve)
+        x, y = step_xy(curve)
         if x.shape[0]:
             keep = m4_reduce(x, np.nan_to_num(y, nan=0.0), 2 * PLOT_WIDTH)
             figure.step(x[keep], y[keep], mode="before", line_color=color, line_width=2,
@@ -227,6 +228,7 @@ def _pr_figure(bk: Any, models: Sequence[tuple[int, ModelReport]], title: str,
                        fill_color=color, line_color="black", line_width=1.5,
                        name=f"marker-{index}")
         markers.append(marker)
+    draw_macro(figure, macros)
     figure.add_tools(models_.HoverTool(renderers=hover_renderers, tooltips=[
         ("model", "@model"), ("threshold", "@threshold{0.[000000]}"),
         ("precision", "@precision{0.0000}"), ("recall", "@recall{0.0000}"),
@@ -254,7 +256,7 @@ def _roc_figure(bk: Any, models: Sequence[tuple[int, ModelReport]], title: str) 
                 legend_label="random (AUC 0.5)")
     markers = []
     for index, model in models:
-        color = _PALETTE[index % len(_PALETTE)]
+        color = model_color(index)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", UndefinedMetricWarning)
             roc = model.curve.roc()
@@ -279,7 +281,7 @@ def _threshold_figure(bk: Any, model: ModelReport, color: str) -> tuple[Any, Any
     """Precision, recall and F1 against the threshold, with the selected threshold's line."""
     curve = model.curve
     figure = bk.plotting.figure(
-        width=PLOT_WIDTH, height=260, x_axis_label="threshold (predict positive if score >= t)",
+        width=PLOT_WIDTH, height=290, x_axis_label="threshold (predict positive if score >= t)",
         y_axis_label="value", y_range=(0, 1.02), title=f"{model.name}: against the threshold",
         tools="pan,box_zoom,wheel_zoom,reset,save", toolbar_location="above",
     )
@@ -293,11 +295,42 @@ def _threshold_figure(bk: Any, model: ModelReport, color: str) -> tuple[Any, Any
     span = bk.models.Span(location=None, dimension="height", line_color="black",
                           line_width=1.5)
     figure.add_layout(span)
-    figure.legend.location = "bottom_left"
-    figure.legend.label_text_font_size = "8pt"
+    if figure.legend:  # under the plot, in one row: it covers no line
+        legend = figure.legend[0]
+        legend.orientation = "horizontal"
+        legend.label_text_font_size = "8pt"
+        figure.center = [r for r in figure.center if r is not legend]
+        figure.add_layout(legend, "below")
     return figure, span
 
 
+
+
+def start_position(union: F64, best: float | None) -> int:
+    """Where the slider starts: at ``best`` (the first model's best-F threshold), that is
+    the lowest of the descending ``union`` thresholds at or above it; the middle when
+    there is no best threshold (no positives).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from prcurve.present.html import start_position
+    >>> start_position(np.array([0.9, 0.7, 0.5, 0.2]), 0.5), start_position(
+    ...     np.array([0.9, 0.7, 0.5, 0.2]), None)
+    (2, 2)
+    """
+    n = int(union.shape[0])
+    if best is None or not math.isfinite(best) or n == 0:
+        return n // 2
+    return min(max(int(np.count_nonzero(union >= best)) - 1, 0), n - 1)
+
+
+def _best_threshold(report: Report) -> float | None:
+    """The first model's best-F threshold (report.json's ``best_f``), or None."""
+    if not report.models:
+        return None
+    value = report.models[0].values["best_f"].get("threshold")
+    return None if value is None else float(value)
 
 
 def _script() -> str:
@@ -308,13 +341,13 @@ def _script() -> str:
 
 
 def _controls(bk: Any, meta: list[dict[str, Any]], sources: list[Any], markers: list[Any],
-              roc_markers: list[Any], spans: list[Any], tables: list[Any]
-              ) -> tuple[Any, Any, Any, Any]:
+              roc_markers: list[Any], spans: list[Any], tables: list[Any],
+              best: float | None) -> tuple[Any, Any, Any, Any]:
     models_ = bk.models
     every = [np.asarray(s.data["threshold"]) for s in sources]
     union = np.unique(np.concatenate(every))[::-1] if every else np.zeros(0)
     union_source = models_.ColumnDataSource({"threshold": np.ascontiguousarray(union)})
-    start = int(union.shape[0] // 2)
+    start = start_position(union, best)
     slider = models_.Slider(start=0, end=max(int(union.shape[0]) - 1, 1), value=start, step=1,
                             title="operating point (thresholds from highest to lowest)",
                             width=PLOT_WIDTH, name="threshold-slider", show_value=False)
@@ -361,21 +394,13 @@ render("threshold", thresholds.length ? thresholds[slider.value] : 0.0);
     return slider, mode, box, first
 
 
-_DIV_STYLE = """
-table { border-collapse: collapse; font-size: 12px; margin: 4px 0 10px 0; }
-th, td { border: 1px solid #ddd; padding: 2px 7px; text-align: right; }
-th { background: #f4f4f4; font-weight: 600; } td:first-child { text-align: left; }
-h1 { font-size: 22px; margin: 0 0 4px 0; } h2 { font-size: 17px; margin: 18px 0 4px 0; }
-h4 { margin: 6px 0 2px 0; font-size: 14px; }
-p { margin: 2px 0; } .prc-meta, .prc-where, .prc-note { color: #555; font-size: 12px; }
-"""
+def _styles() -> tuple[str, str]:
+    """The page's styles (assets/report.css): inside each Div, and of the page itself."""
+    from importlib.resources import files
 
-_STYLE = """
-body { font-family: system-ui, -apple-system, 'Segoe UI', Roboto, sans-serif; margin: 24px;
-       color: #222; max-width: 1500px; }
-h1 { font-size: 1.5em; margin-bottom: 0.2em; } h2 { font-size: 1.2em; margin-top: 1.6em; }
-.prc-meta { color: #555; font-size: 0.9em; }
-"""
+    text = (files("prcurve.present") / "assets" / "report.css").read_text(encoding="utf-8")
+    div, page = text.split("/* @page", 1)
+    return div, "/* @page" + page
 
 
 def render_html(report: Report, *, title: str = "prcurve report") -> str:
@@ -403,7 +428,7 @@ def render_html(report: Report, *, title: str = "prcurve report") -> str:
     """
     bk = _bokeh()
     models_ = bk.models
-    built = [_model_state(bk, m, i) for i, m in enumerate(report.models)]
+    built = [_model_state(bk, m, i, report.settings.beta) for i, m in enumerate(report.models)]
     meta = [b[0] for b in built]
     sources = [b[1] for b in built]
     by_input: dict[str, list[tuple[int, ModelReport]]] = {}
@@ -412,7 +437,8 @@ def render_html(report: Report, *, title: str = "prcurve report") -> str:
     markers: list[Any] = [None] * len(report.models)
     roc_markers: list[Any] = [None] * len(report.models)
     spans: list[Any] = [None] * len(report.models)
-    sheet = models_.InlineStyleSheet(css=_DIV_STYLE)
+    div_style, page_style = _styles()
+    sheet = models_.InlineStyleSheet(css=div_style)
 
     def div(text: str, **kwargs: Any) -> Any:
         return models_.Div(text=text, stylesheets=[sheet], **kwargs)
@@ -420,8 +446,9 @@ def render_html(report: Report, *, title: str = "prcurve report") -> str:
     tables = [div("", name=f"model-{i}", width=330) for i in range(len(meta))]
     pr_figures = []
     for name, group in by_input.items():
-        figure, group_markers = _pr_figure(bk, group, f"PR curve: {name}",
-                                           report.settings.beta)
+        figure, group_markers = _pr_figure(
+            bk, group, f"PR curve: {name}", report.settings.beta,
+            [g for g in report.class_averages if g.input == name])
         for (index, _), marker in zip(group, group_markers, strict=True):
             markers[index] = marker
         pr_figures.append(figure)
@@ -435,18 +462,23 @@ def render_html(report: Report, *, title: str = "prcurve report") -> str:
         spans[index] = span
         threshold_figures.append(figure)
     slider, mode, box, initial = _controls(bk, meta, sources, markers, roc_markers, spans,
-                                           tables)
-    header = div(_header_html(report), width=1400)
-    table = div("<h2>Models side by side</h2>" + _comparison_table(report)
-                + "".join(f"<h3>{html.escape(heading)}</h3>" + classes.to_html(digits=None)
+                                           tables, _best_threshold(report))
+    header = div(_header_html(report), width=PAGE_WIDTH)
+    # Wide tables wrap their headers and, past the page's width, scroll in their own box:
+    # the page itself never scrolls sideways at 1280 pixels.
+    table = div("<h2>Models side by side</h2>" + _wide(_comparison_table(report))
+                + "".join(f"<h3>{html.escape(heading)}</h3>"
+                          + _wide(classes.to_html(digits=None))
                           for heading, classes in class_tables(report)),
-                width=1400, name="comparison")
+                width=PAGE_WIDTH, name="comparison")
     controls = bk.layouts.column(
         div("<h2>Operating point</h2><p class='prc-meta'>Move the slider, or type a "
             "threshold, a target precision or a target recall: every model's operating "
-            "point, confusion matrix and rates follow.</p>", width=1400),
+            "point, confusion matrix and rates follow. It starts at the first model's best "
+            "F threshold.</p>", width=PAGE_WIDTH),
         bk.layouts.row(slider, mode, box),
-        bk.layouts.row(*tables) if tables else div(""),
+        # Three confusion matrices to a row (330 pixels each), whatever the number of models.
+        bk.layouts.grid(tables, ncols=_TABLES_PER_ROW) if tables else div(""),
     )
     layout = bk.layouts.column(
         header, table,
@@ -463,13 +495,16 @@ def render_html(report: Report, *, title: str = "prcurve report") -> str:
     document.add_root(layout)
     document.js_on_event("document_ready", initial)
     page: str = bk.embed.file_html(document, resources=bk.resources.INLINE, title=title)
-    # The precision-recall-gain view, one click away below the page (present/prg_plot.py).
+    page = page.replace("<head>", f"<head>\n<style>{page_style}</style>", 1)
+    # The precision-recall-gain view, one click away below the page (present/prg_plot.py),
+    # and the glossary: plain HTML after Bokeh's root, not a Div, so that links from the
+    # tables (inside Bokeh's shadow roots) to its entries scroll the page to them.
     from prcurve.present.prg_plot import prg_details_html
 
     end = page.rindex("</body>")  # the page's own; Bokeh's inline script holds others
     page = (page[:end] + prg_details_html({m.name: m.curve for m in report.models})
-            + "\n" + page[end:])
-    return _fixed_ids(page.replace("<head>", f"<head>\n<style>{_STYLE}</style>", 1))
+            + "\n" + glossary_html() + "\n" + page[end:])
+    return _fixed_ids(page)
 
 
 _UUID = r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
@@ -495,7 +530,9 @@ def _header_html(report: Report) -> str:
         f"<h1>{html.escape('prcurve report')}</h1>",
         f"<p class='prc-meta'>prcurve {html.escape(__version__)}; predicted positive: score "
         f"&ge; threshold; tied scores are one operating point; curve: {curve}; headline AP "
-        f"method: {html.escape(s.ap_method)}. Definitions: docs/definitions.md.</p>",
+        f"method: {html.escape(s.ap_method)}. Definitions: docs/definitions.md. Terms (π, min AP, "
+        f"AUCNPR, Davis–Goadrich, at t, ...): hover a column name, or see the "
+        f"<a href='#glossary'>glossary</a> at the end of this page (docs/glossary.md).</p>",
     ]
     for summary in report.inputs:
         if summary.path is None:

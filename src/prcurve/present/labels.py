@@ -2,8 +2,10 @@
 
 :func:`place_labels` runs after the figure's layout: each label tries
 positions around its point, nearest first, and takes the first that overlaps
-no other label, best-F marker, note, inset or the legend and stays inside its
-axes; failing that, the nearest free spot with a leader line to its point.
+no other label, best-F marker, note, inset or the legend, is crossed by no
+drawn curve or random baseline, and stays inside its axes; failing that, the
+nearest free spot with a leader line to its point (crossed by no curve if
+such a spot exists).
 :func:`prcurve.present.plot.plot_pr_curves` and ``plot_pr_curves_grid`` call it.
 """
 
@@ -18,6 +20,7 @@ if TYPE_CHECKING:
     from matplotlib.axes import Axes
     from matplotlib.backend_bases import RendererBase
     from matplotlib.lines import Line2D
+    from matplotlib.path import Path
     from matplotlib.text import Annotation
     from matplotlib.transforms import Bbox
 
@@ -50,6 +53,20 @@ def _marker_box(point: Line2D, renderer: RendererBase) -> Bbox:
     return Bbox([[cx - half, cy - half], [cx + half, cy + half]])
 
 
+def _drawn_path(line: Line2D) -> Path:
+    """The line as drawn, in display coordinates (a steps-pre line's steps included)."""
+    from matplotlib.cbook import pts_to_prestep
+    from matplotlib.path import Path
+
+    x = np.asarray(line.get_xdata(), dtype=np.float64)
+    y = np.asarray(line.get_ydata(), dtype=np.float64)
+    if line.get_drawstyle() == "steps-pre" and x.shape[0] > 1:
+        x, y = pts_to_prestep(x, y)
+    points = np.column_stack((x, y))
+    points = points[np.isfinite(points).all(axis=1)]
+    return Path(line.axes.transData.transform(points))  # type: ignore[union-attr]
+
+
 def place_labels(plots: Sequence[PRPlot]) -> None:
     """Move every best-point label to where it overlaps no other label, best-point marker,
     note, inset or legend, inside its axes.
@@ -76,8 +93,9 @@ def place_labels(plots: Sequence[PRPlot]) -> None:
         legend = ax.get_legend()
         if legend is not None:
             taken.append(legend.get_window_extent(renderer))
+        lines = [_drawn_path(line) for line in [*drawn.curves.values(), *drawn.baselines]]
         for name, label in list(drawn.best_labels.items()):
-            placed = _place_one(label, ax, area, taken, renderer)
+            placed = _place_one(label, ax, area, taken, lines, renderer)
             drawn.best_labels[name] = placed
             taken.append(_text_box(placed, renderer))
 
@@ -89,12 +107,14 @@ def _text_box(label: Annotation, renderer: RendererBase) -> Bbox:
     return Text.get_window_extent(label, renderer)
 
 
-def _fits(label: Annotation, area: Bbox, taken: list[Bbox], renderer: RendererBase) -> bool:
+def _fits(label: Annotation, area: Bbox, taken: list[Bbox], lines: list[Path],
+          renderer: RendererBase) -> bool:
     label.update_positions(renderer)
     box = _text_box(label, renderer)
     inside = (box.x0 >= area.x0 and box.x1 <= area.x1 and box.y0 >= area.y0
               and box.y1 <= area.y1)
-    return inside and not any(_boxes_overlap(box, other) for other in taken)
+    return (inside and not any(_boxes_overlap(box, other) for other in taken)
+            and not any(path.intersects_bbox(box, filled=False) for path in lines))
 
 
 _LABEL_STYLE: dict[str, Any] = {
@@ -104,7 +124,7 @@ _LABEL_STYLE: dict[str, Any] = {
 }
 
 
-def _place_one(label: Annotation, ax: Axes, area: Bbox, taken: list[Bbox],
+def _place_one(label: Annotation, ax: Axes, area: Bbox, taken: list[Bbox], lines: list[Path],
                renderer: RendererBase) -> Annotation:
     """The label, redrawn at its first free position (a new Annotation; the old is removed)."""
     text, xy, color = label.get_text(), label.xy, label.get_color()
@@ -123,7 +143,7 @@ def _place_one(label: Annotation, ax: Axes, area: Bbox, taken: list[Bbox],
 
     for dx, dy, ha, va in _OFFSETS:
         candidate = annotate((dx, dy), "offset points", ha, va, leader=False)
-        if _fits(candidate, area, taken, renderer):
+        if _fits(candidate, area, taken, lines, renderer):
             return candidate
         candidate.remove()
     # No room next to the point: the nearest free spot of the axes, with a leader line.
@@ -131,9 +151,10 @@ def _place_one(label: Annotation, ax: Axes, area: Bbox, taken: list[Bbox],
     spots = sorted(((float(fx), float(fy)) for fx in np.linspace(0.1, 0.9, 9)
                     for fy in np.linspace(0.06, 0.94, 12)),
                    key=lambda s: (s[0] - x) ** 2 + (s[1] - y) ** 2)
-    for spot in spots:
-        candidate = annotate(spot, "axes fraction", "center", "center", leader=True)
-        if _fits(candidate, area, taken, renderer):
-            return candidate
-        candidate.remove()
+    for crossing in (lines, []):  # crossed by no curve if possible, else by no box only
+        for spot in spots:
+            candidate = annotate(spot, "axes fraction", "center", "center", leader=True)
+            if _fits(candidate, area, taken, crossing, renderer):
+                return candidate
+            candidate.remove()
     return annotate(spots[0], "axes fraction", "center", "center", leader=True)

@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import math
 import warnings
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, cast
 
@@ -44,6 +44,10 @@ from prcurve.core.curve import PRCurve
 from prcurve.errors import UndefinedMetricWarning
 from prcurve.present.labels import place_labels
 from prcurve.present.lines import drawn_points
+from prcurve.present.pr_geometry import iso_f_ends as _iso_f_ends
+from prcurve.present.pr_geometry import iso_f_line as _iso_f_line
+from prcurve.present.pr_geometry import min_precision_at as _min_precision
+from prcurve.present.pr_geometry import step_xy as _step_xy
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -59,6 +63,7 @@ __all__ = [
     "PRPlot",
     "close",
     "group_by_prevalence",
+    "panel_titles",
     "place_labels",
     "plot_pr_curve",
     "plot_pr_curves",
@@ -95,7 +100,8 @@ class PRPlot:
         x = (0, recall...), y = (precision[0], precision...), drawn with
         ``drawstyle="steps-pre"``.
     unachievable : list of PolyCollection
-        One shaded region per distinct prevalence, under p_min(r).
+        One shaded region per distinct prevalence, under its p_min(r) and above
+        the next smaller prevalence's (the regions nest; shaded so, they never stack).
     baselines : list of Line2D
         One horizontal line per distinct prevalence, at the prevalence.
     iso_f : list of Line2D
@@ -156,30 +162,6 @@ def close(figure: Figure) -> None:
     _pyplot().close(figure)
 
 
-def _min_precision(recall: F64, prevalence: float) -> F64:
-    """The minimum precision at each recall for this prevalence (Boyd et al. 2012, Theorem 1)."""
-    from prcurve.space.bounds import min_precision
-
-    return np.asarray(min_precision(recall, prevalence), dtype=np.float64)
-
-
-def _step_xy(curve: PRCurve) -> tuple[F64, F64]:
-    """The points of the step function whose area is the step AP.
-
-    Precision p_i holds on the recall interval (r_{i-1}, r_i]; drawn with
-    ``steps-pre`` from (0, p_0), so the area under the line is
-    sum_i (r_i - r_{i-1}) p_i. Thresholds where only negatives enter add a
-    vertical drop at their recall.
-    """
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", UndefinedMetricWarning)
-        recall = curve.recall
-        precision = curve.precision
-    x = np.concatenate(([0.0], recall))
-    y = np.concatenate((precision[:1], precision))
-    return x, y
-
-
 def pixel_columns(ax: Axes) -> int:
     """The columns a line drawn on ``ax`` is reduced for: twice the figure's width in
     pixels at :data:`DPI` (the axes are narrower), so at 150 dpi the reduced line is
@@ -188,15 +170,6 @@ def pixel_columns(ax: Axes) -> int:
     root = getattr(parent, "figure", parent)  # a SubFigure's figure is its root (3.8+)
     width = float(root.get_figwidth()) if root is not None else PR_FIGSIZE[0]
     return max(1, int(2 * width * DPI))
-
-
-def _iso_f_line(f: float, beta: float) -> tuple[F64, F64]:
-    """Points (r, p) with F-beta(p, r) = f: p = f r / ((1 + β²) r − β² f), p <= 1."""
-    b2 = beta * beta
-    r_start = b2 * f / (1.0 + b2 - f)  # where p = 1
-    r = np.linspace(r_start, 1.0, 200)
-    p = f * r / ((1.0 + b2) * r - b2 * f)
-    return r, p
 
 
 def _format_threshold(value: float) -> str:
@@ -225,7 +198,7 @@ def plot_pr_curves(
     mark_best: bool = True,
     legend: str | None = "outside",
     title: str | None = "Precision–recall",
-    colors: Sequence[Any] | None = None,
+    colors: Sequence[Any] | Mapping[str, Any] | None = None,
 ) -> PRPlot:
     """Draw several PR curves on one axes, with the unachievable region and baselines.
 
@@ -254,8 +227,10 @@ def plot_pr_curves(
         inside the axes; None draws no legend.
     title : str or None
         The axes title.
-    colors : sequence, optional
-        One matplotlib color per curve; the default cycle otherwise.
+    colors : sequence or mapping of name to color, optional
+        One matplotlib color per curve, in order or by name (the report gives
+        each model its colour, :mod:`prcurve.present.style`); the default cycle
+        otherwise.
 
     Returns
     -------
@@ -297,14 +272,17 @@ def plot_pr_curves(
     prevalences.sort(reverse=True)
 
     r = np.linspace(0.0, 1.0, 401)
-    # Regions nest (p_min grows with π): the smaller ones are drawn darker, on top.
+    # Regions nest (p_min grows with π): each is shaded only down to the next smaller
+    # one's boundary, so they never stack into a dark block; the smaller are darker.
     shades = ("0.6", "0.35", "0.2")
     dashes: tuple[Any, ...] = ((0, (5, 3)), (0, (1.5, 1.5)), (0, (8, 2, 2, 2)))
     for k, pi in enumerate(prevalences):
         suffix = f" (π = {pi:.3g})"
         if show_unachievable:
+            below = (_min_precision(r, prevalences[k + 1]) if k + 1 < len(prevalences)
+                     else np.zeros_like(r))
             region = ax.fill_between(
-                r, 0.0, _min_precision(r, pi), facecolor=shades[k % 3], alpha=0.3,
+                r, below, _min_precision(r, pi), facecolor=shades[k % 3], alpha=0.3,
                 edgecolor="0.35", linewidth=0.8,
                 label=f"unachievable region{suffix}", zorder=1,
             )
@@ -317,18 +295,24 @@ def plot_pr_curves(
             drawn.baselines.append(line)
 
     name_f = f"F{beta:g}"
-    for f in iso_f:
-        rr, pp = _iso_f_line(float(f), beta)
+    for f, end in _iso_f_ends(iso_f, beta):
+        rr, pp = _iso_f_line(f, beta)
         (line,) = ax.plot(rr, pp, color="0.75", linewidth=0.8, linestyle=":", zorder=1)
         line.set_gid(f"iso-f-{f:g}")
-        ax.annotate(f"{name_f}={f:g}", xy=(float(rr[-1]), float(pp[-1])), xytext=(-2, 3),
-                    textcoords="offset points", ha="right", va="bottom", fontsize=7,
-                    color="0.5")
+        if end is not None:
+            # Named right of the frame where the line meets recall 1: no curve, inset or
+            # legend can cross or hide the name there (the legend sits further right).
+            ax.annotate(f"{name_f}={f:g}", xy=(1.0, end), xytext=(3, 0),
+                        textcoords="offset points", ha="left", va="center", fontsize=7,
+                        color="0.5", annotation_clip=False).set_gid(f"iso-f-label-{f:g}")
         drawn.iso_f.append(line)
 
-    cycle = colors or _pyplot().rcParams["axes.prop_cycle"].by_key()["color"]
+    cycle = _pyplot().rcParams["axes.prop_cycle"].by_key()["color"]
     for i, (name, curve) in enumerate(named.items()):
-        color = cycle[i % len(cycle)]
+        if isinstance(colors, Mapping):
+            color = colors.get(name, cycle[i % len(cycle)])
+        else:
+            color = (colors or cycle)[i % len(colors or cycle)]
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", UndefinedMetricWarning)
             ap = curve.average_precision(ap_method)
@@ -364,8 +348,12 @@ def plot_pr_curves(
             drawn.inset = _low_prevalence_inset(drawn, named, min(prevalences))
         _write_minimum_ap(drawn, named, prevalences, ap_method)
     if legend == "outside":
-        ax.legend(loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0.0,
-                  fontsize=8, frameon=False)
+        # Right of the axes and of the iso-F names (0.45 inch: "F1=0.8" at 7 points).
+        from matplotlib.transforms import ScaledTranslation
+
+        shift = ScaledTranslation(_LEGEND_SHIFT, 0.0, figure.dpi_scale_trans)
+        ax.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0), bbox_transform=ax.transAxes
+                  + shift, borderaxespad=0.0, fontsize=8, frameon=False)
     elif legend == "below":
         ax.set_anchor("N")  # the square axes at the top of its slot, the legend under it
         ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.1), borderaxespad=0.0,
@@ -410,6 +398,8 @@ def _write_minimum_ap(drawn: PRPlot, curves: Mapping[str, PRCurve], prevalences:
         drawn.notes.append(note)
 
 
+_LEGEND_SHIFT = 0.45  # inches right of the axes: past the iso-F names
+
 _INSET_SIZE = 0.36  # of the axes, each side
 _CORNERS = ((0.62, 0.58), (0.04, 0.06), (0.62, 0.2), (0.3, 0.58))  # lower-left (x0, y0)
 
@@ -424,11 +414,19 @@ def _low_prevalence_inset(drawn: PRPlot, curves: Mapping[str, PRCurve], pi: floa
     points = [np.column_stack(_step_xy(c)) for c in curves.values() if len(c)]
     every = np.concatenate(points) if points else np.zeros((0, 2))
 
-    def crowding(corner: tuple[float, float]) -> int:
+    marked = np.array([np.asarray(p.get_xydata())[0] for p in drawn.best_points.values()]
+                      ).reshape(-1, 2)
+
+    def crowding(corner: tuple[float, float]) -> tuple[int, int]:
+        """(best points covered, curve points covered): never hide a marked point."""
         x0, y0 = corner
-        inside = ((every[:, 0] >= x0) & (every[:, 0] <= x0 + _INSET_SIZE)
-                  & (every[:, 1] >= y0) & (every[:, 1] <= y0 + _INSET_SIZE))
-        return int(np.count_nonzero(inside))
+
+        def inside(points: F64) -> int:
+            return int(np.count_nonzero(
+                (points[:, 0] >= x0 - 0.03) & (points[:, 0] <= x0 + _INSET_SIZE + 0.03)
+                & (points[:, 1] >= y0 - 0.03) & (points[:, 1] <= y0 + _INSET_SIZE + 0.1)))
+
+        return inside(marked), inside(every)
 
     x0, y0 = min(_CORNERS, key=crowding)
     inset = ax.inset_axes((x0, y0, _INSET_SIZE, _INSET_SIZE))
@@ -477,6 +475,33 @@ def group_by_prevalence(curves: Mapping[str, PRCurve]) -> list[dict[str, PRCurve
     return [members for _, members in groups]
 
 
+def panel_titles(groups: Sequence[Mapping[str, PRCurve]], inputs: Mapping[str, str]
+                 ) -> list[str]:
+    """The report's title of each panel of :func:`group_by_prevalence` groups: the input
+    whose models all share the panel's prevalence names it; otherwise (the classes of a
+    multi-class input, say) the models do; then the prevalence.
+
+    Examples
+    --------
+    >>> from prcurve import pr_curve
+    >>> from prcurve.present.plot import panel_titles
+    >>> a, b = pr_curve([1, 0], [0.9, 0.1]), pr_curve([1, 0, 0], [0.9, 0.5, 0.1])
+    >>> panel_titles([{"x": a, "y": a}, {"z": b}], {"x": "one.csv", "y": "one.csv",
+    ...                                             "z": "two.csv"})
+    ['one.csv (π = 0.5)', 'two.csv (π = 0.333)']
+    """
+    per_input: dict[str, int] = {}
+    for input_name in inputs.values():
+        per_input[input_name] = per_input.get(input_name, 0) + 1
+    titles = []
+    for group in groups:
+        whole = all(sum(inputs[n] == inputs[name] for n in group) == per_input[inputs[name]]
+                    for name in group)
+        names = ", ".join(dict.fromkeys(inputs[name] for name in group) if whole else group)
+        titles.append(f"{names} (π = {next(iter(group.values())).prevalence:.3g})")
+    return titles
+
+
 def pr_grid_size(n_panels: int, ncols: int = 2) -> tuple[float, float]:
     """The size in inches of :func:`plot_pr_curves_grid`'s figure for ``n_panels`` panels."""
     n = max(n_panels, 1)
@@ -490,12 +515,15 @@ def plot_pr_curves_grid(
     titles: Sequence[str] | None = None,
     ncols: int = 2,
     figure: Figure | None = None,
+    extra: Sequence[Callable[[Axes], object]] = (),
     **kwargs: Any,
 ) -> list[PRPlot]:
     """One :func:`plot_pr_curves` panel per group of curves, legends below the panels.
 
     Use it with :func:`group_by_prevalence`, so that each panel shows one
-    unachievable region and one baseline.
+    unachievable region and one baseline. Each of ``extra`` draws one more
+    panel after them (the report's macro-average curves), before the labels
+    are placed.
 
     Examples
     --------
@@ -508,10 +536,10 @@ def plot_pr_curves_grid(
     >>> [len(p.unachievable) for p in panels], panels[0].figure is panels[1].figure
     ([1, 1], True)
     """
-    n = max(len(groups), 1)
+    n = max(len(groups) + len(extra), 1)
     cols = min(ncols, n)
     rows = math.ceil(n / cols)
-    size = pr_grid_size(len(groups), ncols)
+    size = pr_grid_size(len(groups) + len(extra), ncols)
     if figure is None:
         figure = _pyplot().figure(figsize=size, layout="constrained")
     else:
@@ -523,7 +551,9 @@ def plot_pr_curves_grid(
     for k, group in enumerate(groups):
         title = titles[k] if titles is not None else default_title
         drawn.append(plot_pr_curves(group, axes[k // cols][k % cols], title=title, **kwargs))
-    for k in range(len(groups), rows * cols):
+    for k, draw in enumerate(extra, start=len(groups)):
+        draw(axes[k // cols][k % cols])
+    for k in range(len(groups) + len(extra), rows * cols):
         figure.delaxes(axes[k // cols][k % cols])
     place_labels(drawn)  # again, now that every panel and legend is laid out
     return drawn

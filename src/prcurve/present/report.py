@@ -64,6 +64,7 @@ if TYPE_CHECKING:
     from prcurve.io import LoadedInput
     from prcurve.io.class_columns import LoadedClasses
     from prcurve.io.stream import StreamedInput
+    from prcurve.space.intervals import CurveInterval
 
 __all__ = [
     "FAIL_UNDER_METRICS",
@@ -245,6 +246,7 @@ class ClassAverages:
     average_precision: dict[str, dict[str, float | None]]
     roc_auc: dict[str, float | None]
     score_columns: list[str | None] = field(default_factory=list)
+    macro_curve: CurveInterval | None = None  # drawn only (report_build._macro_curve)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -499,12 +501,16 @@ class Report:
     def _repr_html_(self) -> str:
         """Notebook display: the header, the models side by side and the PR plot (SVG).
 
-        The interactive page is :meth:`to_html`; this needs no script to show."""
+        The interactive page is :meth:`to_html`; this needs no script to show. Column
+        names carry their glossary entry as hover text (:mod:`prcurve.present.glossary`)."""
         import html
 
-        parts = [f"<p>{html.escape(line)}</p>" for line in self.header_lines()]
-        parts.append(self.comparison_table().to_html(digits=None, caption="models"))
-        parts.extend(table.to_html(digits=None, caption=heading)
+        from prcurve.present.glossary import GLOSSARY_POINTER, with_titles
+
+        parts = [f"<p>{html.escape(line)}</p>" for line in [*self.header_lines(),
+                                                               GLOSSARY_POINTER]]
+        parts.append(with_titles(self.comparison_table().to_html(digits=None, caption="models")))
+        parts.extend(with_titles(table.to_html(digits=None, caption=heading))
                      for heading, table in report_text.class_tables(self))
         try:
             from prcurve.present.plot import svg_text
@@ -514,6 +520,13 @@ class Report:
             parts.append("<p>(install matplotlib to see the plot)</p>")
         return "\n".join(parts)
 
+    def model_colors(self) -> dict[str, str]:
+        """Each model's colour by name, by its place in the report: the same in every
+        picture, in report.html and in the notebook (:mod:`prcurve.present.style`)."""
+        from prcurve.present.style import model_color
+
+        return {m.name: model_color(i) for i, m in enumerate(self.models)}
+
     def pr_figure(self) -> Figure:
         """The report's PR figure (pr_curve.png): one panel per prevalence, each with its
         unachievable region (matplotlib, imported here)."""
@@ -521,29 +534,23 @@ class Report:
         from matplotlib.figure import Figure
 
         from prcurve.present import plot
+        from prcurve.present.glossary import FIGURE_NOTE
+        from prcurve.present.macro_plot import macro_panels
 
         curves = {m.name: m.curve for m in self.models}
         groups = plot.group_by_prevalence(curves)
-        style = {"ap_method": self.settings.ap_method, "beta": self.settings.beta}
-        if len(groups) == 1:
+        style = {"ap_method": self.settings.ap_method, "beta": self.settings.beta,
+                 "colors": self.model_colors()}
+        extra = macro_panels(self.class_averages)
+        if len(groups) == 1 and not extra:
             figure = Figure(figsize=plot.PR_FIGSIZE, layout="constrained")
+            figure.supxlabel(FIGURE_NOTE, fontsize=7, color="0.35")  # before the labels
             plot.plot_pr_curves(curves, figure.add_subplot(), **style)  # type: ignore[arg-type]
             return figure
-        inputs = {m.name: m.input.name for m in self.models}
-        per_input: dict[str, int] = {}
-        for input_name in inputs.values():
-            per_input[input_name] = per_input.get(input_name, 0) + 1
-        titles = []
-        for group in groups:
-            # An input whose models all share this prevalence names the panel; otherwise
-            # (the classes of a multi-class input, say) the models do.
-            whole = all(sum(inputs[n] == inputs[name] for n in group) == per_input[inputs[name]]
-                        for name in group)
-            names = ", ".join(dict.fromkeys(inputs[name] for name in group) if whole
-                              else group)
-            titles.append(f"{names} (π = {next(iter(group.values())).prevalence:.3g})")
+        titles = plot.panel_titles(groups, {m.name: m.input.name for m in self.models})
         figure = Figure(layout="constrained")
-        plot.plot_pr_curves_grid(groups, titles=titles, figure=figure,
+        figure.supxlabel(FIGURE_NOTE, fontsize=9, color="0.35")
+        plot.plot_pr_curves_grid(groups, titles=titles, figure=figure, extra=extra,
                                  **style)  # type: ignore[arg-type]
         return figure
 
@@ -557,7 +564,8 @@ class Report:
         curves = {m.name: m.curve for m in self.models}
         figure = self.pr_figure()
         grid = plot_thresholds_grid(curves, beta=self.settings.beta,
-                                    figure=Figure(layout="constrained"))
+                                    figure=Figure(layout="constrained"),
+                                    colors=self.model_colors())
         # Each picture through present.files: the same bytes every run.
         shots = [(figure, "pr_curve.png"), (figure, "pr_curve.svg"), (grid, "threshold.png")]
         # The precision-recall-gain view (docs/pr_space.md), a figure of its own.

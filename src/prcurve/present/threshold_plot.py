@@ -62,6 +62,7 @@ def plot_thresholds(
     title: str | None = None,
     mark_best: bool = True,
     legend: str | None = "outside",
+    color: Any | None = None,
 ) -> ThresholdPlot:
     """Draw precision, recall and F-beta against the decision threshold.
 
@@ -82,6 +83,10 @@ def plot_thresholds(
     legend : str or None, default "outside"
         "outside" puts the legend right of the axes, so that it covers no
         line; any other string is a matplotlib ``loc``; None draws none.
+    color : matplotlib color, optional
+        Draw the three lines in this colour (the model's, as the report does),
+        told apart by their dashes: precision solid, recall dashed, F-beta
+        dash-dotted (report.html's styles). By default one colour per quantity.
 
     Returns
     -------
@@ -115,16 +120,18 @@ def plot_thresholds(
     t = curve.thresholds / unit if unit != 1.0 else curve.thresholds
     name_f = f"F{beta:g}"
     lines = []
-    for values, label, color in ((precision, "precision", "tab:blue"),
-                                 (recall, "recall", "tab:orange"),
-                                 (f, name_f, "tab:green")):
+    for values, label, own, dash in ((precision, "precision", "tab:blue", "-"),
+                                     (recall, "recall", "tab:orange", "--"),
+                                     (f, name_f, "tab:green", "-.")):
         x, y = drawn_points(*_step_against_threshold(t, values), pixel_columns(ax))
-        (line,) = ax.plot(x, y, drawstyle="steps-pre", label=label, color=color, linewidth=1.5,
+        (line,) = ax.plot(x, y, drawstyle="steps-pre", label=label,
+                          color=own if color is None else color,
+                          linestyle="-" if color is None else dash, linewidth=1.5,
                           clip_on=False)  # values lie in [0, 1], x in the limits
         lines.append(line)
     best_line = None
     if mark_best and math.isfinite(best.threshold):
-        best_line = ax.axvline(best.threshold / unit, color="0.3", linestyle="--", linewidth=1.0,
+        best_line = ax.axvline(best.threshold / unit, color="black", linestyle=":", linewidth=1.2,
                                label=f"best {name_f} = {best.value:.3f} at t = "
                                f"{_format_threshold(best.threshold)}")
     low, high = (float(t.min()), float(t.max())) if t.shape[0] else (0.0, 1.0)
@@ -157,9 +164,12 @@ def threshold_grid_size(n_curves: int, ncols: int = 2) -> tuple[float, float]:
 
 def plot_thresholds_grid(
     curves: Mapping[str, PRCurve], *, beta: float = 1.0, ncols: int = 2,
-    figure: Figure | None = None,
+    figure: Figure | None = None, colors: Mapping[str, Any] | None = None,
 ) -> Figure:
     """One :func:`plot_thresholds` panel per curve, in a grid (the report's threshold.png).
+
+    With ``colors`` (by curve name, the report's model colours) each panel's lines and
+    title are in its model's colour, told apart by their dashes.
 
     Examples
     --------
@@ -183,13 +193,20 @@ def plot_thresholds_grid(
     axes = figure.subplots(rows, cols, squeeze=False)
     drawn = None
     for k, (name, curve) in enumerate(curves.items()):
-        drawn = plot_thresholds(curve, axes[k // cols][k % cols], beta=beta, legend=None)
+        color = None if colors is None else colors.get(name)
+        drawn = plot_thresholds(curve, axes[k // cols][k % cols], beta=beta, legend=None,
+                                color=color)
         title = name
         if drawn.best is not None:
             title += f"   ({drawn.best.get_label()})"
-        drawn.ax.set_title(title, fontsize=10)
+        drawn.ax.set_title(title, fontsize=10, color="black" if color is None else color)
     if drawn is not None:  # one legend for all panels: the lines are the same in each
-        handles = [drawn.precision, drawn.recall, drawn.f_beta]
+        handles: list[Any] = [drawn.precision, drawn.recall, drawn.f_beta]
+        if colors is not None:  # the styles alone, in grey: the colour is each model's
+            from matplotlib.lines import Line2D
+
+            handles = [Line2D([], [], color="0.3", linestyle=h.get_linestyle(), linewidth=1.5)
+                       for h in handles]
         if drawn.best is not None:
             handles.append(drawn.best)
         figure.legend(handles, ["precision", "recall", f"F{beta:g}", "best threshold"][

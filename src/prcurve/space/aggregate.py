@@ -36,13 +36,20 @@ from prcurve.core.counts import ThresholdCounts
 from prcurve.core.curve import PRCurve
 from prcurve.core.undefined import ZeroDivision, undefined_scope
 from prcurve.space.bounds import Degenerate
+from prcurve.space.intervals import BOOTSTRAP, CurveInterval, _Cells, curve_draws
 from prcurve.validation.arrays import check_choice, wrong_type
-from prcurve.validation.space import check_parts, check_recall_grid
+from prcurve.validation.space import (
+    check_level,
+    check_n_resamples,
+    check_parts,
+    check_recall_grid,
+    check_seed,
+)
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
 
-__all__ = ["Aggregate", "aggregate"]
+__all__ = ["Aggregate", "aggregate", "macro_average_curve"]
 
 F64 = NDArray[np.float64]
 How = Literal["merge", "mean", "mean_normalized", "vertical"]
@@ -245,3 +252,58 @@ def aggregate(
         averaged = curves.mean(axis=0)
         return Aggregate(rule, name, float(averaged.mean()), curves.mean(axis=1), prevalences,
                          grid, averaged)
+
+
+def macro_average_curve(
+    parts: Sequence[PRCurve | ThresholdCounts],
+    recall_grid: ArrayLike | None = None,
+    *,
+    n_resamples: int = 1000,
+    level: float = 0.95,
+    seed: Any = None,
+    n_threads: int | None = None,
+) -> CurveInterval:
+    """The macro-average PR curve of several classes, with a pointwise bootstrap band.
+
+    The curve is ``vertical`` averaging (:func:`aggregate`): at each recall
+    level, the mean over the parts of their interpolated precision
+    ``p_interp(r) = max_{r' >= r} p(r')``. The band: each part's whole
+    counts are resampled as :func:`prcurve.space.intervals.bootstrap_curve`
+    resamples them (positives and negatives apart), all parts from one
+    generator, one part after the other; each resample's curves are averaged
+    and the band is the percentiles of those averages at each level. The parts
+    are resampled independently: for the one-vs-rest classes of one data set,
+    which share their samples, this is an approximation (docs/report.md).
+    With one part it is ``bootstrap_curve`` with the same seed.
+
+    Examples
+    --------
+    >>> from prcurve import pr_curve
+    >>> from prcurve.space.aggregate import macro_average_curve
+    >>> a = pr_curve([1, 0, 1, 1, 0, 0, 1, 0] * 20, [8, 7, 6, 5, 4, 3, 2, 1] * 20)
+    >>> b = pr_curve([0, 1, 1, 0, 1, 0, 0, 1] * 20, [8, 7, 6, 5, 4, 3, 2, 1] * 20)
+    >>> band = macro_average_curve([a, b], [0.5, 1.0], n_resamples=200, seed=0)
+    >>> [round(float(p), 4) for p in band.estimate]  # (3/4 + 2/3) / 2 and (4/7 + 1/2) / 2
+    [0.7083, 0.5357]
+    >>> bool((band.lower <= band.estimate).all() and (band.estimate <= band.upper).all())
+    True
+    """
+    items = check_parts("parts", parts)
+    states = [_as_counts(part, i) for i, part in enumerate(items)]
+    grid = (recall_levels(100) if recall_grid is None
+            else check_recall_grid("recall_grid", recall_grid))
+    b = check_n_resamples(n_resamples)
+    lvl = check_level(level)
+    rng = np.random.default_rng(check_seed(seed))
+    estimate = np.asarray(aggregate(items, "vertical", recall_grid=grid).precision,
+                          dtype=np.float64)
+    statistic = "macro-average interpolated precision at recall levels"
+    cells = [_Cells.from_counts(counts) for counts in states]
+    if any(c.n_pos == 0 for c in cells):  # a class without positives: no curve to resample
+        return CurveInterval(statistic, grid, estimate, estimate, estimate, BOOTSTRAP, lvl, b)
+    total = np.zeros((b, grid.shape[0]))
+    for state in cells:
+        total += curve_draws(state, grid, b, rng, n_threads)
+    alpha = 1.0 - lvl
+    lower, upper = np.quantile(total / len(cells), [alpha / 2.0, 1.0 - alpha / 2.0], axis=0)
+    return CurveInterval(statistic, grid, estimate, lower, upper, BOOTSTRAP, lvl, b)

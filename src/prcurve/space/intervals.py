@@ -559,23 +559,31 @@ def bootstrap_curve(
         if state.n_pos == 0:
             return CurveInterval(statistic, levels, estimate, estimate, estimate, BOOTSTRAP,
                                  lvl, b)
-
-        def band(pos: I64, neg: I64) -> F64:
-            _, tp, fp, _ = state.batch(pos, neg)
-            precision = tp / np.maximum(tp + fp, 1)  # whole counts: 0 where nothing above
-            envelope = np.concatenate(
-                (np.maximum.accumulate(precision[:, ::-1], axis=1)[:, ::-1],
-                 np.zeros((tp.shape[0], 1))), axis=1)
-            recall_star = tp / state.n_pos
-            out = np.empty((tp.shape[0], levels.shape[0]))
-            for row in range(tp.shape[0]):
-                out[row] = envelope[row, first_reaching(recall_star[row], levels)]
-            return out
-
-        values = _map_resamples(state, b, rng, band, n_threads)
+        values = curve_draws(state, levels, b, rng, n_threads)
     alpha = 1.0 - lvl
     lower, upper = np.quantile(values, [alpha / 2.0, 1.0 - alpha / 2.0], axis=0)
     return CurveInterval(statistic, levels, estimate, lower, upper, BOOTSTRAP, lvl, b)
+
+
+def curve_draws(state: _Cells, levels: F64, n_resamples: int, rng: np.random.Generator,
+                n_threads: int | None) -> F64:
+    """Each resample's interpolated precision at ``levels`` (one row per resample), drawn
+    from ``rng`` as :func:`bootstrap_curve` draws them (also used by
+    :func:`prcurve.space.aggregate.macro_average_curve`); ``state.n_pos`` > 0."""
+
+    def band(pos: I64, neg: I64) -> F64:
+        _, tp, fp, _ = state.batch(pos, neg)
+        precision = tp / np.maximum(tp + fp, 1)  # whole counts: 0 where nothing above
+        envelope = np.concatenate(
+            (np.maximum.accumulate(precision[:, ::-1], axis=1)[:, ::-1],
+             np.zeros((tp.shape[0], 1))), axis=1)
+        recall_star = tp / state.n_pos
+        out = np.empty((tp.shape[0], levels.shape[0]))
+        for row in range(tp.shape[0]):
+            out[row] = envelope[row, first_reaching(recall_star[row], levels)]
+        return out
+
+    return _map_resamples(state, n_resamples, rng, band, n_threads)
 
 
 def aucpr_interval(
