@@ -436,7 +436,9 @@ def render_html(report: Report, *, title: str = "prcurve report") -> str:
         threshold_figures.append(figure)
     slider, mode, box, initial = _controls(bk, meta, sources, markers, roc_markers, spans,
                                            tables)
-    header = div(_header_html(report), width=1400)
+    from prcurve.present.verdict import html_section
+
+    header = div(_header_html(report) + html_section(report.comparison), width=1400)
     table = div("<h2>Models side by side</h2>" + _comparison_table(report)
                 + "".join(f"<h3>{html.escape(heading)}</h3>" + classes.to_html(digits=None)
                           for heading, classes in class_tables(report)),

@@ -279,6 +279,7 @@ class Report:
     models: list[ModelReport]
     notes: list[str] = field(default_factory=list)
     class_averages: list[ClassAverages] = field(default_factory=list)
+    comparison: dict[str, Any] | None = None  # the verdict (prcurve.present.verdict)
 
     @property
     def schema(self) -> str:
@@ -313,6 +314,7 @@ class Report:
             # Added within prcurve.report/1 for multi-class and multi-label inputs.
             **({"class_averages": [c.to_dict() for c in self.class_averages]}
                if self.class_averages else {}),
+            **({"comparison": self.comparison} if self.comparison is not None else {}),
             "files": list(files),
             "notes": list(self.notes),
         }
@@ -494,7 +496,10 @@ class Report:
         The interactive page is :meth:`to_html`; this needs no script to show."""
         import html
 
+        from prcurve.present.verdict import html_section
+
         parts = [f"<p>{html.escape(line)}</p>" for line in self.header_lines()]
+        parts.append(html_section(self.comparison, "h3"))
         parts.append(self.comparison_table().to_html(digits=None, caption="models"))
         parts.extend(table.to_html(digits=None, caption=heading)
                      for heading, table in report_text.class_tables(self))
