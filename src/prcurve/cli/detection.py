@@ -313,7 +313,7 @@ def _detector_names(paths: list[str]) -> list[str]:
 
 
 def _several(args: argparse.Namespace, options: tuple[int | None, float, int, str],
-             statistics: tuple[str, ...], evaluate: Any) -> int:
+             statistics: tuple[str, ...], evaluate: Any, **plot_options: Any) -> int:
     """Several detection files: each one's summary, then the verdict (the image bootstrap
     of :func:`prcurve.detection.compare_detectors`, corrected across detectors)."""
     from prcurve.detection import compare_detectors
@@ -358,7 +358,8 @@ def _several(args: argparse.Namespace, options: tuple[int | None, float, int, st
                 for row in report["per_category"]]
         figures = [] if args.no_plots else [
             (f"pr_classes_{_file_part(name)}.png",
-             (lambda e: lambda: _plot(e.plot_class_curves))(evaluations[name]))
+             (lambda e: lambda: _plot(lambda: e.plot_class_curves(**plot_options)))(
+                 evaluations[name]))
             for name in names]
         _write(out, combined, _csv(rows), figures, inputs)
     if args.json:
@@ -392,7 +393,7 @@ def _voc(args: argparse.Namespace) -> int:
     if len(args.detections) > 1 or args.baseline is not None:
         return _several(args, options, ("mAP",), lambda dt: evaluate_voc(
             args.ground_truth, dt, iou_threshold=threshold, ap_method=method,
-            inclusive_pixels=not args.continuous_pixels))
+            inclusive_pixels=not args.continuous_pixels), iou_threshold=threshold)
     args.detections = args.detections[0]
     out = _out_folder(args)
     inputs = [Path(args.ground_truth), Path(args.detections)]

@@ -172,9 +172,13 @@ def headline(comparison: dict[str, Any] | None) -> str:
     beaten = [(r["b"] if r["a"] == best else r["a"]) for r in own
               if r["significant"] and r["better"] == best]
     against = [r for r in own if best in (r["a"], r["b"])]
+    unsure = [(r["b"] if r["a"] == best else r["a"]) for r in against
+              if not (r["significant"] and r["better"] == best)]
     sure = (f"significantly better than {', '.join(beaten)}" if beaten
             else "not significantly better than any other")
-    if beaten and len(beaten) == len(against):
+    if beaten and unsure:
+        sure += f"; not significantly better than {', '.join(unsure)}"
+    if beaten and not unsure:
         sure = "significantly better than every model it was compared with"
     return (f"{best} has the highest {measure} ({_f(values[best])}); {sure} "
             f"(paired bootstrap, {correction}, alpha {alpha:g}).")
