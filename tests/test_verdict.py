@@ -145,6 +145,28 @@ def test_report_without_comparison_and_with_unpairable_models() -> None:
                        ci=None, baseline="a")
 
 
+def test_large_comparisons_are_skipped_by_default_with_a_note() -> None:
+    from prcurve.present.report import ReportSettings
+    from prcurve.present.report_build import evaluate
+
+    y, scores = _models(n=80)
+    models = {name: (y, s) for name, s in scores.items()}  # 3 pairs of 80 distinct scores
+    skipped = evaluate(models, ReportSettings(ci_level=None, ci_max_cells=200))
+    assert skipped.comparison is not None
+    assert skipped.comparison["rows"] == []
+    assert "not computed by default: 3 pair(s)" in skipped.comparison["notes"][-1]
+    assert "No comparison: not computed by default" in skipped.to_text()
+    assert skipped.to_text().count("not computed by default: 3 pair(s)") == 1
+    one_pair = evaluate(models, ReportSettings(ci_level=None, ci_max_cells=200, resamples=50),
+                        baseline="weak")  # 2 pairs x 80 <= 200
+    assert one_pair.comparison is not None
+    assert len(one_pair.comparison["rows"]) == 4
+    uncapped = evaluate(models, ReportSettings(ci_level=0.9, ci_max_cells=None, resamples=50))
+    assert uncapped.comparison is not None
+    assert uncapped.comparison["level"] == 0.9
+    assert len(uncapped.comparison["rows"]) == 6
+
+
 def test_headline_names_the_best_of_all_pairs() -> None:
     y, scores = _models(n=400, seed=2)
     r = prcurve.report(y, scores, resamples=200)

@@ -33,8 +33,13 @@ from prcurve.space.model_comparison import CORRECTION_NAMES
 if TYPE_CHECKING:
     from prcurve.present.report import ReportSettings
 
-__all__ = ["Candidate", "headline", "html_section", "report_comparison", "table_rows",
-           "text_lines"]
+__all__ = ["DEFAULT_MAX_WORK", "Candidate", "headline", "html_section", "report_comparison",
+           "table_rows", "text_lines"]
+
+
+DEFAULT_MAX_WORK = 100_000
+"""Without an interval (``ci_level`` None) the comparison is skipped, with a note, when
+pairs × the most distinct scores of a compared model exceed this (or ``ci_max_cells``)."""
 
 
 @dataclass(frozen=True)
@@ -64,9 +69,12 @@ def report_comparison(
     with the same labels in the same order; the AP measures are the headline
     method and the Davis–Goadrich area (the report's AP and AUCPR); the
     resamples and seed are the report's; the level is ``settings.ci_level``
-    (0.95 when the report has no interval).
+    (0.95 when the report has no interval). With ``settings.ci_max_cells`` set (the
+    command line's default), pairs × the most distinct scores of a compared model
+    above it skips the comparison with a note (the bootstrap's cost grows with both);
+    without an interval, above ``ci_max_cells`` or :data:`DEFAULT_MAX_WORK`.
     """
-    from prcurve.space.model_comparison import compare_scores
+    from prcurve.space.model_comparison import compare_scores, model_pairs
     from prcurve.validation.significance import check_correction, check_model_baseline
 
     check_correction(correction)
@@ -95,11 +103,16 @@ def report_comparison(
         return None if not notes else {"models": names, "baseline": None, "rows": [],
                                        "notes": notes}
     cap = settings.ci_max_cells
-    if cap is not None and max(c.cells for c in group) > cap:
+    if settings.ci_level is None:  # no interval asked for: no slow comparison either
+        cap = cap or DEFAULT_MAX_WORK
+    pairs = len(model_pairs(names, baseline))
+    cells = max(c.cells for c in group)
+    if cap is not None and cells * pairs > cap:  # the cost grows with both
         return {"models": names, "baseline": baseline, "rows": [], "notes": [
-            *notes, f"not computed by default: a model has more than {cap} distinct scores, "
-            f"which makes the paired bootstrap slow; pass --ci {settings.ci_level or 0.95:g} "
-            "to compute it"]}
+            *notes, f"not computed by default: {pairs} pair(s) of models with up to {cells} "
+            f"distinct scores (above {cap} in all) make the paired bootstrap slow; pass --ci "
+            f"{settings.ci_level or 0.95:g} to compute it, or --baseline to compare fewer "
+            "pairs"]}
     methods = list(dict.fromkeys((settings.ap_method, "davis_goadrich")))
     if settings.bins is not None:
         notes.append("the comparison uses the exact scores, not the bins")
@@ -222,6 +235,12 @@ def _how(comparison: dict[str, Any]) -> str:
             f"comparisons of each measure; significant: corrected p < {comparison['alpha']:g}")
 
 
+def _other_notes(comparison: dict[str, Any]) -> list[str]:
+    """The notes the headline does not already say (without rows it says the last)."""
+    notes = list(comparison.get("notes", []))
+    return notes if comparison.get("rows") else notes[:-1]
+
+
 def text_lines(comparison: dict[str, Any] | None) -> list[str]:
     """The verdict as plain text: the headline, an aligned table, how it was computed."""
     if comparison is None:
@@ -235,7 +254,7 @@ def text_lines(comparison: dict[str, Any] | None) -> list[str]:
         out.extend("  " + "  ".join(r[c].ljust(w) for c, w in zip(columns, widths, strict=True))
                    .rstrip() for r in rows)
         out.append("  " + _how(comparison))
-    out.extend(f"  note: {n}" for n in comparison.get("notes", []))
+    out.extend(f"  note: {n}" for n in _other_notes(comparison))
     return out
 
 
@@ -253,5 +272,5 @@ def html_section(comparison: dict[str, Any] | None, heading: str = "h2") -> str:
         parts.append(f"<table class='prc-verdict-table'><tr>{head}</tr>{body}</table>")
         parts.append(f"<p class='prc-meta'>{html.escape(_how(comparison))}</p>")
     parts.extend(f"<p class='prc-meta'>note: {html.escape(n)}</p>"
-                 for n in comparison.get("notes", []))
+                 for n in _other_notes(comparison))
     return "\n".join(parts)
