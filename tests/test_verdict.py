@@ -167,6 +167,24 @@ def test_large_comparisons_are_skipped_by_default_with_a_note() -> None:
     assert len(uncapped.comparison["rows"]) == 6
 
 
+def test_undefined_values_are_said() -> None:
+    rows = [{"measure": "AP", "a": a, "b": b, "value_a": None, "value_b": None,
+             "difference": None, "ci_low": None, "ci_high": None, "p_value": None,
+             "p_adjusted": None, "significant": False, "better": None}
+            for a, b in model_pairs(["x", "y", "z"], None)]
+    comparison = {"rows": rows, "alpha": 0.05, "level": 0.95, "correction": "holm",
+                  "baseline": None, "method": "m", "resamples": 10, "seed": 0, "notes": []}
+    assert show.headline(comparison) == "No model has a defined AP; nothing to compare."
+    assert "undefined" in "\n".join(show.text_lines(comparison))
+
+
+def test_report_without_positives_says_undefined() -> None:
+    r = prcurve.report([0, 0, 0, 0], {"a": [.1, .2, .3, .4], "b": [.4, .3, .2, .1]}, ci=None)
+    assert r.comparison is not None
+    assert [row["value_a"] for row in r.comparison["rows"]] == [None, None]
+    assert "No model has a defined AP (step)" in r.to_text()
+
+
 def test_headline_names_the_best_of_all_pairs() -> None:
     y, scores = _models(n=400, seed=2)
     r = prcurve.report(y, scores, resamples=200)

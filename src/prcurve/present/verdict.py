@@ -22,12 +22,14 @@ a has the higher AP (step) than b: 1.0000 vs 0.4778; not significant at 0.05 (Ho
 from __future__ import annotations
 
 import html
+import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 
+from prcurve.errors import UndefinedMetricWarning
 from prcurve.space.model_comparison import CORRECTION_NAMES
 
 if TYPE_CHECKING:
@@ -117,11 +119,13 @@ def report_comparison(
     if settings.bins is not None:
         notes.append("the comparison uses the exact scores, not the bins")
     try:
-        comparison = compare_scores(
-            group[0].labels, {c.name: c.scores for c in group}, methods=cast(Any, methods),
-            baseline=baseline, correction=cast(Any, correction),
-            n_resamples=settings.resamples, level=settings.ci_level or 0.95,
-            seed=settings.seed, baseline_argument=baseline_argument)
+        with warnings.catch_warnings():  # an undefined AP is null, said as "undefined"
+            warnings.simplefilter("ignore", UndefinedMetricWarning)
+            comparison = compare_scores(
+                group[0].labels, {c.name: c.scores for c in group},
+                methods=cast(Any, methods), baseline=baseline, correction=cast(Any, correction),
+                n_resamples=settings.resamples, level=settings.ci_level or 0.95,
+                seed=settings.seed, baseline_argument=baseline_argument)
     except ValueError as error:  # e.g. soft labels: the bootstrap needs hard ones
         return {"models": names, "baseline": baseline, "rows": [],
                 "notes": [*notes, f"not available: {error}"]}
@@ -170,6 +174,8 @@ def headline(comparison: dict[str, Any] | None) -> str:
         return _against_baseline(own, baseline, measure, alpha, correction)
     if len(own) == 1:
         row = own[0]
+        if row["difference"] is None:
+            return f"No model has a defined {measure}; nothing to compare."
         if row["better"] is None:
             return f"{row['a']} and {row['b']}: no difference in {measure}."
         better, other, va, vb, _, _, _ = _oriented(row)
@@ -181,6 +187,8 @@ def headline(comparison: dict[str, Any] | None) -> str:
         for name, value in ((r["a"], r["value_a"]), (r["b"], r["value_b"])):
             if value is not None:
                 values[name] = value
+    if not values:
+        return f"No model has a defined {measure}; nothing to compare."
     best = max(values, key=lambda n: values[n])
     beaten = [(r["b"] if r["a"] == best else r["a"]) for r in own
               if r["significant"] and r["better"] == best]
