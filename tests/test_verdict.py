@@ -315,11 +315,12 @@ def test_coco_several_detectors_text_and_out(tmp_path: Path,
     gt, paths = _detection_files(tmp_path)
     out = tmp_path / "out"
     assert main(["coco", gt, *paths, "--bootstrap", "100", "--out", str(out),
-                 "--no-plots"]) == 0
+                 "--no-plots", "--per-class"]) == 0
     printed = capsys.readouterr().out
     assert "detector sharp (" in printed
     assert "\nverdict\n" in printed
     assert "sharp has the highest mAP" in printed
+    assert printed.count("best F1 at score") == 3  # --per-class: one table per detector
     assert sorted(p.name for p in out.iterdir()) == ["per_class.csv", "report.json"]
     assert (out / "per_class.csv").read_text().startswith("detector,category_id,name")
     assert json.loads((out / "report.json").read_text())["comparison"]["pairs"] == "all"

@@ -349,6 +349,8 @@ def _several(args: argparse.Namespace, options: tuple[int | None, float, int, st
                      else [f"detector {name} ({path})"])
         own = evaluation.summary().splitlines()
         _add_intervals(evaluation, statistics, options, report, own)
+        if getattr(args, "per_class", False):  # coco's --per-class, for each detector
+            own.extend(["", *_coco_class_lines(report)])
         lines.extend(own)
         detectors[name] = report
     lines.extend(["", *text_lines(verdict)])
