@@ -23,7 +23,7 @@ import json
 import math
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from prcurve.cli.common import UsageError as _UsageError
 from prcurve.cli.common import guard as _guard
@@ -41,8 +41,15 @@ DPI = 150
 def _common(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("ground_truth", metavar="GT.json",
                         help="COCO instances file: images, annotations, categories")
-    parser.add_argument("detections", metavar="DT.json",
-                        help="COCO results file: a list of {image_id, category_id, bbox, score}")
+    parser.add_argument("detections", metavar="DT.json", nargs="+",
+                        help="COCO results file: a list of {image_id, category_id, bbox, score}; "
+                        "two or more files are compared (the verdict, docs/detection.md)")
+    parser.add_argument("--baseline", default=None, metavar="NAME",
+                        help="with several DT.json, compare each with detector NAME (its file "
+                        "name without .json; default: all pairs)")
+    parser.add_argument("--correction", default="holm", metavar="NAME",
+                        help="correction of the comparisons' p-values: holm (default), "
+                        "bonferroni, bh or none")
     parser.add_argument("--json", action="store_true",
                         help="print the report as JSON instead of the summary")
     parser.add_argument("--out", metavar="DIR",
@@ -137,7 +144,8 @@ def _out_folder(args: argparse.Namespace) -> Path | None:
     """``--out`` checked (neither is, holds nor lies inside an input) and created."""
     if args.out is None:
         return None
-    check_out_folder(args.out, [args.ground_truth, args.detections])
+    detections = [args.detections] if isinstance(args.detections, str) else args.detections
+    check_out_folder(args.out, [args.ground_truth, *detections])
     return _prepare_out(args.out)
 
 
@@ -242,6 +250,10 @@ def _coco(args: argparse.Namespace) -> int:
 
     iou_type = _checks.check_iou_type(args.iou_type)
     options = _bootstrap_options(args)
+    if len(args.detections) > 1 or args.baseline is not None:
+        return _several(args, options, ("mAP", "AP50"), lambda dt: evaluate_coco(
+            args.ground_truth, dt, iou_type=iou_type))
+    args.detections = args.detections[0]
     out = _out_folder(args)
     inputs = [Path(args.ground_truth), Path(args.detections)]
     evaluation = evaluate_coco(args.ground_truth, args.detections, iou_type=iou_type)
@@ -306,6 +318,78 @@ def _coco_class_lines(report: dict[str, Any]) -> list[str]:
     return lines
 
 
+def _detector_names(paths: list[str]) -> list[str]:
+    """Each detection file's name without .json; the path where two files share a name."""
+    stems = [Path(p).name.removesuffix(".json") for p in paths]
+    return [stem if stems.count(stem) == 1 else path for stem, path in zip(
+        stems, paths, strict=True)]
+
+
+def _several(args: argparse.Namespace, options: tuple[int | None, float, int, str],
+             statistics: tuple[str, ...], evaluate: Any, **plot_options: Any) -> int:
+    """Several detection files: each one's summary, then the verdict (the image bootstrap
+    of :func:`prcurve.detection.compare_detectors`, corrected across detectors)."""
+    from prcurve.detection import compare_detectors
+    from prcurve.present.verdict import text_lines
+    from prcurve.space.model_comparison import model_pairs, verdict_of
+    from prcurve.validation.significance import check_model_baseline
+
+    names = _detector_names(list(args.detections))
+    baseline = check_model_baseline("--baseline", args.baseline, names, "detectors")
+    correction = _checks.check_choice("--correction", args.correction,
+                                      ("holm", "bonferroni", "bh", "none"))
+    out = _out_folder(args)
+    inputs = [Path(args.ground_truth), *map(Path, args.detections)]
+    evaluations = {name: evaluate(path) for name, path in zip(names, args.detections,
+                                                              strict=True)}
+    resamples, level, seed, kind = options
+    b = 1000 if resamples is None else resamples
+    results = [(statistic, a, other, compare_detectors(
+        evaluations[a], evaluations[other], statistic=statistic, n_resamples=b, level=level,
+        seed=seed, interval=kind)) for statistic in statistics
+        for a, other in model_pairs(names, baseline)]
+    verdict = verdict_of(results, models=names, baseline=baseline,
+                         method=f"paired {kind} bootstrap of images "
+                         "(prcurve.detection.compare_detectors)", correction=cast(Any, correction),
+                         level=level, resamples=b, seed=seed).to_dict()
+    detectors: dict[str, Any] = {}
+    lines: list[str] = []
+    for name, path in zip(names, args.detections, strict=True):
+        evaluation = evaluations[name]
+        report = evaluation.to_dict()
+        report["inputs"] = {"ground_truth": args.ground_truth, "detections": path}
+        lines.extend(["", f"detector {name} ({path})"] if lines
+                     else [f"detector {name} ({path})"])
+        own = evaluation.summary().splitlines()
+        _add_intervals(evaluation, statistics, options, report, own)
+        if getattr(args, "per_class", False):  # coco's --per-class, for each detector
+            own.extend(["", *_coco_class_lines(report)])
+        lines.extend(own)
+        detectors[name] = report
+    lines.extend(["", *text_lines(verdict)])
+    combined = {"detectors": detectors, "comparison": verdict}
+    if out is not None:
+        rows = [{"detector": name, **_flat(row)} for name, report in detectors.items()
+                for row in report["per_category"]]
+        figures = [] if args.no_plots else [
+            (f"pr_classes_{_file_part(name)}.png",
+             (lambda e: lambda: _plot(lambda: e.plot_class_curves(**plot_options)))(
+                 evaluations[name]))
+            for name in names]
+        _write(out, combined, _csv(rows), figures, inputs)
+    if args.json:
+        _emit(json.dumps(combined, indent=2, allow_nan=False) + "\n")
+    else:
+        _emit("\n".join(lines) + "\n")
+    return 0
+
+
+def _file_part(name: str) -> str:
+    import re
+
+    return re.sub(r"[^A-Za-z0-9._-]+", "_", name).strip("._") or "detector"
+
+
 def run_coco(args: argparse.Namespace) -> int:
     """The ``coco`` handler: returns the exit status."""
     return _guard(lambda: _coco(args))
@@ -326,6 +410,11 @@ def _voc(args: argparse.Namespace) -> int:
     if ties != "grouped" and options[0] is not None:
         raise _UsageError("--ties: file-order with --bootstrap; the bootstrap resamples tie "
                           "groups. Drop one of them")
+    if len(args.detections) > 1 or args.baseline is not None:
+        return _several(args, options, ("mAP",), lambda dt: evaluate_voc(
+            args.ground_truth, dt, iou_threshold=threshold, ap_method=method,
+            inclusive_pixels=not args.continuous_pixels), iou_threshold=threshold)
+    args.detections = args.detections[0]
     out = _out_folder(args)
     inputs = [Path(args.ground_truth), Path(args.detections)]
     evaluation = evaluate_voc(args.ground_truth, args.detections, iou_threshold=threshold,

@@ -135,6 +135,13 @@ def register(subparsers: Any) -> None:
     report.add_argument("--out", metavar="DIR",
                         help="write report.json, curve_<model>.csv, pr_curve.png/.svg, "
                         "threshold.png and the interactive report.html to DIR")
+    report.add_argument("--baseline", default=None, metavar="NAME",
+                        help="with two or more models, compare each with model NAME (default: "
+                        "all pairs): the AP difference, its paired bootstrap interval and "
+                        "p-value (docs/report.md)")
+    report.add_argument("--correction", default="holm", metavar="NAME",
+                        help="multiple-testing correction of the comparisons' p-values: holm "
+                        "(default), bonferroni, bh or none")
     scale = report.add_argument_group("large inputs (docs/scale.md)")
     scale.add_argument("--stream", action="store_true",
                        help="read the inputs in batches, memory bounded by the count state "
@@ -461,6 +468,9 @@ def execute(args: argparse.Namespace, loaded_inputs: list[Any] | None = None,
     if len(labels) > 1 and loaded_inputs is None and _wants_streaming(args):
         raise classes_in_memory_only("--label", "--label " + " --label ".join(labels))
     settings = _settings(args)
+    baseline = getattr(args, "baseline", None)
+    correction = check_choice("--correction", getattr(args, "correction", "holm"),
+                              ("holm", "bonferroni", "bh", "none"))
     gates = [parse_fail_under(text) for text in args.fail_under]
     if loaded_inputs is None:
         check_distinct_files(args.inputs, "its models would be reported twice")
@@ -475,13 +485,17 @@ def execute(args: argparse.Namespace, loaded_inputs: list[Any] | None = None,
         load = _load_dask if (args.dask is not None or args.workers is not None) else (
             _load_streamed)
         streamed, notes = load(args, settings.bins)
+        if baseline is not None:
+            notes.append(f"--baseline {baseline}: streamed inputs keep counts, not scores, "
+                         "so their models are not compared")
         report = build_streamed_report(streamed, settings, notes)
     else:
         if loaded_inputs is None:
             loaded_inputs, notes = _load(args, binned=settings.bins is not None)
         else:
             notes = []
-        report = build_report(loaded_inputs, settings, notes)
+        report = build_report(loaded_inputs, settings, notes, baseline=baseline,
+                              correction=correction, baseline_argument="--baseline")
     failures = report.failures(gates)  # an unavailable metric is an error before any output
     written: list[Path] = []
     if out is not None:

@@ -463,7 +463,9 @@ def render_html(report: Report, *, title: str = "prcurve report") -> str:
         threshold_figures.append(figure)
     slider, mode, box, initial = _controls(bk, meta, sources, markers, roc_markers, spans,
                                            tables, _best_threshold(report))
-    header = div(_header_html(report), width=PAGE_WIDTH)
+    from prcurve.present.verdict import html_section
+
+    header = div(_header_html(report) + html_section(report.comparison), width=PAGE_WIDTH)
     # Wide tables wrap their headers and, past the page's width, scroll in their own box:
     # the page itself never scrolls sideways at 1280 pixels.
     table = div("<h2>Models side by side</h2>" + _wide(_comparison_table(report))

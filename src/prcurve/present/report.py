@@ -298,6 +298,7 @@ class Report:
     models: list[ModelReport]
     notes: list[str] = field(default_factory=list)
     class_averages: list[ClassAverages] = field(default_factory=list)
+    comparison: dict[str, Any] | None = None  # the verdict (prcurve.present.verdict)
 
     @property
     def schema(self) -> str:
@@ -332,6 +333,7 @@ class Report:
             # Added within prcurve.report/1 for multi-class and multi-label inputs.
             **({"class_averages": [c.to_dict() for c in self.class_averages]}
                if self.class_averages else {}),
+            **({"comparison": self.comparison} if self.comparison is not None else {}),
             "files": list(files),
             "notes": list(self.notes),
         }
@@ -506,9 +508,11 @@ class Report:
         import html
 
         from prcurve.present.glossary import GLOSSARY_POINTER, with_titles
+        from prcurve.present.verdict import html_section
 
         parts = [f"<p>{html.escape(line)}</p>" for line in [*self.header_lines(),
                                                                GLOSSARY_POINTER]]
+        parts.append(html_section(self.comparison, "h3"))
         parts.append(with_titles(self.comparison_table().to_html(digits=None, caption="models")))
         parts.extend(with_titles(table.to_html(digits=None, caption=heading))
                      for heading, table in report_text.class_tables(self))

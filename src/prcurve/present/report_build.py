@@ -41,6 +41,7 @@ from prcurve.present.report import (
     ReportSettings,
 )
 from prcurve.present.report_text import average_label
+from prcurve.present.verdict import Candidate, report_comparison
 from prcurve.space import bounds
 from prcurve.space.aggregate import aggregate, macro_average_curve
 from prcurve.space.intervals import CurveInterval, bootstrap_average_precision
@@ -383,11 +384,16 @@ def build_streamed_report(
 
 def build_report(
     inputs: Sequence[LoadedInput | LoadedClasses], settings: ReportSettings,
-    notes: Sequence[str] = (),
+    notes: Sequence[str] = (), *, baseline: str | None = None, correction: str = "holm",
+    baseline_argument: str = "baseline",
 ) -> Report:
     """The report of every model of every loaded input (see :func:`prcurve.io.load_scores`);
     a multi-class or multi-label input (:func:`prcurve.io.class_columns.load_input`) is
-    reported per class with the class averages (:func:`evaluate_classes`)."""
+    reported per class with the class averages (:func:`evaluate_classes`).
+
+    Two or more binary models of the same samples are compared
+    (:func:`prcurve.present.verdict.report_comparison`): each against
+    ``baseline``, or all pairs; p-values corrected by ``correction``."""
     from prcurve.io.class_columns import LoadedClasses  # io: loaded only with files
 
     summaries = [InputSummary.of(loaded) for loaded in inputs]
@@ -398,6 +404,7 @@ def build_report(
         note = loaded.unscored_note if isinstance(loaded, LoadedClasses) else None
         if note is not None and note not in notes:
             notes.append(note)
+    candidates: list[Candidate] = []
     stems = [Path(loaded.path).stem for loaded in inputs]
     for loaded, summary, names in zip(inputs, summaries, model_names(inputs), strict=True):
         if isinstance(loaded, LoadedClasses):  # one score column per class: one-vs-rest
@@ -413,15 +420,33 @@ def build_report(
         for scored, name in zip(loaded.models, names, strict=True):
             models.append(_evaluate_one(name, summary, scored.column, scored, scored.positive,
                                         scored.scores, scored.weights, settings))
+            candidates.append(_candidate(name, scored.positive, scored.scores, scored.weights,
+                                         len(models[-1].curve), scored.rows_dropped))
+    comparison = report_comparison(candidates, settings, baseline, correction,
+                                   baseline_argument=baseline_argument)
     return Report(settings=settings, inputs=summaries, models=models, notes=notes,
-                  class_averages=groups)
+                  class_averages=groups, comparison=comparison)
+
+
+def _candidate(name: str, labels: Any, scores: Any, weights: Any, cells: int,
+               rows_dropped: int = 0) -> Candidate:
+    """A binary model for the verdict, or why it cannot be paired with the others."""
+    why = ("it has sample weights (the paired bootstrap resamples whole, unweighted samples)"
+           if weights is not None else
+           f"--drop-invalid skipped {rows_dropped} of its rows (models are paired by row)"
+           if rows_dropped else None)
+    return Candidate(name, labels, scores, cells, why)
 
 
 def evaluate(
     models: Mapping[str, tuple[Any, Any] | tuple[Any, Any, Any]],
-    settings: ReportSettings | None = None,
+    settings: ReportSettings | None = None, *, baseline: str | None = None,
+    correction: str = "holm",
 ) -> Report:
     """The report of models given as arrays: ``{name: (y_true, y_score[, sample_weight])}``.
+
+    Binary models with the same labels are compared (the verdict, as in
+    :func:`build_report`).
 
     Labels and scores are checked as by :func:`prcurve.pr_curve`. An (n, k)
     ``y_score`` is a multi-class (class labels) or multi-label (indicator
@@ -438,6 +463,7 @@ def evaluate(
     summary = InputSummary(name="arrays")
     out: list[ModelReport] = []
     groups = []
+    candidates: list[Candidate] = []
     for name, data in models.items():
         y_true, y_score = data[0], data[1]
         weights = data[2] if len(data) > 2 else None
@@ -448,7 +474,10 @@ def evaluate(
         else:
             out.append(_evaluate_one(name, summary, None, None, y_true, y_score, weights,
                                      chosen))
-    return Report(settings=chosen, inputs=[summary], models=out, class_averages=groups)
+            candidates.append(_candidate(name, y_true, y_score, weights, len(out[-1].curve)))
+    comparison = report_comparison(candidates, chosen, baseline, correction)
+    return Report(settings=chosen, inputs=[summary], models=out, class_averages=groups,
+                  comparison=comparison)
 
 
 def report(
@@ -466,6 +495,8 @@ def report(
     precision_level: float = 0.9,
     ci: float | None = 0.95,
     resamples: int = 1000,
+    baseline: str | None = None,
+    correction: str = "holm",
 ) -> Report:
     """The report of one model's scores, or of several models' scores of the same samples.
 
@@ -482,6 +513,11 @@ def report(
     ``pos_label`` the positive class, and ``drop_invalid`` skips rows with a
     missing label, score or weight. Classes with one score column each are
     found as on the command line (docs/cli.md, multi-class inputs).
+
+    Two or more models of the same samples are compared (the report's
+    ``comparison``: which has the higher AP, the paired bootstrap interval of
+    the difference and its p-value, corrected by ``correction``): each
+    against ``baseline``, or all pairs (docs/report.md).
 
     The other keywords are :class:`~prcurve.present.report.ReportSettings`
     (``ci=None`` for no bootstrap interval; it is always computed when asked
@@ -507,14 +543,15 @@ def report(
                               ci_level=ci, resamples=resamples, ci_max_cells=None)
     if _is_frame(y_true):
         return _report_of_frame(y_true, y_score, sample_weight, label, pos_label,
-                                drop_invalid, settings)
+                                drop_invalid, settings, baseline, correction)
     if label is not None or drop_invalid:
         raise frame_only_options("label" if label is not None else "drop_invalid")
     if pos_label is not None:
         raise frame_only_options("pos_label")
     models = y_score if isinstance(y_score, Mapping) else {"model": y_score}
     return evaluate({str(name): (y_true, scores, sample_weight)
-                     for name, scores in models.items()}, settings)
+                     for name, scores in models.items()}, settings,
+                    baseline=baseline, correction=correction)
 
 
 def _is_frame(data: Any) -> bool:
@@ -523,7 +560,8 @@ def _is_frame(data: Any) -> bool:
 
 
 def _report_of_frame(frame: Any, y_score: Any, sample_weight: Any, label: Any,
-                     pos_label: Any, drop_invalid: bool, settings: ReportSettings) -> Report:
+                     pos_label: Any, drop_invalid: bool, settings: ReportSettings,
+                     baseline: str | None = None, correction: str = "holm") -> Report:
     from prcurve.io.class_columns import input_of_table
     from prcurve.io.frames import table_of_frame
 
@@ -536,4 +574,5 @@ def _report_of_frame(frame: Any, y_score: Any, sample_weight: Any, label: Any,
     loaded = input_of_table(table, labels=labels, scores=scores, weight=sample_weight,
                             positive=None if pos_label is None else str(pos_label),
                             drop_invalid=drop_invalid)
-    return build_report([loaded], settings)  # bins with classes: refused by evaluate_classes
+    return build_report([loaded], settings, baseline=baseline,  # bins with classes: refused
+                        correction=correction)  # by evaluate_classes

@@ -229,7 +229,10 @@ def header_lines(report: Report) -> list[str]:
 
 def to_text(report: Report) -> str:
     """Plain, stable text: one aligned table per model (for files, pipes and tests)."""
+    from prcurve.present.verdict import text_lines
+
     out = list(header_lines(report))
+    out += ["", *text_lines(report.comparison)] if report.comparison is not None else []
     if len(report.models) > 1:
         out += ["", "models side by side", comparison_table(report).to_text()]
     for heading, table in class_tables(report):
@@ -264,7 +267,11 @@ def rich_tables(report: Report) -> list[RichTable]:
 
 def print_rich(report: Report, console: Console) -> None:
     """Print the header and the rich tables to ``console``."""
+    from prcurve.present.verdict import text_lines
+
     for line in header_lines(report):
+        console.print(line, highlight=False, markup=False)
+    for line in ["", *text_lines(report.comparison)] if report.comparison is not None else []:
         console.print(line, highlight=False, markup=False)
     sections = [("models side by side", comparison_table(report))] if len(
         report.models) > 1 else []

@@ -137,3 +137,25 @@ def different_query_sets(missing: Mapping[str, Sequence[str]]) -> InvalidInputEr
 def not_comparable_measure(name: str) -> InvalidInputError:
     return InvalidInputError("measures", f"{name} is text, not a number to compare",
                              "compare numeric measures such as 'AP' or 'P@10'")
+
+
+def check_model_baseline(argument: str, value: Any, names: Sequence[str],
+                         what: str = "models") -> str | None:
+    """A baseline among ``names`` (the models or detectors compared), or None for all pairs.
+
+    ``argument`` is the name the caller knows (``"--baseline"`` on the command line).
+    A baseline needs at least one other model to compare with.
+    """
+    if value is None:
+        return None
+    if value not in names:
+        listed = f" ({', '.join(map(repr, names))})" if names else ""
+        raise InvalidInputError(argument, f"{value!r} is not one of the {what}{listed}",
+                                f"name one of the {what} as the baseline, or leave it out "
+                                "to compare all pairs")
+    if len(names) < 2:
+        raise InvalidInputError(argument, f"{value!r} is the only one of the {what}, so "
+                                "there is nothing to compare with it",
+                                f"give two or more {what}, or leave the baseline out")
+    chosen: str = value
+    return chosen
