@@ -342,8 +342,6 @@ class Report:
         """report.json's text: indented, NaN never written (undefined is null)."""
         return json.dumps(self.to_dict(files), indent=2, allow_nan=False) + "\n"
 
-    # -- text, tables and CSV (prcurve.present.report_text) -----------------------------
-
     def rows(self, model: ModelReport) -> list[tuple[str, str, str, str]]:
         """The table of one model: (metric, value, threshold, operating point)."""
         return report_text.rows(self, model)
@@ -373,8 +371,6 @@ class Report:
 
     def to_csv(self) -> str:
         return report_text.to_csv(self)
-
-    # -- fail-under ------------------------------------------------------------------------
 
     def metric(self, model: ModelReport, name: str) -> tuple[float | None, str]:
         """The value of a ``--fail-under`` metric for one model and its full name."""
