@@ -586,7 +586,7 @@ class COCOEvaluation(CategoryViews):
         table = self._category_rows(self.per_category(), self.best_f())
         return {
             "protocol": "coco",
-            "iou_type": "bbox",
+            "iou_type": self.protocol.iou_type,
             "parameters": {
                 "iou_thresholds": list(self.protocol.iou_thresholds),
                 "recall_thresholds": len(self.protocol.recall_thresholds),

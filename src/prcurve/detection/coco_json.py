@@ -137,6 +137,12 @@ class _Records:
                                      "a non-negative width and height ([x, y, width, height])")
         return array
 
+    def optional_objects(self, key: str) -> list[Any] | None:
+        """Each record's ``key`` (None where absent), or None when no record has it."""
+        if not self.has_any(key):
+            return None
+        return [record.get(key) if isinstance(record, dict) else None for record in self.records]
+
     def flags(self, key: str) -> NDArray[np.bool_] | None:
         if not self.has_any(key):
             return None
@@ -196,11 +202,17 @@ def ground_truth_fields(source: str | Path | Mapping[str, Any]) -> dict[str, Any
                                    values)
         _checks.check_known(f"{argument} annotations {name}", values, known, what,
                             f"the file's {what!r}")
+    sizes = {}
+    for record in images.records:
+        height, width = record.get("height"), record.get("width")
+        if isinstance(height, int) and isinstance(width, int):
+            sizes[record["id"]] = (height, width)
     return {
         "image_id": image_id, "category_id": category_id, "boxes": boxes, "area": area,
         "iscrowd": annotations.flags("iscrowd"), "difficult": annotations.flags("difficult"),
         "annotation_id": annotation_id, "images": image_list, "categories": category_list,
-        "category_names": names,
+        "category_names": names, "segmentation": annotations.optional_objects("segmentation"),
+        "image_sizes": sizes,
     }
 
 
@@ -210,9 +222,37 @@ def results_fields(source: str | Path | Sequence[Mapping[str, Any]]) -> dict[str
     if isinstance(data, dict):
         raise _checks.not_results(argument, _checks.describe(data))
     records = _Records(data, argument, "results")
-    return {
+    segmentation = records.optional_objects("segmentation")
+    fields: dict[str, Any] = {
         "image_id": records.ids("image_id"),
         "category_id": records.ids("category_id"),
-        "boxes": records.boxes(),
         "score": records.numbers("score", expected="a finite confidence score"),
+        "segmentation": segmentation,
     }
+    # pycocotools' loadRes: results with boxes keep them (area = width * height); results
+    # with masks alone get the mask's box and area.
+    if segmentation is not None and not records.has_any("bbox"):
+        from prcurve.detection.masks import read_rle
+        from prcurve.detection.rle import bbox
+
+        runs = [read_rle(_result_rle(argument, i, value),
+                         f"{argument} results[{i}]['segmentation']")
+                for i, value in enumerate(segmentation)]
+        fields["boxes"] = np.array([bbox(*run) for run in runs], dtype=np.float64).reshape(-1, 4)
+        fields["area"] = np.array([float(c[1::2].sum(dtype=np.int64)) for c, _, _ in runs])
+        fields["boxes_from_masks"] = True
+    else:
+        fields["boxes"] = records.boxes()
+    return fields
+
+
+def _result_rle(argument: str, index: int, value: Any) -> Any:
+    """A result's mask must be an RLE when it has no box (pycocotools' ``loadRes``)."""
+    from prcurve.validation import masks as _masks
+
+    if value is None:
+        raise _masks.missing_segmentation(argument, "results", index, "segm")
+    if not _masks.is_rle(value):
+        raise _checks.bad_record(argument, "results", index, "segmentation", value,
+                                 "a run-length encoding {'size': [h, w], 'counts': ...}")
+    return value

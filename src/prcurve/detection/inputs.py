@@ -65,6 +65,12 @@ class GroundTruth:
         detections name.
     category_names : mapping, optional
         Category id -> name, for tables and plots.
+    segmentation : sequence, shape (n,), optional
+        Each box's instance mask for ``iou_type="segm"``: COCO polygons (a
+        list of ``[x1, y1, x2, y2, ...]``) or a run-length encoding (read
+        when evaluated; :mod:`prcurve.detection.masks`).
+    image_sizes : mapping, optional
+        Image id -> ``(height, width)``: the grid masks are drawn on.
 
     Examples
     --------
@@ -76,7 +82,8 @@ class GroundTruth:
     """
 
     __slots__ = ("annotation_id", "area", "boxes", "categories", "category_id",
-                 "category_names", "difficult", "image_id", "images", "iscrowd")
+                 "category_names", "difficult", "image_id", "image_sizes", "images", "iscrowd",
+                 "segmentation")
 
     image_id: NDArray[Any]
     category_id: NDArray[Any]
@@ -88,6 +95,8 @@ class GroundTruth:
     images: NDArray[Any] | None
     categories: NDArray[Any] | None
     category_names: dict[Any, str]
+    segmentation: NDArray[Any] | None
+    image_sizes: dict[Any, tuple[int, int]]
 
     def __init__(
         self,
@@ -103,6 +112,8 @@ class GroundTruth:
         images: ArrayLike | None = None,
         categories: ArrayLike | None = None,
         category_names: Mapping[Any, str] | None = None,
+        segmentation: Any = None,
+        image_sizes: Mapping[Any, tuple[int, int]] | None = None,
     ) -> None:
         image = _checks.check_ids("image_id", image_id)
         n = image.shape[0]
@@ -131,6 +142,8 @@ class GroundTruth:
                                 "categories")
         self._set(image, category, box, areas, crowd, hard, ids, image_list, category_list,
                   dict(category_names or {}))
+        self.segmentation = _checks.check_objects("segmentation", segmentation, n)
+        self.image_sizes = dict(image_sizes or {})
 
     def _set(self, image: NDArray[Any], category: NDArray[Any], box: F64, area: F64,
              crowd: NDArray[np.bool_], hard: NDArray[np.bool_], ids: NDArray[Any],
@@ -161,6 +174,8 @@ class GroundTruth:
         out._set(self.image_id[rows], self.category_id[rows], self.boxes[rows], self.area[rows],
                  self.iscrowd[rows], self.difficult[rows], self.annotation_id[rows], images,
                  self.categories, self.category_names)
+        out.segmentation = None if self.segmentation is None else self.segmentation[rows]
+        out.image_sizes = self.image_sizes
         return out
 
     def for_images(self, images: ArrayLike) -> GroundTruth:
@@ -294,6 +309,12 @@ class Detections:
     score : array_like, shape (n,)
         Finite confidence scores; higher is more confident.
     box_format : {"xywh", "xyxy"}, default "xywh"
+    segmentation : sequence, shape (n,), optional
+        Each detection's mask for ``iou_type="segm"`` (an RLE, or polygons).
+    area : array_like, shape (n,), optional
+        The area COCO's area ranges test for an unmatched detection; default
+        the box's width * height (pycocotools' ``loadRes`` takes the mask's
+        area only for results that have no ``bbox``).
 
     Examples
     --------
@@ -303,28 +324,39 @@ class Detections:
     (2, [0.9, 0.4])
     """
 
-    __slots__ = ("boxes", "category_id", "image_id", "score")
+    __slots__ = ("area", "boxes", "boxes_from_masks", "category_id", "image_id", "score",
+                 "segmentation")
 
     image_id: NDArray[Any]
     category_id: NDArray[Any]
     boxes: F64
     score: F64
+    area: F64
+    segmentation: NDArray[Any] | None
+    boxes_from_masks: bool
 
     def __init__(self, image_id: ArrayLike, category_id: ArrayLike, boxes: ArrayLike,
-                 score: ArrayLike, *, box_format: str = "xywh") -> None:
+                 score: ArrayLike, *, box_format: str = "xywh", segmentation: Any = None,
+                 area: ArrayLike | None = None, boxes_from_masks: bool = False) -> None:
         image = _checks.check_ids("image_id", image_id)
         n = image.shape[0]
         category = _checks.check_ids("category_id", category_id, n)
         box = _checks.check_boxes("boxes", boxes, box_format, n)
         scores = _checks.check_scores("score", score, n)
-        self._set(image, category, box, scores)
+        areas = box[:, 2] * box[:, 3] if area is None else _checks.check_areas("area", area, n)
+        self._set(image, category, box, scores, areas,
+                  _checks.check_objects("segmentation", segmentation, n), bool(boxes_from_masks))
 
-    def _set(self, image: NDArray[Any], category: NDArray[Any], box: F64, score: F64) -> None:
-        _readonly(image, category, box, score)
+    def _set(self, image: NDArray[Any], category: NDArray[Any], box: F64, score: F64,
+             area: F64, segmentation: NDArray[Any] | None, boxes_from_masks: bool) -> None:
+        _readonly(image, category, box, score, area)
         self.image_id = image
         self.category_id = category
         self.boxes = box
         self.score = score
+        self.area = area
+        self.segmentation = segmentation
+        self.boxes_from_masks = boxes_from_masks
 
     def __len__(self) -> int:
         return int(self.image_id.shape[0])
@@ -335,7 +367,10 @@ class Detections:
     def select(self, rows: NDArray[Any]) -> Detections:
         """The detections at ``rows`` (a boolean mask or indices)."""
         out = Detections.__new__(Detections)
-        out._set(self.image_id[rows], self.category_id[rows], self.boxes[rows], self.score[rows])
+        out._set(self.image_id[rows], self.category_id[rows], self.boxes[rows], self.score[rows],
+                 self.area[rows],
+                 None if self.segmentation is None else self.segmentation[rows],
+                 self.boxes_from_masks)
         return out
 
     def for_images(self, images: ArrayLike) -> Detections:

@@ -48,6 +48,8 @@ class COCOProtocol:
         ``{label: (low, high)}``: ground truth whose ``area`` lies outside
         ``[low, high]`` is ignored, and so are unmatched detections whose box
         area does.
+    iou_type : {"bbox", "segm"}, default "bbox"
+        What IoU compares: boxes, or instance masks (pycocotools ``iouType``).
 
     Examples
     --------
@@ -61,18 +63,20 @@ class COCOProtocol:
     recall_thresholds: tuple[float, ...] = _COCO_RECALL
     max_dets: tuple[int, ...] = (1, 10, 100)
     area_ranges: tuple[tuple[str, float, float], ...] = field(default=_COCO_AREAS)
+    iou_type: str = "bbox"
 
     name = "coco"
 
     def __init__(self, iou_thresholds: ArrayLike = _COCO_IOU,
                  recall_thresholds: ArrayLike = _COCO_RECALL, max_dets: Any = (1, 10, 100),
-                 area_ranges: Any = _COCO_AREAS) -> None:
+                 area_ranges: Any = _COCO_AREAS, iou_type: str = "bbox") -> None:
         ious = _checks.check_thresholds("iou_thresholds", iou_thresholds)
         recalls = _checks.check_thresholds("recall_thresholds", recall_thresholds)
         object.__setattr__(self, "iou_thresholds", tuple(float(t) for t in ious))
         object.__setattr__(self, "recall_thresholds", tuple(float(r) for r in recalls))
         object.__setattr__(self, "max_dets", _checks.check_max_dets(max_dets))
         object.__setattr__(self, "area_ranges", _checks.check_area_ranges(area_ranges))
+        object.__setattr__(self, "iou_type", _checks.check_iou_type(iou_type))
 
     @property
     def area_labels(self) -> tuple[str, ...]:

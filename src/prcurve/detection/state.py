@@ -32,6 +32,7 @@ from prcurve.detection.inputs import Detections, GroundTruth
 from prcurve.detection.matching import BoxArrays, match
 from prcurve.detection.protocol import COCOProtocol, VOCProtocol
 from prcurve.validation import boxes as _checks
+from prcurve.validation import masks as _mask_checks
 
 if TYPE_CHECKING:
     from prcurve.detection.coco import COCOEvaluation
@@ -148,16 +149,25 @@ def evaluate_batch(ground_truth: GroundTruth, detections: Detections,
 
     always_ignored = gt.iscrowd | gt.difficult if isinstance(protocol, VOCProtocol) else (
         gt.iscrowd)
+    gt_masks = dt_masks = None
+    if getattr(protocol, "iou_type", "bbox") == "segm":
+        from prcurve.detection.mask_inputs import batch_masks
+
+        gt_masks, dt_masks = batch_masks(gt.segmentation, gt.image_id, dt.segmentation,
+                                         dt.image_id, gt.image_sizes)
+    elif dt.boxes_from_masks and len(dt):
+        raise _mask_checks.segmentation_without_boxes("detections", 0)
     arrays = BoxArrays(
         gt_group=group(gt.image_id, gt.category_id), gt_boxes=gt.boxes, gt_area=gt.area,
         gt_ignore=always_ignored, gt_crowd=gt.iscrowd,
         dt_group=group(dt.image_id, dt.category_id), dt_boxes=dt.boxes, dt_score=dt.score,
+        gt_masks=gt_masks, dt_masks=dt_masks,
     )
     matched = match(arrays, protocol)
     rows = matched.detection
     return Records(
         image_id=dt.image_id[rows], category_id=dt.category_id[rows], score=dt.score[rows],
-        rank=matched.rank, area=dt.boxes[rows, 2] * dt.boxes[rows, 3],
+        rank=matched.rank, area=dt.area[rows],
         match_detection=matched.match_detection, match_area=matched.match_area,
         match_threshold=matched.match_threshold, match_ignored=matched.match_ignored,
         gt_image_id=images[matched.group // n_categories],

@@ -291,11 +291,28 @@ def check_known(name: str, values: NDArray[Any], known: NDArray[Any], what: str,
 
 
 def check_iou_type(value: Any) -> str:
-    if value in ("segm", "keypoints"):
+    if value == "keypoints":
         raise InvalidInputError(
-            "iou_type", f"{value!r} is not supported: segmentation masks and keypoints are out "
-            "of scope for now", "evaluate boxes with iou_type='bbox' (docs/detection.md)")
-    return check_choice("iou_type", value, ("bbox",))
+            "iou_type", f"{value!r} is not supported: keypoints are out of scope for now",
+            "evaluate boxes with iou_type='bbox' or masks with 'segm' (docs/detection.md)")
+    return check_choice("iou_type", value, ("bbox", "segm"))
+
+
+def check_objects(name: str, values: Any, n: int) -> NDArray[Any] | None:
+    """Per-row Python objects (masks as JSON gives them) as a 1-D object array, or None."""
+    if values is None:
+        return None
+    if isinstance(values, np.ndarray) and values.dtype == object and values.ndim == 1:
+        array = values
+    else:
+        if not isinstance(values, Sequence) or isinstance(values, (str, bytes)):
+            raise wrong_type(name, values, "a sequence of one mask per row")
+        array = np.empty(len(values), dtype=object)
+        array[:] = list(values)
+    if array.shape[0] != n:
+        raise InvalidInputError(name, f"{array.shape[0]} masks for {n} rows",
+                                "give one mask (or None) per row")
+    return array
 
 
 def check_thresholds(name: str, values: ArrayLike, *, increasing: bool = True) -> F64:
@@ -436,7 +453,7 @@ def missing_key(argument: str, field: str, index: int, key: str, record: Any) ->
     if key == "bbox" and isinstance(record, dict) and "segmentation" in record:
         return InvalidInputError(
             argument, f"{field}[{index}] has a 'segmentation' but no 'bbox'",
-            "segmentation masks (iouType='segm') are out of scope for now; evaluate boxes")
+            "give every result a 'bbox', or evaluate masks with iou_type='segm' (--iou-type segm)")
     found = describe(record)
     return InvalidInputError(argument, f"{field}[{index}] has no {key!r} ({found})",
                              f"give every record a {key!r}")
