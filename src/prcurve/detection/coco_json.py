@@ -232,27 +232,13 @@ def results_fields(source: str | Path | Sequence[Mapping[str, Any]]) -> dict[str
     # pycocotools' loadRes: results with boxes keep them (area = width * height); results
     # with masks alone get the mask's box and area.
     if segmentation is not None and not records.has_any("bbox"):
-        from prcurve.detection.masks import read_rle
-        from prcurve.detection.rle import bbox
+        from prcurve.detection.mask_inputs import result_masks
 
-        runs = [read_rle(_result_rle(argument, i, value),
-                         f"{argument} results[{i}]['segmentation']")
-                for i, value in enumerate(segmentation)]
-        fields["boxes"] = np.array([bbox(*run) for run in runs], dtype=np.float64).reshape(-1, 4)
-        fields["area"] = np.array([float(c[1::2].sum(dtype=np.int64)) for c, _, _ in runs])
+        masks = result_masks(segmentation, argument)
+        decoded = masks.mask_set()
+        fields["boxes"], fields["area"] = decoded.box, decoded.area.astype(np.float64)
+        fields["segmentation"] = masks
         fields["boxes_from_masks"] = True
     else:
         fields["boxes"] = records.boxes()
     return fields
-
-
-def _result_rle(argument: str, index: int, value: Any) -> Any:
-    """A result's mask must be an RLE when it has no box (pycocotools' ``loadRes``)."""
-    from prcurve.validation import masks as _masks
-
-    if value is None:
-        raise _masks.missing_segmentation(argument, "results", index, "segm")
-    if not _masks.is_rle(value):
-        raise _checks.bad_record(argument, "results", index, "segmentation", value,
-                                 "a run-length encoding {'size': [h, w], 'counts': ...}")
-    return value

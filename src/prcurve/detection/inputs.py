@@ -332,7 +332,7 @@ class Detections:
     boxes: F64
     score: F64
     area: F64
-    segmentation: NDArray[Any] | None
+    segmentation: Any  # per-row objects (NDArray of object), decoded RunLengths, or None
     boxes_from_masks: bool
 
     def __init__(self, image_id: ArrayLike, category_id: ArrayLike, boxes: ArrayLike,

@@ -13,6 +13,7 @@ pixel.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -20,8 +21,9 @@ from numpy.typing import ArrayLike, NDArray
 from prcurve.detection.boxes import pair_iou
 from prcurve.validation import masks as _checks
 
-__all__ = ["MaskSet", "box_gate", "counts_from_string", "counts_to_string", "pair_mask_iou",
-           "polygon_counts"]
+__all__ = ["MaskSet", "RunLengths", "box_gate", "counts_bbox", "counts_from_string",
+           "counts_to_string", "pair_mask_iou", "polygon_counts", "polygons_to_counts",
+           "strings_to_counts"]
 
 U32 = NDArray[np.uint32]
 I64 = NDArray[np.int64]
@@ -63,30 +65,10 @@ def counts_from_string(string: str | bytes, argument: str = "counts") -> U32:
     [5, 2, 5]
     """
     raw = string.encode("ascii", "replace") if isinstance(string, str) else bytes(string)
-    c = np.frombuffer(raw, dtype=np.uint8).astype(np.int64) - 48
-    if c.size and (c.min() < 0 or c.max() > 63):
+    counts, _, bad = strings_to_counts([raw])
+    if bad >= 0:
         raise _checks.bad_counts_string(argument, string)
-    more = (c & 0x20) != 0
-    if c.size and more[-1]:
-        raise _checks.bad_counts_string(argument, string)
-    last = np.flatnonzero(~more)
-    if last.size == 0:
-        return np.zeros(0, dtype=np.uint32)
-    first = np.concatenate(([0], last[:-1] + 1))
-    value_of = np.repeat(np.arange(last.size), last - first + 1)
-    k = np.arange(c.size) - first[value_of]
-    if k.max() >= _GROUPS:
-        raise _checks.bad_counts_string(argument, string)
-    x = np.zeros(last.size, dtype=np.int64)
-    np.add.at(x, value_of, (c & 0x1F) << (5 * k))
-    negative = (c[last] & 0x10) != 0
-    x[negative] |= -1 << (5 * (k[last][negative] + 1))
-    # Undo the differences: runs i > 2 add the run two before (two running sums).
-    cnts = x.copy()
-    for start in (2, 1):
-        cnts[start::2] = np.cumsum(x[start::2])
-    out: U32 = (cnts & 0xFFFFFFFF).astype(np.uint32)
-    return out
+    return counts.astype(np.uint32)
 
 
 def encode_flat(flat: NDArray[np.uint8]) -> I64:
@@ -102,18 +84,10 @@ def encode_flat(flat: NDArray[np.uint8]) -> I64:
 
 
 def bbox(counts: U32, h: int, w: int) -> tuple[float, float, float, float]:
-    m = (counts.shape[0] // 2) * 2
-    if m == 0 or h == 0:
-        return (0.0, 0.0, 0.0, 0.0)
-    cc = np.cumsum(counts[:m].astype(np.int64))
-    j = np.arange(m)
-    t = (cc - j % 2) & 0xFFFFFFFF  # uint arithmetic, as maskApi.c
-    y, x = t % h, t // h
-    # A run that spans columns covers every row.
-    spans = bool((x[0::2] < x[1::2]).any())
-    xs, xe = min(w, int(x.min())), max(0, int(x.max()))
-    ys, ye = (0, h - 1) if spans else (min(h, int(y.min())), max(0, int(y.max())))
-    return (float(xs), float(ys), float(xe - xs + 1), float(ye - ys + 1))
+    """The enclosing box ``[x, y, w, h]`` of one mask's run lengths (``rleToBbox``)."""
+    box = counts_bbox(np.asarray(counts, dtype=np.int64), np.array([0, counts.shape[0]]),
+                      np.array([h]), np.array([w]))[0]
+    return (float(box[0]), float(box[1]), float(box[2]), float(box[3]))
 
 
 def intervals(counts: U32) -> tuple[I64, I64]:
@@ -141,60 +115,257 @@ def from_intervals(starts: I64, ends: I64, total: int) -> I64:
 
 
 def polygon_counts(xy: F64, h: int, w: int) -> I64:
-    """Run lengths of one polygon, rasterized as maskApi.c ``rleFrPoly``.
+    """Run lengths of one polygon, rasterized as maskApi.c ``rleFrPoly``."""
+    counts, _ = polygons_to_counts([xy], np.array([h]), np.array([w]))
+    return counts
 
-    The boundary is upsampled 5 times, walked one step of the longer axis at
-    a time (coordinates truncated toward zero after adding 0.5, as C's
-    ``(int)`` cast), and the crossings of pixel centres' columns kept as the
-    first foreground row of each column change; toggles at the same pixel
-    cancel.
+
+def _segment_starts(offset: I64) -> I64:
+    """Per element of a flat array cut at ``offset``: the start of its segment."""
+    lengths = np.diff(offset)
+    return np.repeat(offset[:-1], lengths)
+
+
+def _local_index(offset: I64) -> I64:
+    """Per element of a flat array cut at ``offset``: its place within its segment."""
+    return np.arange(int(offset[-1]), dtype=np.int64) - _segment_starts(offset)
+
+
+def _segment_cumsum(values: I64, offset: I64) -> I64:
+    """Running sums that restart at each segment of ``offset`` (inclusive)."""
+    total = np.cumsum(values)
+    before = np.concatenate(([0], total))[_segment_starts(offset)]
+    out: I64 = total - before
+    return out
+
+
+def strings_to_counts(strings: Sequence[bytes]) -> tuple[I64, I64, int]:
+    """Run lengths of many compressed strings at once (maskApi.c ``rleFrString``).
+
+    Returns the run lengths of every string, one after another, the offsets
+    of each string's runs, and the index of the first malformed string (-1
+    when none is): a character outside '0'..'o', a value left open at the end
+    of a string, or a value of more than 8 groups.
+    """
+    n = len(strings)
+    lengths = np.fromiter(map(len, strings), dtype=np.int64, count=n)
+    c = np.frombuffer(b"".join(strings), dtype=np.int8).astype(np.int64) - 48
+    char_end = np.cumsum(lengths)
+    more = (c & 0x20) != 0
+    # A value ends at a character without the continuation bit (and so must every string).
+    last = np.flatnonzero(~more)
+    first = np.empty_like(last)
+    first[:1] = 0
+    first[1:] = last[:-1] + 1
+    start = np.zeros(c.shape[0], dtype=np.int64)
+    start[first] = first
+    k = np.arange(c.shape[0]) - np.maximum.accumulate(start) if c.shape[0] else start
+    broken = (c < 0) | (c > 63) | (k >= _GROUPS)
+    closed = char_end[lengths > 0] - 1
+    if broken.any() or more[closed].any():
+        bad_char = min(np.flatnonzero(broken)[:1].tolist() + closed[more[closed]][:1].tolist())
+        return (np.zeros(0, dtype=np.int64), np.zeros(1, dtype=np.int64),
+                int(np.searchsorted(char_end, bad_char, side="right")))
+    x = np.add.reduceat((c & 0x1F) << (5 * k), first) if last.size else last
+    negative = (c[last] & 0x10) != 0
+    x[negative] |= -1 << (5 * (k[last][negative] + 1))
+    # Values per string, and each value's place m in its string.
+    n_values = np.diff(np.searchsorted(last, np.concatenate(([0], char_end)), side="left"))
+    offset = np.concatenate(([0], np.cumsum(n_values))).astype(np.int64)
+    m = _local_index(offset)
+    # Undo the differences: run m > 2 adds run m - 2, so the odd runs (from m = 1) and the
+    # even runs from m = 2 are running sums within each string.
+    counts = x.copy()
+    string_start = _segment_starts(offset)
+    for chain in ((m % 2 == 1), (m % 2 == 0) & (m >= 2)):
+        total = np.cumsum(np.where(chain, x, 0))
+        before = np.concatenate(([0], total))[string_start]
+        counts[chain] = (total - before)[chain]
+    out: I64 = counts & 0xFFFFFFFF
+    return out, offset, -1
+
+
+def counts_bbox(counts: I64, offset: I64, h: I64, w: I64) -> F64:
+    """Enclosing boxes of many masks' run lengths (maskApi.c ``rleToBbox``), shape (n, 4).
+
+    Runs are read in pairs (an odd last run is dropped); position ``t`` is
+    the first pixel of a foreground run or the last of the run before it,
+    in 32-bit unsigned arithmetic as in C; a foreground run that spans
+    columns covers every row.
+    """
+    n = offset.shape[0] - 1
+    out = np.zeros((n, 4))
+    m = (np.diff(offset) // 2) * 2
+    used_offset = np.concatenate(([0], np.cumsum(m))).astype(np.int64)
+    rows = np.repeat(np.arange(n), m)
+    j = _local_index(used_offset)
+    values = counts[offset[:-1][rows] + j]
+    cc = _segment_cumsum(values, used_offset)
+    t = (cc - j % 2) & 0xFFFFFFFF
+    hh = np.maximum(h[rows], 1)
+    y, x = t % hh, t // hh
+    live = (m > 0) & (h > 0)
+    if not rows.shape[0]:
+        return out
+    first = used_offset[:-1][m > 0]
+    xs = np.minimum(np.minimum.reduceat(x, first), w[m > 0])
+    xe = np.maximum(np.maximum.reduceat(x, first), 0)
+    ys = np.minimum(np.minimum.reduceat(y, first), h[m > 0])
+    ye = np.maximum(np.maximum.reduceat(y, first), 0)
+    spans_pair = x[0::2] < x[1::2]
+    spans = np.zeros(n, dtype=bool)
+    np.logical_or.at(spans, rows[0::2], spans_pair)
+    spans = spans[m > 0]
+    hm = h[m > 0]
+    ys = np.where(spans, 0, ys)
+    ye = np.where(spans, hm - 1, ye)
+    box = np.stack((xs, ys, xe - xs + 1, ye - ys + 1), axis=1).astype(np.float64)
+    out[m > 0] = box
+    out[~live] = 0.0
+    return out
+
+
+def _walk(start: I64, slope: F64, t: I64) -> I64:
+    """maskApi.c's point of a walk: ``(int)(start + slope * t + .5)``, truncated toward 0."""
+    out: I64 = np.trunc(start + slope * t + 0.5).astype(np.int64)
+    return out
+
+
+def _column_changes(edges: I64, xs: I64, xe: I64, ys: I64, slope: F64,
+                    edge_poly: I64) -> tuple[I64, I64, I64]:
+    """Column changes of the walks along y: lower column q = 2 mod 5, row, polygon.
+
+    Along y, u(t) moves by at most one column a step, monotonically from xs to
+    xe, so each column boundary q | q + 1 between them is crossed once. The
+    step t is estimated from the line and settled by evaluating u exactly at
+    the candidates around it (rounding can move the estimate by one).
+    """
+    low, high = np.minimum(xs[edges], xe[edges]), np.maximum(xs[edges], xe[edges])
+    first_q = low + (2 - low) % 5
+    n_q = np.maximum((high - first_q + 4) // 5, 0)
+    e = np.repeat(edges, n_q)
+    q = first_q[np.repeat(np.arange(edges.shape[0]), n_q)] + 5 * _local_index(
+        np.concatenate(([0], np.cumsum(n_q))).astype(np.int64))
+    s = slope[e]
+    rising = s > 0
+    # Rising: the first t with u(t) >= q + 1; falling: the first t with u(t) <= q.
+    estimate = np.floor((q + 0.5 - xs[e]) / s).astype(np.int64)
+    window = estimate[:, None] + np.arange(-2, 4)[None, :]
+    u = _walk(xs[e][:, None], s[:, None], window)
+    reached = np.where(rising[:, None], u >= q[:, None] + 1, u <= q[:, None])
+    t_first = window[np.arange(e.shape[0]), np.argmax(reached, axis=1)]
+    return q, ys[e] + t_first - 1, edge_poly[e]
+
+
+def polygons_to_counts(polygons: Sequence[F64], h: I64, w: I64) -> tuple[I64, I64]:
+    """Run lengths of many polygons at once, rasterized as maskApi.c ``rleFrPoly``.
+
+    Polygon p (flat ``[x1, y1, x2, y2, ...]``) is drawn on an ``h[p]`` x ``w[p]``
+    grid. Its boundary is upsampled 5 times and walked one step of the longer
+    axis at a time (coordinates truncated toward zero after adding 0.5, as
+    C's ``(int)`` cast); where the walk crosses a column of pixel centres, the
+    first foreground row of that column is a run boundary; the boundaries
+    are sorted, and toggles at one pixel cancel. Returns the run lengths of
+    every polygon, one after another, and their offsets.
     """
     scale = 5.0
-    x = np.trunc(scale * xy[0::2] + 0.5).astype(np.int64)
-    y = np.trunc(scale * xy[1::2] + 0.5).astype(np.int64)
-    x = np.concatenate((x, x[:1]))
-    y = np.concatenate((y, y[:1]))
-    xs, xe, ys, ye = x[:-1], x[1:], y[:-1], y[1:]
+    n_poly = len(polygons)
+    k = np.fromiter((p.shape[0] // 2 for p in polygons), dtype=np.int64, count=n_poly)
+    flat = np.concatenate(polygons) if n_poly else np.zeros(0)
+    vx = np.trunc(scale * flat[0::2] + 0.5).astype(np.int64)
+    vy = np.trunc(scale * flat[1::2] + 0.5).astype(np.int64)
+    vertex_offset = np.concatenate(([0], np.cumsum(k))).astype(np.int64)
+    edge_poly = np.repeat(np.arange(n_poly), k)
+    # Edge e goes from vertex e to the next vertex of its polygon (the last back to the first).
+    nxt = np.arange(vx.shape[0]) + 1
+    nxt[vertex_offset[1:] - 1] = vertex_offset[:-1]
+    xs, xe, ys, ye = vx, vx[nxt], vy, vy[nxt]
     dx, dy = np.abs(xe - xs), np.abs(ys - ye)
     along_x = dx >= dy
     flip = (along_x & (xs > xe)) | (~along_x & (ys > ye))
     xs, xe = np.where(flip, xe, xs), np.where(flip, xs, xe)
     ys, ye = np.where(flip, ye, ys), np.where(flip, ys, ye)
     steps = np.where(along_x, dx, dy)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        slope = np.where(along_x, (ye - ys) / np.where(steps == 0, 1, dx),
-                         (xe - xs) / np.where(steps == 0, 1, dy))
     # A repeated vertex (0 / 0 in C) yields one point whose row is never read.
-    slope = np.where(steps == 0, 0.0, slope)
-    edge = np.repeat(np.arange(steps.shape[0]), steps + 1)
-    first = np.cumsum(steps + 1) - (steps + 1)
-    d = np.arange(edge.shape[0]) - first[edge]
-    t = np.where(flip[edge], steps[edge] - d, d)
-    on_x = along_x[edge]
-    u = np.where(on_x, t + xs[edge], np.trunc(xs[edge] + slope[edge] * t + 0.5))
-    v = np.where(on_x, np.trunc(ys[edge] + slope[edge] * t + 0.5), t + ys[edge])
-    u, v = u.astype(np.int64), v.astype(np.int64)
-    # Points where the column changes: the boundary crosses a column of pixel centres.
-    j = np.flatnonzero(u[1:] != u[:-1]) + 1
-    xd = np.where(u[j] < u[j - 1], u[j], u[j] - 1).astype(np.float64)
-    xd = (xd + 0.5) / scale - 0.5
-    keep = (np.floor(xd) == xd) & (xd >= 0) & (xd <= w - 1)
-    j, xd = j[keep], xd[keep]
-    yd = np.minimum(v[j], v[j - 1]).astype(np.float64)
-    yd = np.ceil(np.clip((yd + 0.5) / scale - 0.5, 0, h))
-    a = np.sort(np.concatenate((xd.astype(np.int64) * h + yd.astype(np.int64), [h * w])))
-    a = a & 0xFFFFFFFF
-    a = np.diff(np.concatenate(([0], a)))
-    # maskApi.c's compaction: after the first run, a run of 0 swallows the next run into
-    # the previous one (a toggle twice at one pixel). In a stretch of zeros they pair up,
-    # so the run after an odd stretch of zeros is added to the run before it.
-    rest = a[1:]
-    nonzero = np.flatnonzero(rest > 0)
-    zeros_before = nonzero - np.concatenate(([-1], nonzero[:-1])) - 1
-    joins = (zeros_before % 2) == 1
-    values = np.concatenate((a[:1], rest[nonzero]))
-    group = np.cumsum(np.concatenate(([True], ~joins)))
-    return np.bincount(group - 1, weights=values).astype(np.int64)
+    slope = np.where(along_x, (ye - ys), (xe - xs)) / np.maximum(steps, 1)
+    # The walk of an edge visits t = 0..steps (in either direction): along x the points
+    # (xs + t, v(t)), along y the points (u(t), ys + t), with v(t) = (int)(ys + s t + .5)
+    # and u(t) = (int)(xs + s t + .5). Consecutive edges share their vertex, so the column
+    # changes only inside an edge, between t and t + 1. A change is kept where the lower
+    # column q satisfies (q + .5) / 5 - .5 = (q - 2) / 5 whole, in [0, w - 1]: q = 2 mod 5.
+    # So only those t are evaluated, not the whole walk.
+    edge = np.arange(steps.shape[0])
+    x_edge = edge[along_x & (steps > 0)]
+    first_t = (2 - xs[x_edge]) % 5
+    n_t = np.maximum((steps[x_edge] - first_t + 4) // 5, 0)
+    e = np.repeat(x_edge, n_t)
+    t = first_t[np.repeat(np.arange(x_edge.shape[0]), n_t)] + 5 * _local_index(
+        np.concatenate(([0], np.cumsum(n_t))).astype(np.int64))
+    q_x = xs[e] + t
+    row_x = np.minimum(_walk(ys[e], slope[e], t), _walk(ys[e], slope[e], t + 1))
+    poly_x = edge_poly[e]
+    q_y, row_y, poly_y = _column_changes(edge[~along_x & (xs != xe)], xs, xe, ys, slope,
+                                         edge_poly)
+    q = np.concatenate((q_x, q_y))
+    yd_raw = np.concatenate((row_x, row_y))
+    poly = np.concatenate((poly_x, poly_y))
+    xd = (q - 2) // 5
+    keep = (q >= 2) & (xd <= w[poly] - 1)
+    xd, yd_raw, poly = xd[keep], yd_raw[keep], poly[keep]
+    yd = np.ceil(np.clip((yd_raw.astype(np.float64) + 0.5) / scale - 0.5, 0, h[poly]))
+    a = xd * h[poly] + yd.astype(np.int64)
+    # Each polygon's boundaries and the end of its grid, sorted within the polygon.
+    a = np.concatenate((a, h * w))
+    owner = np.concatenate((poly, np.arange(n_poly)))
+    order = np.lexsort((a, owner))
+    a, owner = a[order], owner[order]
+    n_bounds = np.bincount(owner, minlength=n_poly).astype(np.int64)
+    bound_offset = np.concatenate(([0], np.cumsum(n_bounds))).astype(np.int64)
+    starts = bound_offset[:-1]
+    previous = np.concatenate(([0], a[:-1]))
+    previous[starts] = 0
+    runs = a - previous
+    # maskApi.c's compaction: after a polygon's first run, a run of 0 swallows the next run
+    # into the previous one; in a stretch of zeros they pair up, so the run after an odd
+    # stretch of zeros is added to the run before it.
+    is_first = np.zeros(runs.shape[0], dtype=bool)
+    is_first[starts] = True
+    anchor = np.flatnonzero(is_first | (runs > 0))
+    gap = np.diff(anchor, prepend=0) - 1
+    joins = ~is_first[anchor] & (gap % 2 == 1)
+    group = np.cumsum(~joins) - 1
+    counts = np.bincount(group, weights=runs[anchor]).astype(np.int64)
+    n_groups = np.bincount(owner[anchor][~joins], minlength=n_poly).astype(np.int64)
+    offset = np.concatenate(([0], np.cumsum(n_groups))).astype(np.int64)
+    return counts, offset
+
+
+class RunLengths:
+    """Many masks' run lengths in flat arrays, selectable by rows like a column.
+
+    Mask i's runs are ``counts[offset[i]:offset[i + 1]]``, on an
+    ``h[i]`` x ``w[i]`` grid. Results read from a COCO file keep their masks
+    this way once decoded, so evaluating them does not decode them again.
+    """
+
+    __slots__ = ("counts", "h", "offset", "w")
+
+    def __init__(self, counts: I64, offset: I64, h: I64, w: I64) -> None:
+        self.counts, self.offset, self.h, self.w = counts, offset, h, w
+
+    def __len__(self) -> int:
+        return int(self.offset.shape[0] - 1)
+
+    def __getitem__(self, rows: Any) -> RunLengths:
+        index = np.arange(len(self))[rows]
+        lo, hi = self.offset[:-1][index], self.offset[1:][index]
+        lengths = hi - lo
+        offset = np.concatenate(([0], np.cumsum(lengths))).astype(np.int64)
+        picked = np.repeat(lo - offset[:-1], lengths) + np.arange(int(offset[-1]))
+        return RunLengths(self.counts[picked], offset, self.h[index], self.w[index])
+
+    def mask_set(self) -> MaskSet:
+        return MaskSet.from_counts(self.counts, self.offset, self.h, self.w)
 
 
 class MaskSet:
@@ -211,19 +382,31 @@ class MaskSet:
         self.start, self.end, self.offset, self.area, self.box = start, end, offset, area, box
 
     @classmethod
-    def of(cls, counts: Sequence[U32], sizes: Sequence[tuple[int, int]] | None = None) -> MaskSet:
-        runs = [intervals(c) for c in counts]
-        lengths = np.array([s.shape[0] for s, _ in runs], dtype=np.int64)
+    def of(cls, counts: Sequence[NDArray[Any]],
+           sizes: Sequence[tuple[int, int]] | None = None) -> MaskSet:
+        """From each mask's run lengths (and size, for the boxes)."""
+        lengths = np.fromiter((c.shape[0] for c in counts), dtype=np.int64, count=len(counts))
+        flat = (np.concatenate(counts).astype(np.int64) if counts
+                else np.zeros(0, dtype=np.int64))
         offset = np.concatenate(([0], np.cumsum(lengths))).astype(np.int64)
-        start = np.concatenate([s for s, _ in runs]) if runs else np.zeros(0, dtype=np.int64)
-        end = np.concatenate([e for _, e in runs]) if runs else np.zeros(0, dtype=np.int64)
-        area = np.array([int(c[1::2].sum(dtype=np.int64)) for c in counts], dtype=np.int64)
-        if sizes is None:
-            box = np.zeros((len(counts), 4))
-        else:
-            box = np.array([bbox(c, h, w) for c, (h, w) in zip(counts, sizes, strict=True)],
-                           dtype=np.float64).reshape(-1, 4)
-        return cls(start, end, offset, area, box)
+        shape = np.asarray(sizes if sizes is not None else [(0, 0)] * len(counts),
+                           dtype=np.int64).reshape(-1, 2)
+        return cls.from_counts(flat, offset, shape[:, 0], shape[:, 1])
+
+    @classmethod
+    def from_counts(cls, counts: I64, offset: I64, h: I64, w: I64) -> MaskSet:
+        """From run lengths one after another, cut at ``offset``, masks of h x w."""
+        local = _local_index(offset)
+        end = _segment_cumsum(counts, offset)
+        start = end - counts
+        foreground = (local % 2 == 1) & (counts > 0)
+        mask_of = np.repeat(np.arange(offset.shape[0] - 1), np.diff(offset))
+        area = np.bincount(mask_of[foreground], weights=counts[foreground],
+                           minlength=offset.shape[0] - 1).astype(np.int64)
+        n_runs = np.bincount(mask_of[foreground], minlength=offset.shape[0] - 1)
+        run_offset = np.concatenate(([0], np.cumsum(n_runs))).astype(np.int64)
+        return cls(start[foreground], end[foreground], run_offset, area,
+                   counts_bbox(counts, offset, h, w))
 
     def take(self, rows: I64) -> tuple[I64, I64, I64]:
         """The runs of masks ``rows`` (with repeats) and, per run, its place in ``rows``."""

@@ -298,10 +298,12 @@ def check_iou_type(value: Any) -> str:
     return check_choice("iou_type", value, ("bbox", "segm"))
 
 
-def check_objects(name: str, values: Any, n: int) -> NDArray[Any] | None:
+def check_objects(name: str, values: Any, n: int) -> Any:
     """Per-row Python objects (masks as JSON gives them) as a 1-D object array, or None."""
     if values is None:
         return None
+    if hasattr(values, "mask_set") and len(values) == n:  # masks already decoded
+        return values
     if isinstance(values, np.ndarray) and values.dtype == object and values.ndim == 1:
         array = values
     else:

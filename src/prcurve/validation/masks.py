@@ -161,6 +161,13 @@ def segmentation_without_boxes(argument: str, index: int) -> InvalidInputError:
         "evaluate masks with iou_type='segm' (--iou-type segm), or give every result a 'bbox'")
 
 
+def result_not_rle(argument: str, index: int, found: Any) -> InvalidInputError:
+    return InvalidInputError(
+        argument, f"results[{index}]['segmentation'] is {_short(found)}",
+        "give each result's mask as a run-length encoding {'size': [h, w], 'counts': ...} "
+        "(as pycocotools' loadRes requires), or give it a 'bbox'")
+
+
 def _short(value: Any) -> str:
     shown = repr(value)
     return shown if len(shown) <= 60 else shown[:57] + "..."
