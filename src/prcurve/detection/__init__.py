@@ -8,6 +8,8 @@ count state. Protocols and conventions: docs/detection.md.
   ``precision`` [T, R, K, A, M], ``recall``, the 12 statistics and the
   printed summary; plus per-category :class:`~prcurve.PRCurve` objects,
   best-F thresholds and plots.
+- ``iou_type="segm"``: instance masks, equal to ``COCOeval(..., 'segm')``;
+  :mod:`prcurve.detection.masks` has pycocotools.mask's operations.
 - :func:`evaluate_voc`: the PASCAL VOC devkit's AP at IoU >= 0.5 (all-point
   or 11-point), difficult objects ignored.
 - :class:`DetectionEvaluator`: ``update(ground_truth, detections)`` per

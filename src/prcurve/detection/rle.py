@@ -348,10 +348,11 @@ class RunLengths:
     this way once decoded, so evaluating them does not decode them again.
     """
 
-    __slots__ = ("counts", "h", "offset", "w")
+    __slots__ = ("_masks", "counts", "h", "offset", "w")
 
     def __init__(self, counts: I64, offset: I64, h: I64, w: I64) -> None:
         self.counts, self.offset, self.h, self.w = counts, offset, h, w
+        self._masks: MaskSet | None = None
 
     def __len__(self) -> int:
         return int(self.offset.shape[0] - 1)
@@ -365,7 +366,10 @@ class RunLengths:
         return RunLengths(self.counts[picked], offset, self.h[index], self.w[index])
 
     def mask_set(self) -> MaskSet:
-        return MaskSet.from_counts(self.counts, self.offset, self.h, self.w)
+        """The masks' foreground runs, boxes and areas (computed once)."""
+        if self._masks is None:
+            self._masks = MaskSet.from_counts(self.counts, self.offset, self.h, self.w)
+        return self._masks
 
 
 class MaskSet:
