@@ -153,7 +153,7 @@ def test_bad_input_is_one_line_and_exit_2(ground_truth: Any, results: Any, messa
 
 
 @pytest.mark.parametrize(("options", "message"), [
-    (["--iou-type", "keypoints"], "keypoints are out of scope"),
+    (["--iou-type", "keypoints"], "ground_truth: no 'keypoints'"),
     (["--iou-type", "segm"], "annotations[0] has no 'segmentation'"),
     (["--bootstrap", "0"], "--bootstrap: expected an integer >= 1"),
     (["--bootstrap", "10", "--level", "1"], "--level: expected a number in"),

@@ -73,9 +73,10 @@ def register(subparsers: Any) -> None:
     )
     _common(coco)
     coco.add_argument("--iou-type", default="bbox", metavar="TYPE",
-                      help="bbox (default) or segm: instance masks (each annotation's and "
-                           "result's 'segmentation'; COCOeval's 'segm'); keypoints are not "
-                           "supported")
+                      help="bbox (default); segm: instance masks (each annotation's and "
+                           "result's 'segmentation', as COCOeval's 'segm'); keypoints: OKS of "
+                           "each 'keypoints' (COCO's 17 sigmas, 20 detections per image, "
+                           "the 10-line summary)")
     coco.add_argument("--per-class", action="store_true",
                       help="also print AP, AP50, AP75 and the best-F1 score threshold per class")
     coco.set_defaults(handler=run_coco)

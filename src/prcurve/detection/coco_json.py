@@ -14,7 +14,7 @@ from __future__ import annotations
 import itertools
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 import numpy as np
 from numpy.typing import NDArray
@@ -143,6 +143,27 @@ class _Records:
             return None
         return [record.get(key) if isinstance(record, dict) else None for record in self.records]
 
+    def keypoints(self) -> NDArray[np.float64] | None:
+        """Every record's ``keypoints`` as rows of equal length, or None when none has them."""
+        values = self.optional_objects("keypoints")
+        if values is None:
+            return None
+        try:
+            array = np.array(values, dtype=np.float64)
+        except (TypeError, ValueError):
+            array = np.zeros((0, 0))
+        if array.ndim == 2 and array.shape[0] == len(values) and array.shape[1] % 3 == 0 and (
+                np.isfinite(array).all()):
+            return array
+        width = len(values[0]) if isinstance(values[0], list) else -1
+        return self._fail("keypoints", lambda v: isinstance(v, list) and len(v) == width
+                          and len(v) % 3 == 0 and all(map(_finite_number, v)),
+                          f"{width if width > 0 else 'a multiple of 3'} finite numbers "
+                          "[x1, y1, v1, ...], as the first record has")
+
+    def _fail(self, key: str, ok: Callable[[Any], bool], expected: str) -> NoReturn:
+        raise self._locate(key, ok, expected)
+
     def flags(self, key: str) -> NDArray[np.bool_] | None:
         if not self.has_any(key):
             return None
@@ -212,7 +233,9 @@ def ground_truth_fields(source: str | Path | Mapping[str, Any]) -> dict[str, Any
         "iscrowd": annotations.flags("iscrowd"), "difficult": annotations.flags("difficult"),
         "annotation_id": annotation_id, "images": image_list, "categories": category_list,
         "category_names": names, "segmentation": annotations.optional_objects("segmentation"),
-        "image_sizes": sizes,
+        "image_sizes": sizes, "keypoints": annotations.keypoints(),
+        "num_keypoints": annotations.numbers("num_keypoints", expected="a whole number >= 0")
+        if annotations.has_any("num_keypoints") else None,
     }
 
 
@@ -223,11 +246,13 @@ def results_fields(source: str | Path | Sequence[Mapping[str, Any]]) -> dict[str
         raise _checks.not_results(argument, _checks.describe(data))
     records = _Records(data, argument, "results")
     segmentation = records.optional_objects("segmentation")
+    keypoints = records.keypoints()
     fields: dict[str, Any] = {
         "image_id": records.ids("image_id"),
         "category_id": records.ids("category_id"),
         "score": records.numbers("score", expected="a finite confidence score"),
         "segmentation": segmentation,
+        "keypoints": keypoints,
     }
     # pycocotools' loadRes: results with boxes keep them (area = width * height); results
     # with masks alone get the mask's box and area.
@@ -239,6 +264,10 @@ def results_fields(source: str | Path | Sequence[Mapping[str, Any]]) -> dict[str
         fields["boxes"], fields["area"] = decoded.box, decoded.area.astype(np.float64)
         fields["segmentation"] = masks
         fields["boxes_from_masks"] = True
+    elif keypoints is not None and not records.has_any("bbox"):
+        from prcurve.detection.keypoints import result_boxes
+
+        fields["boxes"], fields["area"] = result_boxes(keypoints)
     else:
         fields["boxes"] = records.boxes()
     return fields

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -54,9 +53,10 @@ def evaluate_coco(
         The ground truth, or a COCO instances JSON file (path) or its parsed object.
     detections : Detections, path or list
         The detections, or a COCO results JSON file (path) or its parsed list.
-    iou_type : {"bbox", "segm"}, optional
-        Boxes (the default) or instance masks (``segmentation`` of the ground
-        truth and of the results; equal to ``COCOeval(..., 'segm')``).
+    iou_type : {"bbox", "segm", "keypoints"}, optional
+        Boxes (the default), instance masks (``segmentation`` of the ground
+        truth and of the results; equal to ``COCOeval(..., 'segm')``) or
+        keypoints (``keypoints``, OKS; ``COCOeval(..., 'keypoints')``).
         Default: the protocol's, ``"bbox"`` without one.
     protocol : COCOProtocol, optional
         Non-default parameters as an object; or pass them as keywords:
@@ -88,7 +88,7 @@ def evaluate_coco(
     elif not isinstance(protocol, COCOProtocol):
         raise _checks.wrong_type("protocol", protocol, "a COCOProtocol")
     elif iou_type is not None and _checks.check_iou_type(iou_type) != protocol.iou_type:
-        protocol = dataclasses.replace(protocol, iou_type=iou_type)
+        raise _checks.iou_type_and_protocol(iou_type, protocol.iou_type)
     gt = as_ground_truth(ground_truth)
     dt = as_detections(detections)
     evaluation = DetectionState.from_batch(gt, dt, protocol).compute()

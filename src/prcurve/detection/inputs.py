@@ -71,6 +71,9 @@ class GroundTruth:
         when evaluated; :mod:`prcurve.detection.masks`).
     image_sizes : mapping, optional
         Image id -> ``(height, width)``: the grid masks are drawn on.
+    keypoints : array_like, shape (n, 3K), optional
+        ``[x1, y1, v1, ...]`` per object for ``iou_type="keypoints"``
+        (``v > 0``: labeled); ``num_keypoints`` defaults to the labeled count.
 
     Examples
     --------
@@ -83,7 +86,7 @@ class GroundTruth:
 
     __slots__ = ("annotation_id", "area", "boxes", "categories", "category_id",
                  "category_names", "difficult", "image_id", "image_sizes", "images", "iscrowd",
-                 "segmentation")
+                 "keypoints", "num_keypoints", "segmentation")
 
     image_id: NDArray[Any]
     category_id: NDArray[Any]
@@ -97,6 +100,8 @@ class GroundTruth:
     category_names: dict[Any, str]
     segmentation: NDArray[Any] | None
     image_sizes: dict[Any, tuple[int, int]]
+    keypoints: F64 | None
+    num_keypoints: F64 | None
 
     def __init__(
         self,
@@ -114,6 +119,8 @@ class GroundTruth:
         category_names: Mapping[Any, str] | None = None,
         segmentation: Any = None,
         image_sizes: Mapping[Any, tuple[int, int]] | None = None,
+        keypoints: ArrayLike | None = None,
+        num_keypoints: ArrayLike | None = None,
     ) -> None:
         image = _checks.check_ids("image_id", image_id)
         n = image.shape[0]
@@ -144,6 +151,11 @@ class GroundTruth:
                   dict(category_names or {}))
         self.segmentation = _checks.check_objects("segmentation", segmentation, n)
         self.image_sizes = dict(image_sizes or {})
+        self.keypoints = None if keypoints is None else _checks.check_keypoints(
+            "keypoints", keypoints, n, None)
+        self.num_keypoints = None if self.keypoints is None else (
+            (self.keypoints[:, 2::3] > 0).sum(axis=1).astype(np.float64)
+            if num_keypoints is None else _checks.check_areas("num_keypoints", num_keypoints, n))
 
     def _set(self, image: NDArray[Any], category: NDArray[Any], box: F64, area: F64,
              crowd: NDArray[np.bool_], hard: NDArray[np.bool_], ids: NDArray[Any],
@@ -176,6 +188,8 @@ class GroundTruth:
                  self.categories, self.category_names)
         out.segmentation = None if self.segmentation is None else self.segmentation[rows]
         out.image_sizes = self.image_sizes
+        out.keypoints, out.num_keypoints = (None, None) if self.keypoints is None or (
+            self.num_keypoints is None) else (self.keypoints[rows], self.num_keypoints[rows])
         return out
 
     def for_images(self, images: ArrayLike) -> GroundTruth:
@@ -311,6 +325,8 @@ class Detections:
     box_format : {"xywh", "xyxy"}, default "xywh"
     segmentation : sequence, shape (n,), optional
         Each detection's mask for ``iou_type="segm"`` (an RLE, or polygons).
+    keypoints : array_like, shape (n, 3K), optional
+        Each detection's keypoints for ``iou_type="keypoints"``.
     area : array_like, shape (n,), optional
         The area COCO's area ranges test for an unmatched detection; default
         the box's width * height (pycocotools' ``loadRes`` takes the mask's
@@ -324,8 +340,8 @@ class Detections:
     (2, [0.9, 0.4])
     """
 
-    __slots__ = ("area", "boxes", "boxes_from_masks", "category_id", "image_id", "score",
-                 "segmentation")
+    __slots__ = ("area", "boxes", "boxes_from_masks", "category_id", "image_id", "keypoints",
+                 "score", "segmentation")
 
     image_id: NDArray[Any]
     category_id: NDArray[Any]
@@ -334,10 +350,12 @@ class Detections:
     area: F64
     segmentation: Any  # per-row objects (NDArray of object), decoded RunLengths, or None
     boxes_from_masks: bool
+    keypoints: F64 | None
 
     def __init__(self, image_id: ArrayLike, category_id: ArrayLike, boxes: ArrayLike,
                  score: ArrayLike, *, box_format: str = "xywh", segmentation: Any = None,
-                 area: ArrayLike | None = None, boxes_from_masks: bool = False) -> None:
+                 area: ArrayLike | None = None, boxes_from_masks: bool = False,
+                 keypoints: ArrayLike | None = None) -> None:
         image = _checks.check_ids("image_id", image_id)
         n = image.shape[0]
         category = _checks.check_ids("category_id", category_id, n)
@@ -346,17 +364,14 @@ class Detections:
         areas = box[:, 2] * box[:, 3] if area is None else _checks.check_areas("area", area, n)
         self._set(image, category, box, scores, areas,
                   _checks.check_objects("segmentation", segmentation, n), bool(boxes_from_masks))
+        self.keypoints = None if keypoints is None else _checks.check_keypoints(
+            "keypoints", keypoints, n, None)
 
     def _set(self, image: NDArray[Any], category: NDArray[Any], box: F64, score: F64,
              area: F64, segmentation: NDArray[Any] | None, boxes_from_masks: bool) -> None:
         _readonly(image, category, box, score, area)
-        self.image_id = image
-        self.category_id = category
-        self.boxes = box
-        self.score = score
-        self.area = area
-        self.segmentation = segmentation
-        self.boxes_from_masks = boxes_from_masks
+        self.image_id, self.category_id, self.boxes, self.score = image, category, box, score
+        self.area, self.segmentation, self.boxes_from_masks = area, segmentation, boxes_from_masks
 
     def __len__(self) -> int:
         return int(self.image_id.shape[0])
@@ -371,6 +386,7 @@ class Detections:
                  self.area[rows],
                  None if self.segmentation is None else self.segmentation[rows],
                  self.boxes_from_masks)
+        out.keypoints = None if self.keypoints is None else self.keypoints[rows]
         return out
 
     def for_images(self, images: ArrayLike) -> Detections:

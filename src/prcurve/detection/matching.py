@@ -36,6 +36,7 @@ ground truth box is the earliest detection whose best overlap is that box.
 from __future__ import annotations
 
 import itertools
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -44,7 +45,6 @@ from numpy.typing import NDArray
 from prcurve.detection._sorting import dense_rank, descending_rank, stable_order
 from prcurve.detection.boxes import pair_iou, pair_iou_voc
 from prcurve.detection.protocol import COCOProtocol, VOCProtocol
-from prcurve.detection.rle import MaskSet, box_gate, pair_mask_iou
 
 __all__ = ["BoxArrays", "Matched", "match"]
 
@@ -62,8 +62,8 @@ class BoxArrays:
 
     ``*_group`` is image code * n_categories + category code (int64).
     ``gt_ignore`` is the protocol's always-ignored flag: crowd for COCO,
-    difficult or crowd for VOC. ``gt_masks`` and ``dt_masks``, row for row,
-    when IoU compares instance masks (``segm``).
+    difficult or crowd for VOC. ``similarity(dt_rows, gt_rows, crowd)``, when
+    given, replaces the boxes' IoU of each pair (masks' IoU, keypoints' OKS).
     """
 
     gt_group: I64
@@ -74,8 +74,7 @@ class BoxArrays:
     dt_group: I64
     dt_boxes: F64
     dt_score: F64
-    gt_masks: MaskSet | None = None
-    dt_masks: MaskSet | None = None
+    similarity: Callable[[I64, I64, Bool], F64] | None = None
 
 
 @dataclass(frozen=True)
@@ -186,12 +185,11 @@ def _match_coco(arrays: BoxArrays, protocol: COCOProtocol) -> Matched:
     parts: list[tuple[I64, I64, I64, Bool]] = []
 
     det, gt = _pairs(arrays.dt_group[detection], gt_group)
-    if arrays.dt_masks is None or arrays.gt_masks is None:
+    if arrays.similarity is None:
         iou = pair_iou(arrays.dt_boxes[detection[det]], arrays.gt_boxes[gt_order[gt]],
                        gt_crowd[gt])
     else:
-        iou = _mask_iou(arrays.dt_masks, detection[det], arrays.gt_masks, gt_order[gt],
-                        gt_crowd[gt])
+        iou = arrays.similarity(detection[det], gt_order[gt], gt_crowd[gt])
     near = iou >= thresholds.min()
     det, gt, iou = det[near], gt[near], iou[near]
     # Preference within a detection: higher IoU first, then the later ground truth.
@@ -217,15 +215,6 @@ def _match_coco(arrays: BoxArrays, protocol: COCOProtocol) -> Matched:
 
     group, gt_count = _gt_counts(gt_group, ~gt_ignored)
     return Matched(detection, rank, *_matches(parts), group, gt_count)
-
-
-def _mask_iou(dt: MaskSet, dt_rows: I64, gt: MaskSet, gt_rows: I64, crowd: Bool) -> F64:
-    """Masks' IoU of each pair; only pairs whose masks' boxes overlap are computed
-    (pycocotools' ``rleIou`` gates on ``bbIou`` the same way)."""
-    out = np.zeros(dt_rows.shape[0])
-    near = box_gate(dt, dt_rows, gt, gt_rows, crowd)
-    out[near] = pair_mask_iou(dt, dt_rows[near], gt, gt_rows[near], crowd[near])
-    return out
 
 
 def _match_voc(arrays: BoxArrays, protocol: VOCProtocol) -> Matched:

@@ -20,7 +20,7 @@ views of it. Memory: about 40 bytes per kept detection plus 12 per match.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
@@ -149,19 +149,20 @@ def evaluate_batch(ground_truth: GroundTruth, detections: Detections,
 
     always_ignored = gt.iscrowd | gt.difficult if isinstance(protocol, VOCProtocol) else (
         gt.iscrowd)
-    gt_masks = dt_masks = None
-    if getattr(protocol, "iou_type", "bbox") == "segm":
-        from prcurve.detection.mask_inputs import batch_masks
-
-        gt_masks, dt_masks = batch_masks(gt.segmentation, gt.image_id, dt.segmentation,
-                                         dt.image_id, gt.image_sizes)
+    iou_type = getattr(protocol, "iou_type", "bbox")
+    similarity = None
+    if iou_type == "segm":
+        similarity = _mask_similarity(gt, dt)
+    elif iou_type == "keypoints" and isinstance(protocol, COCOProtocol):
+        similarity = _keypoint_similarity(gt, dt, protocol.oks_sigmas)
+        always_ignored = always_ignored | (_checks.need_num_keypoints(gt.num_keypoints) == 0)
     elif dt.boxes_from_masks and len(dt):
         raise _mask_checks.segmentation_without_boxes("detections", 0)
     arrays = BoxArrays(
         gt_group=group(gt.image_id, gt.category_id), gt_boxes=gt.boxes, gt_area=gt.area,
         gt_ignore=always_ignored, gt_crowd=gt.iscrowd,
         dt_group=group(dt.image_id, dt.category_id), dt_boxes=dt.boxes, dt_score=dt.score,
-        gt_masks=gt_masks, dt_masks=dt_masks,
+        similarity=similarity,
     )
     matched = match(arrays, protocol)
     rows = matched.detection
@@ -174,6 +175,28 @@ def evaluate_batch(ground_truth: GroundTruth, detections: Detections,
         gt_category_id=categories[matched.group % n_categories],
         gt_count=matched.gt_count, images=images,
     )
+
+
+def _mask_similarity(gt: GroundTruth, dt: Detections) -> Callable[[I64, I64, Bool], F64]:
+    """Masks' IoU of (detection, ground truth) rows, the masks converted once."""
+    from prcurve.detection.mask_inputs import batch_masks
+    from prcurve.detection.rle import gated_mask_iou
+
+    gt_masks, dt_masks = batch_masks(gt.segmentation, gt.image_id, dt.segmentation,
+                                     dt.image_id, gt.image_sizes)
+    return lambda d, g, crowd: gated_mask_iou(dt_masks, d, gt_masks, g, crowd)
+
+
+def _keypoint_similarity(gt: GroundTruth, dt: Detections,
+                         sigmas: tuple[float, ...]) -> Callable[[I64, I64, Bool], F64]:
+    """OKS of (detection, ground truth) rows (pycocotools' ``computeOks``)."""
+    from prcurve.detection.keypoints import pair_oks
+
+    k = len(sigmas)
+    gt_kp = _checks.need_keypoints("ground_truth", gt.keypoints, len(gt), k)
+    dt_kp = _checks.need_keypoints("detections", dt.keypoints, len(dt), k)
+    sigma = np.asarray(sigmas)
+    return lambda d, g, crowd: pair_oks(dt_kp[d], gt_kp[g], gt.boxes[g], gt.area[g], sigma)
 
 
 class DetectionState:
