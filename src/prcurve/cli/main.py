@@ -15,7 +15,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from prcurve._version import __version__
-from prcurve.cli import demo, detection, report, trec
+from prcurve.cli import demo, detection, lvis, report, trec
 from prcurve.cli.common import Parser, UsageError, reuse_freed_memory
 
 __all__ = ["main", "register"]
@@ -38,6 +38,7 @@ def register(subparsers: Any) -> None:
     report.register(subparsers)
     demo.register(subparsers)
     detection.register(subparsers)
+    lvis.register(subparsers)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -32,6 +32,7 @@ from prcurve.detection.inputs import Detections, GroundTruth
 from prcurve.detection.matching import BoxArrays, match
 from prcurve.detection.protocol import COCOProtocol, VOCProtocol
 from prcurve.validation import boxes as _checks
+from prcurve.validation import lvis as _lvis_checks
 from prcurve.validation import masks as _mask_checks
 
 if TYPE_CHECKING:
@@ -147,8 +148,9 @@ def evaluate_batch(ground_truth: GroundTruth, detections: Detections,
         key: I64 = image_code * n_categories + category_code
         return key
 
-    always_ignored = gt.iscrowd | gt.difficult if isinstance(protocol, VOCProtocol) else (
-        gt.iscrowd)
+    # VOC: difficult or crowd; LVIS (no crowds): its `ignore` field, read into difficult.
+    always_ignored = gt.iscrowd | gt.difficult if isinstance(protocol, VOCProtocol) or (
+        protocol.name == "lvis") else gt.iscrowd
     iou_type = getattr(protocol, "iou_type", "bbox")
     similarity = None
     if iou_type == "segm":
@@ -307,6 +309,8 @@ class DetectionState:
             from prcurve.detection.voc import VOCEvaluation
 
             return VOCEvaluation.from_state(self)
+        if self.protocol.name == "lvis":  # the federated lists live outside the state
+            raise _lvis_checks.lvis_state()
         from prcurve.detection.coco import COCOEvaluation
 
         return COCOEvaluation.from_state(self)
