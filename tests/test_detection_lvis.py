@@ -327,6 +327,24 @@ def test_bad_federated_values() -> None:
         evaluate_lvis(ground_truth, lvis_case(3)[1])
 
 
+def test_empty_results_are_evaluated() -> None:
+    ground_truth = lvis_case(3)[0]
+    results = evaluate_lvis(ground_truth, []).results()  # lvis-api: IndexError
+    assert set(results.values()) <= {0.0, -1.0}
+    assert results["AP"] == 0.0
+
+
+def test_results_without_the_iou_types_field_are_refused() -> None:
+    ground_truth, results = lvis_case(101, segm=True)
+    boxes_only = [{k: v for k, v in r.items() if k != "segmentation"} | {"bbox": [0, 0, 5, 5]}
+                  for r in results]
+    with pytest.raises(InvalidInputError, match="no 'segmentation'"):
+        evaluate_lvis(ground_truth, boxes_only, iou_type="segm")
+    masks_only = [{k: v for k, v in r.items() if k != "bbox"} for r in results]
+    with pytest.raises(InvalidInputError, match="'segmentation' but no 'bbox'"):
+        evaluate_lvis(ground_truth, masks_only, iou_type="bbox")
+
+
 def test_inputs_are_not_modified() -> None:
     ground_truth, results = lvis_case(11)
     before = json.dumps([ground_truth, results])

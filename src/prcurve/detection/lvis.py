@@ -33,7 +33,6 @@ Steps 3 and 5 are prcurve's COCO matching and accumulation
 
 from __future__ import annotations
 
-from collections import OrderedDict
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from functools import cached_property
@@ -327,7 +326,7 @@ class LVISEvaluation:
         max_dets = self.protocol.max_dets_per_image
         names = [name if not name.startswith("AR") else f"{name}@{max_dets}"
                  for name in LVIS_STAT_NAMES]
-        return OrderedDict((name, float(v)) for name, v in zip(names, self.stats, strict=True))
+        return {name: float(v) for name, v in zip(names, self.stats, strict=True)}
 
     def summary(self) -> str:
         """The 13 lines lvis-api's ``print_results`` prints, byte for byte."""
