@@ -215,20 +215,36 @@ def test_cases_cover_the_federated_rules() -> None:
     assert any("bbox" not in r[0] for r in masks)
 
 
+# docs/detection.md's worked example.
+EXAMPLE_GT: dict[str, Any] = {
+    "images": [{"id": 1, "neg_category_ids": [2], "not_exhaustive_category_ids": [3]}],
+    "categories": [{"id": 1, "name": "cup", "frequency": "f"},
+                   {"id": 2, "name": "kite", "frequency": "c"},
+                   {"id": 3, "name": "mug", "frequency": "r"},
+                   {"id": 4, "name": "yak", "frequency": "r"}],
+    "annotations": [
+        {"id": 1, "image_id": 1, "category_id": 1, "bbox": [0, 0, 10, 10], "area": 100},
+        {"id": 2, "image_id": 1, "category_id": 3, "bbox": [0, 0, 10, 10], "area": 100}]}
+EXAMPLE_DT = [
+    {"image_id": 1, "category_id": 1, "bbox": [0, 0, 10, 10], "score": 0.5},
+    {"image_id": 1, "category_id": 1, "bbox": [50, 50, 10, 10], "score": 0.9},  # FP
+    {"image_id": 1, "category_id": 2, "bbox": [0, 0, 10, 10], "score": 0.9},  # FP, neg
+    {"image_id": 1, "category_id": 3, "bbox": [50, 50, 10, 10], "score": 0.9},  # ignored
+    {"image_id": 1, "category_id": 3, "bbox": [0, 0, 10, 10], "score": 0.8},
+    {"image_id": 1, "category_id": 4, "bbox": [0, 0, 10, 10], "score": 0.9}]  # dropped
+
+
+def test_the_worked_example_of_the_page(tmp_path: Path) -> None:
+    result = evaluate_lvis(EXAMPLE_GT, EXAMPLE_DT)
+    _, printed = lvis_eval(*write_case(tmp_path, (EXAMPLE_GT, EXAMPLE_DT)), "bbox")
+    assert result.summary().splitlines() == printed
+    page = (Path(__file__).resolve().parents[1] / "docs" / "detection.md").read_text()
+    assert result.summary() in page
+    assert result.results()["AP"] == pytest.approx((0.5 + 1) / 2, abs=1e-12)
+
+
 def test_dropped_and_ignored_detections_by_hand() -> None:
-    gt = {"images": [{"id": 1, "neg_category_ids": [2], "not_exhaustive_category_ids": [3]}],
-          "categories": [{"id": 1, "frequency": "f"}, {"id": 2, "frequency": "c"},
-                         {"id": 3, "frequency": "r"}, {"id": 4, "frequency": "r"}],
-          "annotations": [
-              {"id": 1, "image_id": 1, "category_id": 1, "bbox": [0, 0, 10, 10], "area": 100},
-              {"id": 2, "image_id": 1, "category_id": 3, "bbox": [0, 0, 10, 10], "area": 100}]}
-    dt = [{"image_id": 1, "category_id": 1, "bbox": [0, 0, 10, 10], "score": 0.5},
-          {"image_id": 1, "category_id": 1, "bbox": [50, 50, 10, 10], "score": 0.9},  # FP
-          {"image_id": 1, "category_id": 2, "bbox": [0, 0, 10, 10], "score": 0.9},  # FP, neg
-          {"image_id": 1, "category_id": 3, "bbox": [50, 50, 10, 10], "score": 0.9},  # ignored
-          {"image_id": 1, "category_id": 3, "bbox": [0, 0, 10, 10], "score": 0.8},
-          {"image_id": 1, "category_id": 4, "bbox": [0, 0, 10, 10], "score": 0.9}]  # dropped
-    result = evaluate_lvis(gt, dt)
+    result = evaluate_lvis(EXAMPLE_GT, EXAMPLE_DT)
     # Category 1: FP then TP, precision 1/2 at recall 1; category 3: the miss is ignored
     # (precision tp / (tp + fp + eps), as lvis-api: 1 / (1 + eps) for one TP).
     assert result.precision[0, :, 0, 0].tolist() == pytest.approx([0.5] * 101, abs=1e-12)
