@@ -4,6 +4,7 @@ Usage::
 
     python benchmarks/bench_lvis.py                         # 2,000 images, best of 1
     python benchmarks/bench_lvis.py --images 300 --repeat 1 # a quick run
+    python benchmarks/bench_lvis.py --iou-type segm         # masks (RLE results)
 
 Data (fixed seed, LVIS-v1-val-like): ``--images`` images of 640x480, 1,000
 categories (28% rare, 38% common, 34% frequent, as LVIS v1's 337/461/405 of
@@ -12,7 +13,10 @@ likely) with 1 + Poisson(2) objects each, 1 + Poisson(7) verified-absent
 categories (``neg_category_ids``) and each positive one not exhaustive with
 probability 0.15. Detections: about four noisy copies of each object (a
 fifth with the wrong class) and random boxes of random categories, 320 per
-image before lvis-api's cut to 300, float32 scores (some ties).
+image before lvis-api's cut to 300, float32 scores (some ties). With
+``--iou-type segm``: each object's mask is the octagon inscribed in its box
+(polygons), each result's the same for its box as a compressed RLE string,
+and results keep their ``bbox`` (as detectron2 writes LVIS results).
 
 What is timed (best of ``--repeat``, one process, from the files on disk to
 the printed summary, JSON parsing included in both):
@@ -46,6 +50,25 @@ import numpy as np
 from prcurve.detection import evaluate_lvis
 
 WIDTH, HEIGHT = 640, 480
+
+
+def octagon(box: list[float]) -> list[float]:
+    x, y, w, h = box
+    angles = np.arange(8) * np.pi / 4
+    px = np.clip(x + w / 2 + w / 2 * np.cos(angles), 0, WIDTH)
+    py = np.clip(y + h / 2 + h / 2 * np.sin(angles), 0, HEIGHT)
+    return np.round(np.stack((px, py), axis=1).ravel(), 2).tolist()  # type: ignore[no-any-return]
+
+
+def add_masks(ground_truth: dict[str, Any], results: list[dict[str, Any]]) -> None:
+    """Polygons for the objects, compressed RLE strings for the results (in place)."""
+    import pycocotools.mask as coco_mask
+
+    for ann in ground_truth["annotations"]:
+        ann["segmentation"] = [octagon(ann["bbox"])]
+    for result in results:
+        rle = coco_mask.frPyObjects([octagon(result["bbox"])], HEIGHT, WIDTH)[0]
+        result["segmentation"] = {"size": rle["size"], "counts": rle["counts"].decode()}
 
 
 def make_data(n_images: int, n_categories: int = 1000, dets_per_image: int = 320,
@@ -115,19 +138,19 @@ def lvis_api() -> Any:
     return lvis
 
 
-def run_lvis_api(gt_path: Path, dt_path: Path) -> dict[str, float]:
+def run_lvis_api(gt_path: Path, dt_path: Path, iou_type: str) -> dict[str, float]:
     lvis = lvis_api()
     ground_truth = lvis.LVIS(str(gt_path))
     results = lvis.LVISResults(ground_truth, str(dt_path))
-    evaluation = lvis.LVISEval(ground_truth, results, iou_type="bbox")
+    evaluation = lvis.LVISEval(ground_truth, results, iou_type=iou_type)
     evaluation.run()
     with contextlib.redirect_stdout(io.StringIO()):
         evaluation.print_results()
     return {k: float(v) for k, v in evaluation.get_results().items()}
 
 
-def run_prcurve(gt_path: Path, dt_path: Path) -> dict[str, float]:
-    result = evaluate_lvis(gt_path, dt_path)
+def run_prcurve(gt_path: Path, dt_path: Path, iou_type: str) -> dict[str, float]:
+    result = evaluate_lvis(gt_path, dt_path, iou_type=iou_type)
     result.summary()
     return result.results()
 
@@ -147,22 +170,28 @@ def main() -> None:
     parser.add_argument("--images", type=int, default=2000)
     parser.add_argument("--categories", type=int, default=1000)
     parser.add_argument("--repeat", type=int, default=1)
+    parser.add_argument("--iou-type", default="bbox", choices=("bbox", "segm"))
     args = parser.parse_args()
     import logging
 
     logging.getLogger("lvis").setLevel(logging.ERROR)
     ground_truth, results = make_data(args.images, args.categories)
+    if args.iou_type == "segm":
+        add_masks(ground_truth, results)
     with tempfile.TemporaryDirectory() as folder:
         gt_path, dt_path = Path(folder) / "gt.json", Path(folder) / "dt.json"
         gt_path.write_text(json.dumps(ground_truth))
         dt_path.write_text(json.dumps(results))
         print(f"{args.images} images, {args.categories} categories, "
               f"{len(ground_truth['annotations'])} objects, {len(results)} results "
+              f"({args.iou_type}) "
               f"({dt_path.stat().st_size / 2**20:.0f} MiB); python {platform.python_version()}, "
               f"load {os.getloadavg()[0]:.2f}", flush=True)
-        ours_time, ours = best_of(args.repeat, lambda: run_prcurve(gt_path, dt_path))
+        ours_time, ours = best_of(args.repeat, lambda: run_prcurve(gt_path, dt_path,
+                                                                   args.iou_type))
         print(f"prcurve evaluate_lvis: {ours_time:.2f} s", flush=True)
-        theirs_time, theirs = best_of(args.repeat, lambda: run_lvis_api(gt_path, dt_path))
+        theirs_time, theirs = best_of(args.repeat, lambda: run_lvis_api(gt_path, dt_path,
+                                                                      args.iou_type))
         print(f"lvis-api LVISEval:     {theirs_time:.2f} s", flush=True)
     worst = max(abs(ours[k] - theirs[k]) for k in theirs)
     if list(ours) != list(theirs) or worst > 1e-12:

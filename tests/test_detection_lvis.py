@@ -90,7 +90,7 @@ def lvis_case(seed: int, segm: bool = False, dets_per_image: int = 12) -> Case:
             box = _box(rng)
             area = round(box[2] * box[3] * float(rng.uniform(0.6, 1.0)), 2)
             if rng.random() < 0.1:
-                area = float(rng.choice([32.0**2, 96.0**2]))
+                area = float(rng.choice([32.0**2, 96.0**2, 0.0]))  # 0: lvis-api drops it
             ann = {"id": ann_id, "image_id": image_id, "category_id": category, "bbox": box,
                    "area": area}
             if ignore_flags and rng.random() < 0.2:
@@ -120,6 +120,8 @@ def lvis_case(seed: int, segm: bool = False, dets_per_image: int = 12) -> Case:
                     category = int(rng.choice(categories))
             else:
                 category, box = int(rng.choice(categories)), _box(rng)
+            if rng.random() < 0.03:  # a box of area 0: lvis-api drops the result
+                box = [box[0], box[1], 0.0, box[3]]
             score = round(float(rng.random()), int(rng.choice([1, 2, 6])))
             result: dict[str, Any] = {"image_id": image_id, "category_id": category,
                                       "bbox": box, "score": score}
@@ -193,7 +195,7 @@ def test_random_mask_cases_equal_lvis_api(tmp_path: Path, seed: int) -> None:
 
 @pytest.mark.parametrize("seed", range(3))
 def test_default_300_per_image_equals_lvis_api(tmp_path: Path, seed: int) -> None:
-    ground_truth, results = lvis_case(200 + seed, dets_per_image=250)
+    ground_truth, results = lvis_case(200 + seed, dets_per_image=400)
     assert max(np.unique([r["image_id"] for r in results], return_counts=True)[1]) > 300
     assert_matches_lvis_api(tmp_path, (ground_truth, results), "bbox")
 
@@ -207,6 +209,8 @@ def test_cases_cover_the_federated_rules() -> None:
     assert any(999 in i["neg_category_ids"] for i in images)
     assert any(a.get("ignore") for a in annotations)
     assert any(a.get("iscrowd") for a in annotations)
+    assert any(a["area"] == 0 for a in annotations)
+    assert any(r["bbox"][2] == 0 for _, results in cases for r in results)
     frequencies = [{c["frequency"] for c in gt["categories"]} for gt, _ in cases]
     assert any(f == {"r", "c", "f"} for f in frequencies)
     assert any(len(f) < 3 for f in frequencies)

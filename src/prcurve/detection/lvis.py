@@ -9,7 +9,9 @@ so an image says, besides its objects, which categories were verified absent
 
 1. At most ``max_dets`` (300) detections per image, across categories: an
    image's results sorted by decreasing score with a stable sort (ties keep
-   the file's order), the first 300 kept.
+   the file's order), the first 300 kept. Then objects and detections of
+   area 0 are left out (lvis-api reads both through ``get_ann_ids``, which
+   keeps ``0 < area``).
 2. A detection of category c on image i is evaluated only if c has ground
    truth on i (the image's positive set) or c is in i's ``neg_category_ids``;
    the others are dropped before anything is computed.
@@ -149,6 +151,10 @@ class LVISGroundTruth:
         fields["difficult"] = _checks.check_flags(f"{argument} annotations[*]['ignore']",
                                                   ignore, len(ignore))
         ground_truth = GroundTruth(**fields)
+        # lvis-api reads annotations through get_ann_ids(img_ids, cat_ids), which keeps
+        # only 0 < area < inf: an object of area 0 is not there at all (nor positive).
+        if (ground_truth.area <= 0).any():
+            ground_truth = ground_truth.select(ground_truth.area > 0, ground_truth.images)
         images = ground_truth.images
         categories = ground_truth.categories
         if images is None or categories is None:  # pragma: no cover - from_coco sets both
@@ -210,6 +216,7 @@ def federated_detections(lvis: LVISGroundTruth, detections: Detections,
                         "categories", "the ground truth")
     image = _codes(detections.image_id, images)
     kept = top_per_image(image, detections.score, protocol.max_dets_per_image)
+    kept &= detections.area > 0  # lvis-api's get_ann_ids: 0 < area, after the cut
     key = image * categories.shape[0] + _codes(detections.category_id, categories)
     positive = _pair_keys((gt.image_id, gt.category_id), images, categories)
     negative = _pair_keys(lvis.negative, images, categories)
