@@ -396,3 +396,15 @@ def test_cli_bad_iou_type(tmp_path: Path, capsys: pytest.CaptureFixture[str]) ->
     err = capsys.readouterr().err
     assert err.startswith("prcurve: error: --iou-type")
     assert err.count("\n") == 1
+
+
+def test_cli_max_dets_and_per_class(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    gt_path, dt_path = write_case(tmp_path, lvis_case(9))
+    _, printed = lvis_eval(gt_path, dt_path, "bbox", max_dets=7)
+    capsys.readouterr()
+    assert main(["lvis", str(gt_path), str(dt_path), "--max-dets", "7", "--per-class"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[:13] == printed
+    assert lines[14].split()[:4] == ["category", "AP", "AP50", "AP75"]
+    assert main(["lvis", str(gt_path), str(dt_path), "--max-dets", "0"]) == 2
+    assert capsys.readouterr().err.startswith("prcurve: error: --max-dets")
