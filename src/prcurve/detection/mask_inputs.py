@@ -57,9 +57,10 @@ def result_masks(values: list[Any], argument: str) -> RunLengths:
     holder[:] = values
     _strings(strings, np.array(rows, dtype=np.int64), shapes, counts, argument, "results",
              holder)
-    pieces = [np.asarray(c, dtype=np.int64) for c in counts if c is not None]
+    # Stored as 32-bit run lengths, COCO's own width (half the memory of int64).
+    pieces = [np.asarray(c, dtype=np.uint32) for c in counts if c is not None]
     lengths = np.fromiter((p.shape[0] for p in pieces), dtype=np.int64, count=n)
-    flat = np.concatenate(pieces) if pieces else np.zeros(0, dtype=np.int64)
+    flat = np.concatenate(pieces) if pieces else np.zeros(0, dtype=np.uint32)
     return RunLengths(flat, np.concatenate(([0], np.cumsum(lengths))).astype(np.int64),
                       shapes[:, 0].copy(), shapes[:, 1].copy())
 
