@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -88,7 +89,10 @@ def evaluate_coco(
     elif not isinstance(protocol, COCOProtocol):
         raise _checks.wrong_type("protocol", protocol, "a COCOProtocol")
     elif iou_type is not None and _checks.check_iou_type(iou_type) != protocol.iou_type:
-        raise _checks.iou_type_and_protocol(iou_type, protocol.iou_type)
+        # Boxes and masks share every parameter; keypoints have their own defaults.
+        if "keypoints" in (iou_type, protocol.iou_type):
+            raise _checks.iou_type_and_protocol(iou_type, protocol.iou_type)
+        protocol = dataclasses.replace(protocol, iou_type=iou_type)
     gt = as_ground_truth(ground_truth)
     dt = as_detections(detections)
     evaluation = DetectionState.from_batch(gt, dt, protocol).compute()

@@ -12,6 +12,7 @@ pixel.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Sequence
 from typing import Any
 
@@ -40,6 +41,9 @@ I64 = NDArray[np.int64]
 F64 = NDArray[np.float64]
 
 _GROUPS = 8  # 5-bit groups: enough for any difference of two 32-bit run lengths
+_CHUNK_CHARS = 1 << 20  # compressed characters decoded at once
+_CHUNK_RUNS = 1 << 20  # runs of mask pairs intersected at once
+_CHUNK_POLYGONS = 512  # polygons rasterized at once
 
 
 def counts_to_string(counts: ArrayLike) -> bytes:
@@ -150,13 +154,33 @@ def _segment_cumsum(values: I64, offset: I64) -> I64:
 
 
 def strings_to_counts(strings: Sequence[bytes]) -> tuple[I64, I64, int]:
-    """Run lengths of many compressed strings at once (maskApi.c ``rleFrString``).
+    """Run lengths of many compressed strings at once (maskApi.c ``rleFrString``),
+    in parts of about ``_CHUNK_CHARS`` characters (memory stays bounded).
 
     Returns the run lengths of every string, one after another, the offsets
     of each string's runs, and the index of the first malformed string (-1
     when none is): a character outside '0'..'o', a value left open at the end
     of a string, or a value of more than 8 groups.
     """
+    lengths = np.fromiter(map(len, strings), dtype=np.int64, count=len(strings))
+    ends = np.cumsum(lengths)
+    if not strings or ends[-1] <= _CHUNK_CHARS:
+        return _strings_to_counts(strings)
+    cuts = np.unique(np.concatenate((
+        [0], np.searchsorted(ends, np.arange(1, ends[-1] // _CHUNK_CHARS + 1) * _CHUNK_CHARS),
+        [len(strings)])))
+    parts, offsets, base = [], [np.zeros(1, dtype=np.int64)], 0
+    for lo, hi in itertools.pairwise(cuts.tolist()):
+        counts, offset, bad = _strings_to_counts(strings[lo:hi])
+        if bad >= 0:
+            return counts, offset, lo + bad
+        parts.append(counts)
+        offsets.append(offset[1:] + base)
+        base += int(offset[-1])
+    return np.concatenate(parts), np.concatenate(offsets), -1
+
+
+def _strings_to_counts(strings: Sequence[bytes]) -> tuple[I64, I64, int]:
     n = len(strings)
     lengths = np.fromiter(map(len, strings), dtype=np.int64, count=n)
     c = np.frombuffer(b"".join(strings), dtype=np.int8).astype(np.int64) - 48
@@ -268,6 +292,21 @@ def _column_changes(edges: I64, xs: I64, xe: I64, ys: I64, slope: F64,
 
 
 def polygons_to_counts(polygons: Sequence[F64], h: I64, w: I64) -> tuple[I64, I64]:
+    """Run lengths of many polygons (``_polygons_to_counts``), ``_CHUNK_POLYGONS`` at a
+    time so that memory stays bounded; the run lengths one after another and offsets."""
+    if len(polygons) <= _CHUNK_POLYGONS:
+        return _polygons_to_counts(polygons, h, w)
+    parts, offsets, base = [], [np.zeros(1, dtype=np.int64)], 0
+    for lo in range(0, len(polygons), _CHUNK_POLYGONS):
+        hi = lo + _CHUNK_POLYGONS
+        counts, offset = _polygons_to_counts(polygons[lo:hi], h[lo:hi], w[lo:hi])
+        parts.append(counts)
+        offsets.append(offset[1:] + base)
+        base += int(offset[-1])
+    return np.concatenate(parts), np.concatenate(offsets)
+
+
+def _polygons_to_counts(polygons: Sequence[F64], h: I64, w: I64) -> tuple[I64, I64]:
     """Run lengths of many polygons at once, rasterized as maskApi.c ``rleFrPoly``.
 
     Polygon p (flat ``[x1, y1, x2, y2, ...]``) is drawn on an ``h[p]`` x ``w[p]``
@@ -360,7 +399,7 @@ class RunLengths:
 
     __slots__ = ("_masks", "counts", "h", "offset", "w")
 
-    def __init__(self, counts: I64, offset: I64, h: I64, w: I64) -> None:
+    def __init__(self, counts: NDArray[Any], offset: I64, h: I64, w: I64) -> None:
         self.counts, self.offset, self.h, self.w = counts, offset, h, w
         self._masks: MaskSet | None = None
 
@@ -408,8 +447,28 @@ class MaskSet:
         return cls.from_counts(flat, offset, shape[:, 0], shape[:, 1])
 
     @classmethod
-    def from_counts(cls, counts: I64, offset: I64, h: I64, w: I64) -> MaskSet:
-        """From run lengths one after another, cut at ``offset``, masks of h x w."""
+    def from_counts(cls, counts: NDArray[Any], offset: I64, h: I64, w: I64) -> MaskSet:
+        """From run lengths one after another, cut at ``offset``, masks of h x w
+        (in parts of about ``_CHUNK_RUNS`` runs: memory stays bounded)."""
+        n = offset.shape[0] - 1
+        if offset[-1] <= _CHUNK_RUNS:
+            return cls._from_counts(counts.astype(np.int64), offset, h, w)
+        cuts = np.unique(np.concatenate((
+            [0], np.searchsorted(offset, np.arange(1, offset[-1] // _CHUNK_RUNS + 1)
+                                 * _CHUNK_RUNS), [n])))
+        parts = [cls._from_counts(counts[offset[lo]:offset[hi]].astype(np.int64),
+                                  offset[lo:hi + 1] - offset[lo], h[lo:hi], w[lo:hi])
+                 for lo, hi in itertools.pairwise(cuts.tolist()) if hi > lo]
+        shift = np.cumsum([0] + [p.start.shape[0] for p in parts[:-1]])
+        return cls(np.concatenate([p.start for p in parts]),
+                   np.concatenate([p.end for p in parts]),
+                   np.concatenate([[0]] + [p.offset[1:] + k for p, k in zip(
+                       parts, shift, strict=True)]).astype(np.int64),
+                   np.concatenate([p.area for p in parts]),
+                   np.concatenate([p.box for p in parts]))
+
+    @classmethod
+    def _from_counts(cls, counts: I64, offset: I64, h: I64, w: I64) -> MaskSet:
         local = _local_index(offset)
         end = _segment_cumsum(counts, offset)
         start = end - counts
@@ -443,6 +502,21 @@ def pair_mask_iou(dt: MaskSet, dt_rows: I64, gt: MaskSet, gt_rows: I64,
     ``G(e) - G(s)``. Union ``area_d + area_g - inter`` (crowd: ``area_d``),
     and IoU 0 without intersection, as maskApi.c ``rleIou``.
     """
+    n = dt_rows.shape[0]
+    runs = (dt.offset[dt_rows + 1] - dt.offset[dt_rows]
+            + gt.offset[gt_rows + 1] - gt.offset[gt_rows])
+    if runs.sum() > _CHUNK_RUNS:  # bounded memory: pairs in parts of about _CHUNK_RUNS runs
+        part = np.searchsorted(np.cumsum(runs), np.arange(1, runs.sum() // _CHUNK_RUNS + 1)
+                               * _CHUNK_RUNS)
+        cuts = np.unique(np.concatenate(([0], part, [n])))
+        return np.concatenate([
+            _pair_mask_iou(dt, dt_rows[lo:hi], gt, gt_rows[lo:hi], crowd[lo:hi])
+            for lo, hi in itertools.pairwise(cuts.tolist()) if hi > lo])
+    return _pair_mask_iou(dt, dt_rows, gt, gt_rows, crowd)
+
+
+def _pair_mask_iou(dt: MaskSet, dt_rows: I64, gt: MaskSet, gt_rows: I64,
+                   crowd: NDArray[np.bool_]) -> F64:
     n = dt_rows.shape[0]
     if n == 0:
         return np.zeros(0)
