@@ -124,7 +124,13 @@ def _with(**changes: Any) -> dict[str, Any]:
     (_with(id=2), _DT, "duplicate annotation ids: 2"),
     (_with(image_id=7), _DT, "images absent from the file's 'images': 7"),
     (_GT, [{"image_id": 1, "category_id": 1, "segmentation": [[0, 0, 1, 1]], "score": 1}],
-     "'segmentation' but no 'bbox'.*out of scope"),
+     r"results\[0\]\['segmentation'\] is \[\[0, 0, 1, 1\]\].*run-length encoding"),
+    (_GT, [{"image_id": 1, "category_id": 1, "score": 1,
+            "segmentation": {"size": [2, 2], "counts": [0, 4]}}],
+     "'segmentation' but no 'bbox'.*iou_type='segm'"),
+    (_GT, [_DT[0], {"image_id": 1, "category_id": 1, "score": 1,
+                    "segmentation": {"size": [2, 2], "counts": [0, 4]}}],
+     r"results\[1\] has a 'segmentation' but no 'bbox'.*--iou-type segm"),
     (_GT, [{"image_id": 1, "category_id": 1, "score": 0.5}], r"results\[0\] has no 'bbox'"),
     (_GT, {"annotations": _DT}, "expected a COCO results list"),
     (_DT, _DT, "expected a COCO ground-truth object"),
@@ -147,8 +153,8 @@ def test_bad_input_is_one_line_and_exit_2(ground_truth: Any, results: Any, messa
 
 
 @pytest.mark.parametrize(("options", "message"), [
-    (["--iou-type", "segm"], "segmentation masks and keypoints are out of scope"),
-    (["--iou-type", "keypoints"], "out of scope"),
+    (["--iou-type", "keypoints"], "ground_truth: no 'keypoints'"),
+    (["--iou-type", "segm"], "annotations[0] has no 'segmentation'"),
     (["--bootstrap", "0"], "--bootstrap: expected an integer >= 1"),
     (["--bootstrap", "10", "--level", "1"], "--level: expected a number in"),
 ])

@@ -158,7 +158,8 @@ def random_protocol(seed: int) -> COCOProtocol | None:
 
 
 def pycocotools_eval(ground_truth: dict[str, Any], results: list[dict[str, Any]],
-                     protocol: COCOProtocol | None = None) -> tuple[Any, str]:
+                     protocol: COCOProtocol | None = None,
+                     iou_type: str = "bbox") -> tuple[Any, str]:
     """pycocotools' COCOeval after evaluate, accumulate and summarize, and what it printed."""
     from pycocotools.coco import COCO
     from pycocotools.cocoeval import COCOeval
@@ -175,7 +176,7 @@ def pycocotools_eval(ground_truth: dict[str, Any], results: list[dict[str, Any]]
                           "categories": copy.deepcopy(gt.dataset["categories"]),
                           "annotations": []}
             dt.createIndex()
-        evaluator = COCOeval(gt, dt, "bbox")
+        evaluator = COCOeval(gt, dt, iou_type)
         if protocol is not None:
             evaluator.params.iouThrs = np.asarray(protocol.iou_thresholds)
             evaluator.params.recThrs = np.asarray(protocol.recall_thresholds)
@@ -193,9 +194,10 @@ def summary_lines(printed: str) -> list[str]:
 
 
 def assert_matches_pycocotools(ground_truth: dict[str, Any], results: list[dict[str, Any]],
-                               protocol: COCOProtocol | None = None) -> Any:
-    reference, printed = pycocotools_eval(ground_truth, results, protocol)
-    ours = evaluate_coco(ground_truth, results, protocol=protocol)
+                               protocol: COCOProtocol | None = None,
+                               iou_type: str = "bbox") -> Any:
+    reference, printed = pycocotools_eval(ground_truth, results, protocol, iou_type)
+    ours = evaluate_coco(ground_truth, results, protocol=protocol, iou_type=iou_type)
     assert ours.precision.shape == reference.eval["precision"].shape
     # The issue asks for 1e-12; the arithmetic is pycocotools' own, so the arrays are
     # equal bit for bit (its eps in precision, 2.2e-16, is only visible this way).

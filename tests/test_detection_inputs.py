@@ -179,7 +179,7 @@ def _error(call: Any, match: str) -> None:
     (lambda: COCOProtocol(area_ranges={"all": (10, 1)}), "area_ranges"),
     (lambda: VOCProtocol(ap_method="12point"), "ap_method"),
     (lambda: evaluate_coco(_reference_gt(), Detections([1], [3], [[0, 0, 1, 1]], [0.5]),
-                           iou_type="segm"), "out of scope"),
+                           iou_type="segm"), "has no 'segmentation'"),
     (lambda: evaluate_coco(_reference_gt(), Detections([1], [3], [[0, 0, 1, 1]], [0.5]),
                            protocol=COCOProtocol(), max_dets=(1, 2, 3)), "protocol"),
     (lambda: evaluate_coco(_reference_gt(), 42), "detections: expected a Detections"),

@@ -72,7 +72,7 @@ def register(subparsers: Any) -> None:
     """Add the ``coco`` and ``voc`` subcommands to an argparse subparsers object."""
     coco = subparsers.add_parser(
         "coco",
-        help="COCO box evaluation (mAP@[.5:.95], AP50, ...), pycocotools' summary",
+        help="COCO evaluation of boxes, masks or keypoints (mAP, AP50, ...), pycocotools' summary",
         description=(
             "Evaluate COCO-format detections against COCO ground truth with COCO's box "
             "protocol and print the 12 lines pycocotools' COCOeval.summarize() prints. "
@@ -81,7 +81,10 @@ def register(subparsers: Any) -> None:
     )
     _common(coco)
     coco.add_argument("--iou-type", default="bbox", metavar="TYPE",
-                      help="bbox (default); segm and keypoints are not supported")
+                      help="bbox (default); segm: instance masks (each annotation's and "
+                           "result's 'segmentation', as COCOeval's 'segm'); keypoints: OKS of "
+                           "each 'keypoints' (COCO's 17 sigmas, 20 detections per image, "
+                           "the 10-line summary)")
     coco.add_argument("--per-class", action="store_true",
                       help="also print AP, AP50, AP75 and the best-F1 score threshold per class")
     coco.set_defaults(handler=run_coco)

@@ -33,8 +33,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "report": ("prcurve.cli.report", "from files of labels and scores to a report with plots"),
     "demo": ("prcurve.cli.demo", "run the whole report on simulated data shipped with prcurve"),
     "coco": ("prcurve.cli.detection",
-             "COCO box evaluation (mAP@[.5:.95], AP50, ...), pycocotools' summary"),
+             "COCO evaluation of boxes, masks or keypoints (mAP, AP50, ...), pycocotools' summary"),
     "voc": ("prcurve.cli.detection", "PASCAL VOC evaluation (AP at IoU >= 0.5 per class, mAP)"),
+    "lvis": ("prcurve.cli.lvis",
+             "LVIS federated evaluation (AP, APr/APc/APf), lvis-api's printed results"),
 }
 
 

@@ -8,6 +8,10 @@ count state. Protocols and conventions: docs/detection.md.
   ``precision`` [T, R, K, A, M], ``recall``, the 12 statistics and the
   printed summary; plus per-category :class:`~prcurve.PRCurve` objects,
   best-F thresholds and plots.
+- ``iou_type="segm"``: instance masks, equal to ``COCOeval(..., 'segm')``;
+  :mod:`prcurve.detection.masks` has pycocotools.mask's operations.
+- :func:`evaluate_lvis`: lvis-api's federated ``LVISEval`` (bbox, segm):
+  APr/APc/APf and its printed summary.
 - :func:`evaluate_voc`: the PASCAL VOC devkit's AP at IoU >= 0.5 (all-point
   or 11-point), difficult objects ignored.
 - :class:`DetectionEvaluator`: ``update(ground_truth, detections)`` per
@@ -24,11 +28,13 @@ from prcurve.detection.boxes import box_iou
 from prcurve.detection.coco import STAT_NAMES, COCOEvaluation
 from prcurve.detection.evaluate import evaluate_coco, evaluate_voc
 from prcurve.detection.inputs import Detections, GroundTruth
+from prcurve.detection.lvis import LVIS_STAT_NAMES, LVISEvaluation, LVISProtocol, evaluate_lvis
 from prcurve.detection.protocol import COCOProtocol, VOCProtocol
 from prcurve.detection.state import DetectionEvaluator, DetectionState
 from prcurve.detection.voc import VOCEvaluation
 
 __all__ = [
+    "LVIS_STAT_NAMES",
     "STAT_NAMES",
     "COCOEvaluation",
     "COCOProtocol",
@@ -36,11 +42,14 @@ __all__ = [
     "DetectionState",
     "Detections",
     "GroundTruth",
+    "LVISEvaluation",
+    "LVISProtocol",
     "VOCEvaluation",
     "VOCProtocol",
     "bootstrap_detection",
     "box_iou",
     "compare_detectors",
     "evaluate_coco",
+    "evaluate_lvis",
     "evaluate_voc",
 ]

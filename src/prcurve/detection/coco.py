@@ -49,6 +49,7 @@ from prcurve.detection._sorting import (
     stable_order,
     unique_order,
 )
+from prcurve.detection.keypoints import KEYPOINT_STAT_NAMES, KEYPOINT_STATS
 from prcurve.detection.protocol import COCOProtocol
 from prcurve.detection.views import CategoryViews
 from prcurve.validation import boxes as _checks
@@ -346,17 +347,25 @@ _STATS: tuple[tuple[bool, float | None, str, int | None], ...] = (
 )
 
 
-def summarize(precision: F64, recall: F64, protocol: COCOProtocol) -> tuple[F64, list[str]]:
-    """The 12 statistics and pycocotools' 12 printed lines."""
+def _layout(protocol: COCOProtocol) -> list[tuple[bool, float | None, str, int]]:
+    """(ap, iou, area, max_dets) of each statistic pycocotools prints for the protocol."""
+    if protocol.iou_type == "keypoints":  # _summarizeKps: maxDets=20 throughout
+        return [(ap, iou, area, 20) for ap, iou, area in KEYPOINT_STATS]
     if len(protocol.max_dets) < 3:
         raise _checks.summary_needs_settings("three max_dets values")
+    # pycocotools' stats[0] uses _summarize's default maxDets=100, not maxDets[2].
+    return [(ap, iou, area, 100 if m is None else protocol.max_dets[m])
+            for ap, iou, area, m in _STATS]
+
+
+def summarize(precision: F64, recall: F64, protocol: COCOProtocol) -> tuple[F64, list[str]]:
+    """The statistics and pycocotools' printed lines (12; 10 for keypoints)."""
     line = " {:<18} {} @[ IoU={:<9} | area={:>6s} | maxDets={:>3d} ] = {:0.3f}"
     thresholds = protocol.iou_thresholds
-    stats = np.zeros(12)
+    layout = _layout(protocol)
+    stats = np.zeros(len(layout))
     lines = []
-    for i, (ap, iou, area, m) in enumerate(_STATS):
-        # pycocotools' stats[0] uses _summarize's default maxDets=100, not maxDets[2].
-        max_dets = 100 if m is None else protocol.max_dets[m]
+    for i, (ap, iou, area, max_dets) in enumerate(layout):
         value = _summarize(precision, recall, protocol, ap, iou, area, max_dets)
         stats[i] = value
         iou_text = f"{thresholds[0]:0.2f}:{thresholds[-1]:0.2f}" if iou is None else (
@@ -457,8 +466,9 @@ class COCOEvaluation(CategoryViews):
         return self._summary[0]
 
     def stats_dict(self) -> dict[str, float]:
-        """The 12 statistics by short name (:data:`STAT_NAMES`)."""
-        return {name: float(v) for name, v in zip(STAT_NAMES, self.stats, strict=True)}
+        """The statistics by short name (:data:`STAT_NAMES`; keypoints: 10 names)."""
+        names = KEYPOINT_STAT_NAMES if self.protocol.iou_type == "keypoints" else STAT_NAMES
+        return {name: float(v) for name, v in zip(names, self.stats, strict=True)}
 
     def summary(self) -> str:
         """The 12 lines pycocotools' ``summarize`` prints, byte for byte."""
@@ -593,7 +603,7 @@ class COCOEvaluation(CategoryViews):
         table = self._category_rows(self.per_category(), self.best_f())
         return {
             "protocol": "coco",
-            "iou_type": "bbox",
+            "iou_type": self.protocol.iou_type,
             "parameters": {
                 "iou_thresholds": list(self.protocol.iou_thresholds),
                 "recall_thresholds": len(self.protocol.recall_thresholds),

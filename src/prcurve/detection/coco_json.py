@@ -16,7 +16,7 @@ import itertools
 import math
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 import numpy as np
 from numpy.typing import NDArray
@@ -153,6 +153,33 @@ class _Records:
                                      "a non-negative width and height ([x, y, width, height])")
         return array
 
+    def optional_objects(self, key: str) -> list[Any] | None:
+        """Each record's ``key`` (None where absent), or None when no record has it."""
+        if not self.has_any(key):
+            return None
+        return [record.get(key) if isinstance(record, dict) else None for record in self.records]
+
+    def keypoints(self) -> NDArray[np.float64] | None:
+        """Every record's ``keypoints`` as rows of equal length, or None when none has them."""
+        values = self.optional_objects("keypoints")
+        if values is None:
+            return None
+        try:
+            array = np.array(values, dtype=np.float64)
+        except (TypeError, ValueError):
+            array = np.zeros((0, 0))
+        if array.ndim == 2 and array.shape[0] == len(values) and array.shape[1] % 3 == 0 and (
+                np.isfinite(array).all()):
+            return array
+        width = len(values[0]) if isinstance(values[0], list) else -1
+        return self._fail("keypoints", lambda v: isinstance(v, list) and len(v) == width
+                          and len(v) % 3 == 0 and all(map(_finite_number, v)),
+                          f"{width if width > 0 else 'a multiple of 3'} finite numbers "
+                          "[x1, y1, v1, ...], as the first record has")
+
+    def _fail(self, key: str, ok: Callable[[Any], bool], expected: str) -> NoReturn:
+        raise self._locate(key, ok, expected)
+
     def flags(self, key: str) -> NDArray[np.bool_] | None:
         if not self.has_any(key):
             return None
@@ -218,11 +245,19 @@ def ground_truth_fields(source: str | Path | Mapping[str, Any]) -> dict[str, Any
                                    values)
         _checks.check_known(f"{argument} annotations {name}", values, known, what,
                             f"the file's {what!r}")
+    sizes = {}
+    for record in images.records:
+        height, width = record.get("height"), record.get("width")
+        if isinstance(height, int) and isinstance(width, int):
+            sizes[record["id"]] = (height, width)
     return {
         "image_id": image_id, "category_id": category_id, "boxes": boxes, "area": area,
         "iscrowd": annotations.flags("iscrowd"), "difficult": annotations.flags("difficult"),
         "annotation_id": annotation_id, "images": image_list, "categories": category_list,
-        "category_names": names,
+        "category_names": names, "segmentation": annotations.optional_objects("segmentation"),
+        "image_sizes": sizes, "keypoints": annotations.keypoints(),
+        "num_keypoints": annotations.numbers("num_keypoints", expected="a whole number >= 0")
+        if annotations.has_any("num_keypoints") else None,
     }
 
 
@@ -232,9 +267,29 @@ def results_fields(source: str | Path | Sequence[Mapping[str, Any]]) -> dict[str
     if isinstance(data, dict):
         raise _checks.not_results(argument, _checks.describe(data))
     records = _Records(data, argument, "results")
-    return {
+    segmentation = records.optional_objects("segmentation")
+    keypoints = records.keypoints()
+    fields: dict[str, Any] = {
         "image_id": records.ids("image_id"),
         "category_id": records.ids("category_id"),
-        "boxes": records.boxes(),
         "score": records.numbers("score", expected="a finite confidence score"),
+        "segmentation": segmentation,
+        "keypoints": keypoints,
     }
+    # pycocotools' loadRes: results with boxes keep them (area = width * height); results
+    # with masks alone get the mask's box and area.
+    if segmentation is not None and not records.has_any("bbox"):
+        from prcurve.detection.mask_inputs import result_masks
+
+        masks = result_masks(segmentation, argument)
+        decoded = masks.mask_set()
+        fields["boxes"], fields["area"] = decoded.box, decoded.area.astype(np.float64)
+        fields["segmentation"] = masks
+        fields["boxes_from_masks"] = True
+    elif keypoints is not None and not records.has_any("bbox"):
+        from prcurve.detection.keypoints import result_boxes
+
+        fields["boxes"], fields["area"] = result_boxes(keypoints)
+    else:
+        fields["boxes"] = records.boxes()
+    return fields

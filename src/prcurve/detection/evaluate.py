@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -40,7 +41,7 @@ def evaluate_coco(
     ground_truth: Any,
     detections: Any,
     *,
-    iou_type: str = "bbox",
+    iou_type: str | None = None,
     protocol: COCOProtocol | None = None,
     **parameters: Any,
 ) -> COCOEvaluation:
@@ -53,8 +54,11 @@ def evaluate_coco(
         The ground truth, or a COCO instances JSON file (path) or its parsed object.
     detections : Detections, path or list
         The detections, or a COCO results JSON file (path) or its parsed list.
-    iou_type : {"bbox"}, default "bbox"
-        Only boxes: "segm" and "keypoints" are out of scope and raise.
+    iou_type : {"bbox", "segm", "keypoints"}, optional
+        Boxes (the default), instance masks (``segmentation`` of the ground
+        truth and of the results; equal to ``COCOeval(..., 'segm')``) or
+        keypoints (``keypoints``, OKS; ``COCOeval(..., 'keypoints')``).
+        Default: the protocol's, ``"bbox"`` without one.
     protocol : COCOProtocol, optional
         Non-default parameters as an object; or pass them as keywords:
     **parameters
@@ -78,13 +82,17 @@ def evaluate_coco(
     >>> [round(float(s), 3) for s in result.stats[:3]]  # AP, AP50, AP75 (IoU 0.9)
     [0.9, 1.0, 1.0]
     """
-    _checks.check_iou_type(iou_type)
     if protocol is None:
-        protocol = COCOProtocol(**parameters)
+        protocol = COCOProtocol(**parameters, iou_type=iou_type or "bbox")
     elif parameters:
         raise _checks.protocol_and_parameters("COCOProtocol", list(parameters))
     elif not isinstance(protocol, COCOProtocol):
         raise _checks.wrong_type("protocol", protocol, "a COCOProtocol")
+    elif iou_type is not None and _checks.check_iou_type(iou_type) != protocol.iou_type:
+        # Boxes and masks share every parameter; keypoints have their own defaults.
+        if "keypoints" in (iou_type, protocol.iou_type):
+            raise _checks.iou_type_and_protocol(iou_type, protocol.iou_type)
+        protocol = dataclasses.replace(protocol, iou_type=iou_type)
     gt = as_ground_truth(ground_truth)
     dt = as_detections(detections)
     evaluation = DetectionState.from_batch(gt, dt, protocol).compute()

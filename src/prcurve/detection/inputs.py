@@ -65,6 +65,15 @@ class GroundTruth:
         detections name.
     category_names : mapping, optional
         Category id -> name, for tables and plots.
+    segmentation : sequence, shape (n,), optional
+        Each box's instance mask for ``iou_type="segm"``: COCO polygons (a
+        list of ``[x1, y1, x2, y2, ...]``) or a run-length encoding (read
+        when evaluated; :mod:`prcurve.detection.masks`).
+    image_sizes : mapping, optional
+        Image id -> ``(height, width)``: the grid masks are drawn on.
+    keypoints : array_like, shape (n, 3K), optional
+        ``[x1, y1, v1, ...]`` per object for ``iou_type="keypoints"``
+        (``v > 0``: labeled); ``num_keypoints`` defaults to the labeled count.
 
     Examples
     --------
@@ -76,7 +85,8 @@ class GroundTruth:
     """
 
     __slots__ = ("annotation_id", "area", "boxes", "categories", "category_id",
-                 "category_names", "difficult", "image_id", "images", "iscrowd")
+                 "category_names", "difficult", "image_id", "image_sizes", "images", "iscrowd",
+                 "keypoints", "num_keypoints", "segmentation")
 
     image_id: NDArray[Any]
     category_id: NDArray[Any]
@@ -88,6 +98,10 @@ class GroundTruth:
     images: NDArray[Any] | None
     categories: NDArray[Any] | None
     category_names: dict[Any, str]
+    segmentation: NDArray[Any] | None
+    image_sizes: dict[Any, tuple[int, int]]
+    keypoints: F64 | None
+    num_keypoints: F64 | None
 
     def __init__(
         self,
@@ -103,6 +117,10 @@ class GroundTruth:
         images: ArrayLike | None = None,
         categories: ArrayLike | None = None,
         category_names: Mapping[Any, str] | None = None,
+        segmentation: Any = None,
+        image_sizes: Mapping[Any, tuple[int, int]] | None = None,
+        keypoints: ArrayLike | None = None,
+        num_keypoints: ArrayLike | None = None,
     ) -> None:
         image = _checks.check_ids("image_id", image_id)
         n = image.shape[0]
@@ -131,6 +149,13 @@ class GroundTruth:
                                 "categories")
         self._set(image, category, box, areas, crowd, hard, ids, image_list, category_list,
                   dict(category_names or {}))
+        self.segmentation = _checks.check_objects("segmentation", segmentation, n)
+        self.image_sizes = dict(image_sizes or {})
+        self.keypoints = None if keypoints is None else _checks.check_keypoints(
+            "keypoints", keypoints, n, None)
+        self.num_keypoints = None if self.keypoints is None else (
+            (self.keypoints[:, 2::3] > 0).sum(axis=1).astype(np.float64)
+            if num_keypoints is None else _checks.check_areas("num_keypoints", num_keypoints, n))
 
     def _set(self, image: NDArray[Any], category: NDArray[Any], box: F64, area: F64,
              crowd: NDArray[np.bool_], hard: NDArray[np.bool_], ids: NDArray[Any],
@@ -161,6 +186,10 @@ class GroundTruth:
         out._set(self.image_id[rows], self.category_id[rows], self.boxes[rows], self.area[rows],
                  self.iscrowd[rows], self.difficult[rows], self.annotation_id[rows], images,
                  self.categories, self.category_names)
+        out.segmentation = None if self.segmentation is None else self.segmentation[rows]
+        out.image_sizes = self.image_sizes
+        out.keypoints, out.num_keypoints = (None, None) if self.keypoints is None or (
+            self.num_keypoints is None) else (self.keypoints[rows], self.num_keypoints[rows])
         return out
 
     def for_images(self, images: ArrayLike) -> GroundTruth:
@@ -294,6 +323,14 @@ class Detections:
     score : array_like, shape (n,)
         Finite confidence scores; higher is more confident.
     box_format : {"xywh", "xyxy"}, default "xywh"
+    segmentation : sequence, shape (n,), optional
+        Each detection's mask for ``iou_type="segm"`` (an RLE, or polygons).
+    keypoints : array_like, shape (n, 3K), optional
+        Each detection's keypoints for ``iou_type="keypoints"``.
+    area : array_like, shape (n,), optional
+        The area COCO's area ranges test for an unmatched detection; default
+        the box's width * height (pycocotools' ``loadRes`` takes the mask's
+        area only for results that have no ``bbox``).
 
     Examples
     --------
@@ -303,28 +340,38 @@ class Detections:
     (2, [0.9, 0.4])
     """
 
-    __slots__ = ("boxes", "category_id", "image_id", "score")
+    __slots__ = ("area", "boxes", "boxes_from_masks", "category_id", "image_id", "keypoints",
+                 "score", "segmentation")
 
     image_id: NDArray[Any]
     category_id: NDArray[Any]
     boxes: F64
     score: F64
+    area: F64
+    segmentation: Any  # per-row objects (NDArray of object), decoded RunLengths, or None
+    boxes_from_masks: bool
+    keypoints: F64 | None
 
     def __init__(self, image_id: ArrayLike, category_id: ArrayLike, boxes: ArrayLike,
-                 score: ArrayLike, *, box_format: str = "xywh") -> None:
+                 score: ArrayLike, *, box_format: str = "xywh", segmentation: Any = None,
+                 area: ArrayLike | None = None, boxes_from_masks: bool = False,
+                 keypoints: ArrayLike | None = None) -> None:
         image = _checks.check_ids("image_id", image_id)
         n = image.shape[0]
         category = _checks.check_ids("category_id", category_id, n)
         box = _checks.check_boxes("boxes", boxes, box_format, n)
         scores = _checks.check_scores("score", score, n)
-        self._set(image, category, box, scores)
+        areas = box[:, 2] * box[:, 3] if area is None else _checks.check_areas("area", area, n)
+        self._set(image, category, box, scores, areas,
+                  _checks.check_objects("segmentation", segmentation, n), bool(boxes_from_masks))
+        self.keypoints = None if keypoints is None else _checks.check_keypoints(
+            "keypoints", keypoints, n, None)
 
-    def _set(self, image: NDArray[Any], category: NDArray[Any], box: F64, score: F64) -> None:
-        _readonly(image, category, box, score)
-        self.image_id = image
-        self.category_id = category
-        self.boxes = box
-        self.score = score
+    def _set(self, image: NDArray[Any], category: NDArray[Any], box: F64, score: F64,
+             area: F64, segmentation: NDArray[Any] | None, boxes_from_masks: bool) -> None:
+        _readonly(image, category, box, score, area)
+        self.image_id, self.category_id, self.boxes, self.score = image, category, box, score
+        self.area, self.segmentation, self.boxes_from_masks = area, segmentation, boxes_from_masks
 
     def __len__(self) -> int:
         return int(self.image_id.shape[0])
@@ -335,7 +382,11 @@ class Detections:
     def select(self, rows: NDArray[Any]) -> Detections:
         """The detections at ``rows`` (a boolean mask or indices)."""
         out = Detections.__new__(Detections)
-        out._set(self.image_id[rows], self.category_id[rows], self.boxes[rows], self.score[rows])
+        out._set(self.image_id[rows], self.category_id[rows], self.boxes[rows], self.score[rows],
+                 self.area[rows],
+                 None if self.segmentation is None else self.segmentation[rows],
+                 self.boxes_from_masks)
+        out.keypoints = None if self.keypoints is None else self.keypoints[rows]
         return out
 
     def for_images(self, images: ArrayLike) -> Detections:

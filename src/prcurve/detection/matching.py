@@ -36,6 +36,7 @@ ground truth box is the earliest detection whose best overlap is that box.
 from __future__ import annotations
 
 import itertools
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -61,7 +62,8 @@ class BoxArrays:
 
     ``*_group`` is image code * n_categories + category code (int64).
     ``gt_ignore`` is the protocol's always-ignored flag: crowd for COCO,
-    difficult or crowd for VOC.
+    difficult or crowd for VOC. ``similarity(dt_rows, gt_rows, crowd)``, when
+    given, replaces the boxes' IoU of each pair (masks' IoU, keypoints' OKS).
     """
 
     gt_group: I64
@@ -72,6 +74,7 @@ class BoxArrays:
     dt_group: I64
     dt_boxes: F64
     dt_score: F64
+    similarity: Callable[[I64, I64, Bool], F64] | None = None
 
 
 @dataclass(frozen=True)
@@ -182,7 +185,11 @@ def _match_coco(arrays: BoxArrays, protocol: COCOProtocol) -> Matched:
     parts: list[tuple[I64, I64, I64, Bool]] = []
 
     det, gt = _pairs(arrays.dt_group[detection], gt_group)
-    iou = pair_iou(arrays.dt_boxes[detection[det]], arrays.gt_boxes[gt_order[gt]], gt_crowd[gt])
+    if arrays.similarity is None:
+        iou = pair_iou(arrays.dt_boxes[detection[det]], arrays.gt_boxes[gt_order[gt]],
+                       gt_crowd[gt])
+    else:
+        iou = arrays.similarity(detection[det], gt_order[gt], gt_crowd[gt])
     near = iou >= thresholds.min()
     det, gt, iou = det[near], gt[near], iou[near]
     # Preference within a detection: higher IoU first, then the later ground truth.

@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from prcurve.detection.keypoints import COCO_SIGMAS
 from prcurve.validation import boxes as _checks
 
 __all__ = ["COCOProtocol", "VOCProtocol"]
@@ -26,6 +27,8 @@ _COCO_IOU = tuple(float(t) for t in np.linspace(
     0.5, 0.95, int(np.round((0.95 - 0.5) / 0.05)) + 1, endpoint=True))
 _COCO_RECALL = tuple(float(r) for r in np.linspace(
     0.0, 1.00, int(np.round((1.00 - 0.0) / 0.01)) + 1, endpoint=True))
+# pycocotools' setKpParams: no small range, 20 detections per image.
+_KEYPOINT_AREAS = (("all", 0.0, 1e5**2), ("medium", 32.0**2, 96.0**2), ("large", 96.0**2, 1e5**2))
 _COCO_AREAS = (("all", 0.0, 1e5**2), ("small", 0.0, 32.0**2), ("medium", 32.0**2, 96.0**2),
                ("large", 96.0**2, 1e5**2))
 
@@ -48,6 +51,14 @@ class COCOProtocol:
         ``{label: (low, high)}``: ground truth whose ``area`` lies outside
         ``[low, high]`` is ignored, and so are unmatched detections whose box
         area does.
+    iou_type : {"bbox", "segm", "keypoints"}, default "bbox"
+        What IoU compares: boxes, instance masks, or keypoints by their object
+        keypoint similarity (pycocotools ``iouType``). Keypoints change the
+        defaults as pycocotools' ``setKpParams`` does: ``max_dets=(20,)`` and
+        the area ranges all, medium and large.
+    oks_sigmas : sequence of float, optional
+        Keypoints only: one constant per keypoint (default COCO's 17,
+        :data:`prcurve.detection.keypoints.COCO_SIGMAS`).
 
     Examples
     --------
@@ -61,18 +72,31 @@ class COCOProtocol:
     recall_thresholds: tuple[float, ...] = _COCO_RECALL
     max_dets: tuple[int, ...] = (1, 10, 100)
     area_ranges: tuple[tuple[str, float, float], ...] = field(default=_COCO_AREAS)
+    iou_type: str = "bbox"
+    oks_sigmas: tuple[float, ...] = ()
 
     name = "coco"
 
     def __init__(self, iou_thresholds: ArrayLike = _COCO_IOU,
-                 recall_thresholds: ArrayLike = _COCO_RECALL, max_dets: Any = (1, 10, 100),
-                 area_ranges: Any = _COCO_AREAS) -> None:
+                 recall_thresholds: ArrayLike = _COCO_RECALL, max_dets: Any = None,
+                 area_ranges: Any = None, iou_type: str = "bbox",
+                 oks_sigmas: Any = None) -> None:
+        kind = _checks.check_iou_type(iou_type)
+        keypoints = kind == "keypoints"
+        if max_dets is None:
+            max_dets = (20,) if keypoints else (1, 10, 100)
+        if area_ranges is None:
+            area_ranges = _KEYPOINT_AREAS if keypoints else _COCO_AREAS
+        sigmas = (_checks.check_sigmas(oks_sigmas) if oks_sigmas is not None
+                  else COCO_SIGMAS) if keypoints else ()
         ious = _checks.check_thresholds("iou_thresholds", iou_thresholds)
         recalls = _checks.check_thresholds("recall_thresholds", recall_thresholds)
         object.__setattr__(self, "iou_thresholds", tuple(float(t) for t in ious))
         object.__setattr__(self, "recall_thresholds", tuple(float(r) for r in recalls))
         object.__setattr__(self, "max_dets", _checks.check_max_dets(max_dets))
         object.__setattr__(self, "area_ranges", _checks.check_area_ranges(area_ranges))
+        object.__setattr__(self, "iou_type", kind)
+        object.__setattr__(self, "oks_sigmas", sigmas)
 
     @property
     def area_labels(self) -> tuple[str, ...]:

@@ -20,7 +20,7 @@ views of it. Memory: about 40 bytes per kept detection plus 12 per match.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
@@ -33,6 +33,8 @@ from prcurve.detection.inputs import Detections, GroundTruth
 from prcurve.detection.matching import BoxArrays, match
 from prcurve.detection.protocol import COCOProtocol, VOCProtocol
 from prcurve.validation import boxes as _checks
+from prcurve.validation import lvis as _lvis_checks
+from prcurve.validation import masks as _mask_checks
 
 if TYPE_CHECKING:
     from prcurve.detection.coco import COCOEvaluation
@@ -164,24 +166,57 @@ def evaluate_batch(ground_truth: GroundTruth, detections: Detections,
         key: I64 = image_code * n_categories + category_code
         return key
 
-    always_ignored = gt.iscrowd | gt.difficult if isinstance(protocol, VOCProtocol) else (
-        gt.iscrowd)
+    # VOC: difficult or crowd; LVIS (no crowds): its `ignore` field, read into difficult.
+    always_ignored = gt.iscrowd | gt.difficult if isinstance(protocol, VOCProtocol) or (
+        protocol.name == "lvis") else gt.iscrowd
+    iou_type = getattr(protocol, "iou_type", "bbox")
+    similarity = None
+    if iou_type == "segm":
+        similarity = _mask_similarity(gt, dt)
+    elif iou_type == "keypoints" and isinstance(protocol, COCOProtocol):
+        similarity = _keypoint_similarity(gt, dt, protocol.oks_sigmas)
+        always_ignored = always_ignored | (_checks.need_num_keypoints(gt.num_keypoints) == 0)
+    elif dt.boxes_from_masks and len(dt):
+        raise _mask_checks.segmentation_without_boxes("detections", 0)
     arrays = BoxArrays(
         gt_group=group(gt.image_id, gt.category_id), gt_boxes=gt.boxes, gt_area=gt.area,
         gt_ignore=always_ignored, gt_crowd=gt.iscrowd,
         dt_group=group(dt.image_id, dt.category_id), dt_boxes=dt.boxes, dt_score=dt.score,
+        similarity=similarity,
     )
     matched = match(arrays, protocol)
     rows = matched.detection
     return Records(
         image_id=dt.image_id[rows], category_id=dt.category_id[rows], score=dt.score[rows],
-        rank=matched.rank, area=dt.boxes[rows, 2] * dt.boxes[rows, 3],
+        rank=matched.rank, area=dt.area[rows],
         match_detection=matched.match_detection, match_area=matched.match_area,
         match_threshold=matched.match_threshold, match_ignored=matched.match_ignored,
         gt_image_id=images[matched.group // n_categories],
         gt_category_id=categories[matched.group % n_categories],
         gt_count=matched.gt_count, images=images, row=rows.astype(np.int64, copy=False),
     )
+
+
+def _mask_similarity(gt: GroundTruth, dt: Detections) -> Callable[[I64, I64, Bool], F64]:
+    """Masks' IoU of (detection, ground truth) rows, the masks converted once."""
+    from prcurve.detection.mask_inputs import batch_masks
+    from prcurve.detection.rle import gated_mask_iou
+
+    gt_masks, dt_masks = batch_masks(gt.segmentation, gt.image_id, dt.segmentation,
+                                     dt.image_id, gt.image_sizes)
+    return lambda d, g, crowd: gated_mask_iou(dt_masks, d, gt_masks, g, crowd)
+
+
+def _keypoint_similarity(gt: GroundTruth, dt: Detections,
+                         sigmas: tuple[float, ...]) -> Callable[[I64, I64, Bool], F64]:
+    """OKS of (detection, ground truth) rows (pycocotools' ``computeOks``)."""
+    from prcurve.detection.keypoints import pair_oks
+
+    k = len(sigmas)
+    gt_kp = _checks.need_keypoints("ground_truth", gt.keypoints, len(gt), k)
+    dt_kp = _checks.need_keypoints("detections", dt.keypoints, len(dt), k)
+    sigma = np.asarray(sigmas)
+    return lambda d, g, crowd: pair_oks(dt_kp[d], gt_kp[g], gt.boxes[g], gt.area[g], sigma)
 
 
 class DetectionState:
@@ -292,6 +327,8 @@ class DetectionState:
             from prcurve.detection.voc import VOCEvaluation
 
             return VOCEvaluation.from_state(self)
+        if self.protocol.name == "lvis":  # the federated lists live outside the state
+            raise _lvis_checks.lvis_state()
         from prcurve.detection.coco import COCOEvaluation
 
         return COCOEvaluation.from_state(self)

@@ -294,11 +294,80 @@ def check_known(name: str, values: NDArray[Any], known: NDArray[Any], what: str,
 
 
 def check_iou_type(value: Any) -> str:
-    if value in ("segm", "keypoints"):
+    return check_choice("iou_type", value, ("bbox", "segm", "keypoints"))
+
+
+def iou_type_and_protocol(given: str, protocol: str) -> InvalidInputError:
+    return InvalidInputError("iou_type", f"{given!r} while the protocol's is {protocol!r}",
+                             "give COCOProtocol(iou_type=...) alone, or leave the protocol out")
+
+
+def check_sigmas(values: Any) -> tuple[float, ...]:
+    """Keypoint constants of OKS: a non-empty list of positive finite numbers."""
+    try:
+        array = np.asarray(values, dtype=np.float64)
+    except (TypeError, ValueError):
+        array = np.zeros(0)
+    if array.ndim != 1 or array.shape[0] == 0 or not np.isfinite(array).all() or (
+            array <= 0).any():
+        raise InvalidInputError("oks_sigmas", f"found {values!r}",
+                                "give one positive number per keypoint")
+    return tuple(float(v) for v in array)
+
+
+def need_keypoints(argument: str, values: F64 | None, n: int, n_keypoints: int) -> F64:
+    """Keypoints present (when there are rows) and of the protocol's length."""
+    if values is None:
+        if n == 0:
+            return np.zeros((0, 3 * n_keypoints))
+        raise InvalidInputError(argument, "no 'keypoints'",
+                                "give every record its 'keypoints' for iou_type='keypoints'")
+    return check_keypoints(f"{argument} keypoints", values, n, n_keypoints)
+
+
+def need_num_keypoints(values: F64 | None) -> F64:
+    """The ground truth's labeled-keypoint counts (present whenever keypoints are)."""
+    return np.zeros(0) if values is None else values
+
+
+def check_keypoints(name: str, values: Any, n: int, n_keypoints: int | None) -> F64:
+    """Keypoints as (n, 3K) finite numbers ``[x1, y1, v1, x2, ...]``, K matching the protocol."""
+    try:
+        array = np.asarray(values, dtype=np.float64)
+    except (TypeError, ValueError):
+        array = np.zeros((0, 1))
+    if n == 0 and array.size == 0:
+        return np.zeros((0, 3 * (n_keypoints or 0)))
+    if array.ndim != 2 or array.shape[0] != n or array.shape[1] % 3 or not np.isfinite(
+            array).all():
+        raise InvalidInputError(name, f"an array of shape {array.shape}",
+                                "give [x1, y1, v1, x2, y2, v2, ...] (3 finite numbers per "
+                                "keypoint) for every row")
+    if n_keypoints is not None and array.shape[1] != 3 * n_keypoints:
         raise InvalidInputError(
-            "iou_type", f"{value!r} is not supported: segmentation masks and keypoints are out "
-            "of scope for now", "evaluate boxes with iou_type='bbox' (docs/detection.md)")
-    return check_choice("iou_type", value, ("bbox",))
+            name, f"{array.shape[1]} numbers per row ({array.shape[1] / 3:g} keypoints) for "
+            f"{n_keypoints} keypoint sigmas", f"give {3 * n_keypoints} numbers per row, or "
+            "oks_sigmas with one constant per keypoint")
+    return array
+
+
+def check_objects(name: str, values: Any, n: int) -> Any:
+    """Per-row Python objects (masks as JSON gives them) as a 1-D object array, or None."""
+    if values is None:
+        return None
+    if hasattr(values, "mask_set") and len(values) == n:  # masks already decoded
+        return values
+    if isinstance(values, np.ndarray) and values.dtype == object and values.ndim == 1:
+        array = values
+    else:
+        if not isinstance(values, Sequence) or isinstance(values, (str, bytes)):
+            raise wrong_type(name, values, "a sequence of one mask per row")
+        array = np.empty(len(values), dtype=object)
+        array[:] = list(values)
+    if array.shape[0] != n:
+        raise InvalidInputError(name, f"{array.shape[0]} masks for {n} rows",
+                                "give one mask (or None) per row")
+    return array
 
 
 def check_thresholds(name: str, values: ArrayLike, *, increasing: bool = True) -> F64:
@@ -453,7 +522,7 @@ def missing_key(argument: str, field: str, index: int, key: str, record: Any) ->
     if key == "bbox" and isinstance(record, dict) and "segmentation" in record:
         return InvalidInputError(
             argument, f"{field}[{index}] has a 'segmentation' but no 'bbox'",
-            "segmentation masks (iouType='segm') are out of scope for now; evaluate boxes")
+            "give every result a 'bbox', or evaluate masks with iou_type='segm' (--iou-type segm)")
     found = describe(record)
     return InvalidInputError(argument, f"{field}[{index}] has no {key!r} ({found})",
                              f"give every record a {key!r}")
