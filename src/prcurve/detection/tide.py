@@ -44,6 +44,7 @@ FalsePos (every false positive scored 0, every true positive 1) and FalseNeg
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -60,6 +61,7 @@ from prcurve.detection.tide_pairs import (
     segment_argmax,
     segment_max,
 )
+from prcurve.detection.views import json_value
 from prcurve.validation import boxes as _checks
 
 __all__ = ["MAIN_ERRORS", "SPECIAL_ERRORS", "TIDEErrors", "tide_errors"]
@@ -103,8 +105,11 @@ class TIDEErrors:
     iou_type: str
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-ready: ``main``, ``special``, ``counts``, ``ap`` and the settings."""
-        return {"ap": self.ap, "main": dict(self.main), "special": dict(self.special),
+        """JSON-ready: ``main``, ``special``, ``counts``, ``ap`` and the settings (NaN as
+        None: a mean over no class)."""
+        return {"ap": json_value(self.ap),
+                "main": {k: json_value(v) for k, v in self.main.items()},
+                "special": {k: json_value(v) for k, v in self.special.items()},
                 "counts": dict(self.counts), "pos_threshold": self.pos_threshold,
                 "bg_threshold": self.bg_threshold, "iou_type": self.iou_type}
 
@@ -242,7 +247,8 @@ def _classify_batch(p: ImagePairs, pos: float, bg: float) -> tuple[dict[str, Any
         open_ &= ~hit
     # BestGTMatch: among Cls/Loc errors aiming at unmatched ground truth, the first
     # (detections are in (image, rank) order) is the one a fix makes a true positive.
-    aiming = np.flatnonzero((target >= 0) & ~used[np.maximum(target, 0)])
+    aims = np.flatnonzero(target >= 0)
+    aiming = aims[~used[target[aims]]]
     usable = np.zeros(n_gt, dtype=bool)
     usable[target[aiming]] = True
     best = np.full(n_gt, n_dt, dtype=np.int64)
@@ -286,7 +292,8 @@ def _quantify(o: _Outcome, iou_type: str, pos: float, bg: float) -> TIDEErrors:
             n = npos - np.bincount(o.gt_class[~o.gt_used & ~o.gt_usable], minlength=k)
         value = _mean_ap(cls, o.dt_score[rows], (o.dt_tp | fixed)[rows], later[rows], n,
                          classes)
-        gains[name] = max(value - base, 0.0)
+        # NaN stays NaN (a fix that leaves no class with data); tidecv divides by zero.
+        gains[name] = value - base if math.isnan(value - base) else max(value - base, 0.0)
     ones = np.where(o.dt_tp, 1.0, 0.0)
     false_pos = _mean_ap(o.dt_class[in_ap], ones[in_ap], o.dt_tp[in_ap], later[in_ap],
                          npos, classes) - base
