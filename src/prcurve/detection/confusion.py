@@ -44,7 +44,7 @@ __all__ = ["ConfusionMatrix", "confusion_matrix"]
 I64 = NDArray[np.int64]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)  # an array field: no element-wise ==
 class ConfusionMatrix:
     """Counts ``matrix[i, j]``: ground truth of class i (row) taken by a detection of
     class j (column); index K (the last) is the background.
