@@ -177,6 +177,7 @@ def test_cli_text_and_out_folder(tmp_path: Path, capsys: pytest.CaptureFixture[s
     assert "Main errors (dAP)" in printed
     assert "Confusion matrix" in printed
     assert (out / "confusion.png").is_file()
+    assert (out / "errors.png").is_file()
     assert "errors" in json.loads((out / "report.json").read_text())
 
 

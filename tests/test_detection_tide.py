@@ -275,3 +275,19 @@ def test_to_dict_and_summary() -> None:
     text = errors.summary()
     assert "bbox AP @ 50" in text
     assert all(name in text for name in (*MAIN_ERRORS, *SPECIAL_ERRORS))
+
+
+def test_plot_has_both_panels() -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    errors = evaluate_coco(*realistic_case()).errors()
+    figure = errors.plot()
+    main_ax, special_ax = figure.axes
+    assert [t.get_text().split(" ")[0] for t in main_ax.get_yticklabels()] == list(MAIN_ERRORS)
+    assert [t.get_text() for t in special_ax.get_xticklabels()] == list(SPECIAL_ERRORS)
+    widths = [bar.get_width() for bar in main_ax.patches]
+    assert widths == pytest.approx([errors.main[name] for name in MAIN_ERRORS])
+    plt.close(figure)

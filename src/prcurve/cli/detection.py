@@ -267,6 +267,7 @@ def _coco(args: argparse.Namespace) -> int:
                                     math.inf))
         report["confusion"] = confusion.to_dict()
         lines.extend(["", confusion.text()])
+    errors = None
     if args.errors:
         errors = evaluation.errors()
         report["errors"] = errors.to_dict()
@@ -277,6 +278,8 @@ def _coco(args: argparse.Namespace) -> int:
             ("pr_classes.png", lambda: _plot(evaluation.plot_class_curves))]
         if confusion is not None and not args.no_plots:
             figures.append(("confusion.png", lambda: _plot(confusion.plot)))
+        if errors is not None and not args.no_plots:
+            figures.append(("errors.png", lambda: _plot(errors.plot)))
         _write(out, report, _csv([_flat(row) for row in report["per_category"]]), figures,
                inputs)
     if args.json:

@@ -47,7 +47,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from numpy.typing import NDArray
@@ -63,6 +63,9 @@ from prcurve.detection.tide_pairs import (
 )
 from prcurve.detection.views import json_value
 from prcurve.validation import boxes as _checks
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 __all__ = ["MAIN_ERRORS", "SPECIAL_ERRORS", "TIDEErrors", "tide_errors"]
 
@@ -112,6 +115,12 @@ class TIDEErrors:
                 "special": {k: json_value(v) for k, v in self.special.items()},
                 "counts": dict(self.counts), "pos_threshold": self.pos_threshold,
                 "bg_threshold": self.bg_threshold, "iou_type": self.iou_type}
+
+    def plot(self) -> Figure:
+        """:func:`prcurve.present.tide_plot.plot_errors` (matplotlib loads then)."""
+        from prcurve.present.tide_plot import plot_errors
+
+        return plot_errors(self)
 
     def summary(self) -> str:
         """The dAP tables as text (tidecv's ``summarize`` layout)."""
