@@ -87,6 +87,20 @@ def register(subparsers: Any) -> None:
                            "the 10-line summary)")
     coco.add_argument("--per-class", action="store_true",
                       help="also print AP, AP50, AP75 and the best-F1 score threshold per class")
+    coco.add_argument("--errors", action="store_true",
+                      help="also print TIDE's error breakdown: the AP (points, 0-100) gained by "
+                           "fixing each error type (Cls, Loc, Both, Dupe, Bkg, Miss; foreground "
+                           "IoU 0.5, background 0.1) and the FalsePos/FalseNeg oracles, as the "
+                           "tidecv package computes them (bbox or segm)")
+    coco.add_argument("--confusion", action="store_true",
+                      help="also print the per-class confusion matrix with a background row "
+                           "and column (rows: ground truth; with --out: confusion.png)")
+    coco.add_argument("--confusion-iou", default="0.5", metavar="T",
+                      help="IoU a detection needs to take a ground-truth object in the "
+                           "confusion matrix (default 0.5)")
+    coco.add_argument("--confusion-score", default="0.5", metavar="S",
+                      help="detections scored below S are left out of the confusion matrix "
+                           "(default 0.5)")
     coco.set_defaults(handler=run_coco)
 
     voc = subparsers.add_parser(
@@ -270,11 +284,28 @@ def _coco(args: argparse.Namespace) -> int:
     if args.per_class:
         lines.append("")
         lines.extend(_coco_class_lines(report))
+    confusion = None
+    if args.confusion:
+        confusion = evaluation.confusion_matrix(
+            iou_threshold=_number("--confusion-iou", args.confusion_iou, 0.0, 1.0),
+            score_threshold=_number("--confusion-score", args.confusion_score, -math.inf,
+                                    math.inf))
+        report["confusion"] = confusion.to_dict()
+        lines.extend(["", confusion.text()])
+    errors = None
+    if args.errors:
+        errors = evaluation.errors()
+        report["errors"] = errors.to_dict()
+        lines.extend(["", "TIDE errors (Bolya et al., ECCV 2020)", errors.summary()])
     if out is not None:
-        _write(out, report, _csv([_flat(row) for row in report["per_category"]]),
-               [] if args.no_plots else [
-                   ("pr_iou.png", lambda: _plot(evaluation.plot_iou_curves)),
-                   ("pr_classes.png", lambda: _plot(evaluation.plot_class_curves))],
+        figures = [] if args.no_plots else [
+            ("pr_iou.png", lambda: _plot(evaluation.plot_iou_curves)),
+            ("pr_classes.png", lambda: _plot(evaluation.plot_class_curves))]
+        if confusion is not None and not args.no_plots:
+            figures.append(("confusion.png", lambda: _plot(confusion.plot)))
+        if errors is not None and not args.no_plots:
+            figures.append(("errors.png", lambda: _plot(errors.plot)))
+        _write(out, report, _csv([_flat(row) for row in report["per_category"]]), figures,
                inputs)
     if args.json:
         _emit(json.dumps(report, indent=2, allow_nan=False) + "\n")

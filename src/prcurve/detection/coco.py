@@ -57,7 +57,9 @@ from prcurve.validation import boxes as _checks
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
+    from prcurve.detection.confusion import ConfusionMatrix
     from prcurve.detection.state import DetectionState
+    from prcurve.detection.tide import TIDEErrors
 
 __all__ = ["STAT_NAMES", "COCOEvaluation"]
 
@@ -616,6 +618,25 @@ class COCOEvaluation(CategoryViews):
             "summary": self._summary[1],
             "per_category": table,
         }
+
+    def errors(self, *, pos_threshold: float = 0.5, bg_threshold: float = 0.1,
+               max_dets: int = 100) -> TIDEErrors:
+        """TIDE's error types and the AP gained by fixing each (:mod:`prcurve.detection.tide`)."""
+        from prcurve.detection.tide import tide_errors
+
+        return tide_errors(self.state.sources, iou_type=self.protocol.iou_type,
+                           pos_threshold=pos_threshold, bg_threshold=bg_threshold,
+                           max_dets=max_dets)
+
+    def confusion_matrix(self, *, iou_threshold: float = 0.5,
+                         score_threshold: float = 0.5) -> ConfusionMatrix:
+        """Per-class confusion with a background row and column
+        (:mod:`prcurve.detection.confusion`)."""
+        from prcurve.detection.confusion import confusion_matrix
+
+        return confusion_matrix(self.state.sources, iou_type=self.protocol.iou_type,
+                                iou_threshold=iou_threshold, score_threshold=score_threshold,
+                                category_names=self.category_names)
 
     # -- plots ---------------------------------------------------------------------------
 

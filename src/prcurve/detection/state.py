@@ -245,6 +245,9 @@ class DetectionState:
         self._categories: NDArray[Any] | None = None
         self._category_names: dict[Any, str] = {}
         self._image_kind: tuple[str | None, str | None] = (None, None)
+        # The batches themselves, for analyses that need every pair of a batch's images
+        # (TIDE's error types, the confusion matrix; prcurve.detection.tide).
+        self._sources: tuple[tuple[GroundTruth, Detections], ...] = ()
 
     @classmethod
     def from_batch(cls, ground_truth: GroundTruth, detections: Detections,
@@ -257,6 +260,7 @@ class DetectionState:
         state = cls(protocol)
         chunk = evaluate_batch(ground_truth, detections, state.protocol)
         state._chunks = (chunk,)
+        state._sources = ((ground_truth, detections),)
         state._categories = ground_truth.categories
         state._category_names = dict(ground_truth.category_names)
         state._image_kind = (_id_kind(chunk.images),
@@ -295,6 +299,7 @@ class DetectionState:
                 raise _checks.images_evaluated_twice(shared)
         merged = DetectionState(self.protocol)
         merged._chunks = self._chunks + other._chunks
+        merged._sources = self._sources + other._sources
         declared = [c for c in (self._categories, other._categories) if c is not None]
         merged._categories = sorted_distinct(concat_ids(*declared)) if declared else None
         merged._category_names = {**self._category_names, **other._category_names}
@@ -307,6 +312,11 @@ class DetectionState:
     def records(self) -> Records:
         """Every chunk joined (computed once)."""
         return Records.join(self._chunks, self.protocol.n_areas)
+
+    @property
+    def sources(self) -> tuple[tuple[GroundTruth, Detections], ...]:
+        """The (ground truth, detections) batches matched into this state, in merge order."""
+        return self._sources
 
     @property
     def categories(self) -> NDArray[Any]:
