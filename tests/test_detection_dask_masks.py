@@ -101,6 +101,23 @@ def test_segm_strings_and_size_columns_equal_in_memory(seed: int) -> None:
     _assert_same(got, expected)
 
 
+def test_polygon_results_with_boxes_equal_in_memory(tmp_path: Path) -> None:
+    ground_truth, results = segm_case(1)
+    assert "bbox" in results[0]
+    polygons = [dict(r, segmentation=[[r["bbox"][0], r["bbox"][1],
+                                       r["bbox"][0] + r["bbox"][2], r["bbox"][1],
+                                       r["bbox"][0], r["bbox"][1] + r["bbox"][3]]])
+                for r in results]
+    expected = evaluate_coco(ground_truth, polygons, iou_type="segm")
+    got = evaluate_detections(ground_truth, _dask(_frame(polygons), 3), protocol=SEGM,
+                              scheduler="sync")
+    _assert_same(got, expected)
+    _frame(polygons).to_parquet(tmp_path / "polygons.parquet")  # list<list<double>>
+    got = evaluate_detections(ground_truth, str(tmp_path / "polygons.parquet"), protocol=SEGM,
+                              scheduler="sync")
+    _assert_same(got, expected)
+
+
 def test_the_segm_cases_have_results_with_and_without_boxes() -> None:
     cases = [segm_case(s)[1] for s in SEGM_SEEDS]
     assert any("bbox" in r[0] for r in cases)

@@ -169,6 +169,35 @@ def evaluate_detections(
     the rows in partition order exactly. ``compute_kwargs`` go to
     ``dask.compute`` (e.g. ``scheduler="sync"``).
 
+    Parameters
+    ----------
+    ground_truth : GroundTruth, path or dict
+        Any form :func:`prcurve.detection.evaluate_coco` takes.
+    detections : dask.dataframe.DataFrame, path or list of paths
+        The detections, or Parquet files.
+    protocol : {"coco", "voc"} or a protocol object, default "coco"
+        ``COCOProtocol(iou_type="segm")`` for instance masks,
+        ``COCOProtocol(iou_type="keypoints")`` for keypoints.
+    box_format : {"xywh", "xyxy"}, default "xywh"
+    image, category, score : str
+        The column names.
+    boxes : sequence of 4 str, optional
+        The box columns (default by ``box_format``). Required for boxes; for
+        ``segm`` and ``keypoints`` used when all present (or named), else each
+        result's box and area come from its mask or keypoints, as
+        :meth:`prcurve.detection.Detections.from_coco` takes them.
+    segmentation : str, default "segmentation"
+        For ``segm``: the column of each result's mask, a COCO RLE dict
+        ``{"size": [h, w], "counts": ...}`` (as ``pd.DataFrame(results)`` and
+        Parquet's struct columns hold it; polygons for results with boxes), or
+        the compressed counts strings when ``mask_size`` is given.
+    mask_size : (str, str), optional
+        The height and width columns of compressed-string masks.
+    keypoints : str, default "keypoints"
+        For ``keypoints``: the column of each result's ``[x1, y1, v1, ...]``.
+    **compute_kwargs
+        For ``dask.compute``.
+
     Returns
     -------
     prcurve.detection.COCOEvaluation or prcurve.detection.VOCEvaluation
