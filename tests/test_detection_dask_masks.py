@@ -20,6 +20,8 @@ import dask
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from numpy.testing import assert_array_equal
 from tests.test_detection_keypoints import keypoint_case
 from tests.test_detection_segm import segm_case
@@ -130,6 +132,23 @@ def test_keypoints_equal_in_memory(seed: int) -> None:
     expected = evaluate_coco(ground_truth, results, iou_type="keypoints")
     got = evaluate_detections(ground_truth, _dask(_frame(results), 1 + seed % 5),
                               protocol=KEYPOINTS, scheduler="sync")
+    _assert_same(got, expected)
+
+
+@settings(max_examples=12, deadline=None)
+@given(iou_type=st.sampled_from(["segm", "keypoints"]), seed=st.sampled_from([9, 11, 0, 1]),
+       partitions=st.integers(1, 6), kept=st.integers(0, 2**16 - 1))
+def test_any_partitioning_and_images_without_results_equal_in_memory(
+        iou_type: str, seed: int, partitions: int, kept: int) -> None:
+    """Whatever the partitions, and with some images' results all removed (those
+    images are then evaluated with no detections), the numbers are the in-memory ones."""
+    ground_truth, results = segm_case(seed) if iou_type == "segm" else keypoint_case(seed)
+    images = sorted({r["image_id"] for r in results}, key=str)
+    dropped = {image for i, image in enumerate(images) if not kept >> (i % 16) & 1}
+    chosen = [r for r in results if r["image_id"] not in dropped] or results[:1]
+    expected = evaluate_coco(ground_truth, chosen, iou_type=iou_type)
+    got = evaluate_detections(ground_truth, _dask(_frame(chosen), partitions),
+                              protocol=COCOProtocol(iou_type=iou_type), scheduler="sync")
     _assert_same(got, expected)
 
 
