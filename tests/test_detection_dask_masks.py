@@ -193,7 +193,7 @@ def test_errors_are_one_clear_line() -> None:
                             scheduler="sync")
 
 
-# -- on a cluster: last, since a live Client makes Dask shuffle by p2p, which needs it --
+# -- on a cluster of two worker processes (the Client stays live to the end of the file) --
 
 
 def test_segm_and_keypoints_from_parquet_on_a_local_cluster(client: object,
@@ -221,4 +221,11 @@ def test_segm_and_keypoints_in_memory_frames_on_a_local_cluster(client: object) 
     _assert_same(got, evaluate_coco(ground_truth, results, iou_type="segm"))
     ground_truth, results = keypoint_case(3)
     got = evaluate_detections(ground_truth, _dask(_frame(results), 4), protocol=KEYPOINTS)
+    _assert_same(got, evaluate_coco(ground_truth, results, iou_type="keypoints"))
+
+
+def test_a_local_scheduler_while_a_client_is_live(client: object) -> None:
+    ground_truth, results = keypoint_case(2)
+    got = evaluate_detections(ground_truth, _dask(_frame(results), 3), protocol=KEYPOINTS,
+                              scheduler="sync")
     _assert_same(got, evaluate_coco(ground_truth, results, iou_type="keypoints"))

@@ -30,6 +30,8 @@ __all__ = ["evaluate_detections"]
 
 _DETECTION_COLUMNS = {"xywh": ("x", "y", "width", "height"), "xyxy": ("x1", "y1", "x2", "y2")}
 _ROW = "_prcurve_row"
+_LOCAL_SCHEDULERS = ("sync", "synchronous", "single-threaded", "threads", "threading",
+                     "processes", "multiprocessing")
 
 
 def _number_rows(frame: Any, partition_info: dict[str, Any] | None = None) -> Any:
@@ -238,7 +240,11 @@ def evaluate_detections(
     where = _Columns(image, category, score, box_columns, fmt, iou_type, segmentation, size,
                      keypoints)
     meta = frame._meta.assign(**{_ROW: np.zeros(0, dtype=np.int64)})
-    frame = frame.map_partitions(_number_rows, meta=meta).shuffle(on=image)
+    # A live distributed Client makes Dask pick its p2p shuffle, which fails when the
+    # graph then runs on a local scheduler (scheduler="sync"): shuffle by tasks there.
+    local = compute_kwargs.get("scheduler") in _LOCAL_SCHEDULERS
+    frame = frame.map_partitions(_number_rows, meta=meta).shuffle(
+        on=image, shuffle_method="tasks" if local else None)
     shared = dask.delayed(gt)
     tasks = [dask.delayed(_detection_partition)(part, shared, chosen, where)
              for part in frame.to_delayed()]
