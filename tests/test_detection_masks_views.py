@@ -161,3 +161,25 @@ def test_bootstrap_and_comparison_run_on_masks_and_keypoints(iou_type: str, seed
     same = compare_detectors(evaluation, evaluation, n_resamples=20, seed=0)
     assert same.difference.estimate == 0.0
     assert same.p_value == 1.0
+
+
+@pytest.mark.parametrize(("iou_type", "seed"), [("segm", 1), ("keypoints", 0)])
+def test_plots_draw_pycocotools_precision(iou_type: str, seed: int) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    ground_truth, results = _case(iou_type, seed)
+    reference, _ = pycocotools_eval(ground_truth, results, None, iou_type)
+    ours = evaluate_coco(ground_truth, results, iou_type=iou_type)
+    figure = ours.plot_iou_curves(iou_thresholds=[0.5, 0.75])
+    lines = figure.axes[0].get_lines()
+    precision = reference.eval["precision"][0, :, :, 0, -1]
+    valid = (precision > -1).all(axis=0)
+    assert_allclose(lines[0].get_ydata(), precision[:, valid].mean(axis=1), rtol=0, atol=1e-12)
+    assert lines[0].get_label() == f"IoU=0.50: AP {reference.stats[1]:.3f}"
+    assert lines[1].get_label() == f"IoU=0.75: AP {reference.stats[2]:.3f}"
+    classes = ours.plot_class_curves()
+    assert len(classes.axes) == int((ours.n_pos[:, 0] > 0).sum())
+    plt.close("all")
