@@ -118,8 +118,9 @@ def _local_parquet_files(data: Any) -> list[str] | None:
     return files if fmt == "parquet" else None
 
 
-def dask_frame(data: Any, columns: list[str]) -> Any:
-    """The Dask DataFrame of ``data`` restricted to ``columns``."""
+def dask_frame(data: Any, columns: list[str], optional: Sequence[str] = ()) -> Any:
+    """The Dask DataFrame of ``data`` restricted to ``columns`` (and those of
+    ``optional`` that it has)."""
     _, dd = need_dask()
     paths = _paths(data)
     if paths is not None:
@@ -132,7 +133,7 @@ def dask_frame(data: Any, columns: list[str]) -> Any:
     missing = [c for c in columns if c not in found]
     if missing:
         raise dask_missing_columns(missing, found)
-    return frame[columns]
+    return frame[columns + [c for c in optional if c in found and c not in columns]]
 
 
 # -- what a task returns -----------------------------------------------------------------

@@ -20,7 +20,9 @@ __all__ = [
     "bad_polygon",
     "check_binary_masks",
     "check_counts",
+    "check_mask_size_columns",
     "check_size",
+    "column_of_strings",
     "different_sizes",
     "not_an_rle",
     "size_not_image",
@@ -176,3 +178,25 @@ def _short(value: Any) -> str:
 def is_rle(value: Any) -> bool:
     """A mapping with 'size' and 'counts' (pycocotools' test for an RLE object)."""
     return isinstance(value, Mapping) and "size" in value and "counts" in value
+
+
+def check_mask_size_columns(value: Any) -> tuple[str, str]:
+    """``mask_size`` of :func:`prcurve.dask.evaluate_detections`: the names of the
+    height and width columns of compressed-string masks."""
+    if (isinstance(value, (list, tuple)) and len(value) == 2
+            and all(isinstance(v, str) for v in value)):
+        return str(value[0]), str(value[1])
+    raise InvalidInputError("mask_size", f"{value!r}",
+                            "give the names of the height and width columns, e.g. "
+                            "mask_size=('height', 'width'), or leave it out when the "
+                            "segmentation column holds COCO RLE dicts")
+
+
+def column_of_strings(column: str, holds: str, fix: str) -> InvalidInputError:
+    """A Dask column of strings where objects were expected (Dask's
+    ``dataframe.convert-string`` turns a pandas column of dicts or lists into their
+    text in ``from_pandas``)."""
+    return InvalidInputError(f"detections column {column!r}", f"a column of strings, not {holds}",
+                             f"{fix}; a pandas column of dicts or lists becomes their text in "
+                             "dd.from_pandas unless dask.config.set({'dataframe.convert-string': "
+                             "False}) is in force (Parquet keeps them)")
