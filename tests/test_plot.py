@@ -392,3 +392,14 @@ def test_large_curves_drawn_within_a_pixel_of_every_point(kind: str) -> None:
     assert full_pixels.sum() > 1000
     assert not (full_pixels & ~grown(reduced_pixels)).any()
     assert not (reduced_pixels & ~grown(full_pixels)).any()
+
+
+def test_long_model_names_wrap_in_the_legend_and_nothing_is_clipped() -> None:
+    name = "strong_model_with_a_rather_long_name_from_a_sweep_0123456789"
+    curves = {name: pr_curve(Y_SKEW, S_SKEW), "weak": pr_curve(Y, S_BAD)}
+    figure = Figure(figsize=PR_FIGSIZE, layout="constrained")
+    drawn = plot_pr_curves(curves, figure.add_subplot())
+    texts_inside(figure)
+    labels = [t.get_text() for t in drawn.ax.get_legend().get_texts()]
+    assert any(label.startswith(name[:40]) and "\nAP (step) = " in label for label in labels)
+    assert all(len(line) <= 40 for label in labels for line in label.split("\n"))

@@ -26,7 +26,7 @@ if TYPE_CHECKING:
 
     from prcurve.present.plot import PRPlot
 
-__all__ = ["place_labels"]
+__all__ = ["legend_entry", "place_labels"]
 
 
 def _boxes_overlap(a: Bbox, b: Bbox) -> bool:
@@ -158,3 +158,30 @@ def _place_one(label: Annotation, ax: Axes, area: Bbox, taken: list[Bbox], lines
                 return candidate
             candidate.remove()
     return annotate(spots[0], "axes fraction", "center", "center", leader=True)
+
+
+_LEGEND_WIDTH = 40
+"""Characters of one legend line right of a PR figure (8-point text): longer entries wrap."""
+
+
+def legend_entry(label: str) -> str:
+    """A legend entry in lines of at most :data:`_LEGEND_WIDTH` characters, so that a long
+    model name is never cut at the figure's edge: the name (wrapped where it must be),
+    then the AP after its colon.
+
+    Examples
+    --------
+    >>> print(legend_entry("strong_model_with_a_long_name: AP (step) = 0.746"))
+    strong_model_with_a_long_name:
+    AP (step) = 0.746
+    >>> legend_entry("a: AP (step) = 0.5")
+    'a: AP (step) = 0.5'
+    """
+    if len(label) <= _LEGEND_WIDTH:
+        return label
+    import textwrap
+
+    head, colon, tail = label.partition(": ")
+    lines = textwrap.wrap(head + colon.rstrip(), _LEGEND_WIDTH, break_long_words=True,
+                          break_on_hyphens=False)
+    return "\n".join([*lines, tail] if tail else lines)

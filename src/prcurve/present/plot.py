@@ -42,7 +42,7 @@ from numpy.typing import NDArray
 from prcurve.core.average_precision import APMethod
 from prcurve.core.curve import PRCurve
 from prcurve.errors import UndefinedMetricWarning
-from prcurve.present.labels import place_labels
+from prcurve.present.labels import legend_entry, place_labels
 from prcurve.present.lines import drawn_points
 from prcurve.present.pr_geometry import iso_f_ends as _iso_f_ends
 from prcurve.present.pr_geometry import iso_f_line as _iso_f_line
@@ -352,8 +352,10 @@ def plot_pr_curves(
         from matplotlib.transforms import ScaledTranslation
 
         shift = ScaledTranslation(_LEGEND_SHIFT, 0.0, figure.dpi_scale_trans)
-        ax.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0), bbox_transform=ax.transAxes
-                  + shift, borderaxespad=0.0, fontsize=8, frameon=False)
+        handles, labels = ax.get_legend_handles_labels()
+        ax.legend(handles, [legend_entry(label) for label in labels], loc="upper left",
+                  bbox_to_anchor=(1.0, 1.0), bbox_transform=ax.transAxes + shift,
+                  borderaxespad=0.0, fontsize=8, frameon=False)
     elif legend == "below":
         ax.set_anchor("N")  # the square axes at the top of its slot, the legend under it
         ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.1), borderaxespad=0.0,
@@ -442,6 +444,8 @@ def _low_prevalence_inset(drawn: PRPlot, curves: Mapping[str, PRCurve], pi: floa
     inset.set_ylim(0.0, top)
     inset.tick_params(labelsize=6, length=2, pad=1)
     inset.set_title(f"zoom: precision ≤ {top:.2g}", fontsize=7, pad=2)
+    # A curve behind the title never crosses its words: the title has a white ground.
+    inset.title.set_bbox({"facecolor": "white", "edgecolor": "none", "pad": 1.0})
     inset.set_facecolor("white")
     inset.set_zorder(5)
     return inset
