@@ -174,8 +174,9 @@ def test_result_displays() -> None:
     assert "<table>" in result._repr_html_()
     assert json.loads(json.dumps(result.to_dict()))["systems"][0]["name"] == "a_b"
     frame = result.to_pandas()
-    assert list(frame.columns) == ["measure", "system", "versus", "mean", "spread", "difference",
-                                   "ci_low", "ci_high", "p_value", "p_adjusted", "significant"]
+    assert list(frame.columns) == ["measure", "system", "mean", "difference", "ci_low",
+                                   "ci_high", "p_value", "p_adjusted", "significant", "versus",
+                                   "spread"]
     # the better system of a significant pair carries the other's letter
     table = result.to_table()
     if table["significant"][0]:
@@ -247,7 +248,7 @@ def test_cli_compare_prints_the_papers_table_and_each_format(
             rows = json.loads(text)["rows"]
             assert [r["system"] for r in rows[:3]] == ["run0", "run1", "run2"]
         elif fmt == "csv":
-            assert text.startswith("measure,system,versus,mean,spread,difference")
+            assert text.startswith("measure,system,mean,difference,ci_low")
     assert main(["trec", paths[0], f"seeds={paths[1]},{paths[2]}", paths[3], "--compare"]) == 0
     assert "a = seeds (2 runs)" in capsys.readouterr().out
 

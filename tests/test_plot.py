@@ -401,5 +401,5 @@ def test_long_model_names_wrap_in_the_legend_and_nothing_is_clipped() -> None:
     drawn = plot_pr_curves(curves, figure.add_subplot())
     texts_inside(figure)
     labels = [t.get_text() for t in drawn.ax.get_legend().get_texts()]
-    assert any(label.startswith(name[:40]) and "\nAP (step) = " in label for label in labels)
-    assert all(len(line) <= 40 for label in labels for line in label.split("\n"))
+    assert any(label.startswith(name[:32]) and "\nAP (step) = " in label for label in labels)
+    assert all(len(line) <= 32 for label in labels for line in label.split("\n"))

@@ -174,6 +174,7 @@ def test_small_csv_reads_as_pyarrow_reads(
     tmp_path: Path, kinds: list[str], n_rows: int, data: st.DataObject, tsv: bool, crlf: bool,
 ) -> None:
     from prcurve.io import readers, small_csv
+    from prcurve.io.text import CsvDialect
 
     strategies = {"int": st.integers(-(2**63), 2**63 - 1).map(str),
                   "float": st.floats(-1e300, 1e300, allow_nan=False).map(repr),
@@ -191,7 +192,8 @@ def test_small_csv_reads_as_pyarrow_reads(
     event("plain pass" if small is not None else "pyarrow's reader")
     if small is None:  # left to pyarrow's reader
         return
-    large = readers._read_delimited(path, delimiter, None)
+    large = readers._read_delimited(path, "tsv" if tsv else "csv",
+                                    CsvDialect.of(delimiter, "."), None)
     assert list(small) == list(large)
     for name in names:
         assert _same(small[name], large[name]), (name, small[name], large[name])

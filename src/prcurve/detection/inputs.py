@@ -22,6 +22,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from prcurve.core.arrow import primitive_numpy
 from prcurve.validation import boxes as _checks
+from prcurve.validation import keypoints as _keypoint_checks
 
 __all__ = ["Detections", "GroundTruth"]
 
@@ -151,7 +152,7 @@ class GroundTruth:
                   dict(category_names or {}))
         self.segmentation = _checks.check_objects("segmentation", segmentation, n)
         self.image_sizes = dict(image_sizes or {})
-        self.keypoints = None if keypoints is None else _checks.check_keypoints(
+        self.keypoints = None if keypoints is None else _keypoint_checks.check_keypoints(
             "keypoints", keypoints, n, None)
         self.num_keypoints = None if self.keypoints is None else (
             (self.keypoints[:, 2::3] > 0).sum(axis=1).astype(np.float64)
@@ -364,7 +365,7 @@ class Detections:
         areas = box[:, 2] * box[:, 3] if area is None else _checks.check_areas("area", area, n)
         self._set(image, category, box, scores, areas,
                   _checks.check_objects("segmentation", segmentation, n), bool(boxes_from_masks))
-        self.keypoints = None if keypoints is None else _checks.check_keypoints(
+        self.keypoints = None if keypoints is None else _keypoint_checks.check_keypoints(
             "keypoints", keypoints, n, None)
 
     def _set(self, image: NDArray[Any], category: NDArray[Any], box: F64, score: F64,

@@ -19,6 +19,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from prcurve.detection.keypoints import COCO_SIGMAS
 from prcurve.validation import boxes as _checks
+from prcurve.validation import keypoints as _keypoint_checks
 
 __all__ = ["COCOProtocol", "VOCProtocol"]
 
@@ -87,7 +88,7 @@ class COCOProtocol:
             max_dets = (20,) if keypoints else (1, 10, 100)
         if area_ranges is None:
             area_ranges = _KEYPOINT_AREAS if keypoints else _COCO_AREAS
-        sigmas = (_checks.check_sigmas(oks_sigmas) if oks_sigmas is not None
+        sigmas = (_keypoint_checks.check_sigmas(oks_sigmas) if oks_sigmas is not None
                   else COCO_SIGMAS) if keypoints else ()
         ious = _checks.check_thresholds("iou_thresholds", iou_thresholds)
         recalls = _checks.check_thresholds("recall_thresholds", recall_thresholds)

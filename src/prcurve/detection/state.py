@@ -33,6 +33,7 @@ from prcurve.detection.inputs import Detections, GroundTruth
 from prcurve.detection.matching import BoxArrays, match
 from prcurve.detection.protocol import COCOProtocol, VOCProtocol
 from prcurve.validation import boxes as _checks
+from prcurve.validation import keypoints as _keypoint_checks
 from prcurve.validation import lvis as _lvis_checks
 from prcurve.validation import masks as _mask_checks
 
@@ -175,7 +176,8 @@ def evaluate_batch(ground_truth: GroundTruth, detections: Detections,
         similarity = _mask_similarity(gt, dt)
     elif iou_type == "keypoints" and isinstance(protocol, COCOProtocol):
         similarity = _keypoint_similarity(gt, dt, protocol.oks_sigmas)
-        always_ignored = always_ignored | (_checks.need_num_keypoints(gt.num_keypoints) == 0)
+        labeled = _keypoint_checks.need_num_keypoints(gt.num_keypoints)
+        always_ignored = always_ignored | (labeled == 0)
     elif dt.boxes_from_masks and len(dt):
         raise _mask_checks.segmentation_without_boxes("detections", 0)
     arrays = BoxArrays(
@@ -213,8 +215,8 @@ def _keypoint_similarity(gt: GroundTruth, dt: Detections,
     from prcurve.detection.keypoints import pair_oks
 
     k = len(sigmas)
-    gt_kp = _checks.need_keypoints("ground_truth", gt.keypoints, len(gt), k)
-    dt_kp = _checks.need_keypoints("detections", dt.keypoints, len(dt), k)
+    gt_kp = _keypoint_checks.need_keypoints("ground_truth", gt.keypoints, len(gt), k)
+    dt_kp = _keypoint_checks.need_keypoints("detections", dt.keypoints, len(dt), k)
     sigma = np.asarray(sigmas)
     return lambda d, g, crowd: pair_oks(dt_kp[d], gt_kp[g], gt.boxes[g], gt.area[g], sigma)
 

@@ -22,7 +22,7 @@ from prcurve.detection.evaluate import as_ground_truth
 from prcurve.detection.state import make_protocol
 from prcurve.io.dask import dask_frame, need_dask
 from prcurve.validation.arrays import check_choice
-from prcurve.validation.boxes import check_keypoints
+from prcurve.validation.keypoints import check_keypoints
 from prcurve.validation.masks import check_mask_size_columns, column_of_strings
 
 __all__ = ["evaluate_detections"]

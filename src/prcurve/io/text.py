@@ -13,6 +13,7 @@ from __future__ import annotations
 import csv
 import math
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -106,13 +107,26 @@ def sniff_delimiter(path: str, default: str, decimal: str = ".") -> str:
 
 def _first_lines(path: str) -> list[str]:
     """The first complete lines of a (possibly compressed) text file, decoded leniently."""
-    import importlib
+    import bz2
+    import gzip
+    import lzma
 
-    pa: Any = importlib.import_module("pyarrow")  # the reader's own dependency, loaded by it
+    # Compression by the name, as pyarrow's reader detects it; the standard library reads
+    # the first bytes (a small file is then read without importing pyarrow at all).
+    openers: dict[str, Any] = {".gz": gzip.open, ".bz2": bz2.open, ".xz": lzma.open,
+                               ".lzma": lzma.open}
+    suffix = Path(path).suffix.lower()
     try:
-        with pa.input_stream(path, compression="detect") as stream:
-            head = stream.read(_SNIFF_BYTES)
-    except (OSError, ValueError):  # unreadable: the reader that follows says why
+        if suffix in (".zst", ".zstd", ".lz4", ".br"):  # only pyarrow reads these
+            import importlib
+
+            pa: Any = importlib.import_module("pyarrow")
+            with pa.input_stream(path, compression="detect") as stream:
+                head = stream.read(_SNIFF_BYTES)
+        else:
+            with openers.get(suffix, open)(path, "rb") as stream:
+                head = stream.read(_SNIFF_BYTES)
+    except (OSError, ValueError, EOFError, lzma.LZMAError):  # the reader that follows says why
         return []
     text = head.decode("utf-8", "replace").removeprefix("\ufeff")
     lines = text.splitlines()

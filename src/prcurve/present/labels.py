@@ -160,7 +160,7 @@ def _place_one(label: Annotation, ax: Axes, area: Bbox, taken: list[Bbox], lines
     return annotate(spots[0], "axes fraction", "center", "center", leader=True)
 
 
-_LEGEND_WIDTH = 40
+_LEGEND_WIDTH = 32
 """Characters of one legend line right of a PR figure (8-point text): longer entries wrap."""
 
 

@@ -76,10 +76,12 @@ class RunComparison:
     def to_table(self) -> Table:
         """One row per (measure, system) — per (measure, system, versus) for all pairs.
 
-        Columns ``measure, system, versus, mean, spread, difference, ci_low,
-        ci_high, p_value, p_adjusted, significant``: ``difference`` is
-        mean(system) − mean(versus); with a baseline, the baseline's own row
-        has NaN in the comparison columns.
+        Columns ``measure, system, mean, difference, ci_low, ci_high, p_value,
+        p_adjusted, significant``, then ``versus`` (the other system of the
+        pair) and ``spread`` (the standard deviation of a system's runs'
+        means; NaN for one run): ``difference`` is mean(system) − mean(versus);
+        with a baseline, the baseline's own row has NaN in the comparison
+        columns.
         """
         return Table(self.rows)
 
@@ -268,8 +270,8 @@ def _rows(
     else:
         adjusted = np.vstack([adjust_p_values(row, correction) for row in p])  # type: ignore[arg-type]
     out: dict[str, list[Any]] = {c: [] for c in (
-        "measure", "system", "versus", "mean", "spread", "difference", "ci_low", "ci_high",
-        "p_value", "p_adjusted", "significant")}
+        "measure", "system", "mean", "difference", "ci_low", "ci_high", "p_value",
+        "p_adjusted", "significant", "versus", "spread")}
     nan = float("nan")
     for m, label in enumerate(labels):
         means = matrices[label].mean(axis=0)

@@ -54,24 +54,9 @@ def _rows(mask: NDArray[np.bool_]) -> str:
 # -- generic values ------------------------------------------------------------------------
 
 
-
-
-
 def _is_number(value: Any) -> bool:
     return not isinstance(value, bool) and isinstance(
         value, (int, float, np.integer, np.floating))
-
-
-
-
-
-
-
-
-
-
-
-
 
 
 # -- arrays of ground truth and detections -------------------------------------------------------
@@ -302,55 +287,6 @@ def iou_type_and_protocol(given: str, protocol: str) -> InvalidInputError:
                              "give COCOProtocol(iou_type=...) alone, or leave the protocol out")
 
 
-def check_sigmas(values: Any) -> tuple[float, ...]:
-    """Keypoint constants of OKS: a non-empty list of positive finite numbers."""
-    try:
-        array = np.asarray(values, dtype=np.float64)
-    except (TypeError, ValueError):
-        array = np.zeros(0)
-    if array.ndim != 1 or array.shape[0] == 0 or not np.isfinite(array).all() or (
-            array <= 0).any():
-        raise InvalidInputError("oks_sigmas", f"found {values!r}",
-                                "give one positive number per keypoint")
-    return tuple(float(v) for v in array)
-
-
-def need_keypoints(argument: str, values: F64 | None, n: int, n_keypoints: int) -> F64:
-    """Keypoints present (when there are rows) and of the protocol's length."""
-    if values is None:
-        if n == 0:
-            return np.zeros((0, 3 * n_keypoints))
-        raise InvalidInputError(argument, "no 'keypoints'",
-                                "give every record its 'keypoints' for iou_type='keypoints'")
-    return check_keypoints(f"{argument} keypoints", values, n, n_keypoints)
-
-
-def need_num_keypoints(values: F64 | None) -> F64:
-    """The ground truth's labeled-keypoint counts (present whenever keypoints are)."""
-    return np.zeros(0) if values is None else values
-
-
-def check_keypoints(name: str, values: Any, n: int, n_keypoints: int | None) -> F64:
-    """Keypoints as (n, 3K) finite numbers ``[x1, y1, v1, x2, ...]``, K matching the protocol."""
-    try:
-        array = np.asarray(values, dtype=np.float64)
-    except (TypeError, ValueError):
-        array = np.zeros((0, 1))
-    if n == 0 and array.size == 0:
-        return np.zeros((0, 3 * (n_keypoints or 0)))
-    if array.ndim != 2 or array.shape[0] != n or array.shape[1] % 3 or not np.isfinite(
-            array).all():
-        raise InvalidInputError(name, f"an array of shape {array.shape}",
-                                "give [x1, y1, v1, x2, y2, v2, ...] (3 finite numbers per "
-                                "keypoint) for every row")
-    if n_keypoints is not None and array.shape[1] != 3 * n_keypoints:
-        raise InvalidInputError(
-            name, f"{array.shape[1]} numbers per row ({array.shape[1] / 3:g} keypoints) for "
-            f"{n_keypoints} keypoint sigmas", f"give {3 * n_keypoints} numbers per row, or "
-            "oks_sigmas with one constant per keypoint")
-    return array
-
-
 def check_objects(name: str, values: Any, n: int) -> Any:
     """Per-row Python objects (masks as JSON gives them) as a 1-D object array, or None."""
     if values is None:
@@ -450,8 +386,6 @@ def summary_needs_settings(missing: str) -> InvalidInputError:
 
 
 # -- COCO JSON files and records --------------------------------------------------------------
-
-
 
 
 def malformed_json(argument: str, path: str, message: str, line: int, column: int,
