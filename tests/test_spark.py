@@ -8,12 +8,14 @@ BinaryClassificationMetrics is the independent reference for the trapezoid area.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import sys
 import warnings
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -70,8 +72,11 @@ def _java_home(folder: Path) -> str | None:
     return str(folder)
 
 
-@pytest.fixture(scope="module")
-def spark(tmp_path_factory: pytest.TempPathFactory) -> Iterator[object]:
+@contextlib.contextmanager
+def local_spark(tmp_path_factory: pytest.TempPathFactory,
+                app: str = "prcurve-tests") -> Iterator[Any]:
+    """A local[2] SparkSession on the Java of :func:`_java_home`, the environment restored
+    afterwards (every Spark test module's session)."""
     java_home = _java_home(tmp_path_factory.mktemp("java-home"))
     with pytest.MonkeyPatch.context() as env:  # the environment is restored afterwards
         if java_home is not None:
@@ -81,7 +86,7 @@ def spark(tmp_path_factory: pytest.TempPathFactory) -> Iterator[object]:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # pyspark's own deprecation notices at start-up
             session = (pyspark_sql.SparkSession.builder.master("local[2]")
-                       .appName("prcurve-tests")
+                       .appName(app)
                        .config("spark.ui.enabled", "false")
                        .config("spark.driver.host", "127.0.0.1")
                        .config("spark.driver.bindAddress", "127.0.0.1")
@@ -89,8 +94,16 @@ def spark(tmp_path_factory: pytest.TempPathFactory) -> Iterator[object]:
                        .config("spark.sql.execution.arrow.maxRecordsPerBatch", "1000")
                        .getOrCreate())
         session.sparkContext.setLogLevel("ERROR")
+        try:
+            yield session
+        finally:
+            session.stop()
+
+
+@pytest.fixture(scope="module")
+def spark(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    with local_spark(tmp_path_factory) as session:
         yield session
-        session.stop()
 
 
 def _parts(seed: int = 0) -> list[pd.DataFrame]:
