@@ -79,6 +79,7 @@ class _Records:
         self.records = records
         self.argument = argument
         self.field = field
+        self._keys: set[str] | None = None  # every key any record has, found in one pass
 
     def __len__(self) -> int:
         return len(self.records)
@@ -102,7 +103,9 @@ class _Records:
             raise self._locate(key, lambda v: True, "a value") from None
 
     def has_any(self, key: str) -> bool:
-        return any(isinstance(r, dict) and key in r for r in self.records)
+        if self._keys is None:  # one pass over the records, not one per optional key
+            self._keys = set().union(*(r for r in self.records if isinstance(r, dict)))
+        return key in self._keys
 
     def ids(self, key: str) -> NDArray[Any]:
         values = self.values(key)
