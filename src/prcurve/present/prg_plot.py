@@ -104,6 +104,8 @@ def plot_prg_curves(
     ax.grid(True, linewidth=0.3)
     if title:
         ax.set_title(title)
+    if drawn.hulls:  # one entry says what the dashes are, in whatever colour
+        ax.plot([], [], "--", color="0.35", linewidth=1.0, label="convex hull (dashed)")
     if curves:
         ax.legend(loc="lower left", fontsize="small")
     return drawn
