@@ -328,14 +328,17 @@ def _ranking_order(
 
 
 def _label_rank(doc_labels: NDArray[Any], doc: I64, pairs: NDArray[np.intp]) -> I64:
-    """Each tied document's rank in id order (byte order; the documents at
+    """Each tied document's rank in id order (byte order, integers by their decimal
+    text: :func:`~prcurve.ranking.keys.byte_order`; the documents at
     ``pairs`` and ``pairs + 1``, other entries arbitrary): integers then compare
     as the ids do. All labels are sorted when there are few of them, else only
     the tied documents'."""
     rank = np.zeros(doc_labels.shape[0], dtype=np.int64)
     present = (np.arange(doc_labels.shape[0]) if doc_labels.shape[0] <= 2 * pairs.shape[0]
                else _keys.distinct(np.concatenate((doc[pairs], doc[pairs + 1]))))
-    rank[present[np.argsort(doc_labels[present], kind="stable")]] = np.arange(present.shape[0])
+    # Integer ids in the order of their decimal text, as trec_eval sees them in a file.
+    order = np.argsort(_keys.byte_order(doc_labels[present]), kind="stable")
+    rank[present[order]] = np.arange(present.shape[0])
     return rank
 
 

@@ -68,6 +68,25 @@ def id_keys(ids: NDArray[Any]) -> U64:
         return _finalize(out)
 
 
+def byte_order(ids: NDArray[Any]) -> NDArray[Any]:
+    """Values that sort as trec_eval orders the ids (``strcmp``, byte order):
+    text as it is (code point order is UTF-8's byte order); integers as their
+    decimal text, as trec_eval reads them from a file ("10" < "9", "-5" < "1").
+
+    Only the ids whose order is needed go through here (a run's tied documents),
+    never a whole column: integer ids are otherwise keys as they are.
+
+    Examples
+    --------
+    >>> ids = np.array([9, 10, 100, 2, -5])
+    >>> ids[np.argsort(byte_order(ids), kind="stable")].tolist()
+    [-5, 10, 100, 2, 9]
+    """
+    if ids.dtype.kind in "iu":
+        return ids.astype(np.int64).astype("S20")  # int64's decimal text: at most 20 bytes
+    return ids
+
+
 def blocks(values: NDArray[Any]) -> tuple[I64, I64]:
     """Start and length of each run of equal neighbouring values."""
     n = values.shape[0]

@@ -10,6 +10,7 @@ from numpy.typing import ArrayLike
 from prcurve.core.counts import ThresholdCounts
 from prcurve.core.undefined import ZeroDivision, undefined_scope
 from prcurve.ranking import kernels
+from prcurve.ranking.keys import byte_order
 from prcurve.ranking.state import Rankings
 from prcurve.validation.arrays import check_choice
 from prcurve.validation.ranking import (
@@ -40,8 +41,9 @@ def _one_ranking(
     if ids is None:
         order = np.argsort(-scores, kind="stable")  # ties keep their input order
     else:
-        _, codes = np.unique(ids, return_inverse=True)
-        order = np.lexsort((-codes, -scores))  # ties: document id descending (trec_eval)
+        # ties: document id descending (trec_eval; integers by their decimal text)
+        _, codes = np.unique(byte_order(np.asarray(ids)), return_inverse=True)
+        order = np.lexsort((-codes, -scores))
     relevant = positive[order]
     total = check_n_relevant(n_relevant, int(np.count_nonzero(relevant)))
     return Rankings.binary(relevant, total)

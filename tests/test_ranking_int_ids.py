@@ -1,0 +1,109 @@
+"""Integer ids (int64 query and document ids from numpy, pandas and pyarrow) are
+taken as numbers, and their ties in score are ordered as trec_eval orders the same
+ids read from a file: by the bytes of their decimal text, descending ("9" before
+"100" before "10"), not by value.
+
+References: pytrec_eval (trec_eval's own C code, which compares document ids with
+``strcmp``) on the ids' decimal text, and prcurve's text path, which the trec_eval
+fixtures check byte for byte."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pytrec_eval
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from prcurve.ranking import Qrels, Run, evaluate, reciprocal_rank
+from prcurve.ranking import keys as _keys
+
+MEASURES = ["AP", "P@2", "RR", "num_rel_ret", "ndcg"]
+# Ids of different decimal lengths and signs, so that value order and text order differ.
+INT_IDS = st.one_of(st.integers(-120, 120), st.integers(-(2**63), 2**63 - 1))
+
+
+@st.composite
+def int_tables(draw: Any) -> tuple[np.ndarray, ...]:
+    queries = draw(st.lists(INT_IDS, min_size=1, max_size=3, unique=True))
+    docs = draw(st.lists(INT_IDS, min_size=1, max_size=12, unique=True))
+    run = draw(st.lists(st.tuples(st.sampled_from(queries), st.sampled_from(docs)),
+                        min_size=1, max_size=30, unique=True))
+    judged = draw(st.lists(st.tuples(st.sampled_from(queries), st.sampled_from(docs)),
+                           min_size=0, max_size=20, unique=True))
+    if (run[0][0], run[0][1]) not in judged:
+        judged.append(run[0])
+    if draw(st.booleans()):
+        run.sort(key=lambda row: row[0])
+    scores = draw(st.lists(st.sampled_from([0.0, 1.0, 2.5]), min_size=len(run),
+                           max_size=len(run)))  # few distinct scores: many ties
+    grades = draw(st.lists(st.integers(0, 2), min_size=len(judged), max_size=len(judged)))
+    ints = [np.array(c, dtype=np.int64) for c in
+            ([q for q, _ in judged], [d for _, d in judged], [q for q, _ in run],
+             [d for _, d in run])]
+    return (*ints, np.array(grades, dtype=np.int64), np.array(scores))
+
+
+def _forms(qq: np.ndarray, qd: np.ndarray, grade: np.ndarray, rq: np.ndarray,
+           rd: np.ndarray, score: np.ndarray) -> dict[str, tuple[Any, Any]]:
+    qrels = {"query_id": qq, "doc_id": qd, "relevance": grade}
+    run = {"query_id": rq, "doc_id": rd, "score": score}
+    return {
+        "numpy int64": ((qq, qd, grade), (rq, rd, score)),
+        "pandas int64": (pd.DataFrame(qrels), pd.DataFrame(run)),
+        "pandas int64[pyarrow]": (
+            pd.DataFrame(qrels).astype({"query_id": "int64[pyarrow]", "doc_id": "int64[pyarrow]"}),
+            pd.DataFrame(run).astype({"query_id": "int64[pyarrow]", "doc_id": "int64[pyarrow]"})),
+        "pyarrow int64": (pa.table(qrels), pa.table(run)),
+    }
+
+
+@settings(max_examples=80, deadline=None)
+@given(columns=int_tables())
+def test_integer_ids_rank_ties_as_their_decimal_text(columns: tuple[np.ndarray, ...]) -> None:
+    qq, qd, rq, rd, grade, score = columns
+    text = evaluate((qq.astype(str), qd.astype(str), grade), (rq.astype(str), rd.astype(str),
+                                                              score), MEASURES)
+    for form, (qrels, run) in _forms(qq, qd, grade, rq, rd, score).items():
+        built = Run.coerce(run)
+        assert built.doc_id.dtype.kind == "i", form  # numbers, not text
+        assert Qrels.coerce(qrels).doc_id.dtype.kind == "i", form
+        result = evaluate(qrels, run, MEASURES)
+        # The same queries (integer ids listed by value, text ids by their bytes).
+        assert sorted(result.query_ids.astype(str).tolist()) == text.query_ids.tolist(), form
+        by_text = {q: k for k, q in enumerate(text.query_ids.tolist())}
+        rows = [by_text[q] for q in result.query_ids.astype(str).tolist()]
+        for name in MEASURES:
+            np.testing.assert_array_equal(result.per_query[name], text.per_query[name][rows],
+                                          err_msg=f"{form} {name}")
+
+
+def test_integer_ids_against_pytrec_eval() -> None:
+    # Every document tied in score: trec_eval ranks them by strcmp of the ids, descending:
+    # "9" > "2" > "100" > "10" > "-5". By value, 9 would come third.
+    docs = np.array([9, 10, 100, 2, -5], dtype=np.int64)
+    queries = np.full(5, 7, dtype=np.int64)
+    score = np.ones(5)
+    for relevant in docs.tolist():
+        qrels = (np.array([7]), np.array([relevant]), np.array([1]))
+        ours = evaluate(qrels, (queries, docs, score), ["RR", "AP", "P@2"]).summary
+        evaluator = pytrec_eval.RelevanceEvaluator({"7": {str(relevant): 1}},
+                                                   {"recip_rank", "map", "P_2"})
+        theirs = evaluator.evaluate({"7": {str(d): 1.0 for d in docs.tolist()}})["7"]
+        assert ours["RR"] == theirs["recip_rank"], relevant
+        assert abs(ours["AP"] - theirs["map"]) < 1e-12, relevant
+        assert ours["P@2"] == theirs["P_2"], relevant
+    # One ranking from arrays breaks ties the same way.
+    assert reciprocal_rank([1, 0, 0, 0], [1.0] * 4, doc_ids=[9, 10, 100, 2]) == 1.0
+    assert reciprocal_rank([0, 0, 1, 0], [1.0] * 4, doc_ids=[9, 10, 100, 2]) == 1 / 3
+
+
+def test_byte_order_is_the_order_of_decimal_text() -> None:
+    ids = np.array([0, 7, -1, 10, 2**63 - 1, -(2**63), 99, 100], dtype=np.int64)
+    order = np.argsort(_keys.byte_order(ids), kind="stable")
+    assert ids[order].astype(str).tolist() == sorted(ids.astype(str).tolist())
+    text = np.array(["b", "a"])
+    assert _keys.byte_order(text) is text
