@@ -24,6 +24,7 @@ from numpy.typing import NDArray
 
 from prcurve.core.arrow import arrow_values, numpy_to_arrow
 from prcurve.core.sorting import part_bounds, parts_for, run_parts
+from prcurve.ranking import distinct_keys as _distinct
 from prcurve.ranking.hashing import arrow_dictionary, arrow_module
 
 U64 = NDArray[np.uint64]
@@ -296,7 +297,7 @@ def encode(ids: NDArray[Any], *, grouped: bool = False, sort_labels: bool = Fals
         encoded = encode_words(words)
         labels = encoded.labels
         if ids.dtype.kind == "U":  # back to text: the bytes were code points below 256
-            labels = np.char.decode(labels, "latin-1").astype(ids.dtype)
+            labels = latin1_text(labels).astype(ids.dtype)
         out = Encoded(labels, encoded.codes)
         return by_label(out) if sort_labels else out
     if ids.dtype.kind in "SU":
@@ -410,8 +411,12 @@ _SAMPLE = 1 << 20  # rows whose distinct keys seed the table (the rest are looke
 
 def _distinct_codes(key: U64) -> tuple[U64, I64]:
     """The distinct keys (in no particular order) and each row's index among them:
-    pyarrow's hash table for a large column, when installed; otherwise the keys
+    one sort for a large column of mostly distinct keys
+    (:mod:`~prcurve.ranking.distinct_keys`), pyarrow's hash table for another large
+    column, when installed; otherwise the keys
     of a sample of rows first, then those of the rows not found."""
+    if key.shape[0] >= _distinct.SORT_ROWS and _distinct.mostly_distinct(key):
+        return _distinct.sorted_codes(key)  # real document ids: a sort
     pa = arrow_module(key.shape[0])
     if pa is not None:
         return _arrow_dictionary(numpy_to_arrow(pa, key), np.uint64)
@@ -441,6 +446,25 @@ def word_labels(words: list[U64]) -> NDArray[np.bytes_]:
     labels: NDArray[np.bytes_] = np.ascontiguousarray(stacked).view(f"S{8 * len(words)}").ravel()
     width = max(int(np.char.str_len(labels).max(initial=1)), 1)
     return labels.astype(f"S{width}")
+
+
+def latin1_text(labels: NDArray[np.bytes_]) -> NDArray[np.str_]:
+    """Byte strings as text, each byte one character (Latin-1, exact): the bytes
+    widened to 32-bit code points and viewed as numpy's ``U`` of the same width, one
+    vectorised pass (``np.char.decode`` calls a codec per element: 0.6 us a label,
+    6 s for 10^7 labels here, against 0.1 s).
+
+    Examples
+    --------
+    >>> latin1_text(np.array([b"d1", b"\\xe9t\\xe9", b""])).tolist() == ["d1", "\\xe9t\\xe9", ""]
+    True
+    """
+    width = labels.dtype.itemsize
+    if width == 0:
+        return labels.astype("U1")
+    points = np.ascontiguousarray(labels).view(np.uint8).reshape(labels.shape[0], width)
+    text: NDArray[np.str_] = points.astype(np.uint32).view(f"U{width}").reshape(-1)
+    return text
 
 
 def encode_words(words: list[U64], *, grouped: bool = False) -> Encoded:
