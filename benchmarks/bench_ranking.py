@@ -6,7 +6,11 @@ Usage::
     python benchmarks/bench_ranking.py --queries 100000 --docs 100 --trec-file
 
 Data: each query retrieves ``docs`` documents (``--ragged``: uniformly 1 to
-2 * docs - 1) from a pool of 10 * docs ids shared across queries, scores are
+2 * docs - 1). ``--ids distinct`` (the default, issue 26: real runs name about as
+many documents as they have rows, MS MARCO 8.8 x 10^6 passages): each query's
+documents are drawn from a collection of 5 x 10^7 ids, so the run's distinct
+document ids are about as many as its rows; ``--ids pooled`` (the case of earlier
+rounds): from a pool of 10 * docs ids shared across queries. Scores are
 float64 rounded to 4 decimals (so ties occur), rows are in rank order (as run
 files are) or shuffled (``--shuffled``). About 10% of retrieved documents are
 judged, a third of those relevant with grades 1-2, plus unretrieved relevant
@@ -61,9 +65,11 @@ def best(function: Callable[[], Any], repeat: int) -> tuple[float, Any]:
     return min(times), result
 
 
-def make_data(n_queries: int, n_docs: int, ragged: bool, shuffled: bool, seed: int = 0) -> dict[
-    str, Any
-]:
+COLLECTION = 50_000_000  # document ids of the distinct case are drawn from this many
+
+
+def make_data(n_queries: int, n_docs: int, ragged: bool, shuffled: bool, seed: int = 0,
+              ids: str = "distinct") -> dict[str, Any]:
     rng = np.random.default_rng(seed)
     lengths = rng.integers(1, 2 * n_docs, n_queries) if ragged else np.full(n_queries, n_docs)
     n = int(lengths.sum())
@@ -72,7 +78,15 @@ def make_data(n_queries: int, n_docs: int, ragged: bool, shuffled: bool, seed: i
     # Distinct documents within a query: an offset permutation of a shared pool.
     rank = np.arange(n) - start[query]
     pool = 10 * n_docs
-    doc = (rank * 7 + rng.integers(0, pool, n_queries)[query]) % pool
+    if ids == "pooled":
+        doc = (rank * 7 + rng.integers(0, pool, n_queries)[query]) % pool
+    else:
+        # Distinct within a query: rank * step + offset modulo the collection, with a step
+        # prime to it (2^7 * 5^8): a permutation of the collection, so no repeats.
+        pool = COLLECTION
+        step = (rng.integers(1, 1 << 20, n_queries) * 10
+                + rng.choice(np.array([1, 3, 7, 9]), n_queries))[query]
+        doc = (rank * step + rng.integers(0, pool, n_queries)[query]) % pool
     score = np.round(rng.random(n), 4)
     order = np.lexsort((-doc, -score, query))  # rank order
     if shuffled:
@@ -94,6 +108,7 @@ def make_data(n_queries: int, n_docs: int, ragged: bool, shuffled: bool, seed: i
         "run": (as_text("q", query), as_text("d", doc), score),
         "qrels": (as_text("q", q_query), as_text("d", q_doc), q_grade),
         "rows": n,
+        "distinct_docs": int(np.unique(doc).shape[0]),
     }
 
 
@@ -113,14 +128,19 @@ def main() -> None:
     parser.add_argument("--docs", type=int, default=1_000)
     parser.add_argument("--ragged", action="store_true")
     parser.add_argument("--shuffled", action="store_true")
+    parser.add_argument("--ids", choices=["distinct", "pooled"], default="distinct",
+                        help="document ids: drawn from a 5*10^7 collection (about one per "
+                             "row, the default) or from a pool of 10 x docs")
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--no-peers", action="store_true")
     parser.add_argument("--trec-file", action="store_true")
     args = parser.parse_args()
 
-    data = make_data(args.queries, args.docs, args.ragged, args.shuffled)
+    data = make_data(args.queries, args.docs, args.ragged, args.shuffled, ids=args.ids)
     label = (f"{args.queries} queries x {'ragged ~' if args.ragged else ''}{args.docs} docs"
-             f" ({data['rows']:,} rows, {'shuffled' if args.shuffled else 'rank order'})")
+             f" ({data['rows']:,} rows, {'shuffled' if args.shuffled else 'rank order'}; "
+             f"{args.ids} ids: {data['distinct_docs']:,} distinct document ids, "
+             f"{args.queries:,} query ids)")
     print(f"# {label}; CPU cores: {os.cpu_count()}; load average {os.getloadavg()}")
     import pandas as pd
     import pyarrow as pa

@@ -9,8 +9,13 @@ Usage::
 Data (written once to a temporary folder, deleted afterwards): a run of
 ``topics x docs`` lines (issue 14's case: 1,000 x 10,000 = 10^7 lines, 323 MB)
 in trec_eval's format, ``301 Q0 d12345 7 19.9969 bench``, each topic retrieving
-``docs`` documents of a pool of 5 x docs, scores with 4 decimals (ties occur);
-qrels with docs / 10 judgments per topic, 30% relevant (grades 1 and 2).
+``docs`` documents of its pool of 5 x docs, scores with 4 decimals (ties occur);
+qrels with docs / 10 judgments per topic from the same pool, 30% relevant (grades
+1 and 2). ``--ids distinct`` (the default, issue 26): each topic's pool is its own
+slice of a collection of 5 x 10^7 ids (``d`` + up to 8 digits), so the run's
+distinct document ids are about as many as its lines, as in real runs;
+``--ids pooled`` (earlier rounds): one pool of 5 x docs ids (``d0`` ..) shared by
+every topic. The id cardinality is printed with the table.
 
 Each tool runs in a fresh process, so that its time and peak memory include
 everything a user waits for (start-up, reading, evaluation, output); rounds
@@ -47,7 +52,11 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def write_files(folder: Path, topics: int, docs: int, seed: int = 0) -> tuple[Path, Path]:
+COLLECTION = 50_000_000  # document ids of the distinct case are drawn from this many
+
+
+def write_files(folder: Path, topics: int, docs: int, seed: int = 0,
+                ids: str = "distinct") -> tuple[Path, Path]:
     """The run and qrels files, written with pyarrow's CSV writer (fast); run in a
     child process, so that this one stays small (a child's peak memory counts
     the memory of the process it was forked from)."""
@@ -64,12 +73,25 @@ def write_files(folder: Path, topics: int, docs: int, seed: int = 0) -> tuple[Pa
     def text(prefix: str, values: Any) -> Any:
         return pc.binary_join_element_wise(prefix, pc.cast(pa.array(values), pa.string()), "")
 
+    # Each topic's pool: positions 0 .. pool - 1 mapped to document numbers, the same
+    # numbers for every topic (pooled) or position * step + offset modulo the
+    # collection, with a step prime to it (2^7 * 5^8): distinct within the topic,
+    # nearly all distinct across topics (distinct).
+    steps = rng.integers(1, 1 << 20, topics) * 10 + rng.choice(np.array([1, 3, 7, 9]), topics)
+    offsets = rng.integers(0, COLLECTION, topics)
+
+    def numbers(topic_index: Any, position: Any) -> Any:
+        if ids == "pooled":
+            return position
+        return (position * steps[topic_index] + offsets[topic_index]) % COLLECTION
+
     with pacsv.CSVWriter(run_path, pa.schema([(c, pa.string()) for c in "qzdkst"]),
                          write_options=options) as writer:
         for begin in range(0, topics, 50):
             n = min(50, topics - begin)
             topic = np.repeat(np.arange(begin, begin + n) + 301, docs)
-            doc = np.concatenate([rng.permutation(pool)[:docs] for _ in range(n)])
+            doc = numbers(np.repeat(np.arange(begin, begin + n), docs),
+                          np.concatenate([rng.permutation(pool)[:docs] for _ in range(n)]))
             score = -np.sort(-np.round(rng.random((n, docs)) * 20, 4), axis=1).ravel()
             rank = np.tile(np.arange(1, docs + 1), n)
             writer.write_table(pa.table({
@@ -80,13 +102,27 @@ def write_files(folder: Path, topics: int, docs: int, seed: int = 0) -> tuple[Pa
             }))
     judged_per_topic = docs // 10
     topic = np.repeat(np.arange(topics) + 301, judged_per_topic)
-    doc = np.concatenate([rng.permutation(pool)[:judged_per_topic] for _ in range(topics)])
+    doc = numbers(np.repeat(np.arange(topics), judged_per_topic),
+                  np.concatenate([rng.permutation(pool)[:judged_per_topic]
+                                  for _ in range(topics)]))
     grade = np.where(rng.random(topic.shape[0]) < 0.3, rng.integers(1, 3, topic.shape[0]), 0)
     pacsv.write_csv(pa.table({
         "q": pc.cast(pa.array(topic), pa.string()), "i": pa.array(["0"] * topic.shape[0]),
         "d": text("d", doc), "r": pc.cast(pa.array(grade), pa.string()),
     }), qrels_path, write_options=options)
     return qrels_path, run_path
+
+
+def distinct_documents(run: Path) -> int:
+    """The run file's distinct document ids (third column), counted in a child process
+    (this one stays small: a child's peak memory counts its parent's)."""
+    code = ("import sys, pyarrow.csv as c, pyarrow.compute as pc; t = c.read_csv(sys.argv[1], "
+            "read_options=c.ReadOptions(column_names=list('qzdkst')), parse_options="
+            "c.ParseOptions(delimiter=' '), convert_options=c.ConvertOptions("
+            "include_columns=['d'])); print(pc.count_distinct(t['d']).as_py())")
+    done = subprocess.run([sys.executable, "-c", code, str(run)], check=True,
+                          capture_output=True, text=True)
+    return int(done.stdout)
 
 
 def trec_eval_binary(given: str | None, folder: Path) -> Path | None:
@@ -171,22 +207,26 @@ def main() -> None:
     parser.add_argument("--peer-repeat", type=int, default=1,
                         help="runs of pytrec_eval and ranx (several times slower)")
     parser.add_argument("--write", nargs=2, help=argparse.SUPPRESS)
+    parser.add_argument("--ids", choices=["distinct", "pooled"], default="distinct",
+                        help="document ids: each topic's own slice of a 5*10^7 collection "
+                             "(about one per line, the default) or one pool of 5 x docs")
     parser.add_argument("--trec-eval", default=os.environ.get("TREC_EVAL"))
     parser.add_argument("--skip", nargs="*", default=[], choices=["pytrec_eval", "ranx"])
     args = parser.parse_args()
     if args.write:  # the child that writes the files
-        write_files(Path(args.write[0]), int(args.write[1]), args.docs)
+        write_files(Path(args.write[0]), int(args.write[1]), args.docs, ids=args.ids)
         return
 
     with tempfile.TemporaryDirectory() as name:
         folder = Path(name)
         subprocess.run([sys.executable, __file__, "--write", name, str(args.topics),
-                        "--docs", str(args.docs)], check=True)
+                        "--docs", str(args.docs), "--ids", args.ids], check=True)
         qrels, run = folder / "qrels", folder / "run"
         binary = trec_eval_binary(args.trec_eval, folder)
         print(f"# run: {args.topics} topics x {args.docs} documents = "
               f"{args.topics * args.docs:,} lines, {run.stat().st_size / 2**20:.0f} MiB; "
-              f"qrels {qrels.stat().st_size / 2**20:.0f} MiB")
+              f"qrels {qrels.stat().st_size / 2**20:.0f} MiB; {args.ids} ids: "
+              f"{distinct_documents(run):,} distinct document ids, {args.topics:,} topics")
         tools: dict[str, list[str]] = {
             "prcurve trec -m all_trec": [sys.executable, "-m", "prcurve", "trec", "-m",
                                          "all_trec", str(qrels), str(run)],
