@@ -4,6 +4,8 @@ take the low bits of the sorted words, so such keys need the second sort)."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -61,3 +63,28 @@ def test_encoding_by_the_sort_is_the_encoding_by_hashing(ids: list[str]) -> None
 def test_mostly_distinct() -> None:
     assert _distinct.mostly_distinct(np.arange(1000, dtype=np.uint64))
     assert not _distinct.mostly_distinct(np.arange(1000, dtype=np.uint64) % 10)
+
+
+@settings(max_examples=80, deadline=None)
+@given(ids=st.lists(st.text(alphabet="ab\x00é019", max_size=34), min_size=1, max_size=40),
+       kind=st.sampled_from(["string", "large_string", "binary", "large_binary"]),
+       cut=st.integers(0, 40))
+def test_pyarrow_columns_of_distinct_ids_by_the_sort(ids: list[str], kind: str, cut: int) -> None:
+    """The sort's encoding of a pyarrow column (chunked, sliced; NUL bytes, non-ASCII
+    and ids over 32 bytes left to pyarrow's table) is the hash table's, row by row."""
+    import pyarrow as pa
+
+    from prcurve.ranking.arrow_ids import arrow_encode
+
+    values: list[Any] = [i.encode() for i in ids] if "binary" in kind else ids
+    array = pa.array(["pad", *values], type=getattr(pa, kind)())[1:]  # offset 1
+    column = pa.chunked_array([array[:cut], array[cut:]])
+    original = _distinct.SORT_ROWS, _distinct.SAMPLE_ROWS
+    try:
+        _distinct.SORT_ROWS = 0
+        by_sort = arrow_encode(column, False)
+    finally:
+        _distinct.SORT_ROWS, _distinct.SAMPLE_ROWS = original
+    by_hash = arrow_encode(column, False)
+    assert by_sort.labels[by_sort.codes].tolist() == values
+    assert by_hash.labels[by_hash.codes].tolist() == values

@@ -25,8 +25,18 @@ from numpy.typing import NDArray
 
 from prcurve.core.arrow import arrow_values, numpy_to_arrow
 from prcurve.core.sorting import part_bounds, parts_for, run_parts
+from prcurve.ranking import distinct_keys as _distinct
 from prcurve.ranking.hashing import arrow_dictionary, arrow_module
-from prcurve.ranking.keys import Encoded, by_label, few_blocks, rows_of_blocks
+from prcurve.ranking.keys import (
+    Encoded,
+    _arrow_binary,
+    by_label,
+    byte_words,
+    encode_words,
+    few_blocks,
+    latin1_text,
+    rows_of_blocks,
+)
 
 __all__ = ["arrow_encode", "arrow_labels_codes", "arrow_objects"]
 
@@ -87,10 +97,48 @@ def arrow_encode(chunks: Any, grouped: bool) -> Encoded:
                 pa.chunked_array([c.dictionary_decode() for c in parts],
                                  type=chunks.type.value_type))
     else:
+        distinct = _distinct_short_ids(pa, pc, chunks)
+        if distinct is not None:
+            return distinct
         dictionary, codes = arrow_dictionary(chunks)
     labels = np.array(dictionary.to_pylist(), dtype=object)
     return Encoded(labels if len(labels) else np.zeros(0, dtype=object), codes,
                    dense=not pa.types.is_dictionary(chunks.type))
+
+
+def _distinct_short_ids(pa: Any, pc: Any, chunks: Any) -> Encoded | None:
+    """A large text column of mostly distinct short ids (real document ids: about one
+    per row) encoded as words (:func:`~prcurve.ranking.keys.encode_words`, one sort
+    of 64-bit keys) instead of by pyarrow's hash table, whose cost grows with the
+    distinct values (3-4 s for 10^7 of them here) and whose dictionary becomes one
+    Python string per id; the labels are numpy text (``U``, or ``S`` for binary
+    columns). None for anything else: short columns, longer ids than 32 bytes, ids
+    holding a NUL byte (the words would not tell "a" from "a\\0"), non-ASCII text,
+    or a sample of rows less than half distinct (pyarrow's table is faster there)."""
+    kind = chunks.type
+    n = len(chunks)
+    text = pa.types.is_string(kind) or pa.types.is_large_string(kind)
+    if n < _distinct.SORT_ROWS or not (text or pa.types.is_binary(kind)
+                                       or pa.types.is_large_binary(kind)):
+        return None
+    sample = chunks.slice(0, _distinct.SAMPLE_ROWS)
+    if 2 * pc.count_distinct(sample).as_py() <= len(sample):
+        return None
+    if pc.max(pc.binary_length(chunks)).as_py() > 32:
+        return None
+    parts = [c for c in chunks.chunks if len(c)]
+    buffers = [_arrow_binary(c) for c in parts]
+    for buffer, offsets in buffers:
+        used = buffer[int(offsets[0]):int(offsets[-1])]
+        if not used.all() or (text and int(used.max(initial=0)) >= 128):
+            return None  # a NUL byte, or non-ASCII text: the hash table
+    n_words = max((int(pc.max(pc.binary_length(chunks)).as_py()) + 7) // 8, 1)
+    per_chunk = [byte_words(buffer, offsets[:-1], np.diff(offsets), n_words)
+                 for buffer, offsets in buffers]
+    words = [np.concatenate([w[k] for w in per_chunk]) for k in range(n_words)]
+    encoded = encode_words(words)
+    labels = latin1_text(encoded.labels) if text else encoded.labels  # ASCII: exact
+    return Encoded(labels, encoded.codes, dense=True)
 
 
 def arrow_objects(parts: Iterable[Iterable[Any]], n: int, first: Any) -> Any | None:
