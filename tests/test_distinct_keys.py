@@ -63,6 +63,10 @@ def test_encoding_by_the_sort_is_the_encoding_by_hashing(ids: list[str]) -> None
 def test_mostly_distinct() -> None:
     assert _distinct.mostly_distinct(np.arange(1000, dtype=np.uint64))
     assert not _distinct.mostly_distinct(np.arange(1000, dtype=np.uint64) % 10)
+    # A run whose first queries hold distinct documents, from a pool of 5 x 10^4 ids.
+    pooled = (np.arange(3 * 10**6, dtype=np.uint64) * 7919) % np.uint64(50_000)
+    assert not _distinct.mostly_distinct(pooled)
+    assert _distinct.mostly_distinct(np.arange(3 * 10**6, dtype=np.uint64) * np.uint64(3))
 
 
 @settings(max_examples=80, deadline=None)

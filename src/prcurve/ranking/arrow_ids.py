@@ -114,15 +114,15 @@ def _distinct_short_ids(pa: Any, pc: Any, chunks: Any) -> Encoded | None:
     Python string per id; the labels are numpy text (``U``, or ``S`` for binary
     columns). None for anything else: short columns, longer ids than 32 bytes, ids
     holding a NUL byte (the words would not tell "a" from "a\\0"), non-ASCII text,
-    or a sample of rows less than half distinct (pyarrow's table is faster there)."""
+    or a sample of rows less than 90% distinct (pyarrow's table is faster there)."""
     kind = chunks.type
     n = len(chunks)
     text = pa.types.is_string(kind) or pa.types.is_large_string(kind)
     if n < _distinct.SORT_ROWS or not (text or pa.types.is_binary(kind)
                                        or pa.types.is_large_binary(kind)):
         return None
-    sample = chunks.slice(0, _distinct.SAMPLE_ROWS)
-    if 2 * pc.count_distinct(sample).as_py() <= len(sample):
+    sample = chunks.take(pa.array(_distinct.sample_rows(n)))
+    if not _distinct.mostly_distinct_count(pc.count_distinct(sample).as_py(), len(sample)):
         return None
     if pc.max(pc.binary_length(chunks)).as_py() > 32:
         return None
