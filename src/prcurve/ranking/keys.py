@@ -15,7 +15,6 @@ never trusted).
 from __future__ import annotations
 
 import importlib
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
@@ -174,6 +173,8 @@ def _rows_repeat(matrix: NDArray[np.uint32]) -> bool:
 
     if len(rows) == 1:
         return repeats(0)
+    from concurrent.futures import ThreadPoolExecutor  # lazily: issue 26
+
     with ThreadPoolExecutor(max_workers=len(rows)) as pool:
         return any(run_parts(repeats, len(rows), pool))
 

@@ -20,14 +20,13 @@ from __future__ import annotations
 import math
 import os
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from numpy.typing import NDArray
 
 from prcurve.core.undefined import undefined_scope
 from prcurve.ranking.evaluation import judge
-from prcurve.ranking.judgment_groups import JudgmentGroups, judgment_group_values, read_qrels_jg
 from prcurve.ranking.kernels import (
     MIN_GEO_MEAN,
     compute,
@@ -35,7 +34,6 @@ from prcurve.ranking.kernels import (
     mean_over_levels,
 )
 from prcurve.ranking.measures import Measure
-from prcurve.ranking.prefs import Preferences, as_bytes, prefs_values, read_prefs
 from prcurve.ranking.state import NOT_IN_POOL, JudgedLevels, Rankings
 from prcurve.ranking.tables import Qrels, Run
 from prcurve.ranking.trec_format import read_zscores
@@ -49,6 +47,10 @@ from prcurve.ranking.trec_measures import (
     output_plan,
 )
 from prcurve.validation.ranking import wrong_table_type
+
+if TYPE_CHECKING:  # imported where used: only -R prefs, qrels_prefs, qrels_jg need them
+    from prcurve.ranking.judgment_groups import JudgmentGroups
+    from prcurve.ranking.prefs import Preferences
 
 __all__ = [
     "TREC_MEASURES",
@@ -77,6 +79,8 @@ def skipped_queries(qrels: Qrels | Preferences | JudgmentGroups, run: Run) -> li
         judged = set(qrels._queries.labels.tolist())
         retrieved = set(run._queries.labels.tolist())
     else:
+        from prcurve.ranking.prefs import as_bytes
+
         judged = set(np.unique(qrels.query).tolist())
         retrieved = set(as_bytes(run._queries.labels).tolist())
     return sorted(_text(q) for q in judged - retrieved)
@@ -87,8 +91,12 @@ def read_relevance(path: str | os.PathLike[str], rel_format: str) -> Any:
     :class:`~prcurve.ranking.prefs.Preferences` (``prefs``, ``qrels_prefs``), or
     :class:`~prcurve.ranking.judgment_groups.JudgmentGroups` (``qrels_jg``)."""
     if rel_format in ("prefs", "qrels_prefs"):
+        from prcurve.ranking.prefs import read_prefs
+
         return read_prefs(path, rel_format)
     if rel_format == "qrels_jg":
+        from prcurve.ranking.judgment_groups import read_qrels_jg
+
         return read_qrels_jg(path)
     return Qrels.coerce(path)
 
@@ -188,6 +196,9 @@ def _other_format(
     zscores: dict[tuple[str, str], tuple[float, float]] | None,
 ) -> str:
     """trec_eval's output for -R prefs, qrels_prefs or qrels_jg."""
+    from prcurve.ranking.judgment_groups import JudgmentGroups, judgment_group_values
+    from prcurve.ranking.prefs import Preferences, as_bytes, prefs_values
+
     version = options.version
     precision = "float32" if version == 9 else "float64"
     if isinstance(relevance, (str, os.PathLike)):

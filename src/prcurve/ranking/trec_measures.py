@@ -15,7 +15,6 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from prcurve.ranking.measures import Measure, with_params
-from prcurve.ranking.prefs import PREFS_MEASURES
 from prcurve.validation.arrays import check_choice
 from prcurve.validation.ranking import (
     bad_measure_parameter,
@@ -32,6 +31,7 @@ __all__ = [
     "BY_NAME",
     "MISSING_ZSCORE",
     "NICKNAMES",
+    "PREFS_MEASURES",
     "TREC_MEASURES",
     "Column",
     "TrecEvalOptions",
@@ -41,6 +41,16 @@ __all__ = [
     "measures_help",
     "output_plan",
 ]
+
+
+# The preference measures, in trec_eval's order (measures.c): the all_prefs nickname;
+# computed by prcurve.ranking.prefs (imported only for -R prefs or qrels_prefs).
+PREFS_MEASURES = (
+    "prefs_num_prefs_poss", "prefs_num_prefs_ful", "prefs_num_prefs_ful_ret", "prefs_simp",
+    "prefs_pair", "prefs_avgjg", "prefs_avgjg_Rnonrel", "prefs_simp_ret", "prefs_pair_ret",
+    "prefs_avgjg_ret", "prefs_avgjg_Rnonrel_ret", "prefs_simp_imp", "prefs_pair_imp",
+    "prefs_avgjg_imp",
+)
 
 
 _DEFAULT_CUTOFFS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
