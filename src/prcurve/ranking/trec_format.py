@@ -38,6 +38,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from prcurve.ranking.keys import Encoded, byte_words, encode_words
+from prcurve.ranking.text_numbers import byte_matrix, plain_decimals
 from prcurve.validation.ranking import (
     bad_zscores,
     empty_trec_file,
@@ -78,23 +79,12 @@ class Fields:
     def strings(self, j: int) -> NDArray[np.bytes_]:
         """Field j of every line as a fixed-width bytes array (no copy of Python objects)."""
         starts, ends = self.bounds(j)
-        return _gather_strings(self.buffer, starts, ends - starts)
+        return _as_strings(byte_matrix(self.buffer, starts, ends - starts))
 
 
-def _gather_strings(
-    buffer: NDArray[np.uint8], starts: NDArray[Any], lengths: NDArray[Any]
-) -> NDArray[np.bytes_]:
-    """Byte strings ``buffer[starts[i] : starts[i] + lengths[i]]`` as one ``S`` array."""
-    width = int(lengths.max(initial=1))
-    matrix = np.zeros((starts.shape[0], max(width, 1)), dtype=np.uint8)
-    shortest = int(lengths.min(initial=0))
-    for column in range(width):
-        if column < shortest:
-            matrix[:, column] = buffer[starts + column]
-        else:
-            has = lengths > column
-            matrix[has, column] = buffer[starts[has] + column]
-    return matrix.view(f"S{max(width, 1)}").ravel()
+def _as_strings(matrix: NDArray[np.uint8]) -> NDArray[np.bytes_]:
+    """The rows of a C-contiguous byte matrix as one ``S`` array (a view)."""
+    return matrix.view(f"S{matrix.shape[1]}").ravel()
 
 
 def split_fields(
@@ -142,8 +132,30 @@ def split_fields(
 def parse_numbers(
     fields: Fields, j: int, dtype: type[np.generic], source: str, argument: str, what: str
 ) -> NDArray[Any]:
-    """Field j as numbers; an error names the line of the first one that is not."""
-    text = fields.strings(j)
+    """Field j as numbers; an error names the line of the first one that is not.
+
+    Decimals are read as Python's :func:`float` (and C's ``strtod``) reads them:
+    plain ones (``-12.25``) exactly by
+    :func:`~prcurve.ranking.text_numbers.plain_decimals`, the rest by numpy."""
+    starts, ends = fields.bounds(j)
+    lengths = ends - starts
+    matrix = byte_matrix(fields.buffer, starts, lengths)
+    if dtype is not np.float64:
+        return _general_numbers(_as_strings(matrix), fields.line, dtype, source, argument, what)
+    values, read = plain_decimals(matrix, lengths)
+    rest = np.flatnonzero(~read)
+    if rest.shape[0]:
+        values[rest] = _general_numbers(_as_strings(matrix[rest]), fields.line[rest], dtype,
+                                        source, argument, what)
+    return values
+
+
+def _general_numbers(
+    text: NDArray[np.bytes_], line: NDArray[np.int64], dtype: type[np.generic], source: str,
+    argument: str, what: str,
+) -> NDArray[Any]:
+    """Byte strings as numbers by numpy's parser (Python's rules, but no ``_``); an
+    error names the line (``line[i]`` is text i's) of the first that is not one."""
     try:
         values = None if b"_" in text.tobytes() else text.astype(dtype)  # "1_0" is no number
     except (ValueError, OverflowError):
@@ -167,7 +179,7 @@ def parse_numbers(
             fix = f"write a grade between {-2**63} and {2**63 - 1}"
         if problem is not None:
             raise malformed_line(
-                argument, source, int(fields.line[i]),
+                argument, source, int(line[i]),
                 f"{what} {item.decode('utf-8', 'replace')!r} {problem}", fix,
             )
     return text.astype(dtype)  # unreachable: some element failed above
@@ -320,15 +332,21 @@ def exact_columns(buffer: NDArray[np.uint8], source: str, kind: str) -> Columns:
             if kind == "run":
                 s5, e5 = fields.bounds(5)
                 run_id = bytes(chunk[s5[-1]:e5[-1]]).decode("utf-8", "surrogateescape")
-        first_line += int(np.count_nonzero(chunk == 10))
+        if stop < end:  # the next chunk's first line
+            first_line += int(np.count_nonzero(chunk == 10))
         begin = stop
     if not values:
         raise empty_trec_file(kind, source, "no data lines (only blank lines or comments)"
                               if end else "the file is empty")
     return Columns(
         encode_words(joined(query_words), grouped=True), encode_words(joined(doc_words)),
-        np.concatenate(values).astype(dtype), np.concatenate(lines), run_id, source,
+        _joined(values).astype(dtype, copy=False), _joined(lines), run_id, source,
     )
+
+
+def _joined(pieces: list[NDArray[Any]]) -> NDArray[Any]:
+    """One array of the chunks' (no copy of a single chunk's)."""
+    return pieces[0] if len(pieces) == 1 else np.concatenate(pieces)
 
 
 def read_zscores(path: str | os.PathLike[str]) -> dict[tuple[str, str], tuple[float, float]]:
