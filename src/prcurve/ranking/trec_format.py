@@ -26,11 +26,7 @@ a file under 4 MiB always goes to the second, the exact reader):
 
 from __future__ import annotations
 
-import bz2
-import gzip
-import lzma
 import os
-import zlib
 from dataclasses import dataclass
 from typing import Any
 
@@ -207,15 +203,8 @@ def read_bytes(path: str | os.PathLike[str], argument: str) -> tuple[bytes, str]
 def decoded(data: bytes, source: str, argument: str) -> bytes:
     """Decompress (gzip, bzip2, xz by their magic bytes), drop a UTF-8 byte-order
     mark, and refuse text that is not bytes of ASCII or UTF-8 (UTF-16, NUL bytes)."""
-    try:
-        if data.startswith(_GZIP):
-            data = gzip.decompress(data)
-        elif data.startswith(_BZIP2):
-            data = bz2.decompress(data)
-        elif data.startswith(_XZ):
-            data = lzma.decompress(data)
-    except (OSError, EOFError, ValueError, zlib.error, lzma.LZMAError) as error:
-        raise unreadable_file(argument, source, f"a damaged compressed file: {error}") from None
+    if data.startswith((_GZIP, _BZIP2, _XZ)):
+        data = _decompressed(data, source, argument)
     if data.startswith(_ZSTD):
         raise unreadable_file(argument, source,
                               "zstd-compressed; decompress it first (zstd -d)")
@@ -234,13 +223,43 @@ def decoded(data: bytes, source: str, argument: str) -> bytes:
     return data
 
 
+def _decompressed(data: bytes, source: str, argument: str) -> bytes:
+    """A gzip, bzip2 or xz file's content (by its magic bytes)."""
+    import bz2  # the codecs only for compressed files (issue 26: small runs start fast)
+    import gzip
+    import lzma
+    import zlib
+
+    try:
+        if data.startswith(_GZIP):
+            return gzip.decompress(data)
+        if data.startswith(_BZIP2):
+            return bz2.decompress(data)
+        return lzma.decompress(data)
+    except (OSError, EOFError, ValueError, zlib.error, lzma.LZMAError) as error:
+        raise unreadable_file(argument, source, f"a damaged compressed file: {error}") from None
+
+
 def _head(path: str, size: int = 1 << 16) -> bytes:
+    """The first ``size`` bytes of a file, decompressed; a damaged compressed file
+    raises OSError, EOFError or ValueError."""
     with open(path, "rb") as raw:
         magic = raw.read(6)
-    opener: Any = (gzip.open if magic.startswith(_GZIP) else bz2.open if magic.startswith(_BZIP2)
-                   else lzma.open if magic.startswith(_XZ) else open)
-    with opener(path, "rb") as handle:
-        head: bytes = handle.read(size)
+    if magic.startswith((_GZIP, _BZIP2, _XZ)):
+        import bz2  # the codecs only for compressed files
+        import gzip
+        import lzma
+
+        opener: Any = (gzip.open if magic.startswith(_GZIP)
+                       else bz2.open if magic.startswith(_BZIP2) else lzma.open)
+        try:
+            with opener(path, "rb") as handle:
+                head: bytes = handle.read(size)
+        except lzma.LZMAError as error:
+            raise ValueError(str(error)) from None
+    else:
+        with open(path, "rb") as handle:
+            head = handle.read(size)
     return head[len(_BOM):] if head.startswith(_BOM) else head
 
 
@@ -248,7 +267,7 @@ def first_line_fields(path: str | os.PathLike[str]) -> int | None:
     """The number of fields of a file's first data line (None if unreadable)."""
     try:
         head = _head(os.fspath(path))
-    except (OSError, EOFError, ValueError, lzma.LZMAError):
+    except (OSError, EOFError, ValueError):
         return None
     for line in head.split(b"\n")[:-1] or [head]:
         words = line.split()
