@@ -4,6 +4,7 @@ a report of 10^4 rows, each tool against its peers on the same inputs.
 Usage::
 
     python benchmarks/bench_everyday.py [--repeat 7] [--trec-eval PATH]  # or $TREC_EVAL
+        [--cases start-up,TREC] [--baseline OTHER_PYTHON]
 
 Every number is one whole process (start-up, reading, computing, output), as a
 user or a shell loop waits for it; rounds alternate the tools of a case, so they
@@ -15,7 +16,8 @@ shared machine compare the ratios within a case, not the seconds.
 
 Cases (data written to a temporary folder, deleted afterwards):
 
-- start-up: ``python -c "import numpy"`` (the reference), ``import prcurve``,
+- start-up: ``python -c "import numpy"`` (the reference), ``python -c pass`` (the
+  interpreter alone), ``import prcurve``,
   ``prcurve --version``, ``prcurve --help``;
 - TREC, 50 topics x 1,000 documents (bench_trec's generator, 1.5 MB):
   ``prcurve trec -m all_trec`` (output checked identical, byte for byte, to the C
@@ -31,6 +33,11 @@ Cases (data written to a temporary folder, deleted afterwards):
   none``, and a scikit-learn process reading the file with numpy and computing
   ``average_precision_score`` and ``precision_recall_curve``; AP checked equal to
   scikit-learn's (4 decimals, as printed).
+
+``--cases`` runs only the cases whose names start with one of its comma-separated
+words. ``--baseline PYTHON`` adds, to every case, each prcurve command run by another
+interpreter (another checkout's environment, e.g. main's), in the same rounds,
+labelled ``[baseline]``: before and after side by side, under the same load.
 """
 
 from __future__ import annotations
@@ -95,7 +102,8 @@ def write_inputs(folder: Path) -> dict[str, Path]:
             "csv": folder / "scores.csv"}
 
 
-def cases(files: dict[str, Path], binary: Path | None) -> dict[str, dict[str, list[str]]]:
+def cases(files: dict[str, Path], binary: Path | None,
+          baseline: str | None = None) -> dict[str, dict[str, list[str]]]:
     qrels, run = str(files["qrels"]), str(files["run"])
     gt, dt, csv = str(files["gt"]), str(files["dt"]), str(files["csv"])
     trec = {"prcurve trec -m all_trec": [PY, "-m", "prcurve", "trec", "-m", "all_trec", qrels,
@@ -103,9 +111,10 @@ def cases(files: dict[str, Path], binary: Path | None) -> dict[str, dict[str, li
     if binary is not None:
         trec["trec_eval -m all_trec (C)"] = [str(binary), "-m", "all_trec", qrels, run]
     trec["pytrec_eval process"] = [PY, "-c", PYTREC_SCRIPT, qrels, run]
-    return {
+    everything = {
         "start-up": {
             "import numpy": [PY, "-c", "import numpy"],
+            "python -c pass": [PY, "-c", "pass"],
             "import prcurve": [PY, "-c", "import prcurve"],
             "prcurve --version": [PY, "-m", "prcurve", "--version"],
             "prcurve --help": [PY, "-m", "prcurve", "--help"],
@@ -129,6 +138,12 @@ def cases(files: dict[str, Path], binary: Path | None) -> dict[str, dict[str, li
             "scikit-learn process (AP + curve)": [PY, "-c", SKLEARN_SCRIPT, csv],
         },
     }
+    if baseline is not None:  # each prcurve command again, by the other interpreter
+        for tools in everything.values():
+            for tool, command in list(tools.items()):
+                if "prcurve" in tool:
+                    tools[f"{tool} [baseline]"] = [baseline, *command[1:]]
+    return everything
 
 
 def check(case: str, outputs: dict[str, bytes]) -> str:
@@ -137,8 +152,9 @@ def check(case: str, outputs: dict[str, bytes]) -> str:
         c = outputs.get("trec_eval -m all_trec (C)")
         if c is None:
             return "no C trec_eval to compare with"
-        if outputs["prcurve trec -m all_trec"] != c:
-            raise SystemExit("prcurve's trec output differs from trec_eval's")
+        for tool, out in outputs.items():
+            if tool.startswith("prcurve trec") and out != c:
+                raise SystemExit(f"{tool}: output differs from trec_eval's")
         return f"prcurve's output identical to trec_eval's ({len(c.splitlines())} lines)"
     if case.startswith("COCO"):
         stats = {tool: re.findall(rb"\] = (-?[0-9.]+)", out) for tool, out in outputs.items()}
@@ -161,6 +177,10 @@ def main() -> None:
     parser.add_argument("--slow-repeat", type=int, default=2,
                         help="runs of the pycocotools process (seconds each)")
     parser.add_argument("--trec-eval", default=os.environ.get("TREC_EVAL"))
+    parser.add_argument("--cases", default="",
+                        help="comma-separated starts of the case names to run (default: all)")
+    parser.add_argument("--baseline", default=None, metavar="PYTHON",
+                        help="also run each prcurve command with this interpreter")
     parser.add_argument("--write", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.write:
@@ -177,7 +197,10 @@ def main() -> None:
                   "usnistgov/trec_eval's source folder to build with make)")
         load_before = os.getloadavg()
         tables = []
-        for case, tools in cases(files, binary).items():
+        wanted = [word for word in args.cases.split(",") if word]
+        for case, tools in cases(files, binary, args.baseline).items():
+            if wanted and not any(case.startswith(word) for word in wanted):
+                continue
             for command in tools.values():  # bytecode caches written; not timed
                 subprocess.run(command, env=CHILD_ENV, capture_output=True, check=False)
             results: dict[str, list[dict[str, Any]]] = {tool: [] for tool in tools}
