@@ -213,22 +213,22 @@ class TrecEvalOptions:
 
 # -- measure parameters, read as trec_eval reads them ----------------------------------
 
-_LONG = re.compile(rb"[ \t\n\v\f\r]*[+-]?[0-9]*")
-_DOUBLE = re.compile(
-    r"[ \t\n\v\f\r]*[+-]?(?:(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?|inf(?:inity)?|nan)",
-    re.IGNORECASE,
-)
+# Patterns, compiled (and cached by re) when a parameter is first read: most runs give
+# none, and compiling them costs start-up time (issue 26).
+_LONG = rb"[ \t\n\v\f\r]*[+-]?[0-9]*"
+_DOUBLE = (r"(?i)[ \t\n\v\f\r]*[+-]?(?:(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?"
+           r"|inf(?:inity)?|nan)")
 
 
 def _atol(text: str) -> int:
     """C's atol: the longest integer prefix, 0 without one."""
-    digits = _LONG.match(text.encode()).group().strip()  # type: ignore[union-attr]
+    digits = re.match(_LONG, text.encode()).group().strip()  # type: ignore[union-attr]
     return int(digits) if digits.strip(b"+-") else 0
 
 
 def _atof(text: str) -> float:
     """C's atof (strtod): the longest number prefix, 0.0 without one."""
-    found = _DOUBLE.match(text)
+    found = re.match(_DOUBLE, text)
     return float(found.group().strip()) if found else 0.0
 
 
@@ -313,7 +313,7 @@ def _p_double_measure(
                        collection_size=options.collection_size)
 
 
-_INTEGER = re.compile(r"[+-]?[0-9]+")
+_INTEGER = r"[+-]?[0-9]+"
 
 
 def _pairs(spec: TrecMeasure, text: str | None, argument: str) -> dict[str, Any]:
@@ -330,7 +330,7 @@ def _pairs(spec: TrecMeasure, text: str | None, argument: str) -> dict[str, Any]
                                         "write e.g. ndcg.1=3,2=9 or rbp.p=0.8")
         if key == "p" and spec.name in ("rbp", "rbp_resid"):
             out["p"] = _atof(value)
-        elif _INTEGER.fullmatch(key) and spec.name != "rbp_resid":
+        elif re.fullmatch(_INTEGER, key) and spec.name != "rbp_resid":
             if int(key) in gains:
                 raise bad_measure_parameter(argument, f"grade {key} is given twice",
                                             "give each grade one gain")
