@@ -36,6 +36,7 @@ CLI_ALLOWED = IMPORT_ALLOWED | {
     "functools", "_functools", "itertools", "keyword", "operator", "_operator", "reprlib",
     "copyreg", "re", "re._casefix", "re._compiler", "re._constants", "re._parser", "_sre",
     "_collections", "textwrap",
+    "gc",  # built in (no file to load): the CLI pauses collection while modules load
 }
 
 
