@@ -4,6 +4,13 @@ Usage::
 
     python benchmarks/bench_detection.py                  # the issue's data set, best of 3
     python benchmarks/bench_detection.py --images 500 --repeat 1   # a quick run
+    python benchmarks/bench_detection.py --iou-type keypoints --images 3000  # keypoints
+
+The keypoint case (``--iou-type keypoints``, :func:`make_keypoint_files`) times each
+library from the two JSON files to the printed 10-line summary: prcurve (with orjson
+when installed, and with the standard library's json), pycocotools'
+``COCOeval(..., 'keypoints')`` and faster-coco-eval's; the statistics are compared
+with pycocotools' first. What follows describes the box case.
 
 Data (fixed seed, COCO-val-like): ``--images`` images (5,000), 80 categories
 with a skewed frequency (the most common about 25% of the objects, as
@@ -399,6 +406,19 @@ def keypoints_prcurve(gt: Path, dt: Path) -> np.ndarray:
     return np.asarray(result.stats)
 
 
+def without_orjson(function: Callable[[], Any]) -> Any:
+    """``function()`` with ``import orjson`` failing: prcurve's standard-library reading."""
+    saved = sys.modules.get("orjson")
+    sys.modules["orjson"] = None  # type: ignore[assignment]
+    try:
+        return function()
+    finally:
+        if saved is None:
+            del sys.modules["orjson"]
+        else:
+            sys.modules["orjson"] = saved
+
+
 def keypoints_reference(module: str, gt: Path, dt: Path) -> np.ndarray:
     """pycocotools or faster-coco-eval from the two files to ``summarize()``."""
     if module == "pycocotools":
@@ -430,6 +450,9 @@ def keypoints_main(n_images: int, repeat: int, seed: int, skip: list[str]) -> No
               f"({n_dt / n_images:.1f} per image), files {gt.stat().st_size / 1e6:.1f} + "
               f"{dt.stat().st_size / 1e6:.1f} MB", flush=True)
         runs = {"prcurve": lambda: keypoints_prcurve(gt, dt)}
+        if "stdlib" not in skip and _available("orjson"):
+            runs["prcurve, standard-library json"] = lambda: without_orjson(
+                lambda: keypoints_prcurve(gt, dt))
         if "pycocotools" not in skip:
             runs["pycocotools"] = lambda: keypoints_reference("pycocotools", gt, dt)
         if "faster" not in skip and _available("faster_coco_eval"):
@@ -463,7 +486,8 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--skip", action="append", default=[],
-                        help="a library to leave out: pycocotools, faster, torchmetrics")
+                        help="a library to leave out: pycocotools, faster, torchmetrics; "
+                        "stdlib: prcurve without orjson (keypoints)")
     parser.add_argument("--bootstrap", type=int, default=0, metavar="N",
                         help="also time bootstrap_detection with N resamples (no peer has one)")
     parser.add_argument("--iou-type", default="bbox", choices=("bbox", "keypoints"),

@@ -95,7 +95,8 @@ def register(subparsers: Any) -> None:
                            "tidecv package computes them (bbox or segm)")
     coco.add_argument("--confusion", action="store_true",
                       help="also print the per-class confusion matrix with a background row "
-                           "and column (rows: ground truth; with --out: confusion.png)")
+                           "and column (rows: ground truth; with --out: confusion.png; bbox "
+                           "or segm)")
     coco.add_argument("--confusion-iou", default="0.5", metavar="T",
                       help="IoU a detection needs to take a ground-truth object in the "
                            "confusion matrix (default 0.5)")
