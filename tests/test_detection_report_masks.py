@@ -223,3 +223,28 @@ def test_plots_name_the_similarity() -> None:
             assert confusion.text().startswith("Confusion matrix (mask IoU >= 0.5")
             assert "AP @ mask IoU 0.5" in evaluation.errors().plot().axes[0].get_title()
         plt.close("all")
+
+
+def test_lvis_and_voc_notebook_display(tmp_path: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from prcurve.detection import evaluate_lvis, evaluate_voc
+
+    gt, dt = write_case(tmp_path, lvis_case(3, segm=True))
+    lvis = evaluate_lvis(gt, dt, iou_type="segm")
+    shown = lvis._repr_html_()
+    assert "LVIS evaluation (mask IoU)" in shown
+    assert "catIds=  r]" in shown  # lvis-api's printed lines
+    assert "<table" in shown
+    title = lvis.coco.plot_iou_curves().axes[0].get_title()
+    assert title.startswith("LVIS interpolated precision")
+    assert "(mask IoU)" in title
+    plt.close("all")
+    ground_truth, results = segm_case(9)
+    voc = evaluate_voc({**ground_truth, "annotations": [
+        {k: v for k, v in a.items() if k != "segmentation"} for a in ground_truth["annotations"]]},
+        [dict(r, bbox=[0, 0, 10, 10]) for r in results])
+    assert "VOC evaluation (box IoU)" in voc._repr_html_()
