@@ -155,6 +155,18 @@ def cases(files: dict[str, Path], binary: Path | None, python: str = PY
     }
 
 
+def with_before(tools: dict[str, list[str]], python: str, before: str
+                ) -> dict[str, list[str]]:
+    """``tools`` with each prcurve command also run by the interpreter ``before``, next to
+    it (a before/after in the same rounds, under the same load)."""
+    out = {}
+    for tool, command in tools.items():
+        out[tool] = command
+        if command[:3] == [python, "-m", "prcurve"]:
+            out[f"{tool} [before]"] = [before, *command[1:]]
+    return out
+
+
 def check(case: str, outputs: dict[str, bytes]) -> str:
     """The agreement this case checks, as a line; stops the benchmark if it fails."""
     if case.startswith("TREC"):
@@ -193,6 +205,9 @@ def main() -> None:
     parser.add_argument("--python", default=PY,
                         help="the interpreter of the timed processes (another checkout's "
                         "environment, for a before/after)")
+    parser.add_argument("--before", default=None, metavar="PYTHON",
+                        help="also time every prcurve command with this interpreter (e.g. "
+                        "main's environment), in the same rounds: rows marked [before]")
     parser.add_argument("--write", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.write:
@@ -213,6 +228,8 @@ def main() -> None:
         for case, tools in cases(files, binary, args.python).items():
             if args.only is not None and not case.startswith(tuple(args.only)):
                 continue
+            if args.before is not None:
+                tools = with_before(tools, args.python, args.before)
             for command in tools.values():  # bytecode caches written; not timed
                 subprocess.run(command, env=CHILD_ENV, capture_output=True, check=False)
             results: dict[str, list[dict[str, Any]]] = {tool: [] for tool in tools}
