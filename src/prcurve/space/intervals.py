@@ -360,7 +360,7 @@ def _map_resamples(
     cells = (state.pos_counts.shape[0], state.neg_counts.shape[0])
     lookups = tuple(None if lookup is None else lookup.astype(np.intp)
                     for lookup in (pos_lookup, neg_lookup))
-    block = max(1, _BLOCK_CELLS // max(state.n_pos + state.n_neg, sum(cells), 1))
+    block = max(1, min(first, _BLOCK_CELLS // max(state.n_pos + state.n_neg, sum(cells), 1)))
 
     def run(index: int) -> F64:
         chunk_rng = np.random.default_rng(int(seeds[index]))
