@@ -319,7 +319,8 @@ def _count_cells(index: NDArray[Any], cells: int, lookup: NDArray[np.intp],
         np.copyto(shifted, index)
     else:  # indices are in [0, total): "clip" clips nothing and is not buffered
         np.take(lookup, index, out=shifted, mode="clip")
-    shifted += (np.arange(rows, dtype=np.intp) * cells)[:, None]
+    if rows > 1:  # each row's cells after the previous row's
+        shifted += (np.arange(rows, dtype=np.intp) * cells)[:, None]
     return np.bincount(shifted.ravel(), minlength=rows * cells).reshape(rows, cells)
 
 
