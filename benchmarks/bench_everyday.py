@@ -4,6 +4,7 @@ a report of 10^4 rows, each tool against its peers on the same inputs.
 Usage::
 
     python benchmarks/bench_everyday.py [--repeat 7] [--trec-eval PATH]  # or $TREC_EVAL
+    python benchmarks/bench_everyday.py --only report --before main/.venv/bin/python
 
 Every number is one whole process (start-up, reading, computing, output), as a
 user or a shell loop waits for it; rounds alternate the tools of a case, so they
