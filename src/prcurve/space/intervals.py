@@ -347,7 +347,9 @@ def _map_resamples(
     """``statistic(pos, neg)`` of every resample, rows in resample order.
 
     Resamples are drawn in chunks, each from its own generator seeded from ``rng``,
-    so the result depends on the seed only, not on the number of threads. numpy
+    so the result depends on the seed only, not on the number of threads. A chunk is
+    counted and measured a block of rows at a time (:data:`_BLOCK_CELLS`): ``statistic``
+    must compute each row from that row alone (every statistic here does). numpy
     releases the GIL in the draws and the array arithmetic, so threads overlap.
     """
     sizes = _chunk_plan(state, n_resamples)
@@ -372,15 +374,15 @@ def _map_resamples(
                  _draw_chunk(chunk_rng, state.neg_counts, state.n_neg, size, neg_lookup))
         scratch = np.empty(block * max(state.n_pos, state.n_neg, 1), dtype=np.intp)
 
-        def counts(side: int, first: int) -> I64:  # side 0: positives, 1: negatives
+        def counts(side: int, start: int) -> I64:  # side 0: positives, 1: negatives
             whole, counted = drawn[side]
-            rows, lookup = whole[first:first + block], lookups[side]
+            rows, lookup = whole[start:start + block], lookups[side]
             if counted or lookup is None:
                 return rows
             return _count_cells(rows, cells[side], lookup, scratch)
 
-        return np.concatenate([statistic(counts(0, first), counts(1, first))
-                               for first in range(0, size, block)])
+        return np.concatenate([statistic(counts(0, start), counts(1, start))
+                               for start in range(0, size, block)])
 
     workers = check_n_threads(n_threads)
     if workers == 1 or len(sizes) == 1:
