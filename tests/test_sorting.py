@@ -7,6 +7,7 @@ left by validation to the fast paths' sorts, is still an error naming ``y_score`
 
 from __future__ import annotations
 
+import concurrent.futures
 import contextlib
 from concurrent.futures import ThreadPoolExecutor
 
@@ -314,7 +315,9 @@ def test_thread_setting(monkeypatch) -> None:
 
 def test_small_inputs_use_one_core(monkeypatch) -> None:
     calls = []
-    for module in (sorting, hard_labels):
+    # prcurve.core.sorting imports ThreadPoolExecutor where threads start (issue 26:
+    # small runs never load concurrent.futures): patched at its source for it.
+    for module in (concurrent.futures, hard_labels):
         monkeypatch.setattr(module, "ThreadPoolExecutor",
                             lambda **kw: calls.append(kw) or pytest.fail("threads started"))
     values = np.random.default_rng(0).random(1000)

@@ -16,6 +16,7 @@ tests/test_startup.py keeps this table equal to the modules' own help).
 from __future__ import annotations
 
 import argparse
+import gc
 import sys
 from collections.abc import Callable, Sequence
 from importlib import import_module
@@ -46,9 +47,10 @@ def _command_of(argv: Sequence[str]) -> str | None:
     return next((word for word in argv if not word.startswith("-")), None)
 
 
-def _parser(command: str | None = None) -> argparse.ArgumentParser:
+def _parser(command: str | None = None, others: bool = True) -> argparse.ArgumentParser:
     """The parser; only ``command``'s module is imported and registers its full parser,
-    every other subcommand is its name and one-line help."""
+    every other subcommand is its name and one-line help (left out when not ``others``:
+    only ``prcurve --help`` lists them, and each costs a parser)."""
     parser = Parser(
         prog="prcurve",
         description="Precision-recall analysis with every convention named.",
@@ -59,7 +61,8 @@ def _parser(command: str | None = None) -> argparse.ArgumentParser:
     chosen = COMMANDS[command][0] if command in COMMANDS else None
     for name, (module, help_line) in COMMANDS.items():
         if module != chosen:
-            subparsers.add_parser(name, help=help_line)
+            if others or chosen is None:
+                subparsers.add_parser(name, help=help_line)
         elif name == command:  # the module registers all of its subcommands (coco, voc)
             import_module(module).register(subparsers)
     return parser
@@ -83,7 +86,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     2
     """
     words = list(sys.argv[1:] if argv is None else argv)
-    parser = _parser(_command_of(words))
+    command = _command_of(words)
+    # The other subcommands' one-line parsers only where they show: prcurve's own help.
+    before = words[:words.index(command)] if command in words else words
+    if argv is None:  # the program's own process: no cycle collection while modules load
+        gc.disable()
+    try:
+        parser = _parser(command, others=any(word in ("-h", "--help") for word in before))
+    finally:
+        if argv is None:
+            # What the imports made lives as long as the process: set aside for good, so
+            # that later collections do not scan it (about 2% of a small `prcurve trec`'s
+            # instructions went to collecting while numpy and prcurve loaded; issue 26).
+            gc.freeze()
+            gc.enable()
     try:
         args = parser.parse_args(words)
         if args.command is None:

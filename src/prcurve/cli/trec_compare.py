@@ -10,14 +10,12 @@ argument ``NAME=PATH[,PATH...]`` names a system and may give several runs of it
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 from typing import Any
 
 from prcurve.cli.common import UsageError, say
 from prcurve.errors import InvalidInputError
-from prcurve.ranking.compare import compare_runs
 from prcurve.ranking.measures import Measure
 from prcurve.ranking.tables import read_qrels, read_run
 
@@ -99,6 +97,10 @@ def run_compare(args: argparse.Namespace) -> str:
     """The comparison of ``args.run`` against ``args.qrels``, formatted."""
     if len(args.run) < 2:
         raise UsageError("--compare needs at least two runs (RUN RUN [RUN ...])")
+    # Imported here: `prcurve trec` without --compare registers these options only, and
+    # the paired tests' modules cost about 0.2x `import numpy` (issue 26).
+    from prcurve.ranking.compare import compare_runs
+
     qrels = read_qrels(args.qrels)
     systems = _systems(args.run)
     result = compare_runs(
@@ -114,6 +116,8 @@ def run_compare(args: argparse.Namespace) -> str:
     if args.format == "csv":
         return result.to_table().to_csv()
     if args.format == "json":
+        import json
+
         return json.dumps(result.to_dict(), indent=2) + "\n"
     if args.format == "markdown":
         return result.to_markdown()

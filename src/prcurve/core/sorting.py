@@ -42,11 +42,13 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterable
-from concurrent.futures import ThreadPoolExecutor
-from typing import Any, NamedTuple, TypeVar
+from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
 
 import numpy as np
 from numpy.typing import NDArray
+
+if TYPE_CHECKING:  # imported where threads start: small inputs never load it (issue 26)
+    from concurrent.futures import ThreadPoolExecutor
 
 __all__ = ["MIN_PARALLEL", "Split", "count_below", "locate", "part_bounds", "parts_for",
            "run_parts", "set_sort_threads", "sort_segments", "sort_threads", "sorted_copy",
@@ -192,6 +194,8 @@ def sorted_copy(values: NDArray[S], *, where: NDArray[np.bool_] | None = None,
     if parts == 1:
         out.sort()
         return out
+    from concurrent.futures import ThreadPoolExecutor  # lazily: issue 26
+
     with ThreadPoolExecutor(max_workers=parts) as pool:
         sort_segments(out, parts, pool)
     return out

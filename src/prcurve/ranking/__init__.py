@@ -37,18 +37,62 @@ judgments), :mod:`~prcurve.ranking.kernels` (the measures),
 :mod:`~prcurve.ranking.trec_eval` (trec_eval's names and output).
 """
 
-from prcurve.ranking.compare import RunComparison, compare_runs
-from prcurve.ranking.evaluation import JudgedRun, RankingEvaluation, evaluate, judge
-from prcurve.ranking.measures import CONVENTIONS, MEASURE_NAMES, Convention, Measure
-from prcurve.ranking.single import (
-    average_precision_at_k,
-    precision_at_k,
-    r_precision,
-    ranking_counts,
-    recall_at_k,
-    reciprocal_rank,
-)
-from prcurve.ranking.tables import Qrels, Run, parse_qrels, parse_run, read_qrels, read_run
+from importlib import import_module as _import_module
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # the type checker sees every name; at run time __getattr__ loads it
+    from prcurve.ranking.compare import RunComparison, compare_runs
+    from prcurve.ranking.evaluation import JudgedRun, RankingEvaluation, evaluate, judge
+    from prcurve.ranking.measures import CONVENTIONS, MEASURE_NAMES, Convention, Measure
+    from prcurve.ranking.single import (
+        average_precision_at_k,
+        precision_at_k,
+        r_precision,
+        ranking_counts,
+        recall_at_k,
+        reciprocal_rank,
+    )
+    from prcurve.ranking.tables import Qrels, Run, parse_qrels, parse_run, read_qrels, read_run
+
+# Each public name: the module defining it (the name is the same there). Lazy (PEP 562)
+# because importing one module of this package imports the package first: eager
+# imports here made `prcurve trec` load compare_runs' significance tests, intervals
+# and the PR curve (about 0.4x `import numpy`) to read two files (issue 26).
+# Kept equal to the TYPE_CHECKING imports above (tests/test_trec_startup.py).
+_LAZY: dict[str, str] = {
+    **dict.fromkeys(("RunComparison", "compare_runs"), "prcurve.ranking.compare"),
+    **dict.fromkeys(("JudgedRun", "RankingEvaluation", "evaluate", "judge"),
+                    "prcurve.ranking.evaluation"),
+    **dict.fromkeys(("CONVENTIONS", "MEASURE_NAMES", "Convention", "Measure"),
+                    "prcurve.ranking.measures"),
+    **dict.fromkeys(("average_precision_at_k", "precision_at_k", "r_precision",
+                     "ranking_counts", "recall_at_k", "reciprocal_rank"),
+                    "prcurve.ranking.single"),
+    **dict.fromkeys(("Qrels", "Run", "parse_qrels", "parse_run", "read_qrels", "read_run"),
+                    "prcurve.ranking.tables"),
+}
+
+
+def __getattr__(name: str) -> Any:
+    """Load a public name or a submodule (``prcurve.ranking.trec_eval``) on first use
+    (PEP 562) and keep it."""
+    if name in _LAZY:
+        value = getattr(_import_module(_LAZY[name]), name)
+    else:
+        try:
+            value = _import_module(f"{__name__}.{name}")
+        except ModuleNotFoundError as error:
+            if error.name != f"{__name__}.{name}":
+                raise  # a module it imports is missing: not this attribute's problem
+            raise AttributeError(f"module {__name__!r} has no attribute {name!r}") from None
+    globals()[name] = value  # later look-ups find it without this function
+    return value
+
+
+def __dir__() -> list[str]:
+    """The public names, loaded or not, and the submodules loaded so far."""
+    return sorted(set(__all__) | {name for name in globals() if not name.startswith("_")})
+
 
 __all__ = [
     "CONVENTIONS",

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Iterable
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import numpy as np
@@ -76,6 +75,8 @@ def arrow_encode(chunks: Any, grouped: bool) -> Encoded:
                 offset + lo + 1)
 
         if threads > 1:  # some chunk in pieces (many small chunks: no threads)
+            from concurrent.futures import ThreadPoolExecutor  # lazily: issue 26
+
             with ThreadPoolExecutor(max_workers=threads) as pool:
                 starts = run_parts(changes, len(pieces), pool)
         else:

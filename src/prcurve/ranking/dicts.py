@@ -19,7 +19,6 @@ from __future__ import annotations
 import collections
 import itertools
 from collections.abc import Mapping
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import numpy as np
@@ -57,6 +56,8 @@ def flatten(
         # pyarrow hashes the documents in another thread (it releases the GIL) while
         # this one converts the values, Python object by Python object. One thread:
         # hashing on both cores would take the one converting values from it.
+        from concurrent.futures import ThreadPoolExecutor  # lazily: issue 26
+
         with ThreadPoolExecutor(max_workers=1) as pool:
             pending = pool.submit(arrow_labels_codes, doc_array, 1)
             values = _values(inner, n, scores=argument == "run", parts=parts)

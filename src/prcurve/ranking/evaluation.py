@@ -4,12 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from numpy.typing import NDArray
 
-from prcurve.core.table import Table
 from prcurve.core.undefined import ZeroDivision, undefined_scope
 from prcurve.ranking.join import Prepared, prepare
 from prcurve.ranking.kernels import compute, summarize
@@ -31,6 +30,9 @@ from prcurve.validation.ranking import (
     check_optional_cutoff,
     check_relevance_level,
 )
+
+if TYPE_CHECKING:  # imported where used: trec_eval's output needs no Table (issue 26)
+    from prcurve.core.table import Table
 
 __all__ = [
     "JudgedRun",
@@ -73,6 +75,8 @@ class RankingEvaluation:
 
     def to_table(self) -> Table:
         """One row per query (ids as text) and one column per measure."""
+        from prcurve.core.table import Table
+
         ids = self.query_ids
         text = (np.array([q.decode("utf-8", "backslashreplace") for q in ids.tolist()],
                          dtype=object) if ids.dtype.kind == "S" else ids)
@@ -80,6 +84,8 @@ class RankingEvaluation:
 
     def _repr_html_(self) -> str:
         """Notebook display: the summaries, then the per-query values."""
+        from prcurve.core.table import Table
+
         summary = Table({"measure": np.array(list(self.summary), dtype=object),
                          "all": np.array(list(self.summary.values()))})
         caption = f"RankingEvaluation: {self.n_queries} queries ({self.convention})"

@@ -306,10 +306,12 @@ def ndcg(g: Gains) -> tuple[F64, F64]:
     return g.dcg_total, g.ideal_total
 
 
-def ndcg_cut(r: Rankings, k: int) -> tuple[F64, F64]:
+def ndcg_cut(g: Gains, k: int) -> tuple[F64, F64]:
     """trec_eval's ndcg_cut.k: the DCG of the top k and the ideal DCG of k
-    positions, the grades themselves as gains (documents with a grade > 0)."""
-    g = Gains(r, ())
+    positions, ``g`` the grades themselves as gains (``Gains(r, ())``: documents
+    with a grade > 0). One ``g`` serves every cutoff (and ndcg): its running
+    sums are made once."""
+    r = g.r
     return _dcg_before(g, np.arange(r.n_queries), np.full(r.n_queries, k)), _ideal_at(
         g, np.arange(r.n_queries), np.full(r.n_queries, k)
     )

@@ -19,7 +19,6 @@ Examples
 from __future__ import annotations
 
 import importlib
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import numpy as np
@@ -92,6 +91,8 @@ def arrow_dictionary(column: Any, threads: int | None = None) -> tuple[Any, I64]
         return chunks[0].dictionary if chunks else None
 
     if parts > 1:
+        from concurrent.futures import ThreadPoolExecutor  # lazily: issue 26
+
         with ThreadPoolExecutor(max_workers=parts) as pool:
             dictionaries = run_parts(encode_part, parts, pool)
     else:

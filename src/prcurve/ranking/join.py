@@ -9,7 +9,6 @@ so only their distinct ids are compared; every row is then an integer.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
@@ -226,6 +225,8 @@ def _join(
             np.take(table, index, out=found[begin:end], mode="clip")
 
         if len(groups) > 2:
+            from concurrent.futures import ThreadPoolExecutor  # lazily: issue 26
+
             with ThreadPoolExecutor(max_workers=len(groups) - 1) as pool:
                 run_parts(look_up, len(groups) - 1, pool)
         else:

@@ -425,7 +425,12 @@ def compute(measure: Measure, r: Rankings, convention: str, *, trec_raw: bool = 
 
 
 def _gains(r: Rankings, measure: Measure) -> graded.Gains:
-    given = measure.param("gains")
+    return _gains_of(r, measure.param("gains"))
+
+
+def _gains_of(r: Rankings, given: tuple[tuple[int, float], ...]) -> graded.Gains:
+    """The gains of these rankings for one ``gains`` parameter, made once per rankings
+    (their running sums are shared by ndcg, ndcg_cut at every cutoff, G, ...)."""
     cache: dict[Any, graded.Gains] = r.__dict__.setdefault("_gains_cache", {})
     if given not in cache:
         cache[given] = graded.Gains(r, given)
@@ -438,7 +443,7 @@ def _ndcg(r: Rankings, measure: Measure) -> F64:
 
 
 def _ndcg_cut(r: Rankings, k: int) -> F64:
-    total, ideal = graded.ndcg_cut(r, k)
+    total, ideal = graded.ndcg_cut(_gains_of(r, ()), k)  # the grades as gains
     return ratio(total, ideal, "ndcg_cut (no positive ideal gain)")
 
 

@@ -15,7 +15,6 @@ never trusted).
 from __future__ import annotations
 
 import importlib
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
@@ -194,6 +193,8 @@ def _rows_repeat(matrix: NDArray[np.uint32]) -> bool:
 
     if len(rows) == 1:
         return repeats(0)
+    from concurrent.futures import ThreadPoolExecutor  # lazily: issue 26
+
     with ThreadPoolExecutor(max_workers=len(rows)) as pool:
         return any(run_parts(repeats, len(rows), pool))
 
@@ -443,8 +444,12 @@ def _mix(words: list[U64]) -> U64:
 def word_labels(words: list[U64]) -> NDArray[np.bytes_]:
     """Byte strings back from their big-endian words (NUL padding dropped)."""
     stacked = np.stack(words, axis=1).astype(">u8")  # big-endian storage: bytes in order
-    labels: NDArray[np.bytes_] = np.ascontiguousarray(stacked).view(f"S{8 * len(words)}").ravel()
-    width = max(int(np.char.str_len(labels).max(initial=1)), 1)
+    stacked = np.ascontiguousarray(stacked)
+    labels: NDArray[np.bytes_] = stacked.view(f"S{8 * len(words)}").ravel()
+    # The longest label: the last byte column with a non-zero byte (ids hold no NUL).
+    # Not np.char.str_len: importing numpy.char costs a small run's reading (issue 26).
+    used = np.flatnonzero(stacked.view(np.uint8).reshape(labels.shape[0], -1).any(axis=0))
+    width = int(used[-1]) + 1 if used.shape[0] else 1
     return labels.astype(f"S{width}")
 
 

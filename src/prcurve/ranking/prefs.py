@@ -37,6 +37,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from prcurve.ranking.trec_format import parse_numbers, read_bytes, split_fields
+from prcurve.ranking.trec_measures import PREFS_MEASURES  # the names, defined with the others
 from prcurve.validation.ranking import bad_preference, no_queries_to_evaluate
 
 __all__ = [
@@ -46,15 +47,6 @@ __all__ = [
     "prefs_values",
     "read_prefs",
 ]
-
-
-# trec_eval's order (measures.c): the all_prefs nickname.
-PREFS_MEASURES = (
-    "prefs_num_prefs_poss", "prefs_num_prefs_ful", "prefs_num_prefs_ful_ret", "prefs_simp",
-    "prefs_pair", "prefs_avgjg", "prefs_avgjg_Rnonrel", "prefs_simp_ret", "prefs_pair_ret",
-    "prefs_avgjg_ret", "prefs_avgjg_Rnonrel_ret", "prefs_simp_imp", "prefs_pair_imp",
-    "prefs_avgjg_imp",
-)
 
 
 @dataclass(frozen=True)

@@ -19,16 +19,13 @@ from __future__ import annotations
 import importlib
 import os
 from collections.abc import Mapping, Sequence
-from typing import Any, ClassVar, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from prcurve.core.arrow import primitive_numpy
-from prcurve.core.table import Table
 from prcurve.ranking import keys as _keys
-from prcurve.ranking.arrow_ids import arrow_encode
-from prcurve.ranking.dicts import flatten
 from prcurve.ranking.trec_format import Columns
 from prcurve.ranking.trec_reader import parse_columns, read_columns
 from prcurve.validation.arrays import as_1d, check_finite_numbers, check_same_length
@@ -41,6 +38,9 @@ from prcurve.validation.ranking import (
     missing_ids,
     wrong_table_type,
 )
+
+if TYPE_CHECKING:  # imported where used: reading a TREC file needs neither (issue 26)
+    from prcurve.core.table import Table
 
 __all__ = [
     "Qrels",
@@ -128,6 +128,8 @@ class _LongTable:
 
     def to_table(self) -> Table:
         """The rows as a :class:`~prcurve.Table`: ids as text (bytes decoded as UTF-8)."""
+        from prcurve.core.table import Table
+
         return Table({"query_id": _as_text(self.query_id), "doc_id": _as_text(self.doc_id),
                       self._VALUE: self._values()})
 
@@ -167,6 +169,8 @@ class _LongTable:
         The ids are encoded while the dicts are walked (each distinct document
         once), and no list of the rows is ever built.
         """
+        from prcurve.ranking.dicts import flatten
+
         queries, docs, flat = flatten(values, cls._KIND)
         return cls.from_arrays(queries, docs, flat)  # type: ignore[arg-type]
 
@@ -408,6 +412,8 @@ def _encode_column(column: Any, name: str, grouped: bool = False) -> _keys.Encod
             if chunks.null_count:
                 rows = np.flatnonzero(chunks.is_null().to_numpy(zero_copy_only=False))
                 raise missing_ids(name, rows)
+            from prcurve.ranking.arrow_ids import arrow_encode
+
             return arrow_encode(chunks, grouped)
     if dtype is None or getattr(dtype, "kind", "O") in "iub":
         return None

@@ -20,22 +20,19 @@ from __future__ import annotations
 import math
 import os
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from numpy.typing import NDArray
 
 from prcurve.core.undefined import undefined_scope
+from prcurve.ranking.cutoffs import compute_many
 from prcurve.ranking.evaluation import judge
-from prcurve.ranking.judgment_groups import JudgmentGroups, judgment_group_values, read_qrels_jg
 from prcurve.ranking.kernels import (
     MIN_GEO_MEAN,
-    compute,
     geometric_terms,
     mean_over_levels,
 )
-from prcurve.ranking.measures import Measure
-from prcurve.ranking.prefs import Preferences, as_bytes, prefs_values, read_prefs
 from prcurve.ranking.state import NOT_IN_POOL, JudgedLevels, Rankings
 from prcurve.ranking.tables import Qrels, Run
 from prcurve.ranking.trec_format import read_zscores
@@ -49,6 +46,10 @@ from prcurve.ranking.trec_measures import (
     output_plan,
 )
 from prcurve.validation.ranking import wrong_table_type
+
+if TYPE_CHECKING:  # imported where used: only -R prefs, qrels_prefs, qrels_jg need them
+    from prcurve.ranking.judgment_groups import JudgmentGroups
+    from prcurve.ranking.prefs import Preferences
 
 __all__ = [
     "TREC_MEASURES",
@@ -77,6 +78,8 @@ def skipped_queries(qrels: Qrels | Preferences | JudgmentGroups, run: Run) -> li
         judged = set(qrels._queries.labels.tolist())
         retrieved = set(run._queries.labels.tolist())
     else:
+        from prcurve.ranking.prefs import as_bytes
+
         judged = set(np.unique(qrels.query).tolist())
         retrieved = set(as_bytes(run._queries.labels).tolist())
     return sorted(_text(q) for q in judged - retrieved)
@@ -87,8 +90,12 @@ def read_relevance(path: str | os.PathLike[str], rel_format: str) -> Any:
     :class:`~prcurve.ranking.prefs.Preferences` (``prefs``, ``qrels_prefs``), or
     :class:`~prcurve.ranking.judgment_groups.JudgmentGroups` (``qrels_jg``)."""
     if rel_format in ("prefs", "qrels_prefs"):
+        from prcurve.ranking.prefs import read_prefs
+
         return read_prefs(path, rel_format)
     if rel_format == "qrels_jg":
+        from prcurve.ranking.judgment_groups import read_qrels_jg
+
         return read_qrels_jg(path)
     return Qrels.coerce(path)
 
@@ -148,17 +155,17 @@ def format_trec_eval(
     has_results = judged._prepared.has_results
     query_ids = [_text(q) for q in judged.query_ids.tolist()]
     convention = "trec_eval_9" if version == 9 else "trec_eval_10"
-    cache: dict[Measure, Any] = {}
     missing = np.flatnonzero(~has_results) if version == 10 else np.zeros(0, dtype=np.intp)
     placeholder = _placeholder(rankings, missing) if missing.shape[0] else None
+    needed = [m for column in plan for m in column.measures]
     with undefined_scope(0):
-        for column in plan:
-            for m in column.measures:
-                if m not in cache:
-                    cache[m] = compute(m, rankings, convention, trec_raw=True)
-                    if placeholder is not None:
-                        cache[m] = cache[m].copy()
-                        cache[m][missing] = compute(m, placeholder, convention, trec_raw=True)
+        # Each measure once, the cutoffs of one kind together (ranking.cutoffs).
+        cache = compute_many(needed, rankings, convention, trec_raw=True)
+        if placeholder is not None:
+            bogus = compute_many(needed, placeholder, convention, trec_raw=True)
+            for m, values in cache.items():
+                cache[m] = values.copy()
+                cache[m][missing] = bogus[m]
 
     # What trec_eval stores per query (the log for gm_*), z-scored with -Z.
     stored: list[Any] = []
@@ -188,6 +195,9 @@ def _other_format(
     zscores: dict[tuple[str, str], tuple[float, float]] | None,
 ) -> str:
     """trec_eval's output for -R prefs, qrels_prefs or qrels_jg."""
+    from prcurve.ranking.judgment_groups import JudgmentGroups, judgment_group_values
+    from prcurve.ranking.prefs import Preferences, as_bytes, prefs_values
+
     version = options.version
     precision = "float32" if version == 9 else "float64"
     if isinstance(relevance, (str, os.PathLike)):
@@ -232,13 +242,12 @@ def _lines(
     z = "Z" if zscored else ""
     lines: list[str] = []
     if options.per_query:
-        printed = has_results if version == 9 else np.ones(n, dtype=bool)
-        rows = [(column, values) for column, values in zip(plan, stored, strict=True)
-                if column.spec.per_query]
-        for i in np.flatnonzero(printed).tolist():
-            query = query_ids[i]
-            for column, values in rows:
-                lines.append(_query_line(column, query, values[i], z))
+        printed = np.flatnonzero(has_results if version == 9 else np.ones(n, dtype=bool))
+        queries = [query_ids[i] for i in printed.tolist()]
+        # Column by column (one format per column), then interleaved query by query.
+        columns = [_query_lines(column, queries, values[printed], z)
+                   for column, values in zip(plan, stored, strict=True) if column.spec.per_query]
+        lines.extend(line for per_query in zip(*columns, strict=True) for line in per_query)
     if options.summary:
         counted = has_results if version == 9 else np.ones(n, dtype=bool)
         for column, values in zip(plan, stored, strict=True):
@@ -277,12 +286,17 @@ def _reset_after_placeholder(name: str) -> bool:
     return name in ("num_ret", "utility", "relstring", "rbp_resid") or name.startswith("unj")
 
 
-def _query_line(column: Column, query: str, value: Any, z: str) -> str:
+def _query_lines(column: Column, queries: list[str], values: Any, z: str) -> list[str]:
+    """One column's line for each query: ``name<TAB>query<TAB>value``."""
+    head = f"{column.name:<22}\t"
     if column.spec.summary == "none":  # relstring: text, never z-scored
-        return f"{column.name:<22}\t{query}\t'{value}'"
-    if column.spec.kind == "long" and not z:
-        return f"{column.name:<22}\t{query}\t{int(value)}"
-    return f"{z}{column.name:<22}\t{query}\t{_number(float(value))}"
+        return [f"{head}{q}\t'{v}'" for q, v in zip(queries, values.tolist(), strict=True)]
+    if column.spec.kind == "long" and not z:  # counts: int() truncates, as the C cast
+        return [f"{head}{q}\t{int(v)}" for q, v in zip(queries, values.tolist(), strict=True)]
+    head = z + head
+    if np.isnan(values).any():
+        return [f"{head}{q}\t{_number(v)}" for q, v in zip(queries, values.tolist(), strict=True)]
+    return [f"{head}{q}\t{v:6.4f}" for q, v in zip(queries, values.tolist(), strict=True)]
 
 
 def _sequential_sum(values: NDArray[np.float64]) -> float:

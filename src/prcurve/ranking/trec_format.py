@@ -26,18 +26,14 @@ a file under 4 MiB always goes to the second, the exact reader):
 
 from __future__ import annotations
 
-import bz2
-import gzip
-import lzma
 import os
-import zlib
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 from numpy.typing import NDArray
 
 from prcurve.ranking.keys import Encoded, byte_words, encode_words
+from prcurve.ranking.text_numbers import byte_matrix, plain_decimals
 from prcurve.validation.ranking import (
     bad_zscores,
     empty_trec_file,
@@ -61,8 +57,10 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True)
-class Fields:
+# The records here are NamedTuples, not dataclasses: making a frozen dataclass costs
+# about 0.4 ms of a process's start-up (its methods compiled from source), a NamedTuple
+# a quarter of that (issue 26).
+class Fields(NamedTuple):
     """The data lines of a file: ``field(j)`` is the j-th field of each line."""
 
     buffer: NDArray[np.uint8]
@@ -78,23 +76,12 @@ class Fields:
     def strings(self, j: int) -> NDArray[np.bytes_]:
         """Field j of every line as a fixed-width bytes array (no copy of Python objects)."""
         starts, ends = self.bounds(j)
-        return _gather_strings(self.buffer, starts, ends - starts)
+        return _as_strings(byte_matrix(self.buffer, starts, ends - starts))
 
 
-def _gather_strings(
-    buffer: NDArray[np.uint8], starts: NDArray[Any], lengths: NDArray[Any]
-) -> NDArray[np.bytes_]:
-    """Byte strings ``buffer[starts[i] : starts[i] + lengths[i]]`` as one ``S`` array."""
-    width = int(lengths.max(initial=1))
-    matrix = np.zeros((starts.shape[0], max(width, 1)), dtype=np.uint8)
-    shortest = int(lengths.min(initial=0))
-    for column in range(width):
-        if column < shortest:
-            matrix[:, column] = buffer[starts + column]
-        else:
-            has = lengths > column
-            matrix[has, column] = buffer[starts[has] + column]
-    return matrix.view(f"S{max(width, 1)}").ravel()
+def _as_strings(matrix: NDArray[np.uint8]) -> NDArray[np.bytes_]:
+    """The rows of a C-contiguous byte matrix as one ``S`` array (a view)."""
+    return matrix.view(f"S{matrix.shape[1]}").ravel()
 
 
 def split_fields(
@@ -142,8 +129,30 @@ def split_fields(
 def parse_numbers(
     fields: Fields, j: int, dtype: type[np.generic], source: str, argument: str, what: str
 ) -> NDArray[Any]:
-    """Field j as numbers; an error names the line of the first one that is not."""
-    text = fields.strings(j)
+    """Field j as numbers; an error names the line of the first one that is not.
+
+    Decimals are read as Python's :func:`float` (and C's ``strtod``) reads them:
+    plain ones (``-12.25``) exactly by
+    :func:`~prcurve.ranking.text_numbers.plain_decimals`, the rest by numpy."""
+    starts, ends = fields.bounds(j)
+    lengths = ends - starts
+    matrix = byte_matrix(fields.buffer, starts, lengths)
+    if dtype is not np.float64:
+        return _general_numbers(_as_strings(matrix), fields.line, dtype, source, argument, what)
+    values, read = plain_decimals(matrix, lengths)
+    rest = np.flatnonzero(~read)
+    if rest.shape[0]:
+        values[rest] = _general_numbers(_as_strings(matrix[rest]), fields.line[rest], dtype,
+                                        source, argument, what)
+    return values
+
+
+def _general_numbers(
+    text: NDArray[np.bytes_], line: NDArray[np.int64], dtype: type[np.generic], source: str,
+    argument: str, what: str,
+) -> NDArray[Any]:
+    """Byte strings as numbers by numpy's parser (Python's rules, but no ``_``); an
+    error names the line (``line[i]`` is text i's) of the first that is not one."""
     try:
         values = None if b"_" in text.tobytes() else text.astype(dtype)  # "1_0" is no number
     except (ValueError, OverflowError):
@@ -167,7 +176,7 @@ def parse_numbers(
             fix = f"write a grade between {-2**63} and {2**63 - 1}"
         if problem is not None:
             raise malformed_line(
-                argument, source, int(fields.line[i]),
+                argument, source, int(line[i]),
                 f"{what} {item.decode('utf-8', 'replace')!r} {problem}", fix,
             )
     return text.astype(dtype)  # unreachable: some element failed above
@@ -195,15 +204,8 @@ def read_bytes(path: str | os.PathLike[str], argument: str) -> tuple[bytes, str]
 def decoded(data: bytes, source: str, argument: str) -> bytes:
     """Decompress (gzip, bzip2, xz by their magic bytes), drop a UTF-8 byte-order
     mark, and refuse text that is not bytes of ASCII or UTF-8 (UTF-16, NUL bytes)."""
-    try:
-        if data.startswith(_GZIP):
-            data = gzip.decompress(data)
-        elif data.startswith(_BZIP2):
-            data = bz2.decompress(data)
-        elif data.startswith(_XZ):
-            data = lzma.decompress(data)
-    except (OSError, EOFError, ValueError, zlib.error, lzma.LZMAError) as error:
-        raise unreadable_file(argument, source, f"a damaged compressed file: {error}") from None
+    if data.startswith((_GZIP, _BZIP2, _XZ)):
+        data = _decompressed(data, source, argument)
     if data.startswith(_ZSTD):
         raise unreadable_file(argument, source,
                               "zstd-compressed; decompress it first (zstd -d)")
@@ -222,13 +224,43 @@ def decoded(data: bytes, source: str, argument: str) -> bytes:
     return data
 
 
+def _decompressed(data: bytes, source: str, argument: str) -> bytes:
+    """A gzip, bzip2 or xz file's content (by its magic bytes)."""
+    import bz2  # the codecs only for compressed files (issue 26: small runs start fast)
+    import gzip
+    import lzma
+    import zlib
+
+    try:
+        if data.startswith(_GZIP):
+            return gzip.decompress(data)
+        if data.startswith(_BZIP2):
+            return bz2.decompress(data)
+        return lzma.decompress(data)
+    except (OSError, EOFError, ValueError, zlib.error, lzma.LZMAError) as error:
+        raise unreadable_file(argument, source, f"a damaged compressed file: {error}") from None
+
+
 def _head(path: str, size: int = 1 << 16) -> bytes:
+    """The first ``size`` bytes of a file, decompressed; a damaged compressed file
+    raises OSError, EOFError or ValueError."""
     with open(path, "rb") as raw:
         magic = raw.read(6)
-    opener: Any = (gzip.open if magic.startswith(_GZIP) else bz2.open if magic.startswith(_BZIP2)
-                   else lzma.open if magic.startswith(_XZ) else open)
-    with opener(path, "rb") as handle:
-        head: bytes = handle.read(size)
+    if magic.startswith((_GZIP, _BZIP2, _XZ)):
+        import bz2  # the codecs only for compressed files
+        import gzip
+        import lzma
+
+        opener: Any = (gzip.open if magic.startswith(_GZIP)
+                       else bz2.open if magic.startswith(_BZIP2) else lzma.open)
+        try:
+            with opener(path, "rb") as handle:
+                head: bytes = handle.read(size)
+        except lzma.LZMAError as error:
+            raise ValueError(str(error)) from None
+    else:
+        with open(path, "rb") as handle:
+            head = handle.read(size)
     return head[len(_BOM):] if head.startswith(_BOM) else head
 
 
@@ -236,7 +268,7 @@ def first_line_fields(path: str | os.PathLike[str]) -> int | None:
     """The number of fields of a file's first data line (None if unreadable)."""
     try:
         head = _head(os.fspath(path))
-    except (OSError, EOFError, ValueError, lzma.LZMAError):
+    except (OSError, EOFError, ValueError):
         return None
     for line in head.split(b"\n")[:-1] or [head]:
         words = line.split()
@@ -266,8 +298,7 @@ LAYOUT: dict[str, tuple[int, bool, str, int, type[np.int64] | type[np.float64], 
 }
 
 
-@dataclass(frozen=True)
-class Columns:
+class Columns(NamedTuple):
     """What a qrels or run file holds: the two id columns dictionary-encoded, the
     values (grades or scores), each row's line (None: row i is line i + 1) and,
     for a run, the run id of its last line."""
@@ -320,15 +351,21 @@ def exact_columns(buffer: NDArray[np.uint8], source: str, kind: str) -> Columns:
             if kind == "run":
                 s5, e5 = fields.bounds(5)
                 run_id = bytes(chunk[s5[-1]:e5[-1]]).decode("utf-8", "surrogateescape")
-        first_line += int(np.count_nonzero(chunk == 10))
+        if stop < end:  # the next chunk's first line
+            first_line += int(np.count_nonzero(chunk == 10))
         begin = stop
     if not values:
         raise empty_trec_file(kind, source, "no data lines (only blank lines or comments)"
                               if end else "the file is empty")
     return Columns(
         encode_words(joined(query_words), grouped=True), encode_words(joined(doc_words)),
-        np.concatenate(values).astype(dtype), np.concatenate(lines), run_id, source,
+        _joined(values).astype(dtype, copy=False), _joined(lines), run_id, source,
     )
+
+
+def _joined(pieces: list[NDArray[Any]]) -> NDArray[Any]:
+    """One array of the chunks' (no copy of a single chunk's)."""
+    return pieces[0] if len(pieces) == 1 else np.concatenate(pieces)
 
 
 def read_zscores(path: str | os.PathLike[str]) -> dict[tuple[str, str], tuple[float, float]]:

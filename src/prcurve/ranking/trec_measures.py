@@ -12,10 +12,9 @@ import os
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 from prcurve.ranking.measures import Measure, with_params
-from prcurve.ranking.prefs import PREFS_MEASURES
 from prcurve.validation.arrays import check_choice
 from prcurve.validation.ranking import (
     bad_measure_parameter,
@@ -32,6 +31,7 @@ __all__ = [
     "BY_NAME",
     "MISSING_ZSCORE",
     "NICKNAMES",
+    "PREFS_MEASURES",
     "TREC_MEASURES",
     "Column",
     "TrecEvalOptions",
@@ -43,14 +43,23 @@ __all__ = [
 ]
 
 
+# The preference measures, in trec_eval's order (measures.c): the all_prefs nickname;
+# computed by prcurve.ranking.prefs (imported only for -R prefs or qrels_prefs).
+PREFS_MEASURES = (
+    "prefs_num_prefs_poss", "prefs_num_prefs_ful", "prefs_num_prefs_ful_ret", "prefs_simp",
+    "prefs_pair", "prefs_avgjg", "prefs_avgjg_Rnonrel", "prefs_simp_ret", "prefs_pair_ret",
+    "prefs_avgjg_ret", "prefs_avgjg_Rnonrel_ret", "prefs_simp_imp", "prefs_pair_imp",
+    "prefs_avgjg_imp",
+)
+
+
 _DEFAULT_CUTOFFS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
 
 
 _DEFAULT_LEVELS = tuple(i / 10 for i in range(11))
 
 
-@dataclass(frozen=True)
-class TrecMeasure:
+class TrecMeasure(NamedTuple):  # not a dataclass: cheaper to make at start-up
     """One trec_eval measure: how it is named, parsed, printed and summarised.
 
     kind (how its parameters are read and its values named, as trec_eval's
@@ -204,22 +213,22 @@ class TrecEvalOptions:
 
 # -- measure parameters, read as trec_eval reads them ----------------------------------
 
-_LONG = re.compile(rb"[ \t\n\v\f\r]*[+-]?[0-9]*")
-_DOUBLE = re.compile(
-    r"[ \t\n\v\f\r]*[+-]?(?:(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?|inf(?:inity)?|nan)",
-    re.IGNORECASE,
-)
+# Patterns, compiled (and cached by re) when a parameter is first read: most runs give
+# none, and compiling them costs start-up time (issue 26).
+_LONG = rb"[ \t\n\v\f\r]*[+-]?[0-9]*"
+_DOUBLE = (r"(?i)[ \t\n\v\f\r]*[+-]?(?:(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?"
+           r"|inf(?:inity)?|nan)")
 
 
 def _atol(text: str) -> int:
     """C's atol: the longest integer prefix, 0 without one."""
-    digits = _LONG.match(text.encode()).group().strip()  # type: ignore[union-attr]
+    digits = re.match(_LONG, text.encode()).group().strip()  # type: ignore[union-attr]
     return int(digits) if digits.strip(b"+-") else 0
 
 
 def _atof(text: str) -> float:
     """C's atof (strtod): the longest number prefix, 0.0 without one."""
-    found = _DOUBLE.match(text)
+    found = re.match(_DOUBLE, text)
     return float(found.group().strip()) if found else 0.0
 
 
@@ -228,8 +237,7 @@ def _truncated_double_name(name: str, value: float) -> str:
     return f"{name}_{value:3.2f}"[: len(name) + 9]
 
 
-@dataclass(frozen=True)
-class Column:
+class Column(NamedTuple):
     """One output name and how its per-query value is made from prcurve measures."""
 
     name: str
@@ -305,7 +313,7 @@ def _p_double_measure(
                        collection_size=options.collection_size)
 
 
-_INTEGER = re.compile(r"[+-]?[0-9]+")
+_INTEGER = r"[+-]?[0-9]+"
 
 
 def _pairs(spec: TrecMeasure, text: str | None, argument: str) -> dict[str, Any]:
@@ -322,7 +330,7 @@ def _pairs(spec: TrecMeasure, text: str | None, argument: str) -> dict[str, Any]
                                         "write e.g. ndcg.1=3,2=9 or rbp.p=0.8")
         if key == "p" and spec.name in ("rbp", "rbp_resid"):
             out["p"] = _atof(value)
-        elif _INTEGER.fullmatch(key) and spec.name != "rbp_resid":
+        elif re.fullmatch(_INTEGER, key) and spec.name != "rbp_resid":
             if int(key) in gains:
                 raise bad_measure_parameter(argument, f"grade {key} is given twice",
                                             "give each grade one gain")

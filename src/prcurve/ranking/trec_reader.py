@@ -25,8 +25,6 @@ from __future__ import annotations
 import importlib
 import mmap
 import os
-import queue
-import threading
 from collections.abc import Iterator
 from typing import Any
 
@@ -326,6 +324,9 @@ def _ahead(reader: Any) -> Iterator[Any]:
     in the previous ones (pyarrow parses without the GIL; the words and values
     are made here): a queue of at most :data:`_AHEAD` batches. The reader's error
     is raised here, in order; leaving early stops the other thread."""
+    import queue  # for large files only (issue 26)
+    import threading
+
     ready: queue.Queue[Any] = queue.Queue(maxsize=_AHEAD)
     stop = threading.Event()
     done = object()

@@ -16,7 +16,6 @@ from prcurve.validation.arrays import (
     check_same_length,
     first_indices,
 )
-from prcurve.validation.labels import check_labels
 
 
 def check_cutoff(name: str, value: Any) -> int:
@@ -86,6 +85,8 @@ def check_ranking(
     labels_array = as_1d("y_true", y_true)
     ids = None if doc_ids is None else as_1d("doc_ids", doc_ids)
     check_same_length(y_true=labels_array, y_score=scores, doc_ids=ids)
+    from prcurve.validation.labels import check_labels  # one ranking only: not for files
+
     labels = check_labels("y_true", labels_array, pos_label, allow_soft=False)
     if labels.positive is None:  # allow_soft=False: hard labels only
         raise TypeError("check_labels returned soft labels with allow_soft=False")
