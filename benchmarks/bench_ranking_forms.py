@@ -1,0 +1,87 @@
+"""CPU time of ``evaluate`` from each column form, against pytrec_eval given the same
+arrays (its dicts and evaluator built inside its timing): issue 26, item 5.
+
+Usage::
+
+    python benchmarks/bench_ranking_forms.py [--ids distinct|pooled] [CASE ...]
+
+CASE: numpy, pyarrow, pandas_str (``string[pyarrow]``), pandas_object,
+pytrec_eval_from_columns (default: all). Data: ``bench_ranking.py``'s, 10^4 queries x
+10^3 documents, MAP + P@10 + AP@100; each case once, its tables built before the
+timing; CPU time of the process over the call (every thread), which a loaded machine
+disturbs less than wall time. Run it with main's Python and this branch's, alternating,
+to compare (docs/benchmarks.md, issue 26, session 31).
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from bench_ranking import MEASURES, make_data, to_dicts
+
+CASES = ["numpy", "pyarrow", "pandas_str", "pandas_object", "pytrec_eval_from_columns"]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--ids", choices=["distinct", "pooled"], default="distinct")
+    parser.add_argument("--queries", type=int, default=10_000)
+    parser.add_argument("--docs", type=int, default=1_000)
+    parser.add_argument("cases", nargs="*", help=f"any of {CASES} (default: all)")
+    args = parser.parse_args()
+    if not set(args.cases) <= set(CASES):
+        parser.error(f"cases: choose from {CASES}")
+    args.cases = args.cases or CASES
+    data = make_data(args.queries, args.docs, False, False, ids=args.ids)
+    print(f"# {data['rows']:,} rows; {args.ids} ids: {data['distinct_docs']:,} distinct "
+          f"document ids, {args.queries:,} query ids")
+    import pandas as pd
+    import pyarrow as pa
+
+    from prcurve.ranking import evaluate
+
+    frames = [{"query_id": q, "doc_id": d, name: v} for (q, d, v), name in
+              ((data["qrels"], "relevance"), (data["run"], "score"))]
+    text = {"query_id": "string[pyarrow]", "doc_id": "string[pyarrow]"}
+
+    def tables(name: str) -> Any:
+        if name == "numpy":
+            return data["qrels"], data["run"]
+        if name == "pandas_str":
+            return tuple(pd.DataFrame(f).astype(text) for f in frames)
+        if name == "pandas_object":
+            return tuple(pd.DataFrame(f).astype({"query_id": object, "doc_id": object})
+                         for f in frames)
+        if name == "pyarrow":
+            return tuple(pa.table(f) for f in frames)
+        return None
+
+    def pytrec() -> Any:
+        import pytrec_eval
+
+        qrels, run = to_dicts(data)
+        return pytrec_eval.RelevanceEvaluator(qrels, {"map", "P_10", "map_cut_100"}
+                                              ).evaluate(run)
+
+    for name in args.cases:
+        given = tables(name)
+        gc.collect()
+        cpu, wall = time.process_time(), time.perf_counter()
+        if given is None:
+            pytrec()
+        else:
+            evaluate(*given, MEASURES)
+        print(f"{name}: CPU {time.process_time() - cpu:.2f} s, wall "
+              f"{time.perf_counter() - wall:.2f} s", flush=True)
+        del given
+
+
+if __name__ == "__main__":
+    main()
