@@ -133,3 +133,15 @@ def test_polygons_rasterized_together(shapes: list[tuple[int, int, int]], chunk:
     for i, (xy, h, w) in enumerate(zip(polygons, hs, ws, strict=True)):
         theirs = coco_mask.frPyObjects([xy.tolist()], h, w)[0]["counts"]
         assert rle.counts_to_string(flat[offset[i]:offset[i + 1]]) == theirs
+
+
+def test_mask_set_positions_past_31_bits() -> None:
+    h, w = 2, 2**30 + 9  # 2^31 + 18 pixels: positions past a signed 32-bit integer
+    counts = [[2**31 + 5, 3, 10], [4, 6, 2**31 + 8]]
+    got = rle.MaskSet.of([np.array(c, dtype=np.uint32) for c in counts], [(h, w)] * 2)
+    assert got.start.tolist() == [2**31 + 5, 4]
+    assert got.end.tolist() == [2**31 + 8, 10]
+    for i, c in enumerate(counts):
+        theirs = coco_mask.frPyObjects({"size": [h, w], "counts": c}, h, w)
+        assert got.area[i] == coco_mask.area(theirs)
+        assert np.array_equal(got.box[i], coco_mask.toBbox(theirs))

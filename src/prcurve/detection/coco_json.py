@@ -53,6 +53,7 @@ def read_json(path: str | Path, argument: str) -> Any:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as error:
         raise _checks.not_utf8(argument, name, error.start) from None
+    del raw  # the file's bytes and its text are not held at once while parsing (peak memory)
     try:
         return json.loads(text)
     except json.JSONDecodeError as error:

@@ -204,10 +204,11 @@ def _decode(strings: list[Any], rows: NDArray[np.int64], shapes: NDArray[np.int6
         raise _checks.bad_counts_string(
             f"{argument} {field}[{rows[bad]}]['segmentation']",
             segmentation[rows[bad]]["counts"])
-    # Each string's total: a running sum read at the offsets (no per-run owner array).
-    running = np.concatenate(([0], np.cumsum(flat, dtype=np.int64)))
-    total = running[offset[1:]] - running[offset[:-1]]
-    del running
+    # Each string's total, summed in place (no per-run array); a string of no runs has 0.
+    total = np.zeros(len(strings), dtype=np.int64)
+    has = np.flatnonzero(offset[1:] > offset[:-1])
+    if has.shape[0]:
+        total[has] = np.add.reduceat(flat, offset[:-1][has], dtype=np.int64)
     expected = shapes[rows, 0] * shapes[rows, 1]
     wrong = np.flatnonzero(total != expected)
     if wrong.shape[0]:

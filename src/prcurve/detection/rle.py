@@ -46,7 +46,7 @@ U32 = NDArray[np.uint32]
 I64 = NDArray[np.int64]
 F64 = NDArray[np.float64]
 
-_CHUNK_RUNS = 1 << 20  # runs of mask pairs intersected at once
+_CHUNK_RUNS = 1 << 18  # runs read at once (masks built, pairs intersected): bounded memory
 _CHUNK_POLYGONS = 512  # polygons rasterized at once
 
 
@@ -348,13 +348,15 @@ class MaskSet:
     """Many masks' foreground runs in flat arrays (what the evaluation keeps per mask).
 
     Mask i's runs are ``start[offset[i]:offset[i + 1]]`` and ``end[...]``
-    (column-major pixel positions); ``area[i]`` its foreground pixels,
+    (column-major pixel positions, 32-bit integers unless a mask has 2^31 pixels or
+    more); ``area[i]`` its foreground pixels,
     ``box[i]`` its ``[x, y, w, h]`` as :func:`to_bbox` gives it.
     """
 
     __slots__ = ("area", "box", "end", "offset", "start")
 
-    def __init__(self, start: I64, end: I64, offset: I64, area: I64, box: F64) -> None:
+    def __init__(self, start: NDArray[Any], end: NDArray[Any], offset: I64, area: I64,
+                 box: F64) -> None:
         self.start, self.end, self.offset, self.area, self.box = start, end, offset, area, box
 
     @classmethod
@@ -372,23 +374,33 @@ class MaskSet:
     @classmethod
     def from_counts(cls, counts: NDArray[Any], offset: I64, h: I64, w: I64) -> MaskSet:
         """From run lengths one after another, cut at ``offset``, masks of h x w
-        (in parts of about ``_CHUNK_RUNS`` runs: memory stays bounded)."""
+        (in parts of about ``_CHUNK_RUNS`` runs: memory stays bounded). Positions are
+        kept in 32 bits where every mask has fewer than 2^31 pixels (half the memory)."""
         n = offset.shape[0] - 1
-        if offset[-1] <= _CHUNK_RUNS:
-            return cls._from_counts(counts, offset, h, w)
         cuts = np.unique(np.concatenate((
             [0], np.searchsorted(offset, np.arange(1, offset[-1] // _CHUNK_RUNS + 1)
                                  * _CHUNK_RUNS), [n])))
-        parts = [cls._from_counts(counts[offset[lo]:offset[hi]],
-                                  offset[lo:hi + 1] - offset[lo], h[lo:hi], w[lo:hi])
-                 for lo, hi in itertools.pairwise(cuts.tolist()) if hi > lo]
-        shift = np.cumsum([0] + [p.start.shape[0] for p in parts[:-1]])
-        return cls(np.concatenate([p.start for p in parts]),
-                   np.concatenate([p.end for p in parts]),
-                   np.concatenate([[0]] + [p.offset[1:] + k for p, k in zip(
-                       parts, shift, strict=True)]).astype(np.int64),
-                   np.concatenate([p.area for p in parts]),
-                   np.concatenate([p.box for p in parts]))
+        # Each mask has at most half its runs in the foreground: one array for all of
+        # them, filled part by part (the parts are never joined, a second copy).
+        start = np.empty(int((np.diff(offset) // 2).sum()), dtype=np.int32)
+        end = np.empty_like(start)
+        run_offset = np.zeros(n + 1, dtype=np.int64)
+        area = np.zeros(n, dtype=np.int64)
+        box = np.zeros((n, 4))
+        base = 0
+        for lo, hi in itertools.pairwise(cuts.tolist()):
+            if hi <= lo:
+                continue
+            part = cls._from_counts(counts[offset[lo]:offset[hi]],
+                                    offset[lo:hi + 1] - offset[lo], h[lo:hi], w[lo:hi])
+            k = part.start.shape[0]
+            if k and int(part.end.max()) >= 2**31 and start.dtype != np.int64:
+                start, end = start.astype(np.int64), end.astype(np.int64)
+            start[base:base + k], end[base:base + k] = part.start, part.end
+            run_offset[lo + 1:hi + 1] = part.offset[1:] + base
+            area[lo:hi], box[lo:hi] = part.area, part.box
+            base += k
+        return cls(start[:base], end[:base], run_offset, area, box)
 
     @classmethod
     def _from_counts(cls, counts: NDArray[Any], offset: I64, h: I64, w: I64) -> MaskSet:

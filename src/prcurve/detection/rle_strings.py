@@ -22,7 +22,7 @@ U32 = NDArray[np.uint32]
 I64 = NDArray[np.int64]
 
 _GROUPS = 8  # 5-bit groups: enough for any difference of two 32-bit run lengths
-_CHUNK_CHARS = 1 << 20  # compressed characters decoded at once
+_CHUNK_CHARS = 1 << 18  # compressed characters decoded at once (about 16 MiB of work arrays)
 
 
 def counts_to_string(counts: ArrayLike) -> bytes:
@@ -82,15 +82,19 @@ def strings_to_counts(strings: Sequence[str | bytes]) -> tuple[U32, I64, int]:
     cuts = np.unique(np.concatenate((
         [0], np.searchsorted(ends, np.arange(1, ends[-1] // _CHUNK_CHARS + 1) * _CHUNK_CHARS),
         [len(strings)])))
-    parts, offsets, base = [], [np.zeros(1, dtype=np.int64)], 0
+    # Every value takes at least one character, so the characters bound the runs: one
+    # array filled part by part (the parts are never joined, a second copy).
+    out = np.empty(int(ends[-1]), dtype=np.uint32)
+    offset = np.zeros(len(strings) + 1, dtype=np.int64)
+    base = 0
     for lo, hi in itertools.pairwise(cuts.tolist()):
-        counts, offset, bad = _strings_to_counts(strings[lo:hi], lengths[lo:hi])
+        counts, part, bad = _strings_to_counts(strings[lo:hi], lengths[lo:hi])
         if bad >= 0:
-            return counts, offset, lo + bad
-        parts.append(counts)
-        offsets.append(offset[1:] + base)
-        base += int(offset[-1])
-    return np.concatenate(parts), np.concatenate(offsets), -1
+            return counts, part, lo + bad
+        out[base:base + counts.shape[0]] = counts
+        offset[lo + 1:hi + 1] = part[1:] + base
+        base += counts.shape[0]
+    return out[:base], offset, -1
 
 
 def _joined(strings: Sequence[str | bytes]) -> NDArray[np.uint8]:
