@@ -124,7 +124,8 @@ def _polygon_set(segmentation: Any, image_id: NDArray[Any], shapes: NDArray[np.i
                  argument: str, field: str) -> MaskSet | None:
     """The masks when every object given as polygons passes the bulk check (None
     otherwise): the polygons rasterized together from one array of coordinates, the
-    other objects (RLEs) row by row."""
+    other objects (RLEs) decoded together when all are compressed strings of their
+    image's size, else row by row."""
     values = segmentation.tolist() if isinstance(segmentation, np.ndarray) else list(
         segmentation)
     n = len(values)
@@ -139,16 +140,27 @@ def _polygon_set(segmentation: Any, image_id: NDArray[Any], shapes: NDArray[np.i
     if polygon_rows.shape[0] == n and (per_row == 1).all():  # one polygon per object
         return MaskSet.from_counts(runs, offset, shapes[:, 0], shapes[:, 1])
     counts: list[NDArray[Any] | None] = [None] * n
-    strings: list[Any] = []
-    string_row: list[int] = []
-    for i in np.flatnonzero(~is_polygons).tolist():
-        if values[i] is None:
-            raise _checks.missing_segmentation(argument, field, i, "segm")
-        h, w = int(shapes[i, 0]), int(shapes[i, 1])
-        _rle_row(values[i], i, (h, w), image_id[i], argument,
-                 f"{argument} {field}[{i}]['segmentation']", strings, string_row, counts)
-    _strings(strings, np.array(string_row, dtype=np.int64), shapes, counts, argument, field,
-             values)
+    other = np.flatnonzero(~is_polygons)
+    rles = _checks.rle_records([values[i] for i in other.tolist()])
+    if other.shape[0] and rles is not None and set(map(type, rles[1])) <= {str} and (
+            np.array_equal(rles[0], shapes[other])):
+        # Every other object a compressed string of its image's size: decoded together.
+        string_flat, string_offset = _decode(rles[1], other, shapes, argument, field, values)
+        if other.shape[0] == n:
+            return MaskSet.from_counts(string_flat, string_offset, shapes[:, 0], shapes[:, 1])
+        for k, row in enumerate(other.tolist()):
+            counts[row] = string_flat[string_offset[k]:string_offset[k + 1]]
+    else:
+        strings: list[Any] = []
+        string_row: list[int] = []
+        for i in other.tolist():
+            if values[i] is None:
+                raise _checks.missing_segmentation(argument, field, i, "segm")
+            h, w = int(shapes[i, 0]), int(shapes[i, 1])
+            _rle_row(values[i], i, (h, w), image_id[i], argument,
+                     f"{argument} {field}[{i}]['segmentation']", strings, string_row, counts)
+        _strings(strings, np.array(string_row, dtype=np.int64), shapes, counts, argument,
+                 field, values)
     _merge_polygons(runs, offset, row_of, shapes, counts)
     return MaskSet.of([c for c in counts if c is not None],
                       [(int(h), int(w)) for h, w in shapes])
