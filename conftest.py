@@ -16,6 +16,10 @@
 2. ``PRCURVE_TESTS_REQUIRE_ALL=1`` (set by .ci/run): any skip fails the run, so CI,
    which installs every system part, runs every test. Without it, a test that
    needs a system part the machine lacks skips with one line naming what to install.
+3. No test's outcome depends on how busy the machine is: Hypothesis's timing checks
+   (its 200 ms deadline per example and the too-slow health check of data generation)
+   are off, so a loaded machine or a second test worker (pytest-xdist) cannot fail a
+   property whose every example holds. The examples themselves are unchanged.
 """
 
 from __future__ import annotations
@@ -26,6 +30,7 @@ from collections.abc import Generator
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, settings
 
 REQUIRE_ALL = "PRCURVE_TESTS_REQUIRE_ALL"
 
@@ -91,3 +96,10 @@ def pytest_make_collect_report(collector: pytest.Collector) -> Generator[None, A
     if _require_all():
         _refuse_skip(report)
     return report
+
+
+# -- 3. Hypothesis without timing checks ---------------------------------------------
+
+settings.register_profile("prcurve", deadline=None,
+                          suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile("prcurve")

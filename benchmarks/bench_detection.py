@@ -4,6 +4,13 @@ Usage::
 
     python benchmarks/bench_detection.py                  # the issue's data set, best of 3
     python benchmarks/bench_detection.py --images 500 --repeat 1   # a quick run
+    python benchmarks/bench_detection.py --iou-type keypoints --images 3000  # keypoints
+
+The keypoint case (``--iou-type keypoints``, :func:`make_keypoint_files`) times each
+library from the two JSON files to the printed 10-line summary: prcurve (with orjson
+when installed, and with the standard library's json), pycocotools'
+``COCOeval(..., 'keypoints')`` and faster-coco-eval's; the statistics are compared
+with pycocotools' first. What follows describes the box case.
 
 Data (fixed seed, COCO-val-like): ``--images`` images (5,000), 80 categories
 with a skewed frequency (the most common about 25% of the objects, as
@@ -42,6 +49,7 @@ import contextlib
 import copy
 import gc
 import io
+import json
 import os
 import platform
 import subprocess
@@ -320,16 +328,175 @@ def _git() -> str:
         return "?"
 
 
+# -- keypoints (COCOeval(..., 'keypoints')) -------------------------------------------------------
+
+
+def make_keypoint_files(folder: Path, n_images: int, seed: int = 0) -> tuple[Path, Path]:
+    """A person-keypoints ground truth file and results file (COCO-val-person-like).
+
+    ``n_images`` images of 640x480; per image Poisson(2.5) people, boxes of COCO-like
+    sizes, 17 keypoints each labeled (v = 2, 55%), occluded (v = 1, 15%) or unlabeled
+    (v = 0 at 0, 0), a third of the people (the small ones more often) with no labeled
+    keypoint (``num_keypoints == 0``, ignored by the protocol), 1% crowds (no
+    keypoints); ``area`` below the box's. Results (no ``bbox``, as pose models write
+    them; pycocotools' ``loadRes`` then takes the keypoints' extent): Poisson(1.5) noisy
+    copies of each person (all 17 points, noise from a few pixels to a third of the
+    person's size) and false people elsewhere, 30 + Poisson(5) per image (more than
+    maxDets 20), float32 scores (some ties).
+    """
+    rng = np.random.default_rng(seed)
+    k = 17
+    width, height = 640.0, 480.0
+    images, annotations, results = [], [], []
+
+    def person_points(x: float, y: float, w: float, h: float, n: int) -> np.ndarray:
+        return np.stack((x + rng.random((n, k)) * w, y + rng.random((n, k)) * h), axis=2)
+
+    for image in range(1, n_images + 1):
+        images.append({"id": image, "width": int(width), "height": int(height)})
+        dets: list[tuple[np.ndarray, float]] = []
+        for _ in range(int(rng.poisson(2.5))):
+            side = float(np.clip(np.exp(rng.normal(np.log(90.0), 0.8)), 8.0, 460.0))
+            w = min(side * float(np.exp(rng.normal(-0.4, 0.3))), width - 1)
+            h = min(side, height - 1)
+            x, y = float(rng.uniform(0, width - w)), float(rng.uniform(0, height - h))
+            crowd = bool(rng.random() < 0.01)
+            xy = person_points(x, y, w, h, 1)[0]
+            v = rng.choice([0, 1, 2], k, p=[0.3, 0.15, 0.55])
+            if crowd or rng.random() < (0.6 if side < 40 else 0.2):
+                v[:] = 0
+            xy[v == 0] = 0.0
+            keypoints = np.column_stack((xy.round(1), v)).ravel()
+            annotations.append({
+                "id": len(annotations) + 1, "image_id": image, "category_id": 1,
+                "bbox": [round(x, 2), round(y, 2), round(w, 2), round(h, 2)],
+                "area": round(w * h * float(rng.uniform(0.4, 0.9)), 2), "iscrowd": int(crowd),
+                "keypoints": keypoints.tolist(), "num_keypoints": int((v > 0).sum())})
+            if crowd:
+                continue
+            truth = person_points(x, y, w, h, 1)[0]
+            truth[v > 0] = xy[v > 0]
+            for _ in range(int(rng.poisson(1.5))):
+                quality = float(rng.random())
+                noise = rng.normal(0, (0.01 + 0.3 * (1 - quality)) * np.sqrt(w * h), (k, 2))
+                score = float(np.clip(0.3 + 0.65 * quality + rng.normal(0, 0.1), 0.01, 1.0))
+                dets.append((truth + noise, score))
+        for _ in range(max(0, 30 + int(rng.poisson(5)) - len(dets))):
+            w, h = (float(s) for s in rng.uniform(10, 200, 2))
+            x, y = float(rng.uniform(0, width - w)), float(rng.uniform(0, height - h))
+            dets.append((person_points(x, y, w, h, 1)[0], float(rng.beta(1.0, 5.0))))
+        for xy, score in dets:
+            points = np.column_stack((xy.round(2), np.ones(k))).ravel()
+            results.append({"image_id": image, "category_id": 1, "keypoints": points.tolist(),
+                            "score": float(np.float32(score))})
+    gt_path, dt_path = folder / "person_keypoints.json", folder / "keypoint_results.json"
+    gt_path.write_text(json.dumps({
+        "images": images, "annotations": annotations,
+        "categories": [{"id": 1, "name": "person", "supercategory": "person",
+                        "keypoints": [f"k{i}" for i in range(k)], "skeleton": []}]}))
+    dt_path.write_text(json.dumps(results))
+    return gt_path, dt_path
+
+
+def keypoints_prcurve(gt: Path, dt: Path) -> np.ndarray:
+    """From the two files to the printed 10-line summary (printing captured)."""
+    result = evaluate_coco(gt, dt, iou_type="keypoints")
+    with contextlib.redirect_stdout(io.StringIO()):
+        print(result.summary())
+    return np.asarray(result.stats)
+
+
+def without_orjson(function: Callable[[], Any]) -> Any:
+    """``function()`` with ``import orjson`` failing: prcurve's standard-library reading."""
+    saved = sys.modules.get("orjson")
+    sys.modules["orjson"] = None  # type: ignore[assignment]
+    try:
+        return function()
+    finally:
+        if saved is None:
+            del sys.modules["orjson"]
+        else:
+            sys.modules["orjson"] = saved
+
+
+def keypoints_reference(module: str, gt: Path, dt: Path) -> np.ndarray:
+    """pycocotools or faster-coco-eval from the two files to ``summarize()``."""
+    if module == "pycocotools":
+        from pycocotools.coco import COCO
+        from pycocotools.cocoeval import COCOeval as Eval
+    else:
+        from faster_coco_eval import COCO
+        from faster_coco_eval import COCOeval_faster as Eval
+    with contextlib.redirect_stdout(io.StringIO()):
+        ground_truth = COCO(str(gt))
+        evaluator = Eval(ground_truth, ground_truth.loadRes(str(dt)), "keypoints")
+        evaluator.evaluate()
+        evaluator.accumulate()
+        evaluator.summarize()
+    return np.asarray(evaluator.stats[:10])
+
+
+def keypoints_main(n_images: int, repeat: int, seed: int, skip: list[str]) -> None:
+    """The keypoint case: every library from the files to the summary, checked first."""
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as folder:
+        gt, dt = make_keypoint_files(Path(folder), n_images, seed)
+        annotations = json.loads(gt.read_text())["annotations"]
+        n_dt = len(json.loads(dt.read_text()))
+        print(f"data: {n_images} images, person, 17 keypoints, {len(annotations)} ground truth "
+              f"({sum(a['num_keypoints'] == 0 for a in annotations)} with num_keypoints 0, "
+              f"{sum(a['iscrowd'] for a in annotations)} crowd), {n_dt} results "
+              f"({n_dt / n_images:.1f} per image), files {gt.stat().st_size / 1e6:.1f} + "
+              f"{dt.stat().st_size / 1e6:.1f} MB", flush=True)
+        runs = {"prcurve": lambda: keypoints_prcurve(gt, dt)}
+        if "stdlib" not in skip and _available("orjson"):
+            runs["prcurve, standard-library json"] = lambda: without_orjson(
+                lambda: keypoints_prcurve(gt, dt))
+        if "pycocotools" not in skip:
+            runs["pycocotools"] = lambda: keypoints_reference("pycocotools", gt, dt)
+        if "faster" not in skip and _available("faster_coco_eval"):
+            runs["faster-coco-eval"] = lambda: keypoints_reference("faster_coco_eval", gt, dt)
+        reference = (runs.get("pycocotools") or runs["prcurve"])()
+        rows = []
+        for name, run in runs.items():
+            peak, stats = peak_memory(run)
+            diff = float(np.max(np.abs(stats - reference)))
+            if diff > 1e-12:
+                print(f"WARNING: {name}'s statistics differ from pycocotools' by {diff:.1e}",
+                      file=sys.stderr)
+            seconds, _ = best(run, repeat)
+            rows.append((name, seconds, peak, diff))
+            print(f"{name}: {seconds:.3f} s", flush=True)
+    ours = rows[0][1]
+    print("\n| library | seconds | ratio to prcurve | peak MB | max stat diff vs pycocotools |")
+    print("|:--|--:|--:|--:|--:|")
+    for name, seconds, peak, diff in rows:
+        peak_text = "n/a" if peak < 0 else f"{peak / 1e6:.0f}"
+        print(f"| {name} | {seconds:.3f} | {seconds / ours:.1f}x | {peak_text} | {diff:.1e} |")
+    load = os.getloadavg()
+    print(f"\n- load average {load[0]:.2f} / {load[1]:.2f} / {load[2]:.2f} at the end; "
+          f"python {platform.python_version()}, numpy {np.__version__}, prcurve git {_git()}; "
+          f"best of {repeat}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--images", type=int, default=5000)
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--skip", action="append", default=[],
-                        help="a library to leave out: pycocotools, faster, torchmetrics")
+                        help="a library to leave out: pycocotools, faster, torchmetrics; "
+                        "stdlib: prcurve without orjson (keypoints)")
     parser.add_argument("--bootstrap", type=int, default=0, metavar="N",
                         help="also time bootstrap_detection with N resamples (no peer has one)")
+    parser.add_argument("--iou-type", default="bbox", choices=("bbox", "keypoints"),
+                        help="keypoints: the person-keypoint case (make_keypoint_files), "
+                        "from the JSON files to the printed summary")
     args = parser.parse_args()
+    if args.iou_type == "keypoints":
+        keypoints_main(args.images, args.repeat, args.seed, args.skip)
+        return
     started = time.perf_counter()
     ground_truth, results = make_data(args.images, args.seed)
     n_gt = len(ground_truth["annotations"])

@@ -4,6 +4,7 @@ a report of 10^4 rows, each tool against its peers on the same inputs.
 Usage::
 
     python benchmarks/bench_everyday.py [--repeat 7] [--trec-eval PATH]  # or $TREC_EVAL
+    python benchmarks/bench_everyday.py --only report --before main/.venv/bin/python
 
 Every number is one whole process (start-up, reading, computing, output), as a
 user or a shell loop waits for it; rounds alternate the tools of a case, so they
@@ -30,7 +31,13 @@ Cases (data written to a temporary folder, deleted afterwards):
   default 95% bootstrap interval of 1,000 resamples), the same with ``--ci
   none``, and a scikit-learn process reading the file with numpy and computing
   ``average_precision_score`` and ``precision_recall_curve``; AP checked equal to
-  scikit-learn's (4 decimals, as printed).
+  scikit-learn's (4 decimals, as printed);
+- report with plots and HTML, the same 10^4 rows: ``prcurve report FILE --out DIR``
+  (the default plots: pr_curve.png and .svg, threshold.png, prg_curve.png, and
+  report.html; the folder written over on every run after the first) against the
+  reference of issue 26, item 3: a process importing the libraries the report draws
+  with (:data:`DRAWING_IMPORTS`: matplotlib with the Agg backend and pyplot, and the
+  bokeh modules of ``prcurve.present.html``); the files checked written.
 """
 
 from __future__ import annotations
@@ -61,6 +68,17 @@ e.evaluate(); e.accumulate(); e.summarize()
 if {print_stats}:  # faster-coco-eval logs its summary (not shown): its 12 statistics
     print("\\n".join(f"] = {{v:0.3f}}" for v in e.stats))
 """
+
+DRAWING_IMPORTS = ("import matplotlib; matplotlib.use('Agg'); import matplotlib.pyplot; "
+                   "import matplotlib.backends.backend_agg, matplotlib.backends.backend_svg; "
+                   "import bokeh.embed, bokeh.layouts, bokeh.models, bokeh.plotting, "
+                   "bokeh.resources")
+"""The reference of the report with plots: importing what it draws with (matplotlib's
+figures, its PNG and SVG writers, and the bokeh modules ``prcurve.present.html`` imports;
+``prcurve.present.files._PICTURE_MODULES``)."""
+
+REPORT_FILES = ("pr_curve.png", "pr_curve.svg", "threshold.png", "prg_curve.png",
+                "report.html", "report.json")
 
 SKLEARN_SCRIPT = """
 import sys
@@ -95,7 +113,9 @@ def write_inputs(folder: Path) -> dict[str, Path]:
             "csv": folder / "scores.csv"}
 
 
-def cases(files: dict[str, Path], binary: Path | None) -> dict[str, dict[str, list[str]]]:
+def cases(files: dict[str, Path], binary: Path | None, python: str = PY
+          ) -> dict[str, dict[str, list[str]]]:
+    PY = python  # the interpreter of every timed process
     qrels, run = str(files["qrels"]), str(files["run"])
     gt, dt, csv = str(files["gt"]), str(files["dt"]), str(files["csv"])
     trec = {"prcurve trec -m all_trec": [PY, "-m", "prcurve", "trec", "-m", "all_trec", qrels,
@@ -128,7 +148,24 @@ def cases(files: dict[str, Path], binary: Path | None) -> dict[str, dict[str, li
                                               "none"],
             "scikit-learn process (AP + curve)": [PY, "-c", SKLEARN_SCRIPT, csv],
         },
+        "report with plots and HTML, 10^4 rows (CSV)": {
+            "import matplotlib, pyplot (Agg) and bokeh": [PY, "-c", DRAWING_IMPORTS],
+            "prcurve report FILE --out DIR": [PY, "-m", "prcurve", "report", csv, "--out",
+                                              str(files["out"])],
+        },
     }
+
+
+def with_before(tools: dict[str, list[str]], python: str, before: str
+                ) -> dict[str, list[str]]:
+    """``tools`` with each prcurve command also run by the interpreter ``before``, next to
+    it (a before/after in the same rounds, under the same load)."""
+    out = {}
+    for tool, command in tools.items():
+        out[tool] = command
+        if command[:3] == [python, "-m", "prcurve"]:
+            out[f"{tool} [before]"] = [before, *command[1:]]
+    return out
 
 
 def check(case: str, outputs: dict[str, bytes]) -> str:
@@ -146,6 +183,8 @@ def check(case: str, outputs: dict[str, bytes]) -> str:
         if any(len(v) != 12 for v in values) or any(v != values[0] for v in values):
             raise SystemExit(f"COCO statistics differ: {stats}")
         return "the 12 statistics equal across the three tools (as printed)"
+    if case.startswith("report with plots"):
+        return "wrote " + ", ".join(REPORT_FILES)
     if case.startswith("report"):
         ours = re.search(rb"AP \(step\) +([0-9.]+)", outputs["prcurve report FILE --ci none"])
         theirs = re.search(rb"AP ([0-9.]+)", outputs["scikit-learn process (AP + curve)"])
@@ -161,6 +200,15 @@ def main() -> None:
     parser.add_argument("--slow-repeat", type=int, default=2,
                         help="runs of the pycocotools process (seconds each)")
     parser.add_argument("--trec-eval", default=os.environ.get("TREC_EVAL"))
+    parser.add_argument("--only", nargs="*", default=None, metavar="TEXT",
+                        help="run only the cases whose name starts with one of these "
+                        "(e.g. 'report')")
+    parser.add_argument("--python", default=PY,
+                        help="the interpreter of the timed processes (another checkout's "
+                        "environment, for a before/after)")
+    parser.add_argument("--before", default=None, metavar="PYTHON",
+                        help="also time every prcurve command with this interpreter (e.g. "
+                        "main's environment), in the same rounds: rows marked [before]")
     parser.add_argument("--write", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.write:
@@ -170,14 +218,19 @@ def main() -> None:
         folder = Path(name)
         subprocess.run([PY, __file__, "--write", name], check=True)
         files = {"qrels": folder / "qrels", "run": folder / "run", "gt": folder / "gt.json",
-                 "dt": folder / "dt.json", "csv": folder / "scores.csv"}
+                 "dt": folder / "dt.json", "csv": folder / "scores.csv",
+                 "out": folder / "report_out"}
         binary = trec_eval_binary(args.trec_eval, folder)
         if binary is None:
             print("# trec_eval: skipped (give --trec-eval PATH or set TREC_EVAL: a binary, or "
                   "usnistgov/trec_eval's source folder to build with make)")
         load_before = os.getloadavg()
         tables = []
-        for case, tools in cases(files, binary).items():
+        for case, tools in cases(files, binary, args.python).items():
+            if args.only is not None and not case.startswith(tuple(args.only)):
+                continue
+            if args.before is not None:
+                tools = with_before(tools, args.python, args.before)
             for command in tools.values():  # bytecode caches written; not timed
                 subprocess.run(command, env=CHILD_ENV, capture_output=True, check=False)
             results: dict[str, list[dict[str, Any]]] = {tool: [] for tool in tools}
@@ -190,6 +243,10 @@ def main() -> None:
                         raise SystemExit(f"{tool} failed: {done['stderr'].decode()[-2000:]}")
                     results[tool].append(done)
             note = check(case, {tool: runs[-1]["stdout"] for tool, runs in results.items()})
+            missing = [n for n in REPORT_FILES if case.startswith("report with plots")
+                       and not (files["out"] / n).is_file()]
+            if missing:
+                raise SystemExit(f"prcurve report --out did not write {missing}")
             tables.append((case, results, note))
             print(f"# {case}: done; {note}", flush=True)
         load_after = os.getloadavg()

@@ -178,8 +178,12 @@ def test_plots_draw_pycocotools_precision(iou_type: str, seed: int) -> None:
     precision = reference.eval["precision"][0, :, :, 0, -1]
     valid = (precision > -1).all(axis=0)
     assert_allclose(lines[0].get_ydata(), precision[:, valid].mean(axis=1), rtol=0, atol=1e-12)
-    assert lines[0].get_label() == f"IoU=0.50: AP {reference.stats[1]:.3f}"
-    assert lines[1].get_label() == f"IoU=0.75: AP {reference.stats[2]:.3f}"
+    name = "OKS" if iou_type == "keypoints" else "IoU"  # the legend says which similarity
+    assert lines[0].get_label() == f"{name}=0.50: AP {reference.stats[1]:.3f}"
+    assert lines[1].get_label() == f"{name}=0.75: AP {reference.stats[2]:.3f}"
+    kind = "OKS" if iou_type == "keypoints" else "mask IoU"
+    assert f"({kind})" in figure.axes[0].get_title()
     classes = ours.plot_class_curves()
     assert len(classes.axes) == int((ours.n_pos[:, 0] > 0).sum())
+    assert f"at {kind} >= 0.5" in " ".join(classes.get_suptitle().split())
     plt.close("all")

@@ -173,6 +173,63 @@ def test_bootstrap_is_seeded_and_thread_independent() -> None:
     assert e == f
 
 
+def whole_chunk_resamples(curve: prcurve.PRCurve, method: str, n: int, seed: int) -> np.ndarray:
+    """Every resample's AP with each chunk's draws counted and measured whole (the way
+    before issue 26's blocks of rows): the same seeds, draws and statistic."""
+    from prcurve.space import intervals
+
+    state = _Cells.from_counts(curve.counts)
+    rng = np.random.default_rng(seed)
+    sizes = intervals._chunk_plan(state, n)
+    seeds = rng.integers(0, 2**63 - 1, size=len(sizes), dtype=np.int64)
+    lookups = [None if intervals._use_multinomial(c.shape[0], t) else intervals._lookup(
+        c, sizes[0]) for c, t in ((state.pos_counts, state.n_pos),
+                                  (state.neg_counts, state.n_neg))]
+    values = []
+    for size, chunk_seed in zip(sizes, seeds, strict=True):
+        chunk = np.random.default_rng(int(chunk_seed))
+        pos = _draw_cells(chunk, state.pos_counts, state.n_pos, size, lookups[0])
+        neg = _draw_cells(chunk, state.neg_counts, state.n_neg, size, lookups[1])
+        values.append(ap_batch(method, *state.batch(pos, neg), float(state.n_pos)))
+    return np.concatenate(values)
+
+
+@FAST
+@given(data=scored(labels="hard", weights="none", min_size=2), seed=st.integers(0, 2**32),
+       block=st.sampled_from([1, 3, 1 << 12, 1 << 40]),
+       method=st.sampled_from(["step", "davis_goadrich", "interpolated"]))
+def test_blocks_of_rows_give_the_numbers_of_whole_chunks(  # type: ignore[no-untyped-def]
+        data, seed: int, block: int, method: str) -> None:
+    from unittest import mock
+
+    from prcurve.space import intervals
+
+    curve = prcurve.pr_curve(data.y_true, data.y_score)
+    state = _Cells.from_counts(curve.counts)
+    if state.n_pos == 0:
+        return
+    expected = whole_chunk_resamples(curve, method, 40, seed)
+    with mock.patch.object(intervals, "_BLOCK_CELLS", block):
+        got = intervals._map_resamples(
+            state, 40, np.random.default_rng(seed),
+            lambda pos, neg: ap_batch(method, *state.batch(pos, neg), float(state.n_pos)), 1)
+    np.testing.assert_array_equal(got, expected)
+
+
+@pytest.mark.parametrize(("rows", "decimals"), [(12_000, 6), (12_000, 1), (5_000, 3)])
+def test_report_bootstrap_keeps_the_numbers_of_whole_chunks(rows: int, decimals: int) -> None:
+    # Several chunks of many rows each (the 10^4-row report's case), distinct or tied
+    # scores: the interval is the percentile interval of the whole-chunk resamples.
+    from prcurve.space.intervals import _percentiles
+
+    rng = np.random.default_rng(rows + decimals)
+    y = rng.random(rows) < 0.3
+    curve = prcurve.pr_curve(y, np.round(rng.normal(y * 1.0, 1.0), decimals))
+    ci = bootstrap_average_precision(curve, n_resamples=300, seed=0, n_threads=2)
+    assert (ci.lower, ci.upper) == _percentiles(whole_chunk_resamples(curve, "step", 300, 0),
+                                                0.95)
+
+
 def test_bootstrap_accepts_counts_and_binned_curves() -> None:
     curve = _curve(tied=True)
     from_counts = bootstrap_average_precision(curve.counts, n_resamples=50, seed=0)

@@ -31,6 +31,7 @@ from prcurve.cli.report import prepare_out as _prepare_out
 from prcurve.core.csv_writers import csv_line
 from prcurve.present.files import figure_writer, remove_stale, stale_outputs, write_files
 from prcurve.validation import boxes as _checks
+from prcurve.validation import keypoints as _keypoint_checks
 from prcurve.validation.files import check_out_folder
 
 __all__ = ["register", "run_coco", "run_voc"]
@@ -94,7 +95,8 @@ def register(subparsers: Any) -> None:
                            "tidecv package computes them (bbox or segm)")
     coco.add_argument("--confusion", action="store_true",
                       help="also print the per-class confusion matrix with a background row "
-                           "and column (rows: ground truth; with --out: confusion.png)")
+                           "and column (rows: ground truth; with --out: confusion.png; bbox "
+                           "or segm)")
     coco.add_argument("--confusion-iou", default="0.5", metavar="T",
                       help="IoU a detection needs to take a ground-truth object in the "
                            "confusion matrix (default 0.5)")
@@ -266,6 +268,9 @@ def _coco(args: argparse.Namespace) -> int:
     from prcurve.detection import evaluate_coco
 
     iou_type = _checks.check_iou_type(args.iou_type)
+    for option, asked in (("--errors", args.errors), ("--confusion", args.confusion)):
+        if asked:  # before the files are read
+            _keypoint_checks.check_not_keypoints(option, iou_type)
     options = _bootstrap_options(args)
     if len(args.detections) > 1 or args.baseline is not None:
         return _several(args, options, ("mAP", "AP50"), lambda dt: evaluate_coco(
@@ -348,7 +353,11 @@ def _coco_class_lines(report: dict[str, Any]) -> list[str]:
                  f"({best['precision']:0.3f}, {best['recall']:0.3f})")
         lines.append(f" {r['name']!s:<{width}}  {show(r['AP'])}  {show(r.get('AP50'))}  "
                      f"{show(r.get('AP75'))}  {r['n_gt']:>6}  {point}")
-    lines.append(" (IoU 0.50 for best F1; AP per class: mean over IoU 0.50:0.95, 101-point)")
+    from prcurve.detection.protocol import similarity_name
+
+    kind = similarity_name(str(report.get("iou_type", "bbox")))
+    lines.append(f" ({kind} 0.50 for best F1; AP per class: mean over {kind} 0.50:0.95, "
+                 "101-point)")
     return lines
 
 

@@ -286,6 +286,23 @@ def _statistic(ap_sum: F64, valid: I64, thresholds: list[int] | None) -> F64:
     return values
 
 
+def _own_value(evaluation: Evaluation, thresholds: list[int] | None, resampled: float) -> float:
+    """The evaluation's own value of a statistic, summed in its summary's order.
+
+    The resampler's all-ones weights give the same mean in another summation order,
+    which can differ in the last bit (``resampled``); the estimate must be the value
+    the summary prints: pycocotools' ``np.mean(s[s > -1])`` over the precisions
+    (area "all", the largest max_dets), VOC's mean over classes with ground truth.
+    """
+    if math.isnan(resampled):
+        return resampled
+    if isinstance(evaluation, VOCEvaluation):
+        return float(evaluation.mean_ap[0 if thresholds is None else thresholds[0]])
+    chosen = evaluation.precision if thresholds is None else evaluation.precision[thresholds]
+    precisions = chosen[:, :, :, 0, -1]
+    return float(np.mean(precisions[precisions > -1]))
+
+
 def _interval(values: F64, estimate: float, level: float, kind: str) -> tuple[float, float]:
     low, high = _percentiles(values, level)
     if kind == "basic":  # reflected; an AP (not a difference) stays in [0, 1]
@@ -372,7 +389,8 @@ def bootstrap_detection(
     out = {}
     for name in names:
         values = _statistic(ap_sum, valid, thresholds[name])
-        estimate = float(_statistic(own_sum, own_valid, thresholds[name])[0])
+        estimate = _own_value(evaluation, thresholds[name],
+                              float(_statistic(own_sum, own_valid, thresholds[name])[0]))
         low, high = _interval(values, estimate, lvl, kind)
         low, high = min(max(low, 0.0), 1.0), min(max(high, 0.0), 1.0)
         out[name] = Interval(_label(evaluation, name), estimate, low, high,
@@ -431,7 +449,8 @@ def compare_detectors(
     ones = np.ones((1, resampler_a.n_images), dtype=np.int64)
     for resampler in (resampler_a, resampler_b):
         values.append(_statistic(*resampler.ap(weights), thresholds))
-        own.append(float(_statistic(*resampler.ap(ones), thresholds)[0]))
+        own.append(_own_value(resampler.evaluation, thresholds,
+                              float(_statistic(*resampler.ap(ones), thresholds)[0])))
     delta = values[0] - values[1]
     estimate = own[0] - own[1] if not (math.isnan(own[0]) or math.isnan(own[1])) else math.nan
     low, high = _interval(delta, estimate, lvl, kind)

@@ -50,11 +50,14 @@ def read_json(path: str | Path, argument: str) -> Any:
         except (OSError, EOFError, zlib.error) as error:
             raise _checks.unreadable_file(argument, name, f"not a whole gzip file: {error}"
                                           ) from None
+    fast = _orjson_loads(raw)
+    if fast is not _NOT_READ:
+        return fast
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as error:
         raise _checks.not_utf8(argument, name, error.start) from None
-    del raw  # the file's bytes and its text are not held at once while parsing (peak memory)
+    del raw  # the bytes and the text are not held together while json parses
     try:
         return json.loads(text)
     except json.JSONDecodeError as error:
@@ -62,6 +65,30 @@ def read_json(path: str | Path, argument: str) -> Any:
                                      error.pos) from None
     except RecursionError:
         raise _checks.malformed_json(argument, name, "nested too deeply", 1, 1, 0) from None
+
+
+_NOT_READ: Any = object()
+_BOM = b"\xef\xbb\xbf"
+
+
+def _orjson_loads(raw: bytes) -> Any:
+    """The file parsed by orjson when it is installed and accepts it, else ``_NOT_READ``.
+
+    orjson (the optional ``json`` extra) parses about twice as fast as the standard
+    library and from the bytes, without a decoded copy of the text. What it accepts it
+    reads as ``json.loads`` does (the same dicts, lists, strings, ints and correctly
+    rounded floats; the last of duplicate keys). What it refuses (``NaN``, integers
+    beyond 64 bits, text that is not UTF-8, errors) goes to the standard library, whose
+    reading and error messages (file, line, column) stay the only ones users see.
+    """
+    try:
+        import orjson
+    except ImportError:
+        return _NOT_READ
+    try:
+        return orjson.loads(memoryview(raw)[3:] if raw[:3] == _BOM else raw)
+    except ValueError:  # orjson.JSONDecodeError
+        return _NOT_READ
 
 
 def _load(source: Any, argument: str) -> tuple[Any, str]:

@@ -31,9 +31,11 @@ import numpy as np
 from numpy.typing import NDArray
 
 from prcurve.detection.inputs import Detections, GroundTruth
+from prcurve.detection.protocol import similarity_name
 from prcurve.detection.tide_pairs import concat_ids, greedy_match, image_pairs
 from prcurve.validation import arrays as _arrays
 from prcurve.validation import boxes as _checks
+from prcurve.validation import keypoints as _keypoint_checks
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -87,7 +89,7 @@ class ConfusionMatrix:
         rows = [f"{label:<{width}}  " + "  ".join(
             f"{int(v):>{w}}" for v, w in zip(row, cells, strict=True))
             for label, row in zip(labels, self.matrix, strict=True)]
-        title = (f"Confusion matrix ({self.iou_type} IoU >= {self.iou_threshold:g}, "
+        title = (f"Confusion matrix ({similarity_name(self.iou_type)} >= {self.iou_threshold:g}, "
                  f"score >= {self.score_threshold:g})")
         return "\n".join([title, head, *rows])
 
@@ -117,6 +119,7 @@ def confusion_matrix(sources: Sequence[tuple[GroundTruth, Detections]], *,
     """
     t = _checks.check_fraction("iou_threshold", iou_threshold)
     s = _arrays.check_finite_number("score_threshold", score_threshold)
+    _keypoint_checks.check_not_keypoints("iou_type", iou_type)
     kind = _checks.check_choice("iou_type", iou_type, ("bbox", "segm"))
     declared = [gt.categories for gt, _ in sources if gt.categories is not None]
     named = [a for gt, dt in sources for a in (gt.category_id, dt.category_id)]

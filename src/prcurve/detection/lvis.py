@@ -335,6 +335,12 @@ class LVISEvaluation:
                  for name in LVIS_STAT_NAMES]
         return {name: float(v) for name, v in zip(names, self.stats, strict=True)}
 
+    def _repr_html_(self) -> str:
+        """Notebook display (:func:`prcurve.detection.views.evaluation_html`)."""
+        from prcurve.detection.views import evaluation_html
+
+        return evaluation_html(self.protocol, self.summary(), self.per_category())
+
     def summary(self) -> str:
         """The 13 lines lvis-api's ``print_results`` prints, byte for byte."""
         line = (" {:<18} {} @[ IoU={:<9} | area={:>6s} | maxDets={:>3d} catIds={:>3s}] "

@@ -21,7 +21,19 @@ from prcurve.detection.keypoints import COCO_SIGMAS
 from prcurve.validation import boxes as _checks
 from prcurve.validation import keypoints as _keypoint_checks
 
-__all__ = ["COCOProtocol", "VOCProtocol"]
+__all__ = ["SIMILARITY_NAMES", "COCOProtocol", "VOCProtocol", "similarity_name"]
+
+SIMILARITY_NAMES = {"bbox": "box IoU", "segm": "mask IoU", "keypoints": "OKS"}
+"""What each ``iou_type`` compares, as plots, tables and summaries name it."""
+
+
+def similarity_name(iou_type: str) -> str:
+    """``"box IoU"``, ``"mask IoU"`` or ``"OKS"`` (keypoints' object keypoint similarity).
+
+    >>> similarity_name("segm")
+    'mask IoU'
+    """
+    return SIMILARITY_NAMES.get(iou_type, f"{iou_type} IoU")
 
 # pycocotools' Params.setDetParams: linspace, "np.arange causes trouble".
 _COCO_IOU = tuple(float(t) for t in np.linspace(

@@ -212,13 +212,14 @@ def _mask_similarity(gt: GroundTruth, dt: Detections) -> Callable[[I64, I64, Boo
 def _keypoint_similarity(gt: GroundTruth, dt: Detections,
                          sigmas: tuple[float, ...]) -> Callable[[I64, I64, Bool], F64]:
     """OKS of (detection, ground truth) rows (pycocotools' ``computeOks``)."""
-    from prcurve.detection.keypoints import pair_oks
+    from prcurve.detection.keypoints import PairOKS
 
     k = len(sigmas)
     gt_kp = _keypoint_checks.need_keypoints("ground_truth", gt.keypoints, len(gt), k)
     dt_kp = _keypoint_checks.need_keypoints("detections", dt.keypoints, len(dt), k)
     sigma = np.asarray(sigmas)
-    return lambda d, g, crowd: pair_oks(dt_kp[d], gt_kp[g], gt.boxes[g], gt.area[g], sigma)
+    oks = PairOKS(dt_kp, gt_kp, gt.boxes, gt.area, sigma)
+    return lambda d, g, crowd: oks(d, g)
 
 
 class DetectionState:

@@ -63,6 +63,7 @@ from prcurve.detection.tide_pairs import (
 )
 from prcurve.detection.views import json_value
 from prcurve.validation import boxes as _checks
+from prcurve.validation import keypoints as _keypoint_checks
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -180,6 +181,7 @@ def tide_errors(sources: Sequence[tuple[GroundTruth, Detections]], *, iou_type: 
     pos = _checks.check_fraction("pos_threshold", pos_threshold)
     bg = _checks.check_fraction("bg_threshold", bg_threshold)
     keep = max(_checks.check_max_dets(max_dets))
+    _keypoint_checks.check_not_keypoints("iou_type", iou_type)
     kind = _checks.check_choice("iou_type", iou_type, ("bbox", "segm"))
     outcome = _classify(sources, kind, pos, bg, keep)
     return _quantify(outcome, kind, pos, bg)

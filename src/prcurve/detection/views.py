@@ -17,7 +17,21 @@ if TYPE_CHECKING:
     from prcurve.detection.coco import SortedRecords
     from prcurve.detection.state import DetectionState
 
-__all__ = ["CategoryViews", "json_value"]
+__all__ = ["CategoryViews", "evaluation_html", "json_value"]
+
+
+def evaluation_html(protocol: Any, summary: str, per_category: Table) -> str:
+    """A detection evaluation in a notebook: which protocol and similarity (box IoU,
+    mask IoU or OKS), the printed summary, and the per-category table (its first and
+    last 10 rows when longer)."""
+    import html
+
+    from prcurve.detection.protocol import similarity_name
+
+    name = str(getattr(protocol, "name", "detection")).upper()
+    kind = similarity_name(str(getattr(protocol, "iou_type", "bbox")))
+    return (f"<div><p><b>{html.escape(name)} evaluation ({html.escape(kind)})</b></p>"
+            f"<pre>{html.escape(summary)}</pre>{per_category.to_html(max_rows=20)}</div>")
 
 
 def json_value(value: Any) -> Any:
@@ -34,6 +48,11 @@ class CategoryViews:
     protocol: Any
     state: DetectionState
     _records: SortedRecords
+
+    def _repr_html_(self) -> str:
+        """Notebook display (:func:`evaluation_html`)."""
+        evaluation: Any = self  # COCOEvaluation or VOCEvaluation: summary, per_category
+        return evaluation_html(self.protocol, evaluation.summary(), evaluation.per_category())
 
     def _adopt(self, state: DetectionState, records: SortedRecords) -> None:
         """The attributes both evaluations take from the state and its sorted records."""

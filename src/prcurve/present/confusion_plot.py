@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from prcurve.detection.protocol import similarity_name
 from prcurve.validation import boxes as _checks
 
 if TYPE_CHECKING:
@@ -64,7 +65,7 @@ def plot_confusion_matrix(matrix: ConfusionMatrix, *, ax: Axes | None = None,
     ax.set_yticks(range(n), labels)
     ax.set_xlabel("detections")
     ax.set_ylabel("ground truth")
-    ax.set_title(f"{matrix.iou_type} IoU >= {matrix.iou_threshold:g}, "
+    ax.set_title(f"{similarity_name(matrix.iou_type)} >= {matrix.iou_threshold:g}, "
                  f"score >= {matrix.score_threshold:g}")
     top = float(shown.max()) if shown.size else 0.0
     if n <= 40:  # counts stay legible up to about 40 classes

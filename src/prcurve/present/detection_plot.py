@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from prcurve.detection.protocol import VOCProtocol, similarity_name
 from prcurve.validation import boxes as _checks
 
 if TYPE_CHECKING:
@@ -74,6 +75,9 @@ def plot_iou_curves(
     else:
         figure = ax.figure
     colors = _pyplot().get_cmap("viridis")
+    iou_type = getattr(protocol, "iou_type", "bbox")
+    kind = similarity_name(iou_type)
+    short = "OKS" if iou_type == "keypoints" else "IoU"
     for i, threshold in enumerate(chosen):
         t = evaluation._t(threshold)
         block = evaluation.precision[t, :, :, a, m]  # (R, K)
@@ -85,13 +89,14 @@ def plot_iou_curves(
         mean = block[:, valid].mean(axis=1)
         color = colors(i / max(len(chosen) - 1, 1))
         ax.plot(recall, mean, color=color, drawstyle="steps-post",
-                label=f"IoU={protocol.iou_thresholds[t]:.2f}: AP {mean.mean():.3f}")
+                label=f"{short}={protocol.iou_thresholds[t]:.2f}: AP {mean.mean():.3f}")
     ax.set_xlim(0, 1)
     ax.set_ylim(0, 1.02)
     ax.set_xlabel("recall")
     ax.set_ylabel("interpolated precision")
     what = "mean over categories" if category is None else f"category {category}"
-    ax.set_title(f"COCO interpolated precision at {recall.shape[0]} recall thresholds\n"
+    ax.set_title(f"{protocol.name.upper()} interpolated precision at {recall.shape[0]} recall "
+                 f"thresholds ({kind})\n"
                  f"{what}, area {area}, maxDets {protocol.max_dets[m]}", fontsize="medium")
     ax.legend(loc="center left", bbox_to_anchor=(1.01, 0.5), fontsize="small",
               title="101-point AP")
@@ -140,17 +145,26 @@ def plot_class_curves(
         ks = [k for k in range(evaluation.categories.shape[0]) if n_pos[k] > 0][:max_panels]
     else:
         ks = [evaluation._k(c) for c in categories]
-    coco = evaluation.protocol.name == "coco"
+    coco = not isinstance(evaluation.protocol, VOCProtocol)  # COCO's or LVIS's 101 points
     method = "101point" if coco else evaluation.protocol.ap_method  # type: ignore[union-attr]
     label = f"AP{round(iou_threshold * 100):d}"
     n = max(len(ks), 1)
     cols = min(ncols, n)
     rows = math.ceil(n / cols)
     # A fixed layout: matplotlib's constrained layout takes seconds for 80 panels.
-    figure = _pyplot().figure(figsize=(2.4 * cols, 2.2 * rows + 0.6))
+    import textwrap
+
+    kind = similarity_name(getattr(evaluation.protocol, "iou_type", "bbox"))
+    # The figure's title (which similarity, which threshold), wrapped to the figure's
+    # width (about 12 characters an inch at this size), with room above the panels.
+    title = textwrap.wrap(f"Precision-recall per category at {kind} >= {iou_threshold:g}",
+                          max(18, int(12 * 2.4 * cols)))
+    extra = 0.2 + 0.2 * len(title)
+    height = 2.2 * rows + 0.6 + extra
+    figure = _pyplot().figure(figsize=(2.4 * cols, height))
     axes = figure.subplots(rows, cols, squeeze=False)
     figure.subplots_adjust(left=0.6 / (2.4 * cols), right=1 - 0.1 / (2.4 * cols),
-                           bottom=0.5 / (2.2 * rows + 0.6), top=1 - 0.3 / (2.2 * rows + 0.6),
+                           bottom=0.5 / height, top=1 - (0.3 + extra) / height,
                            wspace=0.3, hspace=0.55)
     for panel, k in enumerate(ks):
         ax = axes[panel // cols][panel % cols]
@@ -179,6 +193,7 @@ def plot_class_curves(
         ax.grid(alpha=0.3)
     for panel in range(len(ks), rows * cols):
         figure.delaxes(axes[panel // cols][panel % cols])
+    figure.suptitle("\n".join(title), fontsize="small", y=1 - 0.08 / height, va="top")
     figure.supxlabel("recall (of all objects that count)", fontsize="small")
     figure.supylabel("precision", fontsize="small")
     return figure  # type: ignore[no-any-return]

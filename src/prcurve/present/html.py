@@ -60,6 +60,8 @@ from prcurve.present.report_text import class_tables, curve_kind, positive_text
 from prcurve.present.style import model_color
 
 if TYPE_CHECKING:
+    from matplotlib.figure import Figure
+
     from prcurve.present.report import ClassAverages, ModelReport, Report
 
 __all__ = ["MAX_OPERATING_POINTS", "PAGE_WIDTH", "m4_reduce", "operating_points", "render_html",
@@ -403,7 +405,8 @@ def _styles() -> tuple[str, str]:
     return div, "/* @page" + page
 
 
-def render_html(report: Report, *, title: str = "prcurve report") -> str:
+def render_html(report: Report, *, title: str = "prcurve report",
+                prg_figure: Figure | None = None) -> str:
     """The report as one self-contained, interactive HTML page (Bokeh, inline resources).
 
     Parameters
@@ -412,6 +415,9 @@ def render_html(report: Report, *, title: str = "prcurve report") -> str:
         The report to show; every number comes from its models' curves.
     title : str, default "prcurve report"
         The page title.
+    prg_figure : matplotlib Figure, optional
+        The report's precision-recall-gain figure, already drawn for prg_curve.png, to
+        show inline (:mod:`prcurve.present.report_figures`); drawn here if None.
 
     Returns
     -------
@@ -504,7 +510,8 @@ def render_html(report: Report, *, title: str = "prcurve report") -> str:
     from prcurve.present.prg_plot import prg_details_html
 
     end = page.rindex("</body>")  # the page's own; Bokeh's inline script holds others
-    page = (page[:end] + prg_details_html({m.name: m.curve for m in report.models})
+    page = (page[:end] + prg_details_html({m.name: m.curve for m in report.models},
+                                          figure=prg_figure)
             + "\n" + glossary_html() + "\n" + page[end:])
     return _fixed_ids(page)
 

@@ -307,7 +307,9 @@ def plot_pr_curves(
                         color="0.5", annotation_clip=False).set_gid(f"iso-f-label-{f:g}")
         drawn.iso_f.append(line)
 
-    cycle = _pyplot().rcParams["axes.prop_cycle"].by_key()["color"]
+    import matplotlib  # its rcParams, without pyplot (not needed to draw on a Figure)
+
+    cycle = matplotlib.rcParams["axes.prop_cycle"].by_key()["color"]
     for i, (name, curve) in enumerate(named.items()):
         if isinstance(colors, Mapping):
             color = colors.get(name, cycle[i % len(cycle)])

@@ -126,9 +126,10 @@ def prg_figure(curves: Mapping[str, PRCurve]) -> Figure:
     return figure
 
 
-def prg_details_html(curves: Mapping[str, PRCurve]) -> str:
+def prg_details_html(curves: Mapping[str, PRCurve], *, figure: Figure | None = None) -> str:
     """The PRG figure as a collapsed ``<details>`` section of inline SVG for the HTML report:
-    one click opens it; no script, no request to any network.
+    one click opens it; no script, no request to any network. ``figure``: the curves'
+    :func:`prg_figure`, when it is drawn already (for prg_curve.png); else drawn here.
 
     Examples
     --------
@@ -142,8 +143,7 @@ def prg_details_html(curves: Mapping[str, PRCurve]) -> str:
 
     from prcurve.present.plot import svg_text
 
-    figure = prg_figure(curves)
-    svg = svg_text(figure)
+    svg = svg_text(prg_figure(curves) if figure is None else figure)
     svg = svg[svg.index("<svg"):]  # inline: without the XML declaration and doctype
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UndefinedMetricWarning)

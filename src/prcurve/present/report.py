@@ -48,7 +48,7 @@ from prcurve.core.curve import PRCurve
 from prcurve.core.table import Table
 from prcurve.errors import UndefinedMetricWarning
 from prcurve.present import report_text
-from prcurve.present.files import figure_writer, remove_stale, stale_outputs, write_files
+from prcurve.present.files import remove_stale, stale_outputs, write_files
 from prcurve.validation.files import (
     bad_fail_under,
     gate_out_of_range,
@@ -485,10 +485,15 @@ class Report:
                                       model.values, curve_file=name))
         final = replace(self, models=models)
         if plots:
-            files.extend(self._plot_writers())
-            page_text = final.to_html()
-            files.append(("report.html",
-                          lambda temp: temp.write_text(page_text, encoding="utf-8")))
+            # Each figure drawn and laid out once (present/report_figures.py); the page,
+            # written after prg_curve.png, shows that same PRG drawing as SVG.
+            from prcurve.present.html import render_html
+            from prcurve.present.report_figures import report_pictures
+
+            pictures = report_pictures(self)
+            files.extend(pictures.writers)
+            files.append(("report.html", lambda temp: temp.write_text(
+                render_html(final, prg_figure=pictures.prg), encoding="utf-8")))
         report_text = final.to_json(files=[n for n, _ in files] + ["report.json"])
         files.append(("report.json", lambda temp: temp.write_text(report_text, encoding="utf-8")))
         stale = stale_outputs(folder, [n for n, _ in files], OUTPUT_PATTERNS)
@@ -529,50 +534,10 @@ class Report:
 
     def pr_figure(self) -> Figure:
         """The report's PR figure (pr_curve.png): one panel per prevalence, each with its
-        unachievable region (matplotlib, imported here)."""
-        # Figures built without pyplot: no GUI backend, no global state, nothing to close.
-        from matplotlib.figure import Figure
+        unachievable region (:func:`prcurve.present.report_figures.pr_figure`)."""
+        from prcurve.present.report_figures import pr_figure
 
-        from prcurve.present import plot
-        from prcurve.present.glossary import FIGURE_NOTE
-        from prcurve.present.macro_plot import macro_panels
-
-        curves = {m.name: m.curve for m in self.models}
-        groups = plot.group_by_prevalence(curves)
-        style = {"ap_method": self.settings.ap_method, "beta": self.settings.beta,
-                 "colors": self.model_colors()}
-        extra = macro_panels(self.class_averages)
-        if len(groups) == 1 and not extra:
-            figure = Figure(figsize=plot.PR_FIGSIZE, layout="constrained")
-            figure.supxlabel(FIGURE_NOTE, fontsize=7, color="0.35")  # before the labels
-            plot.plot_pr_curves(curves, figure.add_subplot(), **style)  # type: ignore[arg-type]
-            return figure
-        titles = plot.panel_titles(groups, {m.name: m.input.name for m in self.models})
-        figure = Figure(layout="constrained")
-        figure.supxlabel(FIGURE_NOTE, fontsize=9, color="0.35")
-        plot.plot_pr_curves_grid(groups, titles=titles, figure=figure, extra=extra,
-                                 **style)  # type: ignore[arg-type]
-        return figure
-
-    def _plot_writers(self) -> list[tuple[str, Any]]:
-        # Figures built without pyplot: no GUI backend, no global state, nothing to close.
-        from matplotlib.figure import Figure
-
-        from prcurve.present import plot
-        from prcurve.present.threshold_plot import plot_thresholds_grid
-
-        curves = {m.name: m.curve for m in self.models}
-        figure = self.pr_figure()
-        grid = plot_thresholds_grid(curves, beta=self.settings.beta,
-                                    figure=Figure(layout="constrained"),
-                                    colors=self.model_colors())
-        # Each picture through present.files: the same bytes every run.
-        shots = [(figure, "pr_curve.png"), (figure, "pr_curve.svg"), (grid, "threshold.png")]
-        # The precision-recall-gain view (docs/pr_space.md), a figure of its own.
-        from prcurve.present.prg_plot import prg_figure
-
-        shots.append((prg_figure(curves), "prg_curve.png"))
-        return [(name, figure_writer(picture, name, dpi=plot.DPI)) for picture, name in shots]
+        return pr_figure(self)
 
 
 def parse_fail_under(text: str) -> tuple[str, float]:

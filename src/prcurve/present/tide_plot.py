@@ -11,6 +11,8 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING, Any
 
+from prcurve.detection.protocol import similarity_name
+
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
@@ -56,7 +58,7 @@ def plot_errors(errors: TIDEErrors) -> Figure:
                      va="center", fontsize=8)
     main_ax.set_xlim(0, top * 1.35)
     main_ax.set_xlabel("dAP (AP points gained by fixing)")
-    main_ax.set_title(f"Main errors; {errors.iou_type} AP @ "
+    main_ax.set_title(f"Main errors; AP @ {similarity_name(errors.iou_type)} "
                       f"{errors.pos_threshold:g} = {errors.ap:.2f}")
     special = list(errors.special)
     special_values = [0.0 if math.isnan(v) else v for v in errors.special.values()]

@@ -15,7 +15,8 @@ from numpy.typing import NDArray
 
 from prcurve.errors import InvalidInputError
 
-__all__ = ["check_keypoints", "check_sigmas", "need_keypoints", "need_num_keypoints"]
+__all__ = ["check_keypoints", "check_not_keypoints", "check_sigmas", "need_keypoints",
+           "need_num_keypoints"]
 
 F64 = NDArray[np.float64]
 
@@ -31,6 +32,22 @@ def check_sigmas(values: Any) -> tuple[float, ...]:
         raise InvalidInputError("oks_sigmas", f"found {values!r}",
                                 "give one positive number per keypoint")
     return tuple(float(v) for v in array)
+
+
+def check_not_keypoints(argument: str, iou_type: Any) -> None:
+    """TIDE's error types and the confusion matrix: refused for ``iou_type="keypoints"``.
+
+    Both compare each detection with the objects of every class by IoU, with a
+    background threshold (TIDE's 0.1) that Bolya et al. define for box and mask IoU
+    only; OKS has no such rule, and a keypoint file has one class. Refused rather
+    than given a meaning of prcurve's own (docs/detection.md).
+    """
+    if iou_type == "keypoints":
+        raise InvalidInputError(
+            argument, "not defined for keypoints (OKS): TIDE's error types and the confusion "
+            "matrix compare detections with every class's objects by box or mask IoU",
+            "drop it, or evaluate the same files' boxes (--iou-type bbox, "
+            "iou_type='bbox') or masks (segm)")
 
 
 def need_keypoints(argument: str, values: F64 | None, n: int, n_keypoints: int) -> F64:
