@@ -12,7 +12,8 @@ each object (the same shape moved by a few pixels, sometimes another class)
 and 0-7 elsewhere, every result a compressed RLE string without ``bbox``
 (as detectron2 and mmdetection write them).
 
-What is timed (best of ``--repeat``, one process): from the two JSON files to
+What is timed (best of ``--repeat``, one process, wall and CPU time, each
+library's runs in a row): from the two JSON files to
 the printed summary, for each library: reading the files, converting the
 masks, evaluate, accumulate and summarize. The 12 statistics of every library
 are checked against pycocotools' first. Peak memory: the resident-set
@@ -24,11 +25,14 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import gc
 import io
 import json
+import os
 import platform
 import sys
 import tempfile
+import time
 import warnings
 from pathlib import Path
 from typing import Any
@@ -133,18 +137,32 @@ def main() -> None:
             import faster_coco_eval  # noqa: F401
 
             runs["faster-coco-eval"] = lambda: run_reference("faster_coco_eval", gt, dt)
+        print(f"load {os.getloadavg()[0]:.2f}", flush=True)
         reference = runs["pycocotools"]()
-        times = {}
+        times, cpu = {}, {}
         for name, run in runs.items():
             memory, stats = peak_memory(run)
             if not np.allclose(stats, reference, rtol=0, atol=1e-12):
                 raise SystemExit(f"{name}'s statistics differ from pycocotools': {stats}")
             seconds, _ = best(run, args.repeat)
+            # CPU time (user + sys of this process, best of repeat): on a shared machine
+            # the wall time is mostly waiting for a core.
+            cpu[name] = min(_cpu_seconds(run) for _ in range(args.repeat))
             times[name] = seconds
-            print(f"{name:18s} {seconds:8.2f} s  peak {memory / 2**20:7.0f} MiB")
+            print(f"{name:18s} {seconds:8.2f} s  cpu {cpu[name]:7.2f} s  "
+                  f"peak {memory / 2**20:7.0f} MiB", flush=True)
         for name, seconds in times.items():
             if name != "prcurve":
-                print(f"prcurve vs {name}: {seconds / times['prcurve']:.2f}x")
+                print(f"prcurve vs {name}: {seconds / times['prcurve']:.2f}x (cpu "
+                      f"{cpu[name] / cpu['prcurve']:.2f}x)")
+        print(f"load {os.getloadavg()[0]:.2f}")
+
+
+def _cpu_seconds(run: Any) -> float:
+    gc.collect()
+    start = time.process_time()
+    run()
+    return time.process_time() - start
 
 
 if __name__ == "__main__":

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import operator
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, NoReturn
@@ -132,8 +133,14 @@ class _Records:
 
     def has_any(self, key: str) -> bool:
         if self._keys is None:  # one pass over the records, not one per optional key
-            self._keys = set().union(*(r for r in self.records if isinstance(r, dict)))
+            self._keys = set().union(*self._dicts())
         return key in self._keys
+
+    def _dicts(self) -> list[Any]:
+        """The records that are dicts (all of them, tested by one pass over their types)."""
+        if set(map(type, self.records)) <= {dict}:
+            return self.records
+        return [r for r in self.records if isinstance(r, dict)]
 
     def ids(self, key: str) -> NDArray[Any]:
         values = self.values(key)
@@ -188,6 +195,8 @@ class _Records:
         """Each record's ``key`` (None where absent), or None when no record has it."""
         if not self.has_any(key):
             return None
+        if self._dicts() is self.records:
+            return list(map(operator.methodcaller("get", key), self.records))
         return [record.get(key) if isinstance(record, dict) else None for record in self.records]
 
     def keypoints(self) -> NDArray[np.float64] | None:

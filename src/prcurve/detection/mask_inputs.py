@@ -22,6 +22,7 @@ from prcurve.detection.rle import (
     MaskSet,
     RunLengths,
     counts_from_string,
+    flat_polygons_to_counts,
     polygons_to_counts,
     strings_to_counts,
 )
@@ -36,9 +37,16 @@ def result_masks(values: list[Any], argument: str) -> RunLengths:
     """The masks of results that carry masks alone, decoded once (pycocotools'
     ``loadRes`` takes each one's box and area from its RLE, which must be one)."""
     n = len(values)
+    bulk = _checks.rle_records(values)
+    if bulk is not None and set(map(type, bulk[1])) <= {str}:
+        # The common case (every result a compressed string): decoded together, with no
+        # per-result array (the strings go to the decoder as they are).
+        shapes, strings = bulk
+        flat, offset = _decode(strings, np.arange(n), shapes, argument, "results", values)
+        return RunLengths(flat, offset, shapes[:, 0].copy(), shapes[:, 1].copy())
     shapes = np.zeros((n, 2), dtype=np.int64)
     counts: list[NDArray[Any] | None] = [None] * n
-    strings: list[bytes] = []
+    strings = []
     rows: list[int] = []
     for i, value in enumerate(values):
         if value is None:
@@ -48,10 +56,8 @@ def result_masks(values: list[Any], argument: str) -> RunLengths:
         where = f"{argument} results[{i}]['segmentation']"
         h, w = shapes[i] = _checks.check_size(where, value["size"])
         _collect(value["counts"], i, h, w, where, strings, rows, counts)
-    holder = np.empty(n, dtype=object)
-    holder[:] = values
     _strings(strings, np.array(rows, dtype=np.int64), shapes, counts, argument, "results",
-             holder)
+             values)
     # Stored as 32-bit run lengths, COCO's own width (half the memory of int64).
     pieces = [np.asarray(c, dtype=np.uint32) for c in counts if c is not None]
     lengths = np.fromiter((p.shape[0] for p in pieces), dtype=np.int64, count=n)
@@ -68,6 +74,12 @@ def _set(segmentation: NDArray[Any] | RunLengths | None, image_id: NDArray[Any],
         raise _checks.missing_segmentation(argument, field, 0, "segm")
     if isinstance(segmentation, RunLengths):
         return _decoded(segmentation, image_id, sizes, argument)
+    shapes = _image_shapes(image_id, sizes)
+    if shapes is not None and segmentation is not None:
+        fast = _polygon_set(segmentation, image_id, shapes, argument, field)
+        if fast is not None:
+            return fast
+    # Some image without a size or some malformed polygon: row by row, the first error.
     shapes = np.zeros((n, 2), dtype=np.int64)
     polygons: list[NDArray[np.float64]] = []
     polygon_row: list[int] = []
@@ -89,12 +101,8 @@ def _set(segmentation: NDArray[Any] | RunLengths | None, image_id: NDArray[Any],
             polygons.extend(_checks.check_polygon(where, j, p) for j, p in enumerate(value))
             polygon_row.extend([i] * len(value))
             continue
-        if not _checks.is_rle(value):
-            raise _checks.not_an_rle(where, value)
-        rh, rw = _checks.check_size(where, value["size"])
-        if (rh, rw) != (h, w):
-            raise _checks.size_not_image(argument, i, (rh, rw), (h, w), image)
-        _collect(value["counts"], i, int(h), int(w), where, strings, string_row, counts)
+        _rle_row(value, i, (int(h), int(w)), image, argument, where, strings, string_row,
+                 counts)
     _strings(strings, np.array(string_row, dtype=np.int64), shapes, counts, argument, field,
              segmentation)
     _polygons(polygons, np.array(polygon_row, dtype=np.int64), shapes, counts)
@@ -102,10 +110,84 @@ def _set(segmentation: NDArray[Any] | RunLengths | None, image_id: NDArray[Any],
                       [(int(h), int(w)) for h, w in shapes])
 
 
+def _image_shapes(image_id: NDArray[Any], sizes: Mapping[Any, tuple[int, int]]) -> (
+        NDArray[np.int64] | None):
+    """Each row's image ``(height, width)``, or None when some image has no size."""
+    try:
+        return np.array([sizes[image] for image in image_id.tolist()],
+                        dtype=np.int64).reshape(-1, 2)
+    except (KeyError, TypeError):
+        return None
+
+
+def _polygon_set(segmentation: Any, image_id: NDArray[Any], shapes: NDArray[np.int64],
+                 argument: str, field: str) -> MaskSet | None:
+    """The masks when every object given as polygons passes the bulk check (None
+    otherwise): the polygons rasterized together from one array of coordinates, the
+    other objects (RLEs) decoded together when all are compressed strings of their
+    image's size, else row by row."""
+    values = segmentation.tolist() if isinstance(segmentation, np.ndarray) else list(
+        segmentation)
+    n = len(values)
+    is_polygons = np.fromiter((type(v) is list for v in values), dtype=bool, count=n)
+    polygon_rows = np.flatnonzero(is_polygons)
+    bulk = _checks.polygon_records([values[i] for i in polygon_rows.tolist()])
+    if bulk is None:
+        return None
+    flat, n_coords, per_row = bulk
+    row_of = np.repeat(polygon_rows, per_row)  # each polygon's row
+    runs, offset = flat_polygons_to_counts(flat, n_coords, shapes[row_of, 0], shapes[row_of, 1])
+    if polygon_rows.shape[0] == n and (per_row == 1).all():  # one polygon per object
+        return MaskSet.from_counts(runs, offset, shapes[:, 0], shapes[:, 1])
+    counts: list[NDArray[Any] | None] = [None] * n
+    other = np.flatnonzero(~is_polygons)
+    rles = _checks.rle_records([values[i] for i in other.tolist()])
+    if other.shape[0] and rles is not None and set(map(type, rles[1])) <= {str} and (
+            np.array_equal(rles[0], shapes[other])):
+        # Every other object a compressed string of its image's size: decoded together.
+        string_flat, string_offset = _decode(rles[1], other, shapes, argument, field, values)
+        if other.shape[0] == n:
+            return MaskSet.from_counts(string_flat, string_offset, shapes[:, 0], shapes[:, 1])
+        for k, row in enumerate(other.tolist()):
+            counts[row] = string_flat[string_offset[k]:string_offset[k + 1]]
+    else:
+        strings: list[Any] = []
+        string_row: list[int] = []
+        for i in other.tolist():
+            if values[i] is None:
+                raise _checks.missing_segmentation(argument, field, i, "segm")
+            h, w = int(shapes[i, 0]), int(shapes[i, 1])
+            _rle_row(values[i], i, (h, w), image_id[i], argument,
+                     f"{argument} {field}[{i}]['segmentation']", strings, string_row, counts)
+        _strings(strings, np.array(string_row, dtype=np.int64), shapes, counts, argument,
+                 field, values)
+    _merge_polygons(runs, offset, row_of, shapes, counts)
+    return MaskSet.of([c for c in counts if c is not None],
+                      [(int(h), int(w)) for h, w in shapes])
+
+
+def _rle_row(value: Any, i: int, shape: tuple[int, int], image: Any, argument: str,
+             where: str, strings: list[Any], string_row: list[int],
+             counts: list[NDArray[Any] | None]) -> None:
+    """One object given as an RLE of its image's size (``image``: its id, for errors)."""
+    image = image.item() if isinstance(image, np.generic) else image
+    if not _checks.is_rle(value):
+        raise _checks.not_an_rle(where, value)
+    rh, rw = _checks.check_size(where, value["size"])
+    if (rh, rw) != shape:
+        raise _checks.size_not_image(argument, i, (rh, rw), shape, image)
+    _collect(value["counts"], i, shape[0], shape[1], where, strings, string_row, counts)
+
+
 def _decoded(runs: RunLengths, image_id: NDArray[Any], sizes: Mapping[Any, tuple[int, int]],
              argument: str) -> MaskSet:
     """Masks decoded when read: each must have its image's size."""
-    for i in range(len(runs)):
+    shapes = _image_shapes(image_id, sizes)
+    if shapes is not None:
+        wrong = np.flatnonzero((shapes[:, 0] != runs.h) | (shapes[:, 1] != runs.w))
+        if not wrong.shape[0]:
+            return runs.mask_set()
+    for i in range(len(runs)):  # the first row whose image has no size or another size
         image = image_id[i].item() if isinstance(image_id[i], np.generic) else image_id[i]
         if image not in sizes:
             raise _checks.missing_image_size(argument, image)
@@ -115,36 +197,47 @@ def _decoded(runs: RunLengths, image_id: NDArray[Any], sizes: Mapping[Any, tuple
     return runs.mask_set()
 
 
-def _collect(raw: Any, row: int, h: int, w: int, where: str, strings: list[bytes],
+def _collect(raw: Any, row: int, h: int, w: int, where: str, strings: list[Any],
              string_rows: list[int], counts: list[NDArray[Any] | None]) -> None:
     """An RLE's counts: a compressed string waits for the batch decode, a list is checked."""
     if isinstance(raw, (str, bytes)):
-        strings.append(raw.encode("ascii", "replace") if isinstance(raw, str) else raw)
+        strings.append(raw)  # the decoder reads str as ASCII ('?' for any other character)
         string_rows.append(row)
     else:
         counts[row] = _checks.check_counts(where, raw, h, w)
 
 
-def _strings(strings: list[bytes], rows: NDArray[np.int64], shapes: NDArray[np.int64],
-             counts: list[NDArray[Any] | None], argument: str, field: str,
-             segmentation: NDArray[Any] | None) -> None:
-    """Decode the compressed strings at once; each must cover its image exactly."""
-    if not strings:
-        return
+def _decode(strings: list[Any], rows: NDArray[np.int64], shapes: NDArray[np.int64],
+            argument: str, field: str, segmentation: Any) -> tuple[U32, NDArray[np.int64]]:
+    """Decode compressed strings at once; each must cover its image exactly. The run
+    lengths one after another (32-bit) and each string's offsets."""
     flat, offset, bad = strings_to_counts(strings)
-    if bad >= 0 and segmentation is not None:
+    if bad >= 0:
         raise _checks.bad_counts_string(
             f"{argument} {field}[{rows[bad]}]['segmentation']",
             segmentation[rows[bad]]["counts"])
-    owner = np.repeat(np.arange(len(strings)), np.diff(offset))
-    total = np.bincount(owner, weights=flat, minlength=len(strings))
+    # Each string's total, summed in place (no per-run array); a string of no runs has 0.
+    total = np.zeros(len(strings), dtype=np.int64)
+    has = np.flatnonzero(offset[1:] > offset[:-1])
+    if has.shape[0]:
+        total[has] = np.add.reduceat(flat, offset[:-1][has], dtype=np.int64)
     expected = shapes[rows, 0] * shapes[rows, 1]
     wrong = np.flatnonzero(total != expected)
     if wrong.shape[0]:
         k = int(wrong[0])
         _checks.check_decoded_total(f"{argument} {field}[{rows[k]}]['segmentation']",
-                                    flat[offset[k]:offset[k + 1]].astype(np.uint32),
+                                    flat[offset[k]:offset[k + 1]],
                                     int(shapes[rows[k], 0]), int(shapes[rows[k], 1]))
+    return flat, offset
+
+
+def _strings(strings: list[Any], rows: NDArray[np.int64], shapes: NDArray[np.int64],
+             counts: list[NDArray[Any] | None], argument: str, field: str,
+             segmentation: Any) -> None:
+    """Decode the compressed strings at once, into each row's run lengths."""
+    if not strings:
+        return
+    flat, offset = _decode(strings, rows, shapes, argument, field, segmentation)
     for k, row in enumerate(rows.tolist()):
         counts[row] = flat[offset[k]:offset[k + 1]]
 
@@ -155,14 +248,22 @@ def _polygons(polygons: list[NDArray[np.float64]], rows: NDArray[np.int64],
     if not polygons:
         return
     flat, offset = polygons_to_counts(polygons, shapes[rows, 0], shapes[rows, 1])
-    pieces = [flat[offset[k]:offset[k + 1]] for k in range(len(polygons))]
+    _merge_polygons(flat, offset, rows, shapes, counts)
+
+
+def _merge_polygons(flat: NDArray[np.int64], offset: NDArray[np.int64],
+                    rows: NDArray[np.int64], shapes: NDArray[np.int64],
+                    counts: list[NDArray[Any] | None]) -> None:
+    """Each row's run lengths from its polygons' (``rows``: each polygon's row, sorted)."""
+    if not rows.shape[0]:
+        return
     for row, first, last in _groups(rows):
         if last - first == 1:
-            counts[row] = pieces[first]
+            counts[row] = flat[offset[first]:offset[first + 1]]
             continue
         h, w = (int(v) for v in shapes[row])
-        merged = _masks.merge([{"size": [h, w], "counts": p.tolist()}
-                               for p in pieces[first:last]])
+        merged = _masks.merge([{"size": [h, w], "counts": flat[offset[k]:offset[k + 1]].tolist()}
+                               for k in range(first, last)])
         counts[row] = counts_from_string(merged["counts"])
 
 

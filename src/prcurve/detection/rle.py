@@ -3,7 +3,8 @@
 The building blocks of :mod:`prcurve.detection.masks` (the public,
 pycocotools-compatible functions on RLE objects) and of the ``segm``
 evaluation: run lengths as numpy arrays, COCO's compressed-string codec
-(maskApi.c ``rleToString`` / ``rleFrString``), the enclosing box
+(maskApi.c ``rleToString`` / ``rleFrString``, in
+:mod:`prcurve.detection.rle_strings`, re-exported here), the enclosing box
 (``rleToBbox``), polygon rasterization (``rleFrPoly``), and
 :class:`MaskSet`, many masks' foreground runs in flat arrays, whose pairs'
 IoU :func:`pair_mask_iou` computes from run boundaries without decoding a
@@ -17,10 +18,14 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
-from numpy.typing import ArrayLike, NDArray
+from numpy.typing import NDArray
 
 from prcurve.detection.boxes import pair_iou
-from prcurve.validation import masks as _checks
+from prcurve.detection.rle_strings import (
+    counts_from_string,
+    counts_to_string,
+    strings_to_counts,
+)
 
 __all__ = [
     "MaskSet",
@@ -29,6 +34,7 @@ __all__ = [
     "counts_bbox",
     "counts_from_string",
     "counts_to_string",
+    "flat_polygons_to_counts",
     "gated_mask_iou",
     "pair_mask_iou",
     "polygon_counts",
@@ -40,49 +46,8 @@ U32 = NDArray[np.uint32]
 I64 = NDArray[np.int64]
 F64 = NDArray[np.float64]
 
-_GROUPS = 8  # 5-bit groups: enough for any difference of two 32-bit run lengths
-_CHUNK_CHARS = 1 << 20  # compressed characters decoded at once
-_CHUNK_RUNS = 1 << 20  # runs of mask pairs intersected at once
+_CHUNK_RUNS = 1 << 18  # runs read at once (masks built, pairs intersected): bounded memory
 _CHUNK_POLYGONS = 512  # polygons rasterized at once
-
-
-def counts_to_string(counts: ArrayLike) -> bytes:
-    """COCO's compressed string of run lengths (maskApi.c ``rleToString``).
-
-    Examples
-    --------
-    >>> counts_to_string([5, 2, 5])
-    b'525'
-    """
-    cnts = np.asarray(counts, dtype=np.int64).ravel()
-    x = cnts.copy()
-    x[3:] -= cnts[1:-2]  # from the fourth run on (index > 2): the difference from two before
-    shifts = 5 * np.arange(_GROUPS, dtype=np.int64)
-    rest = x[:, None] >> shifts  # arithmetic shifts, as C's >> on a signed long
-    group = rest & 0x1F
-    after = rest >> 5
-    # More groups follow while what is left is not the sign extension of the last group.
-    more = np.where(group & 0x10, after != -1, after != 0)
-    n_chars = np.argmin(more, axis=1) + 1
-    chars = group + 48 + np.where(more, 0x20, 0)
-    used = np.arange(_GROUPS)[None, :] < n_chars[:, None]
-    encoded: bytes = chars[used].astype(np.uint8).tobytes()
-    return encoded
-
-
-def counts_from_string(string: str | bytes, argument: str = "counts") -> U32:
-    """Run lengths of COCO's compressed string (maskApi.c ``rleFrString``).
-
-    Examples
-    --------
-    >>> counts_from_string(b'525').tolist()
-    [5, 2, 5]
-    """
-    raw = string.encode("ascii", "replace") if isinstance(string, str) else bytes(string)
-    counts, _, bad = strings_to_counts([raw])
-    if bad >= 0:
-        raise _checks.bad_counts_string(argument, string)
-    return counts.astype(np.uint32)
 
 
 def encode_flat(flat: NDArray[np.uint8]) -> I64:
@@ -145,118 +110,65 @@ def _local_index(offset: I64) -> I64:
     return np.arange(int(offset[-1]), dtype=np.int64) - _segment_starts(offset)
 
 
-def _segment_cumsum(values: I64, offset: I64) -> I64:
-    """Running sums that restart at each segment of ``offset`` (inclusive)."""
-    total = np.cumsum(values)
-    before = np.concatenate(([0], total))[_segment_starts(offset)]
-    out: I64 = total - before
-    return out
+def counts_bbox(counts: NDArray[Any], offset: I64, h: I64, w: I64) -> F64:
+    """Enclosing boxes of many masks' run lengths (maskApi.c ``rleToBbox``), shape (n, 4)."""
+    start, end, run_offset, _ = _foreground(counts, offset)
+    return _runs_bbox(start, end, run_offset, np.diff(offset), h, w)
 
 
-def strings_to_counts(strings: Sequence[bytes]) -> tuple[I64, I64, int]:
-    """Run lengths of many compressed strings at once (maskApi.c ``rleFrString``),
-    in parts of about ``_CHUNK_CHARS`` characters (memory stays bounded).
-
-    Returns the run lengths of every string, one after another, the offsets
-    of each string's runs, and the index of the first malformed string (-1
-    when none is): a character outside '0'..'o', a value left open at the end
-    of a string, or a value of more than 8 groups.
-    """
-    lengths = np.fromiter(map(len, strings), dtype=np.int64, count=len(strings))
-    ends = np.cumsum(lengths)
-    if not strings or ends[-1] <= _CHUNK_CHARS:
-        return _strings_to_counts(strings)
-    cuts = np.unique(np.concatenate((
-        [0], np.searchsorted(ends, np.arange(1, ends[-1] // _CHUNK_CHARS + 1) * _CHUNK_CHARS),
-        [len(strings)])))
-    parts, offsets, base = [], [np.zeros(1, dtype=np.int64)], 0
-    for lo, hi in itertools.pairwise(cuts.tolist()):
-        counts, offset, bad = _strings_to_counts(strings[lo:hi])
-        if bad >= 0:
-            return counts, offset, lo + bad
-        parts.append(counts)
-        offsets.append(offset[1:] + base)
-        base += int(offset[-1])
-    return np.concatenate(parts), np.concatenate(offsets), -1
-
-
-def _strings_to_counts(strings: Sequence[bytes]) -> tuple[I64, I64, int]:
-    n = len(strings)
-    lengths = np.fromiter(map(len, strings), dtype=np.int64, count=n)
-    c = np.frombuffer(b"".join(strings), dtype=np.int8).astype(np.int64) - 48
-    char_end = np.cumsum(lengths)
-    more = (c & 0x20) != 0
-    # A value ends at a character without the continuation bit (and so must every string).
-    last = np.flatnonzero(~more)
-    first = np.empty_like(last)
-    first[:1] = 0
-    first[1:] = last[:-1] + 1
-    start = np.zeros(c.shape[0], dtype=np.int64)
-    start[first] = first
-    k = np.arange(c.shape[0]) - np.maximum.accumulate(start) if c.shape[0] else start
-    broken = (c < 0) | (c > 63) | (k >= _GROUPS)
-    closed = char_end[lengths > 0] - 1
-    if broken.any() or more[closed].any():
-        bad_char = min(np.flatnonzero(broken)[:1].tolist() + closed[more[closed]][:1].tolist())
-        return (np.zeros(0, dtype=np.int64), np.zeros(1, dtype=np.int64),
-                int(np.searchsorted(char_end, bad_char, side="right")))
-    x = np.add.reduceat((c & 0x1F) << (5 * k), first) if last.size else last
-    negative = (c[last] & 0x10) != 0
-    x[negative] |= -1 << (5 * (k[last][negative] + 1))
-    # Values per string, and each value's place m in its string.
-    n_values = np.diff(np.searchsorted(last, np.concatenate(([0], char_end)), side="left"))
-    offset = np.concatenate(([0], np.cumsum(n_values))).astype(np.int64)
-    m = _local_index(offset)
-    # Undo the differences: run m > 2 adds run m - 2, so the odd runs (from m = 1) and the
-    # even runs from m = 2 are running sums within each string.
-    counts = x.copy()
-    string_start = _segment_starts(offset)
-    for chain in ((m % 2 == 1), (m % 2 == 0) & (m >= 2)):
-        total = np.cumsum(np.where(chain, x, 0))
-        before = np.concatenate(([0], total))[string_start]
-        counts[chain] = (total - before)[chain]
-    out: I64 = counts & 0xFFFFFFFF
-    return out, offset, -1
-
-
-def counts_bbox(counts: I64, offset: I64, h: I64, w: I64) -> F64:
-    """Enclosing boxes of many masks' run lengths (maskApi.c ``rleToBbox``), shape (n, 4).
-
-    Runs are read in pairs (an odd last run is dropped); position ``t`` is
-    the first pixel of a foreground run or the last of the run before it,
-    in 32-bit unsigned arithmetic as in C; a foreground run that spans
-    columns covers every row.
-    """
+def _foreground(counts: NDArray[Any], offset: I64) -> tuple[I64, I64, I64, I64]:
+    """Each mask's foreground runs of non-zero length as [start, end) (column-major pixel
+    positions), their offsets, and each mask's area."""
     n = offset.shape[0] - 1
-    out = np.zeros((n, 4))
-    m = (np.diff(offset) // 2) * 2
-    used_offset = np.concatenate(([0], np.cumsum(m))).astype(np.int64)
-    rows = np.repeat(np.arange(n), m)
-    j = _local_index(used_offset)
-    values = counts[offset[:-1][rows] + j]
-    cc = _segment_cumsum(values, used_offset)
-    t = (cc - j % 2) & 0xFFFFFFFF
-    hh = np.maximum(h[rows], 1)
-    y, x = t % hh, t // hh
-    live = (m > 0) & (h > 0)
-    if not rows.shape[0]:
-        return out
-    first = used_offset[:-1][m > 0]
-    xs = np.minimum(np.minimum.reduceat(x, first), w[m > 0])
-    xe = np.maximum(np.maximum.reduceat(x, first), 0)
-    ys = np.minimum(np.minimum.reduceat(y, first), h[m > 0])
-    ye = np.maximum(np.maximum.reduceat(y, first), 0)
-    spans_pair = x[0::2] < x[1::2]
-    spans = np.zeros(n, dtype=bool)
-    np.logical_or.at(spans, rows[0::2], spans_pair)
-    spans = spans[m > 0]
-    hm = h[m > 0]
-    ys = np.where(spans, 0, ys)
-    ye = np.where(spans, hm - 1, ye)
-    box = np.stack((xs, ys, xe - xs + 1, ye - ys + 1), axis=1).astype(np.float64)
-    out[m > 0] = box
-    out[~live] = 0.0
-    return out
+    # Run j of mask i ends at cs[j + 1] - base[i]: one running sum over every mask.
+    cs = np.concatenate(([0], np.cumsum(counts, dtype=np.int64)))
+    base = cs[offset[:-1]]
+    # The foreground runs are each mask's odd runs 1, 3, ...
+    n_fg = np.diff(offset) // 2
+    fg_offset = np.concatenate(([0], np.cumsum(n_fg))).astype(np.int64)
+    owner = np.repeat(np.arange(n), n_fg)
+    index = (offset[:-1] + 1 - 2 * fg_offset[:-1])[owner] + 2 * np.arange(
+        int(fg_offset[-1]), dtype=np.int64)
+    length = counts[index].astype(np.int64)
+    covered = np.concatenate(([0], np.cumsum(length)))
+    area = covered[fg_offset[1:]] - covered[fg_offset[:-1]]
+    nonzero = length > 0
+    kept = np.concatenate(([0], np.cumsum(nonzero))).astype(np.int64)
+    end = (cs[index + 1] - base[owner])[nonzero]
+    return end - length[nonzero], end, kept[fg_offset], area
+
+
+def _runs_bbox(start: I64, end: I64, run_offset: I64, n_counts: I64, h: I64, w: I64) -> F64:
+    """maskApi.c ``rleToBbox`` (pycocotools' maintained version) from the foreground runs.
+
+    It visits the foreground runs of non-zero length (those in the first ``2 * (m // 2)``
+    runs: all of them) and takes the column of each one's first pixel and of its last,
+    and its rows, or every row when it spans two columns. Runs are sorted, so the first
+    run's column is the least and the last run's the greatest. A mask of fewer than two
+    runs is ``[0, 0, 0, 0]``; one without foreground keeps C's starting values
+    ``xs = w, ys = h, xe = ye = 0``, its width and height ``xe - xs + 1`` in 32-bit
+    unsigned arithmetic.
+    """
+    n = run_offset.shape[0] - 1
+    box = np.zeros((n, 4))
+    empty = (n_counts >= 2) & (run_offset[1:] == run_offset[:-1])
+    box[empty] = np.stack((w[empty], h[empty], (1 - w[empty]) & 0xFFFFFFFF,
+                           (1 - h[empty]) & 0xFFFFFFFF), axis=1)
+    has = run_offset[1:] > run_offset[:-1]
+    if not has.any():
+        return box
+    owner = np.repeat(np.arange(n), np.diff(run_offset))
+    hh = np.maximum(h[owner], 1)  # MaskSet.of without sizes (no boxes wanted) has h = 0
+    first_x, first_y = np.divmod(start, hh)
+    last_x, last_y = np.divmod(end - 1, hh)
+    at = run_offset[:-1][has]
+    spans = np.logical_or.reduceat(first_x != last_x, at)
+    xs = first_x[at]
+    xe = last_x[run_offset[1:][has] - 1]
+    ys = np.where(spans, 0, np.minimum.reduceat(first_y, at))
+    ye = np.where(spans, h[has] - 1, np.maximum.reduceat(last_y, at))
+    box[has] = np.stack((xs, ys, xe - xs + 1, ye - ys + 1), axis=1)
+    return box
 
 
 def _walk(start: I64, slope: F64, t: I64) -> I64:
@@ -292,24 +204,36 @@ def _column_changes(edges: I64, xs: I64, xe: I64, ys: I64, slope: F64,
 
 
 def polygons_to_counts(polygons: Sequence[F64], h: I64, w: I64) -> tuple[I64, I64]:
-    """Run lengths of many polygons (``_polygons_to_counts``), ``_CHUNK_POLYGONS`` at a
-    time so that memory stays bounded; the run lengths one after another and offsets."""
-    if len(polygons) <= _CHUNK_POLYGONS:
-        return _polygons_to_counts(polygons, h, w)
+    """Run lengths of many polygons (each a flat ``[x1, y1, x2, y2, ...]``) on grids of
+    ``h[p]`` x ``w[p]``: the run lengths one after another and their offsets."""
+    sizes = np.fromiter((p.shape[0] for p in polygons), dtype=np.int64, count=len(polygons))
+    flat = np.concatenate(polygons) if len(polygons) else np.zeros(0)
+    return flat_polygons_to_counts(flat, sizes, h, w)
+
+
+def flat_polygons_to_counts(flat: F64, sizes: I64, h: I64, w: I64) -> tuple[I64, I64]:
+    """:func:`polygons_to_counts` of polygons given as every coordinate one after another
+    and each polygon's number of coordinates, ``_CHUNK_POLYGONS`` at a time so that
+    memory stays bounded."""
+    if sizes.shape[0] <= _CHUNK_POLYGONS:
+        return _polygons_to_counts(flat, sizes, h, w)
+    first = np.concatenate(([0], np.cumsum(sizes))).tolist()
     parts, offsets, base = [], [np.zeros(1, dtype=np.int64)], 0
-    for lo in range(0, len(polygons), _CHUNK_POLYGONS):
-        hi = lo + _CHUNK_POLYGONS
-        counts, offset = _polygons_to_counts(polygons[lo:hi], h[lo:hi], w[lo:hi])
+    for lo in range(0, sizes.shape[0], _CHUNK_POLYGONS):
+        hi = min(lo + _CHUNK_POLYGONS, sizes.shape[0])
+        counts, offset = _polygons_to_counts(flat[first[lo]:first[hi]], sizes[lo:hi],
+                                             h[lo:hi], w[lo:hi])
         parts.append(counts)
         offsets.append(offset[1:] + base)
         base += int(offset[-1])
     return np.concatenate(parts), np.concatenate(offsets)
 
 
-def _polygons_to_counts(polygons: Sequence[F64], h: I64, w: I64) -> tuple[I64, I64]:
+def _polygons_to_counts(flat: F64, sizes: I64, h: I64, w: I64) -> tuple[I64, I64]:
     """Run lengths of many polygons at once, rasterized as maskApi.c ``rleFrPoly``.
 
-    Polygon p (flat ``[x1, y1, x2, y2, ...]``) is drawn on an ``h[p]`` x ``w[p]``
+    Polygon p (``sizes[p]`` coordinates ``x1, y1, x2, y2, ...`` of ``flat``) is drawn
+    on an ``h[p]`` x ``w[p]``
     grid. Its boundary is upsampled 5 times and walked one step of the longer
     axis at a time (coordinates truncated toward zero after adding 0.5, as
     C's ``(int)`` cast); where the walk crosses a column of pixel centres, the
@@ -318,9 +242,8 @@ def _polygons_to_counts(polygons: Sequence[F64], h: I64, w: I64) -> tuple[I64, I
     every polygon, one after another, and their offsets.
     """
     scale = 5.0
-    n_poly = len(polygons)
-    k = np.fromiter((p.shape[0] // 2 for p in polygons), dtype=np.int64, count=n_poly)
-    flat = np.concatenate(polygons) if n_poly else np.zeros(0)
+    n_poly = sizes.shape[0]
+    k = sizes // 2
     vx = np.trunc(scale * flat[0::2] + 0.5).astype(np.int64)
     vy = np.trunc(scale * flat[1::2] + 0.5).astype(np.int64)
     vertex_offset = np.concatenate(([0], np.cumsum(k))).astype(np.int64)
@@ -364,10 +287,10 @@ def _polygons_to_counts(polygons: Sequence[F64], h: I64, w: I64) -> tuple[I64, I
     yd = np.ceil(np.clip((yd_raw.astype(np.float64) + 0.5) / scale - 0.5, 0, h[poly]))
     a = xd * h[poly] + yd.astype(np.int64)
     # Each polygon's boundaries and the end of its grid, sorted within the polygon.
-    a = np.concatenate((a, h * w))
-    owner = np.concatenate((poly, np.arange(n_poly)))
-    order = np.lexsort((a, owner))
-    a, owner = a[order], owner[order]
+    # One integer key per boundary, polygon first (a <= h * w < stride): one sort, not two.
+    stride = int((h * w).max(initial=0)) + 1
+    key = np.sort(np.concatenate((poly * stride + a, np.arange(n_poly) * stride + h * w)))
+    owner, a = np.divmod(key, stride)
     n_bounds = np.bincount(owner, minlength=n_poly).astype(np.int64)
     bound_offset = np.concatenate(([0], np.cumsum(n_bounds))).astype(np.int64)
     starts = bound_offset[:-1]
@@ -425,13 +348,15 @@ class MaskSet:
     """Many masks' foreground runs in flat arrays (what the evaluation keeps per mask).
 
     Mask i's runs are ``start[offset[i]:offset[i + 1]]`` and ``end[...]``
-    (column-major pixel positions); ``area[i]`` its foreground pixels,
+    (column-major pixel positions, 32-bit integers unless a mask has 2^31 pixels or
+    more); ``area[i]`` its foreground pixels,
     ``box[i]`` its ``[x, y, w, h]`` as :func:`to_bbox` gives it.
     """
 
     __slots__ = ("area", "box", "end", "offset", "start")
 
-    def __init__(self, start: I64, end: I64, offset: I64, area: I64, box: F64) -> None:
+    def __init__(self, start: NDArray[Any], end: NDArray[Any], offset: I64, area: I64,
+                 box: F64) -> None:
         self.start, self.end, self.offset, self.area, self.box = start, end, offset, area, box
 
     @classmethod
@@ -449,37 +374,39 @@ class MaskSet:
     @classmethod
     def from_counts(cls, counts: NDArray[Any], offset: I64, h: I64, w: I64) -> MaskSet:
         """From run lengths one after another, cut at ``offset``, masks of h x w
-        (in parts of about ``_CHUNK_RUNS`` runs: memory stays bounded)."""
+        (in parts of about ``_CHUNK_RUNS`` runs: memory stays bounded). Positions are
+        kept in 32 bits where every mask has fewer than 2^31 pixels (half the memory)."""
         n = offset.shape[0] - 1
-        if offset[-1] <= _CHUNK_RUNS:
-            return cls._from_counts(counts.astype(np.int64), offset, h, w)
         cuts = np.unique(np.concatenate((
             [0], np.searchsorted(offset, np.arange(1, offset[-1] // _CHUNK_RUNS + 1)
                                  * _CHUNK_RUNS), [n])))
-        parts = [cls._from_counts(counts[offset[lo]:offset[hi]].astype(np.int64),
-                                  offset[lo:hi + 1] - offset[lo], h[lo:hi], w[lo:hi])
-                 for lo, hi in itertools.pairwise(cuts.tolist()) if hi > lo]
-        shift = np.cumsum([0] + [p.start.shape[0] for p in parts[:-1]])
-        return cls(np.concatenate([p.start for p in parts]),
-                   np.concatenate([p.end for p in parts]),
-                   np.concatenate([[0]] + [p.offset[1:] + k for p, k in zip(
-                       parts, shift, strict=True)]).astype(np.int64),
-                   np.concatenate([p.area for p in parts]),
-                   np.concatenate([p.box for p in parts]))
+        # Each mask has at most half its runs in the foreground: one array for all of
+        # them, filled part by part (the parts are never joined, a second copy).
+        start = np.empty(int((np.diff(offset) // 2).sum()), dtype=np.int32)
+        end = np.empty_like(start)
+        run_offset = np.zeros(n + 1, dtype=np.int64)
+        area = np.zeros(n, dtype=np.int64)
+        box = np.zeros((n, 4))
+        base = 0
+        for lo, hi in itertools.pairwise(cuts.tolist()):
+            if hi <= lo:
+                continue
+            part = cls._from_counts(counts[offset[lo]:offset[hi]],
+                                    offset[lo:hi + 1] - offset[lo], h[lo:hi], w[lo:hi])
+            k = part.start.shape[0]
+            if k and int(part.end.max()) >= 2**31 and start.dtype != np.int64:
+                start, end = start.astype(np.int64), end.astype(np.int64)
+            start[base:base + k], end[base:base + k] = part.start, part.end
+            run_offset[lo + 1:hi + 1] = part.offset[1:] + base
+            area[lo:hi], box[lo:hi] = part.area, part.box
+            base += k
+        return cls(start[:base], end[:base], run_offset, area, box)
 
     @classmethod
-    def _from_counts(cls, counts: I64, offset: I64, h: I64, w: I64) -> MaskSet:
-        local = _local_index(offset)
-        end = _segment_cumsum(counts, offset)
-        start = end - counts
-        foreground = (local % 2 == 1) & (counts > 0)
-        mask_of = np.repeat(np.arange(offset.shape[0] - 1), np.diff(offset))
-        area = np.bincount(mask_of[foreground], weights=counts[foreground],
-                           minlength=offset.shape[0] - 1).astype(np.int64)
-        n_runs = np.bincount(mask_of[foreground], minlength=offset.shape[0] - 1)
-        run_offset = np.concatenate(([0], np.cumsum(n_runs))).astype(np.int64)
-        return cls(start[foreground], end[foreground], run_offset, area,
-                   counts_bbox(counts, offset, h, w))
+    def _from_counts(cls, counts: NDArray[Any], offset: I64, h: I64, w: I64) -> MaskSet:
+        start, end, run_offset, area = _foreground(counts, offset)
+        return cls(start, end, run_offset, area,
+                   _runs_bbox(start, end, run_offset, np.diff(offset), h, w))
 
     def take(self, rows: I64) -> tuple[I64, I64, I64]:
         """The runs of masks ``rows`` (with repeats) and, per run, its place in ``rows``."""

@@ -8,6 +8,7 @@ modifies its input.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Mapping
 from typing import Any
 
@@ -25,6 +26,8 @@ __all__ = [
     "column_of_strings",
     "different_sizes",
     "not_an_rle",
+    "polygon_records",
+    "rle_records",
     "size_not_image",
 ]
 
@@ -200,3 +203,53 @@ def column_of_strings(column: str, holds: str, fix: str) -> InvalidInputError:
                              f"{fix}; a pandas column of dicts or lists becomes their text in "
                              "dd.from_pandas unless dask.config.set({'dataframe.convert-string': "
                              "False}) is in force (Parquet keeps them)")
+
+
+def rle_records(values: list[Any]) -> tuple[NDArray[np.int64], list[Any]] | None:
+    """Every value's ``[height, width]`` (n, 2) and ``counts``, when each is a dict with a
+    ``size`` of two whole numbers >= 0 (at most 2^32 - 1 pixels) and ``counts``: the
+    common case, checked in bulk. None otherwise: then check each value alone (with
+    :func:`check_size`), whose error names the first bad one.
+    """
+    if not set(map(type, values)) <= {dict}:
+        return None
+    try:
+        sizes = [value["size"] for value in values]
+        counts = [value["counts"] for value in values]
+        if not set(map(type, sizes)) <= {list} or set(map(len, sizes)) - {2}:
+            return None
+        if not set(map(type, itertools.chain.from_iterable(sizes))) <= {int}:
+            return None  # bool is not int here (type, not isinstance)
+        shapes = np.array(sizes, dtype=np.int64).reshape(-1, 2)
+    except (KeyError, OverflowError):
+        return None
+    if (shapes < 0).any() or (shapes[:, 0] * shapes[:, 1].astype(np.float64)
+                              > _UINT32_MAX).any():  # exact below 2^53
+        return None
+    return shapes, counts
+
+
+def polygon_records(values: list[Any]) -> tuple[NDArray[np.float64], NDArray[np.int64],
+                                                 NDArray[np.int64]] | None:
+    """Objects given as lists of polygons, checked in bulk: every coordinate one after
+    another, the coordinates of each polygon and the polygons of each object; None when
+    any object is not a non-empty list of polygons that :func:`check_polygon` accepts
+    (JSON numbers only): then check each alone, whose error names the first bad one.
+    """
+    if not set(map(type, values)) <= {list} or not all(values):
+        return None
+    polygons = list(itertools.chain.from_iterable(values))
+    if not set(map(type, polygons)) <= {list}:
+        return None
+    coords = list(itertools.chain.from_iterable(polygons))
+    if not set(map(type, coords)) <= {int, float}:
+        return None
+    try:
+        flat = np.array(coords, dtype=np.float64)
+    except OverflowError:  # an integer past 1.8e308
+        return None
+    sizes = np.fromiter(map(len, polygons), dtype=np.int64, count=len(polygons))
+    if (sizes < 6).any() or (sizes % 2).any() or not np.isfinite(flat).all() or (
+            flat.shape[0] and np.abs(flat).max() > 1e8):
+        return None
+    return flat, sizes, np.fromiter(map(len, values), dtype=np.int64, count=len(values))
