@@ -22,6 +22,7 @@ from typing import Any, NoReturn
 import numpy as np
 from numpy.typing import NDArray
 
+from prcurve.detection.json_parts import PART_BYTES, array_parts
 from prcurve.validation import boxes as _checks
 
 __all__ = ["ground_truth_fields", "read_json", "results_fields"]
@@ -74,19 +75,29 @@ _BOM = b"\xef\xbb\xbf"
 def _orjson_loads(raw: bytes) -> Any:
     """The file parsed by orjson when it is installed and accepts it, else ``_NOT_READ``.
 
-    orjson (the optional ``json`` extra) parses about twice as fast as the standard
-    library and from the bytes, without a decoded copy of the text. What it accepts it
-    reads as ``json.loads`` does (the same dicts, lists, strings, ints and correctly
-    rounded floats; the last of duplicate keys). What it refuses (``NaN``, integers
-    beyond 64 bits, text that is not UTF-8, errors) goes to the standard library, whose
-    reading and error messages (file, line, column) stay the only ones users see.
+    orjson (the optional ``json`` extra) parses about twice as fast as the standard library
+    and from the bytes, without a decoded copy of the text; a large array is parsed in
+    parts, so that its tree and the Python objects are not held whole together. What it
+    accepts it reads as ``json.loads`` does (the same dicts, lists, strings, ints and
+    correctly rounded floats; the last of duplicate keys). What it refuses (``NaN``,
+    integers beyond 64 bits, text that is not UTF-8, errors) goes to the standard library,
+    whose reading and error messages (file, line, column) stay the only ones users see.
     """
     try:
         import orjson
     except ImportError:
         return _NOT_READ
+    body = memoryview(raw)[3:] if raw[:3] == _BOM else memoryview(raw)
     try:
-        return orjson.loads(memoryview(raw)[3:] if raw[:3] == _BOM else raw)
+        # A large array (a results file) in parts: one part's orjson tree at a time
+        # (prcurve.detection.json_parts); the same records, in order.
+        parts = array_parts(body, PART_BYTES) if len(body) > 2 * PART_BYTES else None
+        if parts is None:
+            return orjson.loads(body)
+        records: list[Any] = []
+        for start, stop in parts:
+            records.extend(orjson.loads(b"[" + body[start:stop] + b"]"))
+        return records
     except ValueError:  # orjson.JSONDecodeError
         return _NOT_READ
 

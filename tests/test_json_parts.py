@@ -1,0 +1,125 @@
+"""prcurve.detection.json_parts: a JSON array cut into parts parses to the same list.
+
+The reference is the standard library's ``json``: every part, written as an array of its
+own, parses to a run of the whole array's elements, and the runs joined are the array.
+A readable character-by-character scanner is the oracle of where the cuts may fall.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from prcurve.detection import coco_json
+from prcurve.detection.json_parts import array_parts
+
+# Strings full of the bytes the scan must not take for structure: quotes, backslashes,
+# brackets, braces, commas, and text beyond ASCII.
+TRICKY = st.text(alphabet=st.sampled_from(list('"\\[]{},: ab\u00e9\u4e2d\U0001f600\n')),
+                 max_size=8)
+VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers(-(2**63), 2**63 - 1)
+    | st.floats(allow_nan=False, allow_infinity=False) | TRICKY,
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(TRICKY, inner, max_size=4),
+    max_leaves=12)
+
+
+def commas_at_depth_one(raw: bytes) -> list[int]:
+    """The oracle: the top-level array's separating commas, one byte at a time."""
+    found, depth, in_string, escaped = [], 0, False, False
+    for i, byte in enumerate(raw):
+        char = chr(byte)
+        if in_string:
+            if escaped:
+                escaped = False
+            elif char == "\\":
+                escaped = True
+            elif char == '"':
+                in_string = False
+        elif char == '"':
+            in_string = True
+        elif char in "[{":
+            depth += 1
+        elif char in "]}":
+            depth -= 1
+        elif char == "," and depth == 1:
+            found.append(i)
+    return found
+
+
+def joined(raw: bytes, parts: list[tuple[int, int]]) -> list[Any]:
+    out: list[Any] = []
+    for start, stop in parts:
+        out.extend(json.loads(b"[" + raw[start:stop] + b"]"))
+    return out
+
+
+@given(st.lists(VALUES, min_size=2, max_size=30), st.integers(1, 200), st.integers(1, 64),
+       st.sampled_from([", ", ",", " ,\n "]), st.booleans())
+def test_parts_join_to_the_array(values: list[Any], part_bytes: int, window: int,
+                                 separator: str, padded: bool) -> None:
+    text = "[" + separator.join(json.dumps(v, ensure_ascii=False) for v in values) + "]"
+    raw = ((" \n" if padded else "") + text + ("\n " if padded else "")).encode()
+    parts = array_parts(raw, part_bytes=part_bytes, window=window)
+    # Cuts fall only before an element that is an object or an array (a record).
+    if parts is None:  # no record after the first, or none far enough along
+        assert part_bytes > 1 or not any(isinstance(v, (list, dict)) for v in values[1:])
+        return
+    assert len(parts) > 1
+    assert joined(raw, parts) == json.loads(raw)
+    # Every cut is one of the oracle's commas, and the parts are in order and adjacent.
+    commas = commas_at_depth_one(raw)
+    for (_, stop), (start, _) in zip(parts, parts[1:]):
+        assert stop in commas and start == stop + 1
+        assert raw[start:].lstrip()[:1] in (b"{", b"[")
+
+
+@given(st.text(alphabet=st.sampled_from(list('"\\[]{},: a1')), max_size=40),
+       st.integers(1, 16))
+def test_anything_else_is_none_or_the_same_list(text: str, window: int) -> None:
+    # On arbitrary bytes the scan either declines or cuts where the oracle would; then
+    # the parts parse to the whole document's elements exactly when the whole parses.
+    raw = text.encode()
+    parts = array_parts(raw, part_bytes=1, window=window)
+    if parts is None:
+        return
+    commas = commas_at_depth_one(raw)
+    for (_, stop), (start, _) in zip(parts, parts[1:]):
+        assert stop in commas and start == stop + 1
+    try:
+        whole = json.loads(raw)
+    except ValueError:
+        return
+    assert joined(raw, parts) == whole
+
+
+@pytest.mark.parametrize("raw", [b"", b"{}", b'{"a": [1, 2]}', b"[1]", b"[]", b"[1, 2",
+                                 b"[1, 2]]", b"[1, 2] [3]", b'[1, "2]', b"1, 2", b"[1, 2]x"])
+def test_what_cannot_be_cut_is_parsed_whole(raw: bytes) -> None:
+    assert array_parts(raw, part_bytes=1) is None
+
+
+def test_a_large_results_file_is_read_in_parts(tmp_path: Path,
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    records = [{"image_id": i, "category_id": 1, "score": i / 7,
+                "keypoints": [i + 0.5, 2.25, 1.0] * 17, "note": 'a "quoted", [bracket]'}
+               for i in range(2000)]
+    path = tmp_path / "results.json"
+    path.write_bytes(b"\xef\xbb\xbf" + json.dumps(records).encode())
+    calls: list[int] = []
+    real = orjson.loads
+
+    def counting(data: Any) -> Any:
+        calls.append(len(data))
+        return real(data)
+
+    monkeypatch.setattr(coco_json, "PART_BYTES", 1 << 12)
+    monkeypatch.setattr(orjson, "loads", counting)
+    assert coco_json.read_json(path, "detections") == records
+    assert len(calls) > 10 and max(calls) < 1 << 13
