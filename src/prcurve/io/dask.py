@@ -58,7 +58,7 @@ from prcurve.core.binned import BinnedCounts, ap_bounds, empty_over, resolve_edg
 from prcurve.core.counts import ThresholdCounts
 from prcurve.errors import InvalidInputError
 from prcurve.io.batches import Columns, input_files, parquet_statistics_range
-from prcurve.io.dask_parts import Part, State, merge_parts, some_values
+from prcurve.io.dask_parts import Budget, Part, State, merge_parts, some_values, within_budget
 from prcurve.io.readers import arrow_to_numpy, need
 from prcurve.io.rows import LabelRule, RowProblem, check_block, check_weight_totals
 from prcurve.validation.arrays import check_edges, check_n_bins, distinct_values
@@ -157,6 +157,16 @@ class _Spec:
     rule: LabelRule | None = None
     mode: str = "count"
     drop_invalid: bool = False
+    # The distinct-score budget of ``prcurve report`` (issue 26, item 7): an exact
+    # column's state past ``budget`` thresholds is binned over its ``switch_edges``.
+    budget: int | None = None
+    switch_edges: list[NDArray[np.float64] | None] | None = None
+
+    @property
+    def within(self) -> Budget | None:
+        if self.budget is None or self.switch_edges is None:
+            return None
+        return self.budget, self.switch_edges
 
     @property
     def columns(self) -> list[str]:
@@ -200,7 +210,8 @@ def _count(columns: dict[str, NDArray[Any]], n: int, index: int, spec: _Spec) ->
             continue
         labels = BinaryLabels(positive=positive, soft=None)
         if edges is None:
-            states.append(ThresholdCounts._from_checked(scores, labels, weights))
+            states.append(within_budget(ThresholdCounts._from_checked(scores, labels, weights),
+                                        spec.within, len(states)))
         else:
             binned = empty_over(edges)
             binned._add_checked(scores, labels, weights, threads=1)  # threads: Dask's
@@ -264,18 +275,15 @@ def _frame_task(frame: Any, index: int, spec: _Spec) -> Part:
     return _count(columns, len(frame), index, spec)
 
 
-def _piece_task(path: str, groups: list[int], index: int, spec: _Spec) -> Part:
-    """Row groups of one Parquet file, read here (the task knows its file and rows)."""
+def _read_groups(path: str, groups: list[int], spec: _Spec, use_threads: bool = False
+                 ) -> tuple[dict[str, NDArray[Any]], int]:
+    """The spec's columns of row groups of one Parquet file, as a task reads them."""
     pa = need("pyarrow", "Parquet files")
     pq = need("pyarrow.parquet", "Parquet files")
-    try:
-        with pq.ParquetFile(path) as file:
-            # One thread: a worker's threads are Dask's to give (pyarrow's own pool would
-            # make one single-threaded worker use every core of its machine).
-            table = file.read_row_groups(groups, columns=spec.columns, use_threads=False)
-    except (OSError, ValueError, TypeError) as error:
-        return Part([(index, 0)], _empty_states(spec), problem=(index, f"cannot read "
-                     f"{path!r}: {error}"))
+    with pq.ParquetFile(path) as file:
+        # One thread in a task: a worker's threads are Dask's to give (pyarrow's own pool
+        # would make one single-threaded worker use every core of its machine).
+        table = file.read_row_groups(groups, columns=spec.columns, use_threads=use_threads)
     columns = {}
     for name in spec.columns:
         column = table.column(name)
@@ -283,15 +291,80 @@ def _piece_task(path: str, groups: list[int], index: int, spec: _Spec) -> Part:
             columns[name] = primitive_numpy(pa, column)
         else:
             columns[name] = arrow_to_numpy(pa, column)
-    return _count(columns, table.num_rows, index, spec)
+    return columns, int(table.num_rows)
+
+
+def _piece_task(path: str, groups: list[int], index: int, spec: _Spec) -> Part:
+    """Row groups of one Parquet file, read here (the task knows its file and rows)."""
+    try:
+        columns, n = _read_groups(path, groups, spec)
+    except (OSError, ValueError, TypeError) as error:
+        return Part([(index, 0)], _empty_states(spec), problem=(index, f"cannot read "
+                     f"{path!r}: {error}"))
+    return _count(columns, n, index, spec)
+
+
+def _screened_rows(files: Sequence[str], budget: int) -> int:
+    """The rows :func:`_screen` reads: whole row groups until more than ``budget``."""
+    pq = need("pyarrow.parquet", "Parquet files")
+    rows = 0
+    for path in files:
+        metadata = pq.read_metadata(path)
+        for group in range(metadata.num_row_groups):
+            if rows > budget:
+                return rows
+            rows += metadata.row_group(group).num_rows
+    return rows
+
+
+def _screen(files: Sequence[str], spec: _Spec, budget: int) -> list[bool]:
+    """Which score columns hold more than ``budget`` distinct kept scores in their first
+    ``budget + 1`` kept rows or more (read in the client, one sort of those scores, as
+    the single process screens its first rows): those are binned from the start. A
+    column not found past the budget here is counted exactly, within the budget
+    (:func:`merge_parts`), so the state never depends on this shortcut; a bad row found
+    here is left for the tasks to report with its file and row."""
+    from prcurve.io.stream import distinct_scores  # io: the single process's count
+
+    pq = need("pyarrow.parquet", "Parquet files")
+    held: dict[str, list[NDArray[Any]]] = {s: [] for s in spec.scores}
+    kept = dict.fromkeys(spec.scores, 0)
+    rule = None if spec.rule is None else LabelRule(spec.rule.column, spec.rule.positive)
+    for path in files:
+        if rule is None or min(kept.values()) > budget:
+            break
+        with pq.ParquetFile(path) as file:
+            n_groups = file.num_row_groups
+        for group in range(n_groups):
+            if min(kept.values()) > budget:
+                break
+            try:
+                columns, _ = _read_groups(path, [group], spec, use_threads=True)
+                block = check_block(columns[spec.label], rule,
+                                    None if spec.weight is None else columns[spec.weight],
+                                    spec.weight, {s: columns[s] for s in spec.scores},
+                                    spec.drop_invalid)
+            except (RowProblem, OSError, ValueError, TypeError):
+                return [False] * len(spec.scores)
+            for column in spec.scores:
+                keep = block.keep[column]
+                scores = block.scores[column]
+                held[column].append(scores if keep is None else scores[keep])
+                kept[column] += int(held[column][-1].shape[0])
+    return [kept[s] > budget and distinct_scores(held[s]) > budget for s in spec.scores]
 
 
 def _pieces_task(pieces: list[tuple[str, list[int], int]], spec: _Spec) -> Part:
     """Several pieces read and counted one after the other, folded into one result."""
     result = _piece_task(*pieces[0], spec)
     for path, groups, index in pieces[1:]:
-        result = merge_parts(result, _piece_task(path, groups, index, spec))
+        result = merge_parts(result, _piece_task(path, groups, index, spec),
+                             within=spec.within)
     return result
+
+
+def _merge_task(spec: _Spec, *parts: Part) -> Part:
+    return merge_parts(*parts, within=spec.within)
 
 
 def _cluster_threads() -> int:
@@ -354,7 +427,7 @@ def _compute(data: Any, spec: _Spec, split_every: int, dask: Any,
         frame = dask_frame(data, spec.columns)
         level = [delayed(_frame_task)(part, i, shared) for i, part in enumerate(frame.to_delayed())]
     while len(level) > 1:  # the tree: split_every states per merge task
-        level = [delayed(merge_parts)(*level[i:i + split_every])
+        level = [delayed(_merge_task)(shared, *level[i:i + split_every])
                  for i in range(0, len(level), split_every)]
     if not level:
         raise empty_input("data", "no partitions")
@@ -510,6 +583,7 @@ def pr_counts(
 
 def dask_scores(files: list[str], name: str, columns: Columns, positive: str | None = None,
                 bins: int | None = None, drop_invalid: bool = False, split_every: int = 8,
+                max_distinct: int | None = None, switch_bins: int = 1 << 20,
                 **compute: Any) -> Any:
     """Parquet files counted on the active Dask scheduler with ``prcurve report``'s rules.
 
@@ -520,6 +594,15 @@ def dask_scores(files: list[str], name: str, columns: Columns, positive: str | N
     to 0 are refused; with ``drop_invalid`` bad rows are skipped and counted per
     column, as in memory. Returns a :class:`prcurve.io.stream.StreamedInput`
     whose ``engine`` is ``"dask"``.
+
+    ``max_distinct`` (without ``bins``) is the single process's distinct-score budget
+    (:func:`prcurve.io.stream.stream_scores`): a column is exact when its kept rows hold
+    at most ``max_distinct`` distinct scores, else binned over ``switch_bins`` equal-width
+    bins of its full range, the same state as ``stream_scores`` gives. A column whose
+    first rows already pass the budget (read here) is binned from the start; the others
+    are counted exactly and binned where a merged state passes the budget. Its
+    ``switched_at_row`` is the rows read when it was found past the budget (the rows
+    screened, or every row).
     """
     from prcurve.io.stream import StreamedCounts, StreamedInput
 
@@ -528,8 +611,19 @@ def dask_scores(files: list[str], name: str, columns: Columns, positive: str | N
     spec = _Spec(columns.label, list(columns.scores), columns.weight, [],
                  rule=LabelRule(columns.label, positive), drop_invalid=drop_invalid)
     spec.edges = _edges(bins, files, spec, files, split_every, dask, compute, name)
+    switched: list[int | None] = [None] * len(spec.scores)
+    if bins is None and max_distinct is not None:
+        switch = _edges(switch_bins, files, spec, files, split_every, dask, compute, name)
+        past = _screen(files, spec, max_distinct)
+        spec.budget, spec.switch_edges = max_distinct, switch
+        spec.edges = [e if p else None for p, e in zip(past, switch, strict=True)]
+        screened = _screened_rows(files, max_distinct)
+        switched = [screened if p else None for p in past]
     result, pieces = _compute(files, spec, split_every, dask, compute, files)
     _raise_problem(result, pieces, name)
+    if spec.within is not None:  # a single task's state is not merged: the last check
+        result.states = [within_budget(state, spec.within, i)
+                         for i, state in enumerate(result.states)]
     rule = LabelRule(columns.label, positive)
     try:
         for _, one in sorted(result.rules, key=lambda r: r[0]):
@@ -553,8 +647,11 @@ def dask_scores(files: list[str], name: str, columns: Columns, positive: str | N
         check_weight_totals(columns.weight, name, state.n_pos, state.n_pos + state.n_neg)
         dropped = result.dropped[i] if result.dropped else {}
         bounds = ap_bounds(state) if isinstance(state, BinnedCounts) else None
+        budgeted = bins is None and max_distinct is not None
+        at = (switched[i] or rows) if budgeted and bounds is not None else None
         models.append(StreamedCounts(column, state, "exact" if bounds is None else "binned",
-                                     kept, None, None, bounds, rows - kept, dropped))
+                                     kept, max_distinct if budgeted else None, at, bounds,
+                                     rows - kept, dropped))
     return StreamedInput(path=name, format="parquet", files=len(files), n_rows=rows,
                          batches=0, label_column=columns.label,
                          label_chosen=columns.label_chosen, positive_label=rule.value,
