@@ -13,11 +13,11 @@ alternating the commands, best of ``--repeat``:
 - with ``--workers N``: ``prcurve report FILE --workers N`` by this interpreter (and by
   ``--before``), whose report.json must hold the single process's numbers (item 7).
 
-Time is wall and CPU (user + sys of the process and its children), peak memory the
-process's ``ru_maxrss`` from ``wait4`` (the parent's only: Dask's workers are children
-whose peak is not included). The machine's load (``os.getloadavg``) is printed before and
-after. Files are deleted at the end unless ``--keep DIR`` keeps them there (and reuses
-them on the next run).
+Time is wall and CPU (user + sys of the process and its reaped children, Dask's
+workers included, from ``wait4``), peak memory the process's own ``VmHWM`` (for
+``--workers``: the parent's alone; the floor's is ``ru_maxrss``). The machine's load
+(``os.getloadavg``) is printed before and after. Files are deleted at the end unless
+``--keep DIR`` keeps them there (and reuses them on the next run).
 
 Run: ``python benchmarks/bench_report_large.py --rows 1e6 --rows 1e7 --rows 3e7
 [--before /work/main/.venv/bin/python] [--workers 2] [--repeat 3]``.
@@ -46,6 +46,18 @@ scores = pq.read_table(sys.argv[1]).column("score").to_numpy()
 np.sort(scores)
 """
 
+# prcurve's command line, then this process's own peak (VmHWM) on standard error: the
+# parent's alone (wait4's ru_maxrss also covers the reaped children: Dask's workers).
+COMMAND = """
+import sys
+from prcurve.cli import main
+code = main(sys.argv[1:])
+for line in open("/proc/self/status"):
+    if line.startswith("VmHWM:"):
+        sys.stderr.write(f"VmHWM {int(line.split()[1]) / 1024}\\n")
+sys.exit(code)
+"""
+
 NUMBERS = ("average_precision", "ap", "aucpr", "min_ap", "normalized_ap", "min_aucpr",
            "aucnpr", "roc_auc", "best_f", "precision_at_recall", "recall_at_precision",
            "positives", "negatives", "rows")
@@ -54,15 +66,20 @@ NUMBERS = ("average_precision", "ap", "aucpr", "min_ap", "normalized_ap", "min_a
 def run(command: list[str]) -> tuple[float, float, float, str]:
     """Wall seconds, CPU seconds, peak RSS in MB and standard output of one process."""
     start = time.perf_counter()
-    with tempfile.TemporaryFile() as out:
-        process = subprocess.Popen(command, stdout=out, stderr=subprocess.DEVNULL)
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        process = subprocess.Popen(command, stdout=out, stderr=err)
         _, status, usage = os.wait4(process.pid, 0)
         wall = time.perf_counter() - start
         out.seek(0)
-        text = out.read().decode()
+        err.seek(0)
+        text, errors = out.read().decode(), err.read().decode()
     if os.waitstatus_to_exitcode(status) not in (0, 1):
-        raise SystemExit(f"failed: {' '.join(command)}")
-    return wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024, text
+        raise SystemExit(f"failed: {' '.join(command)}\n{errors}")
+    peak = usage.ru_maxrss / 1024
+    for line in errors.splitlines():
+        if line.startswith("VmHWM "):
+            peak = float(line.split()[1])
+    return wall, usage.ru_utime + usage.ru_stime, peak, text
 
 
 def numbers(text: str) -> list[Any]:
@@ -99,6 +116,9 @@ def main() -> int:
     parser.add_argument("--before", help="the Python of the code to compare with (main)")
     parser.add_argument("--workers", type=int, help="also time --workers N")
     parser.add_argument("--skip-floor", action="store_true")
+    parser.add_argument("--skip-before-workers", action="store_true",
+                        help="not --workers by --before (main's exact state of 10^8 rows "
+                        "on workers needs about 10 GB)")
     parser.add_argument("--keep", help="keep (and reuse) the generated files in this folder")
     args = parser.parse_args()
     folder = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="prcurve-large-"))
@@ -117,15 +137,15 @@ def main() -> int:
             if not args.skip_floor:
                 commands["floor"] = [sys.executable, "-c", FLOOR, str(path)]
             if args.before:
-                commands["before"] = [args.before, "-m", "prcurve", *report]
-            commands["after"] = [sys.executable, "-m", "prcurve", *report]
+                commands["before"] = [args.before, "-c", COMMAND, *report]
+            commands["after"] = [sys.executable, "-c", COMMAND, *report]
             if args.workers:
                 extra = ["--workers", str(args.workers)]
-                if args.before:
+                if args.before and not args.skip_before_workers:
                     commands[f"before --workers {args.workers}"] = [
-                        args.before, "-m", "prcurve", *report, *extra]
+                        args.before, "-c", COMMAND, *report, *extra]
                 commands[f"after --workers {args.workers}"] = [
-                    sys.executable, "-m", "prcurve", *report, *extra]
+                    sys.executable, "-c", COMMAND, *report, *extra]
             best: dict[str, list[float]] = {}
             outputs: dict[str, str] = {}
             for _ in range(args.repeat):

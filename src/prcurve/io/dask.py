@@ -44,6 +44,7 @@ True
 
 from __future__ import annotations
 
+import functools
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -54,6 +55,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from prcurve.core.arrow import primitive_numpy
+from prcurve.core.bin_edges import equal_width_edges
 from prcurve.core.binned import BinnedCounts, ap_bounds, empty_over, resolve_edges
 from prcurve.core.counts import ThresholdCounts
 from prcurve.errors import InvalidInputError
@@ -168,10 +170,44 @@ class _Spec:
             return None
         return self.budget, self.switch_edges
 
+    def __getstate__(self) -> dict[str, Any]:
+        # Equal-width edges cross to the workers as (low, high, bins), not 8 MiB each for
+        # 2^20 bins (Dask warns about graphs over 10 MB: two columns' edges were 16 MiB).
+        state = dict(self.__dict__)
+        state["edges"] = [_packed(e) for e in self.edges]
+        if self.switch_edges is not None:
+            state["switch_edges"] = [_packed(e) for e in self.switch_edges]
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        state["edges"] = [_unpacked(e) for e in state["edges"]]
+        if state.get("switch_edges") is not None:
+            state["switch_edges"] = [_unpacked(e) for e in state["switch_edges"]]
+        self.__dict__.update(state)
+
+
     @property
     def columns(self) -> list[str]:
         return [self.label, *([self.weight] if self.weight else []),
                 *[s for s in self.scores if s not in (self.label, self.weight)]]
+
+
+@functools.lru_cache(maxsize=8)
+def _equal_edges(low: float, high: float, n_bins: int) -> NDArray[np.float64]:
+    """Equal-width edges, one array per process for each (low, high, bins): every task
+    of a worker gets the same object (``empty_over`` checks it once)."""
+    return equal_width_edges(low, high, n_bins)
+
+
+def _packed(edges: NDArray[np.float64] | None) -> Any:
+    if edges is None or edges.shape[0] < 2:
+        return edges
+    compact = (float(edges[0]), float(edges[-1]), int(edges.shape[0] - 1))
+    return compact if np.array_equal(_equal_edges(*compact), edges) else edges
+
+
+def _unpacked(edges: Any) -> NDArray[np.float64] | None:
+    return _equal_edges(*edges) if isinstance(edges, tuple) else edges
 
 
 def _empty_states(spec: _Spec) -> list[State]:

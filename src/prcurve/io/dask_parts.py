@@ -103,8 +103,13 @@ def _merge_states(states: Sequence[State], within: Budget | None = None,
     first, *rest = states  # one column of one spec: all binned or all exact
     if rest and isinstance(first, BinnedCounts):
         return first.merge(*rest)  # type: ignore[arg-type]
-    merged = reduce(lambda a, b: a.merge(b), states)  # type: ignore[arg-type]
-    return within_budget(merged, within, column)
+    # Exact states merged in pairs, pairs of pairs, ...: each threshold is merged about
+    # log2(k) times, not up to k - 1 times as in a left-to-right fold of k states.
+    level = list(states)
+    while len(level) > 1:
+        level = [reduce(lambda a, b: a.merge(b), level[i:i + 2])  # type: ignore[arg-type]
+                 for i in range(0, len(level), 2)]
+    return within_budget(level[0], within, column)
 
 
 def within_budget(state: State, within: Budget | None, column: int) -> State:
