@@ -44,7 +44,6 @@ True
 
 from __future__ import annotations
 
-import functools
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -54,12 +53,11 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from prcurve.core.arrow import primitive_numpy
-from prcurve.core.bin_edges import equal_width_edges
 from prcurve.core.binned import BinnedCounts, ap_bounds, empty_over, resolve_edges
 from prcurve.core.counts import ThresholdCounts
 from prcurve.errors import InvalidInputError
 from prcurve.io.batches import Columns, input_files, parquet_statistics_range
+from prcurve.io.dask_budget import packed, read_groups, screen, screened_rows, unpacked
 from prcurve.io.dask_parts import Budget, Part, State, merge_parts, some_values, within_budget
 from prcurve.io.readers import arrow_to_numpy, need
 from prcurve.io.rows import LabelRule, RowProblem, check_block, check_weight_totals
@@ -171,18 +169,17 @@ class _Spec:
         return self.budget, self.switch_edges
 
     def __getstate__(self) -> dict[str, Any]:
-        # Equal-width edges cross to the workers as (low, high, bins), not 8 MiB each for
-        # 2^20 bins (Dask warns about graphs over 10 MB: two columns' edges were 16 MiB).
+        # Equal-width edges as (low, high, bins): Dask warns about graphs over 10 MB.
         state = dict(self.__dict__)
-        state["edges"] = [_packed(e) for e in self.edges]
+        state["edges"] = [packed(e) for e in self.edges]
         if self.switch_edges is not None:
-            state["switch_edges"] = [_packed(e) for e in self.switch_edges]
+            state["switch_edges"] = [packed(e) for e in self.switch_edges]
         return state
 
     def __setstate__(self, state: dict[str, Any]) -> None:
-        state["edges"] = [_unpacked(e) for e in state["edges"]]
+        state["edges"] = [unpacked(e) for e in state["edges"]]
         if state.get("switch_edges") is not None:
-            state["switch_edges"] = [_unpacked(e) for e in state["switch_edges"]]
+            state["switch_edges"] = [unpacked(e) for e in state["switch_edges"]]
         self.__dict__.update(state)
 
 
@@ -190,24 +187,6 @@ class _Spec:
     def columns(self) -> list[str]:
         return [self.label, *([self.weight] if self.weight else []),
                 *[s for s in self.scores if s not in (self.label, self.weight)]]
-
-
-@functools.lru_cache(maxsize=8)
-def _equal_edges(low: float, high: float, n_bins: int) -> NDArray[np.float64]:
-    """Equal-width edges, one array per process for each (low, high, bins): every task
-    of a worker gets the same object (``empty_over`` checks it once)."""
-    return equal_width_edges(low, high, n_bins)
-
-
-def _packed(edges: NDArray[np.float64] | None) -> Any:
-    if edges is None or edges.shape[0] < 2:
-        return edges
-    compact = (float(edges[0]), float(edges[-1]), int(edges.shape[0] - 1))
-    return compact if np.array_equal(_equal_edges(*compact), edges) else edges
-
-
-def _unpacked(edges: Any) -> NDArray[np.float64] | None:
-    return _equal_edges(*edges) if isinstance(edges, tuple) else edges
 
 
 def _empty_states(spec: _Spec) -> list[State]:
@@ -311,83 +290,14 @@ def _frame_task(frame: Any, index: int, spec: _Spec) -> Part:
     return _count(columns, len(frame), index, spec)
 
 
-def _read_groups(path: str, groups: list[int], spec: _Spec, use_threads: bool = False
-                 ) -> tuple[dict[str, NDArray[Any]], int]:
-    """The spec's columns of row groups of one Parquet file, as a task reads them."""
-    pa = need("pyarrow", "Parquet files")
-    pq = need("pyarrow.parquet", "Parquet files")
-    with pq.ParquetFile(path) as file:
-        # One thread in a task: a worker's threads are Dask's to give (pyarrow's own pool
-        # would make one single-threaded worker use every core of its machine).
-        table = file.read_row_groups(groups, columns=spec.columns, use_threads=use_threads)
-    columns = {}
-    for name in spec.columns:
-        column = table.column(name)
-        if pa.types.is_floating(column.type) and column.null_count == 0:
-            columns[name] = primitive_numpy(pa, column)
-        else:
-            columns[name] = arrow_to_numpy(pa, column)
-    return columns, int(table.num_rows)
-
-
 def _piece_task(path: str, groups: list[int], index: int, spec: _Spec) -> Part:
     """Row groups of one Parquet file, read here (the task knows its file and rows)."""
     try:
-        columns, n = _read_groups(path, groups, spec)
+        columns, n = read_groups(path, groups, spec)
     except (OSError, ValueError, TypeError) as error:
         return Part([(index, 0)], _empty_states(spec), problem=(index, f"cannot read "
                      f"{path!r}: {error}"))
     return _count(columns, n, index, spec)
-
-
-def _screened_rows(files: Sequence[str], budget: int) -> int:
-    """The rows :func:`_screen` reads: whole row groups until more than ``budget``."""
-    pq = need("pyarrow.parquet", "Parquet files")
-    rows = 0
-    for path in files:
-        metadata = pq.read_metadata(path)
-        for group in range(metadata.num_row_groups):
-            if rows > budget:
-                return rows
-            rows += metadata.row_group(group).num_rows
-    return rows
-
-
-def _screen(files: Sequence[str], spec: _Spec, budget: int) -> list[bool]:
-    """Which score columns hold more than ``budget`` distinct kept scores in their first
-    ``budget + 1`` kept rows or more (read in the client, one sort of those scores, as
-    the single process screens its first rows): those are binned from the start. A
-    column not found past the budget here is counted exactly, within the budget
-    (:func:`merge_parts`), so the state never depends on this shortcut; a bad row found
-    here is left for the tasks to report with its file and row."""
-    from prcurve.io.stream import distinct_scores  # io: the single process's count
-
-    pq = need("pyarrow.parquet", "Parquet files")
-    held: dict[str, list[NDArray[Any]]] = {s: [] for s in spec.scores}
-    kept = dict.fromkeys(spec.scores, 0)
-    rule = None if spec.rule is None else LabelRule(spec.rule.column, spec.rule.positive)
-    for path in files:
-        if rule is None or min(kept.values()) > budget:
-            break
-        with pq.ParquetFile(path) as file:
-            n_groups = file.num_row_groups
-        for group in range(n_groups):
-            if min(kept.values()) > budget:
-                break
-            try:
-                columns, _ = _read_groups(path, [group], spec, use_threads=True)
-                block = check_block(columns[spec.label], rule,
-                                    None if spec.weight is None else columns[spec.weight],
-                                    spec.weight, {s: columns[s] for s in spec.scores},
-                                    spec.drop_invalid)
-            except (RowProblem, OSError, ValueError, TypeError):
-                return [False] * len(spec.scores)
-            for column in spec.scores:
-                keep = block.keep[column]
-                scores = block.scores[column]
-                held[column].append(scores if keep is None else scores[keep])
-                kept[column] += int(held[column][-1].shape[0])
-    return [kept[s] > budget and distinct_scores(held[s]) > budget for s in spec.scores]
 
 
 def _pieces_task(pieces: list[tuple[str, list[int], int]], spec: _Spec) -> Part:
@@ -631,14 +541,9 @@ def dask_scores(files: list[str], name: str, columns: Columns, positive: str | N
     column, as in memory. Returns a :class:`prcurve.io.stream.StreamedInput`
     whose ``engine`` is ``"dask"``.
 
-    ``max_distinct`` (without ``bins``) is the single process's distinct-score budget
-    (:func:`prcurve.io.stream.stream_scores`): a column is exact when its kept rows hold
-    at most ``max_distinct`` distinct scores, else binned over ``switch_bins`` equal-width
-    bins of its full range, the same state as ``stream_scores`` gives. A column whose
-    first rows already pass the budget (read here) is binned from the start; the others
-    are counted exactly and binned where a merged state passes the budget. Its
-    ``switched_at_row`` is the rows read when it was found past the budget (the rows
-    screened, or every row).
+    ``max_distinct`` (without ``bins``): the single process's budget; a column is exact
+    when its kept rows hold at most that many distinct scores, else ``switch_bins``
+    bins over its range, as :func:`prcurve.io.stream.stream_scores` (docs/scale.md).
     """
     from prcurve.io.stream import StreamedCounts, StreamedInput
 
@@ -650,10 +555,10 @@ def dask_scores(files: list[str], name: str, columns: Columns, positive: str | N
     switched: list[int | None] = [None] * len(spec.scores)
     if bins is None and max_distinct is not None:
         switch = _edges(switch_bins, files, spec, files, split_every, dask, compute, name)
-        past = _screen(files, spec, max_distinct)
+        past = screen(files, spec, max_distinct)
         spec.budget, spec.switch_edges = max_distinct, switch
         spec.edges = [e if p else None for p, e in zip(past, switch, strict=True)]
-        screened = _screened_rows(files, max_distinct)
+        screened = screened_rows(files, max_distinct)
         switched = [screened if p else None for p in past]
     result, pieces = _compute(files, spec, split_every, dask, compute, files)
     _raise_problem(result, pieces, name)
