@@ -37,8 +37,10 @@ def states(draw: st.DrawFn) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
     levels = draw(st.sampled_from([2, 7, 40, 10**6]))  # few levels: many ties
     scores = rng.integers(0, levels, n).astype(np.float64)
     weights = None
-    if draw(st.booleans()):  # zero weights: thresholds where precision is 0/0
-        weights = rng.choice([0.0, 0.5, 1.0, 3.0], n)
+    if draw(st.booleans()):  # zero weights: thresholds where precision is 0/0, and
+        # neighbouring thresholds with the same counts (ties between operating points)
+        weights = rng.choice(draw(st.sampled_from([[0.0, 0.5, 1.0, 3.0],
+                                                    [0.0, 0.0, 0.0, 1.0]])), n)
         weights[0] = 1.0
     return labels, scores, weights
 
@@ -134,3 +136,17 @@ def test_parquet_columns_equal_the_whole_table_conversion(tmp_path: Path,
             np.testing.assert_array_equal(found, expected)
         else:
             assert found.tolist() == expected.tolist(), name
+
+
+@pytest.mark.parametrize("block", [1, 2, 3, 4, 8])
+def test_blocked_best_f_keeps_the_highest_of_tied_thresholds(block: int) -> None:
+    # F1 = 2/3 at the first and the fourth threshold (tp=1, fp=0, fn=1 and tp=2, fp=2,
+    # fn=0): the best point is the highest threshold, in one block or across blocks.
+    labels, scores = [1, 0, 0, 1, 0], [5.0, 4.0, 3.0, 2.0, 1.0]
+    expected = pr_curve(labels, scores).best_f()
+    assert expected.threshold == 5.0
+    with pytest.MonkeyPatch.context() as patch:
+        for module in (blocks, curve_module):
+            patch.setattr(module, "VIEW_BLOCK", block)
+        found = pr_curve(labels, scores).best_f()
+    assert repr(found) == repr(expected)
