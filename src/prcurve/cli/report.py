@@ -327,7 +327,15 @@ def _integer_option(option: str, text: str | None, default: int | None,
 
 def _wants_streaming(args: argparse.Namespace) -> bool:
     """Stream when asked, for Dask, for a folder, or for a file over STREAM_ABOVE_BYTES."""
-    if args.stream or args.dask is not None or args.workers is not None:
+    if args.dask is not None or args.workers is not None:
+        return True
+    return _single_streams(args)
+
+
+def _single_streams(args: argparse.Namespace) -> bool:
+    """Whether one process (without --dask or --workers) streams these inputs: then it
+    keeps the distinct-score budget, and so does Dask (issue 26, item 7)."""
+    if args.stream:
         return True
     for path in args.inputs:
         file = Path(path)
@@ -338,13 +346,21 @@ def _wants_streaming(args: argparse.Namespace) -> bool:
     return False
 
 
-def _load_streamed(args: argparse.Namespace, bins: int | None) -> tuple[list[Any], list[str]]:
-    from prcurve.io.stream import DEFAULT_MAX_DISTINCT, DEFAULT_SWITCH_BINS, stream_scores
+def _budget(args: argparse.Namespace) -> tuple[int | None, int]:
+    """--max-distinct and --switch-bins (their defaults: the streaming ones)."""
+    from prcurve.io.stream import DEFAULT_MAX_DISTINCT, DEFAULT_SWITCH_BINS
 
     max_distinct = _integer_option("--max-distinct", args.max_distinct, DEFAULT_MAX_DISTINCT,
                                    allow_none=True)
     switch_bins = int(_integer_option("--switch-bins", args.switch_bins, DEFAULT_SWITCH_BINS,
                                       maximum=MAX_BINS) or DEFAULT_SWITCH_BINS)
+    return max_distinct, switch_bins
+
+
+def _load_streamed(args: argparse.Namespace, bins: int | None) -> tuple[list[Any], list[str]]:
+    from prcurve.io.stream import stream_scores
+
+    max_distinct, switch_bins = _budget(args)
     streamed, notes = [], []
     for path in args.inputs:
         with _progress(path, sys.stderr) as on_rows:
@@ -434,10 +450,16 @@ def _load_dask(args: argparse.Namespace, bins: int | None) -> tuple[list[Any], l
         columns = choose_columns(open_dataset(files, fmt).schema, name, args.label, args.score,
                                  args.weight)
         plans.append((files, name, columns))
+    # The single process's state policy: the distinct-score budget where it would
+    # stream, exact where it would read the inputs whole (issue 26, item 7).
+    max_distinct, switch_bins = _budget(args)
+    if not _single_streams(args):
+        max_distinct = None
     streamed, notes = [], []
     with _dask_client(args):
         for files, name, columns in plans:
-            one = dask_scores(files, name, columns, args.positive, bins, args.drop_invalid)
+            one = dask_scores(files, name, columns, args.positive, bins, args.drop_invalid,
+                              max_distinct=max_distinct, switch_bins=switch_bins)
             notes.extend(_input_notes(one))
             streamed.append(one)
     return streamed, notes

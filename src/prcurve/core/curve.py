@@ -8,6 +8,7 @@ in order of decreasing threshold, that is increasing recall.
 
 from __future__ import annotations
 
+import contextlib
 import math
 import warnings
 from functools import cached_property
@@ -33,6 +34,7 @@ from prcurve.core.counts import (
     reaching,
     scale_exponent,
 )
+from prcurve.core.curve_blocks import VIEW_BLOCK, best_f_index, select_index
 from prcurve.core.integer_scores import thresholds_at_or_above
 from prcurve.core.roc import ROCCurve
 from prcurve.core.table import Table
@@ -341,11 +343,18 @@ class PRCurve:
         )
 
     def _point(self, index: int, value: float) -> OperatingPoint:
+        if len(self) > VIEW_BLOCK and "precision" not in self.__dict__:
+            # A long curve: the rates of one threshold, by the arrays' own formulas.
+            tp, fp = self.tp[index:index + 1], self.fp[index:index + 1]
+            precision = float(_precision(tp, fp, 0.0, 0.0)[0])
+            recall = float(ratio(tp, np.full_like(tp, self.n_pos), "recall")[0])
+        else:
+            precision, recall = float(self.precision[index]), float(self.recall[index])
         return OperatingPoint(
             value=float(value),
             threshold=self.thresholds[index].item(),  # an int for integer thresholds
-            precision=float(self.precision[index]),
-            recall=float(self.recall[index]),
+            precision=precision,
+            recall=recall,
         )
 
     def _unreached(self, what: str) -> OperatingPoint:
@@ -363,6 +372,11 @@ class PRCurve:
         (0.7, 0.8)
         """
         with undefined_scope(self.zero_division):
+            if len(self) > VIEW_BLOCK:  # no full-length arrays (core/curve_blocks.py)
+                found = best_f_index(self.tp, self.fp, self.n_pos, self.n_neg,
+                                     check_positive_number("beta", beta))
+                return (self._unreached(f"best F{beta:g}") if found is None
+                        else self._point(*found))
             f = self.f_beta(beta)
             if len(self) == 0 or np.isnan(f).all():
                 return self._unreached(f"best F{beta:g}")
@@ -384,6 +398,10 @@ class PRCurve:
         """
         r = check_fraction("recall", recall)
         with undefined_scope(self.zero_division):
+            if len(self) > VIEW_BLOCK and self.n_pos > 0:
+                with contextlib.suppress(LookupError):  # core/curve_blocks.py
+                    return self._selected(select_index(self.tp, self.fp, self.n_pos, r,
+                                                       "recall"), f"precision at recall {r:g}")
             candidates = np.flatnonzero(reaching(self.recall, r))
             return self._select(candidates, self.precision, self.recall,
                                 f"precision at recall {r:g}")
@@ -402,9 +420,16 @@ class PRCurve:
         """
         p = check_fraction("precision", precision)
         with undefined_scope(self.zero_division):
+            if len(self) > VIEW_BLOCK and self.n_pos > 0:
+                with contextlib.suppress(LookupError):  # core/curve_blocks.py
+                    return self._selected(select_index(self.tp, self.fp, self.n_pos, p,
+                                                       "precision"), f"recall at precision {p:g}")
             candidates = np.flatnonzero(reaching(self.precision, p))
             return self._select(candidates, self.recall, self.precision,
                                 f"recall at precision {p:g}")
+
+    def _selected(self, found: tuple[int, float] | None, what: str) -> OperatingPoint:
+        return self._unreached(what) if found is None else self._point(*found)
 
     def _select(
         self, candidates: NDArray[np.intp], primary: F64, secondary: F64, what: str

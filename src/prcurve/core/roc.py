@@ -20,6 +20,7 @@ ranking a random positive above a random negative with ties counted half.
 
 from __future__ import annotations
 
+from functools import cached_property
 from typing import Any
 
 import numpy as np
@@ -34,6 +35,9 @@ from prcurve.validation.labels import check_scored_labels
 __all__ = ["ROCCurve", "binary_roc_auc", "roc_curve"]
 
 F64 = NDArray[np.float64]
+
+_AUC_BLOCK = 1 << 20
+"""Points of the curve whose trapezoids are summed together by :meth:`ROCCurve.auc`."""
 
 
 class ROCCurve:
@@ -83,9 +87,22 @@ class ROCCurve:
             # second difference is non-zero (a bend of the curve).
             keep = np.r_[True, np.logical_or(np.diff(fp, 2), np.diff(tp, 2)), True]
             tp, fp, thresholds = tp[keep], fp[keep], thresholds[keep]
-        self._tp: F64 = np.r_[0.0, tp]
-        self._fp: F64 = np.r_[0.0, fp]
-        self._thresholds: F64 = np.r_[np.inf, thresholds]
+        # The state's own arrays (no copy); the point (0, 0) is put in front only when
+        # the arrays are asked for: the area needs no copy (issue 26, item 6).
+        self._state_tp, self._state_fp, self._state_thresholds = tp, fp, thresholds
+
+    @cached_property
+    def _tp(self) -> F64:
+        return np.concatenate((np.zeros(1), self._state_tp))
+
+    @cached_property
+    def _fp(self) -> F64:
+        return np.concatenate((np.zeros(1), self._state_fp))
+
+    @cached_property
+    def _thresholds(self) -> F64:
+        thresholds: F64 = np.r_[np.inf, self._state_thresholds]  # int thresholds too
+        return thresholds
 
     @classmethod
     def from_counts(
@@ -136,7 +153,7 @@ class ROCCurve:
             return ratio(self._fp, np.full_like(self._fp, self.n_neg), "FPR")
 
     def __len__(self) -> int:
-        return int(self._thresholds.shape[0])
+        return int(self._state_thresholds.shape[0]) + 1
 
     def __repr__(self) -> str:
         return f"ROCCurve({len(self)} points, n_pos={self.n_pos:g}, n_neg={self.n_neg:g})"
@@ -151,13 +168,21 @@ class ROCCurve:
         with undefined_scope(self.zero_division):
             if self.n_pos == 0 or self.n_neg == 0:
                 return undefined("roc_auc (one class only)")
-            tpr = self._tp / self.n_pos
-            fpr = self._fp / self.n_neg
+            tp, fp = self._state_tp, self._state_fp
+            # The trapezoids from (0, 0) through every point, a block of points at a time
+            # (no copy of the state: 3*10^7 thresholds are 480 MB of counts).
+            twice, x0, y0 = 0.0, 0.0, 0.0
+            for start in range(0, tp.shape[0], _AUC_BLOCK):
+                x = fp[start:start + _AUC_BLOCK] / self.n_neg
+                y = tp[start:start + _AUC_BLOCK] / self.n_pos
+                previous = np.empty_like(y)
+                previous[0], previous[1:] = y0, y[:-1]
+                twice += float(np.sum(np.diff(x, prepend=x0) * (y + previous)))
+                x0, y0 = float(x[-1]), float(y[-1])
             # Weight below every threshold (a truncated state) joins (1, 1) in a straight line.
-            x = np.r_[fpr, 1.0] if fpr[-1] < 1.0 or tpr[-1] < 1.0 else fpr
-            y = np.r_[tpr, 1.0] if x.shape[0] > fpr.shape[0] else tpr
-            area = float(np.sum(np.diff(x) * (y[1:] + y[:-1])) / 2.0)
-            return min(max(area, 0.0), 1.0)
+            if x0 < 1.0 or y0 < 1.0:
+                twice += (1.0 - x0) * (1.0 + y0)
+            return min(max(twice / 2.0, 0.0), 1.0)
 
 
 def roc_curve(

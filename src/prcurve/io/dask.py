@@ -53,12 +53,12 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from prcurve.core.arrow import primitive_numpy
 from prcurve.core.binned import BinnedCounts, ap_bounds, empty_over, resolve_edges
 from prcurve.core.counts import ThresholdCounts
 from prcurve.errors import InvalidInputError
 from prcurve.io.batches import Columns, input_files, parquet_statistics_range
-from prcurve.io.dask_parts import Part, State, merge_parts, some_values
+from prcurve.io.dask_budget import packed, read_groups, screen, screened_rows, unpacked
+from prcurve.io.dask_parts import Budget, Part, State, merge_parts, some_values, within_budget
 from prcurve.io.readers import arrow_to_numpy, need
 from prcurve.io.rows import LabelRule, RowProblem, check_block, check_weight_totals
 from prcurve.validation.arrays import check_edges, check_n_bins, distinct_values
@@ -157,6 +157,31 @@ class _Spec:
     rule: LabelRule | None = None
     mode: str = "count"
     drop_invalid: bool = False
+    # The distinct-score budget of ``prcurve report`` (issue 26, item 7): an exact
+    # column's state past ``budget`` thresholds is binned over its ``switch_edges``.
+    budget: int | None = None
+    switch_edges: list[NDArray[np.float64] | None] | None = None
+
+    @property
+    def within(self) -> Budget | None:
+        if self.budget is None or self.switch_edges is None:
+            return None
+        return self.budget, self.switch_edges
+
+    def __getstate__(self) -> dict[str, Any]:
+        # Equal-width edges as (low, high, bins): Dask warns about graphs over 10 MB.
+        state = dict(self.__dict__)
+        state["edges"] = [packed(e) for e in self.edges]
+        if self.switch_edges is not None:
+            state["switch_edges"] = [packed(e) for e in self.switch_edges]
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        state["edges"] = [unpacked(e) for e in state["edges"]]
+        if state.get("switch_edges") is not None:
+            state["switch_edges"] = [unpacked(e) for e in state["switch_edges"]]
+        self.__dict__.update(state)
+
 
     @property
     def columns(self) -> list[str]:
@@ -200,7 +225,8 @@ def _count(columns: dict[str, NDArray[Any]], n: int, index: int, spec: _Spec) ->
             continue
         labels = BinaryLabels(positive=positive, soft=None)
         if edges is None:
-            states.append(ThresholdCounts._from_checked(scores, labels, weights))
+            states.append(within_budget(ThresholdCounts._from_checked(scores, labels, weights),
+                                        spec.within, len(states)))
         else:
             binned = empty_over(edges)
             binned._add_checked(scores, labels, weights, threads=1)  # threads: Dask's
@@ -266,32 +292,25 @@ def _frame_task(frame: Any, index: int, spec: _Spec) -> Part:
 
 def _piece_task(path: str, groups: list[int], index: int, spec: _Spec) -> Part:
     """Row groups of one Parquet file, read here (the task knows its file and rows)."""
-    pa = need("pyarrow", "Parquet files")
-    pq = need("pyarrow.parquet", "Parquet files")
     try:
-        with pq.ParquetFile(path) as file:
-            # One thread: a worker's threads are Dask's to give (pyarrow's own pool would
-            # make one single-threaded worker use every core of its machine).
-            table = file.read_row_groups(groups, columns=spec.columns, use_threads=False)
+        columns, n = read_groups(path, groups, spec)
     except (OSError, ValueError, TypeError) as error:
         return Part([(index, 0)], _empty_states(spec), problem=(index, f"cannot read "
                      f"{path!r}: {error}"))
-    columns = {}
-    for name in spec.columns:
-        column = table.column(name)
-        if pa.types.is_floating(column.type) and column.null_count == 0:
-            columns[name] = primitive_numpy(pa, column)
-        else:
-            columns[name] = arrow_to_numpy(pa, column)
-    return _count(columns, table.num_rows, index, spec)
+    return _count(columns, n, index, spec)
 
 
 def _pieces_task(pieces: list[tuple[str, list[int], int]], spec: _Spec) -> Part:
     """Several pieces read and counted one after the other, folded into one result."""
     result = _piece_task(*pieces[0], spec)
     for path, groups, index in pieces[1:]:
-        result = merge_parts(result, _piece_task(path, groups, index, spec))
+        result = merge_parts(result, _piece_task(path, groups, index, spec),
+                             within=spec.within)
     return result
+
+
+def _merge_task(spec: _Spec, *parts: Part) -> Part:
+    return merge_parts(*parts, within=spec.within)
 
 
 def _cluster_threads() -> int:
@@ -354,7 +373,7 @@ def _compute(data: Any, spec: _Spec, split_every: int, dask: Any,
         frame = dask_frame(data, spec.columns)
         level = [delayed(_frame_task)(part, i, shared) for i, part in enumerate(frame.to_delayed())]
     while len(level) > 1:  # the tree: split_every states per merge task
-        level = [delayed(merge_parts)(*level[i:i + split_every])
+        level = [delayed(_merge_task)(shared, *level[i:i + split_every])
                  for i in range(0, len(level), split_every)]
     if not level:
         raise empty_input("data", "no partitions")
@@ -510,6 +529,7 @@ def pr_counts(
 
 def dask_scores(files: list[str], name: str, columns: Columns, positive: str | None = None,
                 bins: int | None = None, drop_invalid: bool = False, split_every: int = 8,
+                max_distinct: int | None = None, switch_bins: int = 1 << 20,
                 **compute: Any) -> Any:
     """Parquet files counted on the active Dask scheduler with ``prcurve report``'s rules.
 
@@ -520,6 +540,10 @@ def dask_scores(files: list[str], name: str, columns: Columns, positive: str | N
     to 0 are refused; with ``drop_invalid`` bad rows are skipped and counted per
     column, as in memory. Returns a :class:`prcurve.io.stream.StreamedInput`
     whose ``engine`` is ``"dask"``.
+
+    ``max_distinct`` (without ``bins``): the single process's budget; a column is exact
+    when its kept rows hold at most that many distinct scores, else ``switch_bins``
+    bins over its range, as :func:`prcurve.io.stream.stream_scores` (docs/scale.md).
     """
     from prcurve.io.stream import StreamedCounts, StreamedInput
 
@@ -528,8 +552,19 @@ def dask_scores(files: list[str], name: str, columns: Columns, positive: str | N
     spec = _Spec(columns.label, list(columns.scores), columns.weight, [],
                  rule=LabelRule(columns.label, positive), drop_invalid=drop_invalid)
     spec.edges = _edges(bins, files, spec, files, split_every, dask, compute, name)
+    switched: list[int | None] = [None] * len(spec.scores)
+    if bins is None and max_distinct is not None:
+        switch = _edges(switch_bins, files, spec, files, split_every, dask, compute, name)
+        past = screen(files, spec, max_distinct)
+        spec.budget, spec.switch_edges = max_distinct, switch
+        spec.edges = [e if p else None for p, e in zip(past, switch, strict=True)]
+        screened = screened_rows(files, max_distinct)
+        switched = [screened if p else None for p in past]
     result, pieces = _compute(files, spec, split_every, dask, compute, files)
     _raise_problem(result, pieces, name)
+    if spec.within is not None:  # a single task's state is not merged: the last check
+        result.states = [within_budget(state, spec.within, i)
+                         for i, state in enumerate(result.states)]
     rule = LabelRule(columns.label, positive)
     try:
         for _, one in sorted(result.rules, key=lambda r: r[0]):
@@ -553,8 +588,11 @@ def dask_scores(files: list[str], name: str, columns: Columns, positive: str | N
         check_weight_totals(columns.weight, name, state.n_pos, state.n_pos + state.n_neg)
         dropped = result.dropped[i] if result.dropped else {}
         bounds = ap_bounds(state) if isinstance(state, BinnedCounts) else None
+        budgeted = bins is None and max_distinct is not None
+        at = (switched[i] or rows) if budgeted and bounds is not None else None
         models.append(StreamedCounts(column, state, "exact" if bounds is None else "binned",
-                                     kept, None, None, bounds, rows - kept, dropped))
+                                     kept, max_distinct if budgeted else None, at, bounds,
+                                     rows - kept, dropped))
     return StreamedInput(path=name, format="parquet", files=len(files), n_rows=rows,
                          batches=0, label_column=columns.label,
                          label_chosen=columns.label_chosen, positive_label=rule.value,

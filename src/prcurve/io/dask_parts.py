@@ -17,7 +17,7 @@ from prcurve.core.binned import BinnedCounts
 from prcurve.core.counts import ThresholdCounts
 from prcurve.io.rows import LabelRule, RowProblem
 
-__all__ = ["Part", "State", "merge_parts", "some_values"]
+__all__ = ["Budget", "Part", "State", "merge_parts", "some_values", "within_budget"]
 
 State = ThresholdCounts | BinnedCounts
 
@@ -58,8 +58,18 @@ def some_values(values: Sequence[Any]) -> list[Any]:
     return text[:UNMATCHED_KEPT] + other[:UNMATCHED_KEPT]
 
 
-def merge_parts(*parts: Part) -> Part:
-    """Merge several partitions' results: states merge column by column; the first problem."""
+Budget = tuple[int, Sequence[Any]]
+"""A distinct-score budget and, per score column, the edges of its bins past it."""
+
+
+def merge_parts(*parts: Part, within: Budget | None = None) -> Part:
+    """Merge several partitions' results: states merge column by column; the first problem.
+
+    With ``within`` = (max_distinct, edges per column), a column's exact state that
+    holds more than max_distinct thresholds is binned over its edges, and exact states
+    merged with binned ones are binned first: the result is exact exactly when the rows
+    of all the parts have at most max_distinct distinct scores, whatever the grouping.
+    """
     problems = [p.problem for p in parts if p.problem is not None]
     ranges = [
         (min(r[0] for r in column), max(r[1] for r in column))
@@ -67,7 +77,8 @@ def merge_parts(*parts: Part) -> Part:
     ]
     return Part(
         sizes=[size for p in parts for size in p.sizes],
-        states=[_merge_states(states) for states in zip(*(p.states for p in parts), strict=True)],
+        states=[_merge_states(states, within, i)
+                for i, states in enumerate(zip(*(p.states for p in parts), strict=True))],
         rules=[rule for p in parts for rule in p.rules],
         problem=min(problems, key=lambda p: p[0]) if problems else None,
         ranges=ranges,
@@ -83,12 +94,30 @@ def merge_parts(*parts: Part) -> Part:
     )
 
 
-def _merge_states(states: Sequence[State]) -> State:
+def _merge_states(states: Sequence[State], within: Budget | None = None,
+                  column: int = 0) -> State:
     """One column's states merged: binned ones added into one new pair of arrays."""
+    if within is not None and any(isinstance(s, BinnedCounts) for s in states):
+        edges = within[1][column]  # exact states past the budget elsewhere: bin them too
+        states = [s if isinstance(s, BinnedCounts) else s.to_binned(edges) for s in states]
     first, *rest = states  # one column of one spec: all binned or all exact
     if rest and isinstance(first, BinnedCounts):
         return first.merge(*rest)  # type: ignore[arg-type]
-    return reduce(lambda a, b: a.merge(b), states)  # type: ignore[arg-type]
+    # Exact states merged in pairs, pairs of pairs, ...: each threshold is merged about
+    # log2(k) times, not up to k - 1 times as in a left-to-right fold of k states.
+    level = list(states)
+    while len(level) > 1:
+        level = [reduce(lambda a, b: a.merge(b), level[i:i + 2])  # type: ignore[arg-type]
+                 for i in range(0, len(level), 2)]
+    return within_budget(level[0], within, column)
+
+
+def within_budget(state: State, within: Budget | None, column: int) -> State:
+    """``state``, or its bins when it is exact and holds more thresholds than the budget."""
+    if within is None or not isinstance(state, ThresholdCounts) or len(state) <= within[0]:
+        return state
+    edges = within[1][column]
+    return state if edges is None else state.to_binned(edges)
 
 
 def _sum_lists(lists: list[list[int]]) -> list[int]:

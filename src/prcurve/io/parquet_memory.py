@@ -1,0 +1,135 @@
+"""A Parquet file read whole into NumPy columns, each column's memory written once.
+
+The in-memory reader of ``prcurve report FILE`` (issue 26, item 6). Reading a file's
+batches into a list and concatenating them holds every column twice (the batches and
+the joined column: 960 MB for 3*10^7 rows of int64 labels and float64 scores). Here a
+column of numbers or booleans that has no missing value (by the file's row-group
+statistics) is written, row group by row group, into one NumPy array allocated once:
+the peak is the columns plus one row group. Any other column (text, nested, missing
+values, a row group without statistics) is collected as Arrow chunks and converted
+whole by :func:`prcurve.io.readers.arrow_to_numpy`, as before; the values and types
+are the same either way (signed integers as int64, other numbers as float64,
+unsigned integers kept, booleans as bool).
+
+Examples
+--------
+>>> import os, tempfile
+>>> import pyarrow as pa, pyarrow.parquet as pq
+>>> from prcurve.io.parquet_memory import read_parquet_columns
+>>> path = os.path.join(tempfile.mkdtemp(), "s.parquet")
+>>> pq.write_table(pa.table({"label": [1, 0, 1], "score": pa.array([0.5, 0.25, 1.0],
+...                          type=pa.float32())}), path, row_group_size=2)
+>>> from prcurve.io.readers import arrow_to_numpy
+>>> columns = read_parquet_columns(path, None, convert=arrow_to_numpy)
+>>> columns["label"].dtype, columns["score"].tolist()
+(dtype('int64'), [0.5, 0.25, 1.0])
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from prcurve.core.arrow import primitive_numpy
+
+__all__ = ["NullsFoundError", "read_parquet_columns"]
+
+RowsCallback = Callable[[int], None]
+
+
+def _direct_dtype(pa: Any, kind: Any) -> np.dtype[Any] | None:
+    """The NumPy type a column without missing values has in memory, when it can be
+    written straight into a preallocated array; None for any other column."""
+    if pa.types.is_boolean(kind):
+        return np.dtype(bool)
+    if pa.types.is_signed_integer(kind):
+        return np.dtype(np.int64)
+    if pa.types.is_unsigned_integer(kind):
+        return np.dtype(f"u{kind.bit_width // 8}")
+    if pa.types.is_floating(kind):
+        return np.dtype(np.float64)
+    return None
+
+
+def _without_nulls(metadata: Any, index: int) -> bool:
+    """Whether every row group's statistics say column ``index`` has no missing value."""
+    for group in range(metadata.num_row_groups):
+        column = metadata.row_group(group).column(index)
+        stats = column.statistics
+        if stats is None or not stats.has_null_count or stats.null_count != 0:
+            return False
+    return True
+
+
+def read_parquet_columns(
+    path: str | Path, on_rows: RowsCallback | None, *,
+    convert: Callable[[Any, Any], NDArray[Any]],
+    check_names: Callable[[str, list[str]], None] = lambda path, names: None,
+) -> dict[str, NDArray[Any]]:
+    """Every column of a Parquet file as NumPy arrays (see the module's docstring).
+
+    ``convert(pa, chunked_array)`` converts the columns not written directly (the
+    reader's :func:`~prcurve.io.readers.arrow_to_numpy`); ``check_names(path, names)``
+    checks the column names before anything is read.
+
+    Raises what pyarrow raises on a file it cannot read (the caller names the file), and
+    :class:`NullsFoundError` when a row group holds missing values its statistics do not count
+    (the caller reads the file again by Arrow batches).
+    """
+    import importlib
+
+    pa: Any = importlib.import_module("pyarrow")
+    pq: Any = importlib.import_module("pyarrow.parquet")
+    with pq.ParquetFile(path) as file:
+        schema = file.schema_arrow
+        check_names(str(path), list(schema.names))
+        metadata = file.metadata
+        n_rows = int(metadata.num_rows)
+        leaves = [metadata.schema.column(i).path for i in range(metadata.num_columns)]
+        direct: dict[str, NDArray[Any]] = {}
+        for name in schema.names:
+            dtype = _direct_dtype(pa, schema.field(name).type)
+            # A top-level column is one leaf of the Parquet schema, named as the field.
+            if dtype is not None and name in leaves and _without_nulls(
+                    metadata, leaves.index(name)):
+                direct[name] = np.empty(n_rows, dtype=dtype)
+        chunks: dict[str, list[Any]] = {n: [] for n in schema.names if n not in direct}
+        at = 0
+        for group in range(metadata.num_row_groups):
+            table = file.read_row_group(group)
+            n = table.num_rows
+            for name, out in direct.items():
+                column = table.column(name)
+                if column.null_count:  # statistics that were wrong: never trusted blindly
+                    raise NullsFoundError(name)
+                if column.type != pa.bool_() and column.type.bit_width != 8 * out.itemsize:
+                    column = column.cast(pa.from_numpy_dtype(out.dtype))
+                out[at:at + n] = primitive_numpy(pa, column)
+            for name, parts in chunks.items():
+                parts.extend(table.column(name).chunks)
+            at += n
+            if on_rows is not None:
+                on_rows(n)
+            del table
+    if at != n_rows:
+        raise ValueError(f"the file's row groups hold {at} rows, its footer says {n_rows}")
+    columns: dict[str, NDArray[Any]] = {}
+    for name in schema.names:
+        if name in direct:
+            columns[name] = direct[name]
+        else:
+            kind = schema.field(name).type
+            columns[name] = convert(pa, pa.chunked_array(chunks.pop(name), type=kind))
+    return columns
+
+
+class NullsFoundError(ValueError):
+    """A row group held missing values its statistics did not count."""
+
+    def __init__(self, column: str) -> None:
+        super().__init__(f"column {column!r} has missing values that the file's statistics "
+                         "do not count")
