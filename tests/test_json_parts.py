@@ -7,6 +7,7 @@ A readable character-by-character scanner is the oracle of where the cuts may fa
 
 from __future__ import annotations
 
+import itertools
 import json
 from pathlib import Path
 from typing import Any
@@ -75,8 +76,9 @@ def test_parts_join_to_the_array(values: list[Any], part_bytes: int, window: int
     assert joined(raw, parts) == json.loads(raw)
     # Every cut is one of the oracle's commas, and the parts are in order and adjacent.
     commas = commas_at_depth_one(raw)
-    for (_, stop), (start, _) in zip(parts, parts[1:]):
-        assert stop in commas and start == stop + 1
+    for (_, stop), (start, _) in itertools.pairwise(parts):
+        assert stop in commas
+        assert start == stop + 1
         assert raw[start:].lstrip()[:1] in (b"{", b"[")
 
 
@@ -90,8 +92,9 @@ def test_anything_else_is_none_or_the_same_list(text: str, window: int) -> None:
     if parts is None:
         return
     commas = commas_at_depth_one(raw)
-    for (_, stop), (start, _) in zip(parts, parts[1:]):
-        assert stop in commas and start == stop + 1
+    for (_, stop), (start, _) in itertools.pairwise(parts):
+        assert stop in commas
+        assert start == stop + 1
     try:
         whole = json.loads(raw)
     except ValueError:
@@ -122,4 +125,5 @@ def test_a_large_results_file_is_read_in_parts(tmp_path: Path,
     monkeypatch.setattr(coco_json, "PART_BYTES", 1 << 12)
     monkeypatch.setattr(orjson, "loads", counting)
     assert coco_json.read_json(path, "detections") == records
-    assert len(calls) > 10 and max(calls) < 1 << 13
+    assert len(calls) > 10
+    assert max(calls) < 1 << 13
