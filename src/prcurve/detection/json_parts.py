@@ -68,7 +68,8 @@ def array_parts(raw: bytes | memoryview, part_bytes: int = PART_BYTES,
     for offset in range(0, len(data), window):
         w = data[offset:offset + window]
         quotes = _string_quotes(w, run_before)
-        marks = np.flatnonzero(((w | 0x20) == 0x7B) | ((w | 0x20) == 0x7D))  # [ { ] }
+        folded = w | 0x20  # "[" and "]" onto "{" and "}"
+        marks = np.flatnonzero((folded == 0x7B) | (folded == 0x7D))
         # Outside every string: an even number of string quotes before it in the window
         # (odd when the window starts inside a string).
         marks = marks[(np.searchsorted(quotes, marks) % 2 == 1) == in_string]
@@ -108,9 +109,12 @@ def _string_quotes(w: NDArray[np.uint8], run_before: int) -> NDArray[np.intp]:
     """The quotes of a window that open or close a string: those after an even run of
     backslashes (``run_before``: the run that ends the previous window)."""
     quotes = np.flatnonzero(w == _QUOTE)
-    slashes = np.flatnonzero(w == _BACKSLASH)
-    if len(quotes) == 0 or (len(slashes) == 0 and run_before == 0):
+    # Only a quote right after a backslash can be escaped (most windows have none).
+    after_slash = w[np.maximum(quotes - 1, 0)] == _BACKSLASH
+    after_slash[quotes == 0] = run_before > 0
+    if not after_slash.any():
         return quotes
+    slashes = np.flatnonzero(w == _BACKSLASH)
     if len(slashes) == 0:  # only the previous window's run, before a first quote
         unescaped: NDArray[np.intp] = quotes[(quotes != 0) | (run_before % 2 == 0)]
         return unescaped
