@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +20,7 @@ from hypothesis import strategies as st
 
 from prcurve.detection import coco_json
 from prcurve.detection.json_parts import array_parts
+from prcurve.errors import InvalidInputError
 
 # Strings full of the bytes the scan must not take for structure: quotes, backslashes,
 # brackets, braces, commas, and text beyond ASCII.
@@ -127,3 +129,33 @@ def test_a_large_results_file_is_read_in_parts(tmp_path: Path,
     assert coco_json.read_json(path, "detections") == records
     assert len(calls) > 10
     assert max(calls) < 1 << 13
+
+
+@pytest.mark.parametrize("text", ['[{"a": 1}, {"a": 2}]', '[{"a": 1}, {"a": ]'])
+@pytest.mark.parametrize("enabled", [True, False])
+def test_the_collector_is_paused_while_parsing_and_left_as_it_was(
+        text: str, enabled: bool, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import gc
+
+    path = tmp_path / "results.json"
+    path.write_text(text)
+    seen: list[bool] = []
+    real = json.loads
+
+    def watching(*args: Any, **kwargs: Any) -> Any:
+        seen.append(gc.isenabled())
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(json, "loads", watching)
+    monkeypatch.setitem(sys.modules, "orjson", None)  # the json path
+    (gc.enable if enabled else gc.disable)()
+    try:
+        if "{\"a\": ]" in text:
+            with pytest.raises(InvalidInputError, match="detections"):
+                coco_json.read_json(path, "detections")
+        else:
+            assert len(coco_json.read_json(path, "detections")) == 2
+        assert seen == [False]
+        assert gc.isenabled() is enabled
+    finally:
+        gc.enable()

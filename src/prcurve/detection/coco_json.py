@@ -22,6 +22,7 @@ from typing import Any, NoReturn
 import numpy as np
 from numpy.typing import NDArray
 
+from prcurve.core.gc_pause import no_cycle_collection
 from prcurve.detection.json_parts import PART_BYTES, array_parts
 from prcurve.validation import boxes as _checks
 
@@ -51,7 +52,8 @@ def read_json(path: str | Path, argument: str) -> Any:
         except (OSError, EOFError, zlib.error) as error:
             raise _checks.unreadable_file(argument, name, f"not a whole gzip file: {error}"
                                           ) from None
-    fast = _orjson_loads(raw)
+    with no_cycle_collection():
+        fast = _orjson_loads(raw)
     if fast is not _NOT_READ:
         return fast
     try:
@@ -60,7 +62,8 @@ def read_json(path: str | Path, argument: str) -> Any:
         raise _checks.not_utf8(argument, name, error.start) from None
     del raw  # the bytes and the text are not held together while json parses
     try:
-        return json.loads(text)
+        with no_cycle_collection():
+            return json.loads(text)
     except json.JSONDecodeError as error:
         raise _checks.malformed_json(argument, name, error.msg, error.lineno, error.colno,
                                      error.pos) from None

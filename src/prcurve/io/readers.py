@@ -25,6 +25,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from prcurve.core.arrow import primitive_numpy
+from prcurve.core.gc_pause import no_cycle_collection
 from prcurve.errors import InvalidInputError
 from prcurve.io.small_csv import read_delimited_by_size
 from prcurve.io.text import PLAIN, CsvDialect, type_text_column
@@ -460,7 +461,8 @@ def _short(value: Any) -> str:
 
 
 def _read_jsonl_python(path: Path, on_rows: RowsCallback | None) -> dict[str, NDArray[Any]]:
-    records = [record for _, record in _json_lines(str(path))]
+    with no_cycle_collection():  # the records hold no cycles (prcurve.core.gc_pause)
+        records = [record for _, record in _json_lines(str(path))]
     if on_rows is not None:
         on_rows(len(records))
     if not records:
