@@ -490,10 +490,17 @@ def main() -> None:
                         "stdlib: prcurve without orjson (keypoints)")
     parser.add_argument("--bootstrap", type=int, default=0, metavar="N",
                         help="also time bootstrap_detection with N resamples (no peer has one)")
-    parser.add_argument("--iou-type", default="bbox", choices=("bbox", "keypoints"),
+    parser.add_argument("--iou-type", default="bbox", choices=("bbox", "segm", "keypoints"),
                         help="keypoints: the person-keypoint case (make_keypoint_files), "
-                        "from the JSON files to the printed summary")
+                        "from the JSON files to the printed summary; segm: bench_masks.py's "
+                        "case (3,000 images unless --images is given)")
     args = parser.parse_args()
+    if args.iou_type == "segm":
+        import bench_masks
+
+        images = ["--images", str(args.images)] if "--images" in sys.argv else []
+        bench_masks.main([*images, "--repeat", str(args.repeat)])
+        return
     if args.iou_type == "keypoints":
         keypoints_main(args.images, args.repeat, args.seed, args.skip)
         return

@@ -119,11 +119,11 @@ def run_reference(module: str, gt: Path, dt: Path) -> np.ndarray:
     return np.asarray(evaluator.stats)
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--images", type=int, default=3000)
     parser.add_argument("--repeat", type=int, default=3)
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     warnings.simplefilter("ignore", DeprecationWarning)  # pycocotools' decode on numpy 2
     with tempfile.TemporaryDirectory() as folder:
         gt, dt = make_files(Path(folder), args.images)
