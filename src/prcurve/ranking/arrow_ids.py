@@ -33,7 +33,6 @@ from prcurve.ranking.keys import (
     byte_words,
     encode_words,
     few_blocks,
-    latin1_text,
     rows_of_blocks,
 )
 
@@ -137,9 +136,8 @@ def _distinct_short_ids(pa: Any, pc: Any, chunks: Any) -> Encoded | None:
     per_chunk = [byte_words(buffer, offsets[:-1], np.diff(offsets), n_words)
                  for buffer, offsets in buffers]
     words = [np.concatenate([w[k] for w in per_chunk]) for k in range(n_words)]
-    encoded = encode_words(words)
-    labels = latin1_text(encoded.labels) if text else encoded.labels  # ASCII: exact
-    return Encoded(labels, encoded.codes, dense=True)
+    encoded = encode_words(words, text=text)  # ASCII: exact
+    return Encoded(encoded.labels, encoded.codes, dense=True)
 
 
 def arrow_objects(parts: Iterable[Iterable[Any]], n: int, first: Any) -> Any | None:

@@ -295,10 +295,11 @@ def encode(ids: NDArray[Any], *, grouped: bool = False, sort_labels: bool = Fals
             return Encoded(block_ids.labels, rows_of_blocks(block_ids.codes, starts, n))
     words = text_words(ids) if n else None
     if words is not None:  # short text ids: exact words, no check against the ids needed
-        encoded = encode_words(words)
+        # Text back as text: the bytes were code points below 256.
+        encoded = encode_words(words, text=ids.dtype.kind == "U")
         labels = encoded.labels
-        if ids.dtype.kind == "U":  # back to text: the bytes were code points below 256
-            labels = latin1_text(labels).astype(ids.dtype)
+        if ids.dtype.kind == "U":
+            labels = labels.astype(ids.dtype, copy=False)
         out = Encoded(labels, encoded.codes)
         return by_label(out) if sort_labels else out
     if ids.dtype.kind in "SU":
@@ -441,16 +442,39 @@ def _mix(words: list[U64]) -> U64:
     return out
 
 
-def word_labels(words: list[U64]) -> NDArray[np.bytes_]:
-    """Byte strings back from their big-endian words (NUL padding dropped)."""
-    stacked = np.stack(words, axis=1).astype(">u8")  # big-endian storage: bytes in order
-    stacked = np.ascontiguousarray(stacked)
-    labels: NDArray[np.bytes_] = stacked.view(f"S{8 * len(words)}").ravel()
-    # The longest label: the last byte column with a non-zero byte (ids hold no NUL).
+def word_labels(words: list[U64], *, text: bool = False) -> NDArray[Any]:
+    """Byte strings back from their big-endian words (NUL padding dropped); with
+    ``text``, as numpy text instead, each byte one character (Latin-1, exact:
+    :func:`latin1_text` without the byte strings in between).
+
+    The words are written once into big-endian storage, whose bytes are then the
+    ids' bytes in order; only the columns up to the longest label are kept.
+
+    Examples
+    --------
+    >>> w = [np.array([0x6431 << 48, 0x61 << 56], dtype=np.uint64)]
+    >>> word_labels(w).tolist(), word_labels(w, text=True).tolist()
+    ([b'd1', b'a'], ['d1', 'a'])
+    """
+    n = words[0].shape[0]
+    stacked = np.empty((n, len(words)), dtype=">u8")  # big-endian storage: bytes in order
+    for k, word in enumerate(words):
+        stacked[:, k] = word
+    # The longest label: the last non-zero byte of any row (ids hold no NUL), from the
+    # OR of each word column (byte i of the OR is non-zero when some row uses it).
     # Not np.char.str_len: importing numpy.char costs a small run's reading (issue 26).
-    used = np.flatnonzero(stacked.view(np.uint8).reshape(labels.shape[0], -1).any(axis=0))
-    width = int(used[-1]) + 1 if used.shape[0] else 1
-    return labels.astype(f"S{width}")
+    width = 0
+    for k in range(len(words) - 1, -1, -1):
+        used = int(np.bitwise_or.reduce(words[k])) if n else 0
+        if used:
+            width = 8 * k + 8 - ((used & -used).bit_length() - 1) // 8
+            break
+    width = max(width, 1)
+    points = stacked.view(np.uint8).reshape(n, 8 * len(words))[:, :width]
+    if text:
+        labels: NDArray[Any] = points.astype(np.uint32).view(f"U{width}").reshape(-1)
+        return labels
+    return np.ascontiguousarray(points).view(f"S{width}").reshape(-1)
 
 
 def latin1_text(labels: NDArray[np.bytes_]) -> NDArray[np.str_]:
@@ -472,7 +496,7 @@ def latin1_text(labels: NDArray[np.bytes_]) -> NDArray[np.str_]:
     return text
 
 
-def encode_words(words: list[U64], *, grouped: bool = False) -> Encoded:
+def encode_words(words: list[U64], *, grouped: bool = False, text: bool = False) -> Encoded:
     """Dictionary-encode byte-string ids given as words: word k of a row holds
     its bytes 8k..8k+7, big-endian, NUL-padded (ids hold no NUL), so equal
     words mean equal ids and the words compare as the bytes do. One word: the
@@ -480,7 +504,8 @@ def encode_words(words: list[U64], *, grouped: bool = False) -> Encoded:
     words of each row (a collision falls back to an exact sort).
 
     ``grouped``: rows usually come in blocks of one id; then only the first
-    row of each block is encoded. Labels are bytes (``S``), in no order.
+    row of each block is encoded. Labels are bytes (``S``), in no order; with
+    ``text``, numpy text of the same characters (:func:`word_labels`).
     """
     n = words[0].shape[0]
     if grouped and n:
@@ -490,19 +515,19 @@ def encode_words(words: list[U64], *, grouped: bool = False) -> Encoded:
             change[1:] |= word[1:] != word[:-1]
         starts = np.flatnonzero(change)
         if few_blocks(starts, n):
-            first = encode_words([w[starts] for w in words])
+            first = encode_words([w[starts] for w in words], text=text)
             return Encoded(first.labels, rows_of_blocks(first.codes, starts, n))
     key = words[0] if len(words) == 1 else _mix(words)
     known, codes = _distinct_codes(key)
     if len(words) == 1:
-        return Encoded(word_labels([known]), codes)
+        return Encoded(word_labels([known], text=text), codes)
     some_row = np.empty(known.shape[0], dtype=np.int64)
     some_row[codes] = np.arange(n)
     if all(np.array_equal(word[some_row][codes], word) for word in words):
-        return Encoded(word_labels([w[some_row] for w in words]), codes)
+        return Encoded(word_labels([w[some_row] for w in words], text=text), codes)
     stacked = np.stack(words, axis=1)  # a hash collision: encode the word tuples exactly
     labels, inverse = np.unique(stacked, axis=0, return_inverse=True)
-    return Encoded(word_labels([labels[:, k] for k in range(len(words))]),
+    return Encoded(word_labels([labels[:, k] for k in range(len(words))], text=text),
                    inverse.reshape(-1).astype(np.int64))
 
 
