@@ -192,7 +192,8 @@ def _join(
     somewhere are searched among the sorted judged cells.
     """
     run_docs, qrels_docs = _common_id_dtype([run._docs.labels, qrels._docs.labels])
-    target = _keys.match(run_docs, qrels_docs)  # each run document's qrels document, or -1
+    # each run document's qrels document, or -1
+    target = _keys.match(run_docs, qrels_docs, run._docs)
     width = max(run_docs.shape[0], 1)
     run_doc_of = np.full(qrels_docs.shape[0], -1, dtype=np.int64)
     run_doc_of[target[target >= 0]] = np.flatnonzero(target >= 0)
