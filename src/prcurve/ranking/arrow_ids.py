@@ -137,7 +137,8 @@ def _distinct_short_ids(pa: Any, pc: Any, chunks: Any) -> Encoded | None:
                  for buffer, offsets in buffers]
     words = [np.concatenate([w[k] for w in per_chunk]) for k in range(n_words)]
     encoded = encode_words(words, text=text)  # ASCII: exact
-    return Encoded(encoded.labels, encoded.codes, dense=True)
+    return Encoded(encoded.labels, encoded.codes, dense=True, label_keys=encoded.label_keys,
+                   key_words=encoded.key_words)
 
 
 def arrow_objects(parts: Iterable[Iterable[Any]], n: int, first: Any) -> Any | None:
