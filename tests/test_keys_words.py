@@ -92,3 +92,19 @@ def test_match_reuses_the_keys_of_words() -> None:
     assert _keys._reused_keys(known.labels, targets, known) is not None
     assert _keys.match(known.labels, targets, known).tolist() == [
         0 if label == "d2" else -1 for label in known.labels.tolist()]
+
+
+@given(table=st.lists(st.integers(0, 2**64 - 1), max_size=30, unique=True),
+       others=st.lists(st.integers(0, 2**64 - 1), min_size=1, max_size=300),
+       seed=st.integers(0, 2**16))
+def test_key_table_screened_lookups_equal_a_dict(table: list[int], others: list[int],
+                                                 seed: int) -> None:
+    # At least 8 lookups per table key: the bit filter screens them first.
+    from prcurve.ranking.key_table import KeyTable
+
+    rng = np.random.default_rng(seed)
+    wanted = np.array(others + table * 8, dtype=np.uint64)
+    wanted = wanted[rng.permutation(wanted.shape[0])]
+    found = KeyTable(np.array(table, dtype=np.uint64)).find(wanted)
+    index = {k: i for i, k in enumerate(table)}
+    assert found.tolist() == [index.get(int(k), -1) for k in wanted.tolist()]

@@ -38,6 +38,8 @@ class KeyTable:
         self._size = 1 << bits
         self._index = np.full(self._size, -1, dtype=np.int64)
         self._key = np.zeros(self._size, dtype=np.uint64)
+        self._n = keys.shape[0]
+        self._filter: tuple[NDArray[np.uint8], np.uint64] | None = None  # built when needed
         slot = self._slots(keys)
         pending = np.arange(keys.shape[0])
         while pending.shape[0]:
@@ -58,13 +60,47 @@ class KeyTable:
 
     def find(self, keys: U64) -> I64:
         """The index of each key among the table's keys, or -1 where absent
-        (in blocks of 2^22 keys: small temporaries)."""
+        (in blocks of 2^22 keys: small temporaries).
+
+        Many more keys than the table holds (a run's documents looked up among the
+        judged ones, most of them absent) are screened first by a bit filter of 16
+        bits per table key (2 MiB for 10^6 keys: it stays in cache, where the
+        table does not): a key whose bit is clear is absent; the others (the
+        present ones and about 6% of the absent) are looked up in the table. Half
+        the time of looking every key up, for 9 x 10^6 keys among 10^6."""
+        look_up = self._find_screened if self._n and keys.shape[0] >= 8 * self._n else self._find
         block = 1 << 22
         if keys.shape[0] <= block:
-            return self._find(keys)
+            return look_up(keys)
         out = np.empty(keys.shape[0], dtype=np.int64)
         for begin in range(0, keys.shape[0], block):
-            out[begin:begin + block] = self._find(keys[begin:begin + block])
+            out[begin:begin + block] = look_up(keys[begin:begin + block])
+        return out
+
+    def _screen(self) -> tuple[NDArray[np.uint8], np.uint64]:
+        """The bit filter (bit ``p`` set when a table key's top bits of key *
+        0x9E3779B97F4A7C15 are ``p``, bits little-endian in bytes) and its shift."""
+        if self._filter is None:
+            bits = max(int(16 * self._n - 1).bit_length(), 6)
+            shift = np.uint64(64 - bits)
+            with np.errstate(over="ignore"):
+                position = self._key[self._index >= 0] * _FIBONACCI
+            position >>= shift
+            mask = np.zeros(1 << bits, dtype=bool)
+            mask[position.view(np.intp)] = True
+            self._filter = (np.packbits(mask, bitorder="little"), shift)
+        return self._filter
+
+    def _find_screened(self, keys: U64) -> I64:
+        bit_filter, shift = self._screen()
+        with np.errstate(over="ignore"):
+            position = keys * _FIBONACCI
+        position >>= shift
+        byte = bit_filter[(position >> np.uint64(3)).view(np.intp)]
+        np.right_shift(byte, (position & np.uint64(7)).astype(np.uint8), out=byte)
+        candidates = np.flatnonzero(byte & 1)
+        out = np.full(keys.shape[0], -1, dtype=np.int64)
+        out[candidates] = self._find(keys[candidates])
         return out
 
     def _find(self, keys: U64) -> I64:
