@@ -135,7 +135,8 @@ def _distinct_short_ids(pa: Any, pc: Any, chunks: Any) -> Encoded | None:
     n_words = max((int(pc.max(pc.binary_length(chunks)).as_py()) + 7) // 8, 1)
     per_chunk = [byte_words(buffer, offsets[:-1], np.diff(offsets), n_words)
                  for buffer, offsets in buffers]
-    words = [np.concatenate([w[k] for w in per_chunk]) for k in range(n_words)]
+    words = (per_chunk[0] if len(per_chunk) == 1  # one chunk: its words, no copy
+             else [np.concatenate([w[k] for w in per_chunk]) for k in range(n_words)])
     encoded = encode_words(words, text=text)  # ASCII: exact
     return Encoded(encoded.labels, encoded.codes, dense=True, label_keys=encoded.label_keys,
                    key_words=encoded.key_words)
