@@ -33,7 +33,6 @@ from prcurve.ranking.keys import (
     byte_words,
     encode_words,
     few_blocks,
-    latin1_text,
     rows_of_blocks,
 )
 
@@ -136,10 +135,11 @@ def _distinct_short_ids(pa: Any, pc: Any, chunks: Any) -> Encoded | None:
     n_words = max((int(pc.max(pc.binary_length(chunks)).as_py()) + 7) // 8, 1)
     per_chunk = [byte_words(buffer, offsets[:-1], np.diff(offsets), n_words)
                  for buffer, offsets in buffers]
-    words = [np.concatenate([w[k] for w in per_chunk]) for k in range(n_words)]
-    encoded = encode_words(words)
-    labels = latin1_text(encoded.labels) if text else encoded.labels  # ASCII: exact
-    return Encoded(labels, encoded.codes, dense=True)
+    words = (per_chunk[0] if len(per_chunk) == 1  # one chunk: its words, no copy
+             else [np.concatenate([w[k] for w in per_chunk]) for k in range(n_words)])
+    encoded = encode_words(words, text=text)  # ASCII: exact
+    return Encoded(encoded.labels, encoded.codes, dense=True, label_keys=encoded.label_keys,
+                   key_words=encoded.key_words)
 
 
 def arrow_objects(parts: Iterable[Iterable[Any]], n: int, first: Any) -> Any | None:

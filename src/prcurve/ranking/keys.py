@@ -25,6 +25,7 @@ from prcurve.core.arrow import arrow_values, numpy_to_arrow
 from prcurve.core.sorting import part_bounds, parts_for, run_parts
 from prcurve.ranking import distinct_keys as _distinct
 from prcurve.ranking.hashing import arrow_dictionary, arrow_module
+from prcurve.ranking.key_table import KeyTable
 
 U64 = NDArray[np.uint64]
 I64 = NDArray[np.int64]
@@ -199,74 +200,6 @@ def _rows_repeat(matrix: NDArray[np.uint32]) -> bool:
         return any(run_parts(repeats, len(rows), pool))
 
 
-_FIBONACCI = np.uint64(0x9E3779B97F4A7C15)  # 2^64 / golden ratio: multiply-shift hashing
-
-
-class KeyTable:
-    """Where each of n distinct keys is: an open-addressing hash table with linear probing.
-
-    The table has at least ``4 n`` slots (a power of two; load at most 1/4,
-    so a lookup probes about 1.2 slots), small enough to stay in cache for the
-    vocabularies it serves (the distinct ids of a column). A key's slot is
-    the top bits of key * 0x9E3779B97F4A7C15 (Knuth's multiplicative hashing),
-    so keys that differ only in their high bytes (packed short strings)
-    spread as well as hashes do. :meth:`find` is vectorised: one round of
-    array operations per probe, each round over the rows still unresolved.
-    """
-
-    def __init__(self, keys: U64) -> None:
-        bits = max(int(4 * keys.shape[0] - 1).bit_length(), 4)
-        self._shift = np.uint64(64 - bits)
-        self._size = 1 << bits
-        self._index = np.full(self._size, -1, dtype=np.int64)
-        self._key = np.zeros(self._size, dtype=np.uint64)
-        slot = self._slots(keys)
-        pending = np.arange(keys.shape[0])
-        while pending.shape[0]:
-            free = self._index[slot] == -1
-            candidates, wanted = pending[free], slot[free]
-            self._index[wanted] = candidates  # of several candidates for one slot, one stays
-            won = self._index[wanted] == candidates
-            self._key[wanted[won]] = keys[candidates[won]]
-            pending = np.concatenate((pending[~free], candidates[~won]))
-            slot = (np.concatenate((slot[~free], wanted[~won])) + 1) & (self._size - 1)
-
-    def _slots(self, keys: U64) -> NDArray[np.intp]:
-        with np.errstate(over="ignore"):
-            product = keys * _FIBONACCI
-        product >>= self._shift
-        slots: NDArray[np.intp] = product.view(np.intp)  # < 2^bits: the same value
-        return slots
-
-    def find(self, keys: U64) -> I64:
-        """The index of each key among the table's keys, or -1 where absent
-        (in blocks of 2^22 keys: small temporaries)."""
-        block = 1 << 22
-        if keys.shape[0] <= block:
-            return self._find(keys)
-        out = np.empty(keys.shape[0], dtype=np.int64)
-        for begin in range(0, keys.shape[0], block):
-            out[begin:begin + block] = self._find(keys[begin:begin + block])
-        return out
-
-    def _find(self, keys: U64) -> I64:
-        slot = self._slots(keys)
-        found: I64 = self._index[slot]
-        # A free slot ends the search (-1); an occupied one may hold another key.
-        rows = np.flatnonzero(self._key[slot] != keys)
-        rows = rows[found[rows] >= 0]
-        found[rows] = -1
-        slot = slot[rows]
-        while rows.shape[0]:
-            occupied = self._index[slot] >= 0
-            rows, slot = rows[occupied], slot[occupied]
-            slot = (slot + 1) & (self._size - 1)
-            hit = (self._key[slot] == keys[rows]) & (self._index[slot] >= 0)
-            found[rows[hit]] = self._index[slot[hit]]
-            rows, slot = rows[~hit], slot[~hit]
-        return found
-
-
 @dataclass(frozen=True)
 class Encoded:
     """A column of ids as distinct ``labels`` and each row's index into them."""
@@ -274,6 +207,11 @@ class Encoded:
     labels: NDArray[Any]
     codes: I64
     dense: bool = False  # known to have a row for every label (no check needed)
+    # Text ids encoded as words (encode_words): each label's key, its one word or the
+    # hash of its ``key_words`` words (label_keys[i] is label i's), which :func:`match`
+    # reuses instead of hashing the labels again; None when not known.
+    label_keys: U64 | None = None
+    key_words: int = 0
 
 
 def encode(ids: NDArray[Any], *, grouped: bool = False, sort_labels: bool = False) -> Encoded:
@@ -295,11 +233,13 @@ def encode(ids: NDArray[Any], *, grouped: bool = False, sort_labels: bool = Fals
             return Encoded(block_ids.labels, rows_of_blocks(block_ids.codes, starts, n))
     words = text_words(ids) if n else None
     if words is not None:  # short text ids: exact words, no check against the ids needed
-        encoded = encode_words(words)
+        # Text back as text: the bytes were code points below 256.
+        encoded = encode_words(words, text=ids.dtype.kind == "U")
         labels = encoded.labels
-        if ids.dtype.kind == "U":  # back to text: the bytes were code points below 256
-            labels = latin1_text(labels).astype(ids.dtype)
-        out = Encoded(labels, encoded.codes)
+        if ids.dtype.kind == "U":
+            labels = labels.astype(ids.dtype, copy=False)
+        out = Encoded(labels, encoded.codes, label_keys=encoded.label_keys,
+                      key_words=encoded.key_words)
         return by_label(out) if sort_labels else out
     if ids.dtype.kind in "SU":
         fixed = _fixed_width_encode(ids)
@@ -387,14 +327,17 @@ def text_words(ids: NDArray[Any], max_words: int = 4) -> list[U64] | None:
     return words
 
 
-def match(ids: NDArray[Any], targets: NDArray[Any]) -> I64:
+def match(ids: NDArray[Any], targets: NDArray[Any], known: Encoded | None = None) -> I64:
     """For each id, its index among the distinct ``targets``, or -1 (exact).
 
-    Both arrays must have one kind of id (see ``_common_id_dtype``).
+    Both arrays must have one kind of id (see ``_common_id_dtype``). ``known``: the
+    encoding whose labels ``ids`` are; its label keys, when it has them, are
+    reused (the targets' words are keyed the same way), not computed again.
     """
-    target_keys = id_keys(targets)
+    reused = _reused_keys(ids, targets, known)
+    target_keys = id_keys(targets) if reused is None else reused[1]
     if targets.dtype.kind in "iu" or distinct(target_keys).shape[0] == targets.shape[0]:
-        found = KeyTable(target_keys).find(id_keys(ids))
+        found = KeyTable(target_keys).find(id_keys(ids) if reused is None else reused[0])
         if targets.dtype.kind in "iu":
             return found
         rows = np.flatnonzero(found >= 0)
@@ -403,6 +346,24 @@ def match(ids: NDArray[Any], targets: NDArray[Any]) -> I64:
     by_id = np.argsort(targets, kind="stable")  # colliding keys among targets: exact search
     position = np.minimum(np.searchsorted(targets[by_id], ids), targets.shape[0] - 1)
     return np.where(targets[by_id][position] == ids, by_id[position], -1)
+
+
+def _reused_keys(
+    ids: NDArray[Any], targets: NDArray[Any], known: Encoded | None,
+) -> tuple[U64, U64] | None:
+    """The keys of ``ids`` (``known``'s label keys) and of ``targets`` keyed the same
+    way: their words (:func:`text_words`, NUL-padded to as many words as ``known``'s,
+    as a wider column would have them: equal ids, equal keys); None when ``known``
+    has no keys for ``ids`` or the targets are not such words."""
+    if (known is None or known.label_keys is None or known.labels is not ids
+            or targets.dtype.kind != ids.dtype.kind or targets.shape[0] == 0):
+        return None
+    words = text_words(targets)
+    if words is None or len(words) > known.key_words:
+        return None
+    n = targets.shape[0]
+    words += [np.zeros(n, dtype=np.uint64) for _ in range(known.key_words - len(words))]
+    return known.label_keys, word_key(words)
 
 
 # -- ids as words: exact integer keys of short byte strings ------------------------------
@@ -430,6 +391,12 @@ def _distinct_codes(key: U64) -> tuple[U64, I64]:
     return known, codes
 
 
+def word_key(words: list[U64]) -> U64:
+    """Each row's key from its words (:func:`encode_words`): the word itself when there
+    is one (exact), else a hash of them (:func:`_mix`; equal words, equal keys)."""
+    return words[0] if len(words) == 1 else _mix(words)
+
+
 def _mix(words: list[U64]) -> U64:
     """One 64-bit hash of several words (equal words give equal hashes)."""
     out = _finalize(words[0].copy())
@@ -441,16 +408,39 @@ def _mix(words: list[U64]) -> U64:
     return out
 
 
-def word_labels(words: list[U64]) -> NDArray[np.bytes_]:
-    """Byte strings back from their big-endian words (NUL padding dropped)."""
-    stacked = np.stack(words, axis=1).astype(">u8")  # big-endian storage: bytes in order
-    stacked = np.ascontiguousarray(stacked)
-    labels: NDArray[np.bytes_] = stacked.view(f"S{8 * len(words)}").ravel()
-    # The longest label: the last byte column with a non-zero byte (ids hold no NUL).
+def word_labels(words: list[U64], *, text: bool = False) -> NDArray[Any]:
+    """Byte strings back from their big-endian words (NUL padding dropped); with
+    ``text``, as numpy text instead, each byte one character (Latin-1, exact:
+    :func:`latin1_text` without the byte strings in between).
+
+    The words are written once into big-endian storage, whose bytes are then the
+    ids' bytes in order; only the columns up to the longest label are kept.
+
+    Examples
+    --------
+    >>> w = [np.array([0x6431 << 48, 0x61 << 56], dtype=np.uint64)]
+    >>> word_labels(w).tolist(), word_labels(w, text=True).tolist()
+    ([b'd1', b'a'], ['d1', 'a'])
+    """
+    n = words[0].shape[0]
+    stacked = np.empty((n, len(words)), dtype=">u8")  # big-endian storage: bytes in order
+    for k, word in enumerate(words):
+        stacked[:, k] = word
+    # The longest label: the last non-zero byte of any row (ids hold no NUL), from the
+    # OR of each word column (byte i of the OR is non-zero when some row uses it).
     # Not np.char.str_len: importing numpy.char costs a small run's reading (issue 26).
-    used = np.flatnonzero(stacked.view(np.uint8).reshape(labels.shape[0], -1).any(axis=0))
-    width = int(used[-1]) + 1 if used.shape[0] else 1
-    return labels.astype(f"S{width}")
+    width = 0
+    for k in range(len(words) - 1, -1, -1):
+        used = int(np.bitwise_or.reduce(words[k])) if n else 0
+        if used:
+            width = 8 * k + 8 - ((used & -used).bit_length() - 1) // 8
+            break
+    width = max(width, 1)
+    points = stacked.view(np.uint8).reshape(n, 8 * len(words))[:, :width]
+    if text:
+        labels: NDArray[Any] = points.astype(np.uint32).view(f"U{width}").reshape(-1)
+        return labels
+    return np.ascontiguousarray(points).view(f"S{width}").reshape(-1)
 
 
 def latin1_text(labels: NDArray[np.bytes_]) -> NDArray[np.str_]:
@@ -472,7 +462,7 @@ def latin1_text(labels: NDArray[np.bytes_]) -> NDArray[np.str_]:
     return text
 
 
-def encode_words(words: list[U64], *, grouped: bool = False) -> Encoded:
+def encode_words(words: list[U64], *, grouped: bool = False, text: bool = False) -> Encoded:
     """Dictionary-encode byte-string ids given as words: word k of a row holds
     its bytes 8k..8k+7, big-endian, NUL-padded (ids hold no NUL), so equal
     words mean equal ids and the words compare as the bytes do. One word: the
@@ -480,7 +470,8 @@ def encode_words(words: list[U64], *, grouped: bool = False) -> Encoded:
     words of each row (a collision falls back to an exact sort).
 
     ``grouped``: rows usually come in blocks of one id; then only the first
-    row of each block is encoded. Labels are bytes (``S``), in no order.
+    row of each block is encoded. Labels are bytes (``S``), in no order; with
+    ``text``, numpy text of the same characters (:func:`word_labels`).
     """
     n = words[0].shape[0]
     if grouped and n:
@@ -490,20 +481,37 @@ def encode_words(words: list[U64], *, grouped: bool = False) -> Encoded:
             change[1:] |= word[1:] != word[:-1]
         starts = np.flatnonzero(change)
         if few_blocks(starts, n):
-            first = encode_words([w[starts] for w in words])
-            return Encoded(first.labels, rows_of_blocks(first.codes, starts, n))
-    key = words[0] if len(words) == 1 else _mix(words)
+            first = encode_words([w[starts] for w in words], text=text)
+            return Encoded(first.labels, rows_of_blocks(first.codes, starts, n),
+                           label_keys=first.label_keys, key_words=first.key_words)
+    key = word_key(words)
     known, codes = _distinct_codes(key)
     if len(words) == 1:
-        return Encoded(word_labels([known]), codes)
+        return Encoded(word_labels([known], text=text), codes, label_keys=known, key_words=1)
     some_row = np.empty(known.shape[0], dtype=np.int64)
     some_row[codes] = np.arange(n)
-    if all(np.array_equal(word[some_row][codes], word) for word in words):
-        return Encoded(word_labels([w[some_row] for w in words]), codes)
+    if _same_words(words, codes, some_row):
+        return Encoded(word_labels([w[some_row] for w in words], text=text), codes,
+                       label_keys=known, key_words=len(words))
     stacked = np.stack(words, axis=1)  # a hash collision: encode the word tuples exactly
     labels, inverse = np.unique(stacked, axis=0, return_inverse=True)
-    return Encoded(word_labels([labels[:, k] for k in range(len(words))]),
+    return Encoded(word_labels([labels[:, k] for k in range(len(words))], text=text),
                    inverse.reshape(-1).astype(np.int64))
+
+
+def _same_words(words: list[U64], codes: I64, some_row: I64) -> bool:
+    """Whether every row has the words of ``some_row[code]``, the row that stands for
+    its code (so equal codes mean equal ids: no two ids share a hash).
+
+    A row alone with its code is its own stand-in; when most ids are distinct (real
+    document ids) only the rows that share their code are compared, about half the
+    random reads of comparing every row."""
+    n = codes.shape[0]
+    if 2 * some_row.shape[0] > n:
+        shared = np.flatnonzero(np.bincount(codes, minlength=some_row.shape[0])[codes] > 1)
+        stand_in = some_row[codes[shared]]
+        return all(np.array_equal(word[stand_in], word[shared]) for word in words)
+    return all(np.array_equal(word[some_row][codes], word) for word in words)
 
 
 _MASKS = np.array([0, *(((1 << (8 * k)) - 1) << (8 * (8 - k)) for k in range(1, 8)), 2**64 - 1],

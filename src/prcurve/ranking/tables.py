@@ -321,7 +321,10 @@ def _ids(name: str, values: ArrayLike | _keys.Encoded, n: int | None = None) -> 
             check_id_column(name, np.empty(values.codes.shape[0]), n)  # the length error
         codes = values.codes
         if values.dense:  # every label has a row (a fresh encoding)
-            return _keys.Encoded(labels, codes, dense=True)
+            same = labels is values.labels  # then its labels' keys hold (keys.Encoded)
+            return _keys.Encoded(labels, codes, dense=True,
+                                 label_keys=values.label_keys if same else None,
+                                 key_words=values.key_words)
         used = np.bincount(codes, minlength=labels.shape[0]) > 0
         if not used.all():  # an id with no row (an empty dict, an unused category)
             labels = labels[used]

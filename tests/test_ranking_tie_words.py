@@ -1,0 +1,43 @@
+"""Tied documents ordered by their ids' bytes (trec_eval's ``strcmp``), whichever way
+the ids are compared: as words (short ids, code points below 256) or as numpy text.
+
+The oracle is Python's sort of each id's UTF-8 bytes (what trec_eval reads from a file).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from hypothesis import given
+from hypothesis import strategies as st
+
+from prcurve.ranking import keys as _keys
+from prcurve.ranking.join import _label_rank
+
+# ASCII, Latin-1 (one byte as a word, two in UTF-8) and wider characters (no words);
+# ids of 1 to 40 characters: one to four words, and past four (no words).
+IDS = st.lists(
+    st.text(alphabet=st.sampled_from(["a", "b", "Z", "0", "9", "-", "\xe9", "\xff", "\u4e2d"]),
+             min_size=1, max_size=40),
+    min_size=2, max_size=40, unique=True,
+)
+
+
+@given(ids=IDS, as_bytes=st.booleans(), seed=st.integers(0, 2**16))
+def test_tied_documents_rank_in_byte_order(ids: list[str], as_bytes: bool, seed: int) -> None:
+    labels = (np.array([i.encode() for i in ids]) if as_bytes else np.array(ids))
+    rng = np.random.default_rng(seed)
+    # Some tied pairs of positions in a run whose document codes are ``doc``.
+    doc = rng.integers(0, len(ids), 2 * len(ids))
+    pairs = np.flatnonzero(rng.random(doc.shape[0] - 1) < 0.5)
+    if pairs.shape[0] == 0:
+        pairs = np.array([0])
+    rank = _label_rank(labels, doc, pairs)
+    tied = sorted({int(d) for d in np.concatenate((doc[pairs], doc[pairs + 1]))})
+    by_rank = sorted(tied, key=lambda d: int(rank[d]))
+    assert by_rank == sorted(tied, key=lambda d: ids[d].encode())
+
+
+def test_words_path_is_taken_for_short_latin1_ids() -> None:
+    # The case the words serve (checked above for its order): short ids below 256.
+    assert _keys.text_words(np.array(["d\xe9", "zz"])) is not None
+    assert _keys.text_words(np.array(["\u4e2d", "a"])) is None
