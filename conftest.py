@@ -16,6 +16,10 @@
 2. ``PRCURVE_TESTS_REQUIRE_ALL=1`` (set by .ci/run): any skip fails the run, so CI,
    which installs every system part, runs every test. Without it, a test that
    needs a system part the machine lacks skips with one line naming what to install.
+   The same for matplotlib's global settings: a library a test calls may change them
+   (tidecv's ``TIDE()`` runs seaborn's ``set(style="whitegrid")``, light grey axes),
+   and every later figure of that process was drawn with them. After each test, any
+   ``rcParams`` entry that differs from matplotlib's own start-up value is put back.
 3. No test's outcome depends on how busy the machine is: Hypothesis's timing checks
    (its 200 ms deadline per example and the too-slow health check of data generation)
    are off, so a loaded machine or a second test worker (pytest-xdist) cannot fail a
@@ -26,6 +30,8 @@ from __future__ import annotations
 
 import gc
 import os
+import sys
+import warnings
 from collections.abc import Generator
 from typing import Any
 
@@ -66,7 +72,21 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
 @pytest.fixture(autouse=True)
 def _collect_test_garbage() -> Generator[None, None, None]:
     yield
+    _restore_matplotlib_settings()
     gc.collect()
+
+
+def _restore_matplotlib_settings() -> None:
+    matplotlib = sys.modules.get("matplotlib")
+    if matplotlib is None:  # not imported yet: nothing can have changed
+        return
+    current, start = matplotlib.rcParams, matplotlib.rcParamsOrig
+    changed = {key: value for key, value in start.items()
+               if key != "backend" and current.get(key) != value}
+    if changed:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # a deprecated key's warning, when restored
+            current.update(changed)
 
 
 # -- 2. no skip under PRCURVE_TESTS_REQUIRE_ALL ---------------------------------------

@@ -38,6 +38,7 @@ def tidecv_errors(ground_truth: dict[str, Any], results: list[dict[str, Any]],
     segmentation even for boxes (it converts them all to RLE): a box polygon is added
     where a box-only case has none. Nothing else is changed.
     """
+    import matplotlib
     from tidecv import TIDE, datasets
 
     gt = copy.deepcopy(ground_truth)
@@ -53,7 +54,11 @@ def tidecv_errors(ground_truth: dict[str, Any], results: list[dict[str, Any]],
     gt_path.write_text(json.dumps(gt))
     dt_path.write_text(json.dumps(results))
     mode = TIDE.MASK if mask else TIDE.BOX
-    tide = TIDE(mode=mode)
+    # TIDE() runs seaborn's set(style="whitegrid") and sets figure.dpi: matplotlib's global
+    # rcParams, which drew every later figure of the same test process with light grey
+    # spines (tests/test_report_figures.py failed after it). They are restored here.
+    with matplotlib.rc_context():
+        tide = TIDE(mode=mode)
     try:
         run = tide.evaluate(datasets.COCO(str(gt_path)), datasets.COCOResult(str(dt_path)),
                             mode=mode)

@@ -35,6 +35,24 @@ def test_in_another_module():
     gc.collect()  # the collection a busy library may trigger at any moment
 '''
 
+STYLED = '''
+import matplotlib
+
+
+def test_sets_a_style():  # as seaborn's set() does, inside a library the test calls
+    matplotlib.rcParams["axes.edgecolor"] = "0.8"
+    matplotlib.rcParams["figure.dpi"] = 150
+'''
+
+PLAIN = '''
+import matplotlib
+
+
+def test_sees_matplotlibs_own_settings():
+    for key in ("axes.edgecolor", "figure.dpi"):
+        assert matplotlib.rcParams[key] == matplotlib.rcParamsOrig[key], key
+'''
+
 SKIPS = '''
 import pytest
 
@@ -122,3 +140,11 @@ def test_a_module_skipped_at_import_fails_under_require_all(tmp_path: Path) -> N
     assert code != 0
     assert "forbids skips" in output
     assert "no_such_module" in output
+
+
+def test_matplotlib_settings_do_not_leak_into_later_tests(tmp_path: Path) -> None:
+    folder = _suite(tmp_path, test_a=STYLED, test_b=PLAIN)
+    code, output = _pytest(folder, "test_a.py", "test_b.py")
+    assert code == 0, output
+    assert _outcomes(output).get("PASSED") == {"test_sets_a_style",
+                                               "test_sees_matplotlibs_own_settings"}, output
