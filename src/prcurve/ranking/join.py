@@ -300,18 +300,24 @@ def _match_words(docs: _keys.Encoded, targets: NDArray[Any]) -> I64 | None:
     made yet (their words and keys only, ``docs.words``) among the judged ``targets``
     of the same kind, keyed alike (keys.word_key of their words, NUL-padded to as
     many); a key found is checked word by word (the words are the ids, exact). None
-    where that does not apply (labels made, other kinds, targets longer than the
-    run's words or with colliding keys): then the labels are matched."""
+    where that does not apply (labels made, other kinds, targets not short text,
+    colliding keys): then the labels are matched."""
     if (docs.words is None or docs.label_keys is None or targets.shape[0] == 0
             or targets.dtype.kind != docs.label_kind):
         return None
     words = _keys.text_words(targets)
-    if words is None or len(words) > docs.key_words:
+    if words is None:
         return None
-    words += [np.zeros(targets.shape[0], dtype=np.uint64)
+    # Targets longer than every run id (a non-zero word past the run's) match none.
+    short = np.ones(targets.shape[0], dtype=bool)
+    for word in words[docs.key_words:]:
+        short &= word == 0
+    kept = np.flatnonzero(short)
+    words = [w[kept] for w in words[:docs.key_words]]
+    words += [np.zeros(kept.shape[0], dtype=np.uint64)
               for _ in range(docs.key_words - len(words))]
     target_keys = _keys.word_key(words)
-    if _keys.distinct(target_keys).shape[0] != targets.shape[0]:
+    if _keys.distinct(target_keys).shape[0] != kept.shape[0]:
         return None
     found = KeyTable(target_keys).find(docs.label_keys)
     rows = np.flatnonzero(found >= 0)
@@ -319,6 +325,7 @@ def _match_words(docs: _keys.Encoded, targets: NDArray[Any]) -> I64 | None:
     for mine, theirs in zip(docs.words, words, strict=True):
         other |= mine[rows] != theirs[found[rows]]
     found[rows[other]] = -1  # equal keys, other ids
+    found[rows[~other]] = kept[found[rows[~other]]]  # index among all the targets
     return found
 
 
