@@ -29,6 +29,20 @@ from bench_ranking import MEASURES, make_data, to_dicts
 CASES = ["numpy", "pyarrow", "pandas_str", "pandas_object", "pytrec_eval_from_columns"]
 
 
+def checksum(result: Any) -> str:
+    """The results in a few numbers, to compare runs and forms for equality: each
+    measure's sum over the queries (17 digits) and the number of queries. pytrec_eval's
+    names (map, P_10, map_cut_100) stand for prcurve's (AP, P@10, AP@100)."""
+    if isinstance(result, dict):  # pytrec_eval: {query: {measure: value}}
+        names = {"AP": "map", "P@10": "P_10", "AP@100": "map_cut_100"}
+        sums = {m: sum(r[names[m]] for r in result.values()) for m in MEASURES}
+        n = len(result)
+    else:
+        sums = {m: float(result.per_query[m].sum()) for m in MEASURES}
+        n = int(result.n_queries)
+    return f"queries {n}, " + ", ".join(f"sum {m} {v:.17g}" for m, v in sums.items())
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--ids", choices=["distinct", "pooled"], default="distinct")
@@ -74,12 +88,9 @@ def main() -> None:
         given = tables(name)
         gc.collect()
         cpu, wall = time.process_time(), time.perf_counter()
-        if given is None:
-            pytrec()
-        else:
-            evaluate(*given, MEASURES)
-        print(f"{name}: CPU {time.process_time() - cpu:.2f} s, wall "
-              f"{time.perf_counter() - wall:.2f} s", flush=True)
+        result = pytrec() if given is None else evaluate(*given, MEASURES)
+        cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
+        print(f"{name}: CPU {cpu:.2f} s, wall {wall:.2f} s; {checksum(result)}", flush=True)
         del given
 
 

@@ -31,10 +31,21 @@ def test_tied_documents_rank_in_byte_order(ids: list[str], as_bytes: bool, seed:
     pairs = np.flatnonzero(rng.random(doc.shape[0] - 1) < 0.5)
     if pairs.shape[0] == 0:
         pairs = np.array([0])
-    rank = _label_rank(labels, doc, pairs)
     tied = sorted({int(d) for d in np.concatenate((doc[pairs], doc[pairs + 1]))})
-    by_rank = sorted(tied, key=lambda d: int(rank[d]))
-    assert by_rank == sorted(tied, key=lambda d: ids[d].encode())
+    codes = np.arange(len(ids))
+    forms = [_keys.Encoded(labels, codes)]
+    words = _keys.text_words(labels)
+    if words is not None:  # labels not made yet: ranked from their words (issue 26, item 5)
+        lazy = _keys.Encoded(None, codes, words=words, text=not as_bytes)
+        forms.append(lazy)
+    for docs in forms:
+        rank = _label_rank(docs, doc, pairs)
+        by_rank = sorted(tied, key=lambda d: int(rank[d]))
+        assert by_rank == sorted(tied, key=lambda d: ids[d].encode())
+    if words is not None:  # and the labels, made when asked for, are the ids
+        assert lazy.words is not None
+        assert lazy.labels.tolist() == labels.tolist()
+        assert lazy.words is None
 
 
 def test_words_path_is_taken_for_short_latin1_ids() -> None:

@@ -138,8 +138,7 @@ def _distinct_short_ids(pa: Any, pc: Any, chunks: Any) -> Encoded | None:
     words = (per_chunk[0] if len(per_chunk) == 1  # one chunk: its words, no copy
              else [np.concatenate([w[k] for w in per_chunk]) for k in range(n_words)])
     encoded = encode_words(words, text=text)  # ASCII: exact
-    return Encoded(encoded.labels, encoded.codes, dense=True, label_keys=encoded.label_keys,
-                   key_words=encoded.key_words)
+    return encoded.with_codes(encoded.codes, True)  # labels made when asked for
 
 
 def arrow_objects(parts: Iterable[Iterable[Any]], n: int, first: Any) -> Any | None:

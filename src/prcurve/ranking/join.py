@@ -17,6 +17,7 @@ from numpy.typing import NDArray
 
 from prcurve.core.sorting import parts_for, run_parts
 from prcurve.ranking import keys as _keys
+from prcurve.ranking.key_table import KeyTable
 from prcurve.ranking.state import JUDGED, UNJUDGED, JudgedLevels, Rankings
 from prcurve.ranking.tables import Qrels, Run
 from prcurve.validation.ranking import no_queries_to_evaluate
@@ -103,7 +104,7 @@ def prepare(
     rows = _RunRows.grouped(run, score_precision)
     row_code = _join(run, qrels, run_common, qrels_common, qrels_code, rows)
     row_code, block_start, block_length, block_code = _ranking_order(
-        rows, run._docs.labels, row_code
+        rows, run._docs, row_code
     )
 
     # Each query's segment, where its block of rows lies (blocks stay where they are).
@@ -191,10 +192,13 @@ def _join(
     row of the table); otherwise only the run rows whose document was judged
     somewhere are searched among the sorted judged cells.
     """
-    run_docs, qrels_docs = _common_id_dtype([run._docs.labels, qrels._docs.labels])
     # each run document's qrels document, or -1
-    target = _keys.match(run_docs, qrels_docs, run._docs)
-    width = max(run_docs.shape[0], 1)
+    target = _match_words(run._docs, qrels._docs.labels)
+    if target is None:
+        run_docs, qrels_docs = _common_id_dtype([run._docs.labels, qrels._docs.labels])
+        target = _keys.match(run_docs, qrels_docs, run._docs)
+    qrels_docs = qrels._docs.labels
+    width = max(run._docs.n_labels, 1)
     run_doc_of = np.full(qrels_docs.shape[0], -1, dtype=np.int64)
     run_doc_of[target[target >= 0]] = np.flatnonzero(target >= 0)
 
@@ -291,8 +295,42 @@ class _RunRows:
         return cls(query, doc, score, start, length)
 
 
+def _match_words(docs: _keys.Encoded, targets: NDArray[Any]) -> I64 | None:
+    """:func:`~prcurve.ranking.keys.match` of a run's document ids whose labels are not
+    made yet (their words and keys only, ``docs.words``) among the judged ``targets``
+    of the same kind, keyed alike (keys.word_key of their words, NUL-padded to as
+    many); a key found is checked word by word (the words are the ids, exact). None
+    where that does not apply (labels made, other kinds, targets not short text,
+    colliding keys): then the labels are matched."""
+    if (docs.words is None or docs.label_keys is None or targets.shape[0] == 0
+            or targets.dtype.kind != docs.label_kind):
+        return None
+    words = _keys.text_words(targets)
+    if words is None:
+        return None
+    # Targets longer than every run id (a non-zero word past the run's) match none.
+    short = np.ones(targets.shape[0], dtype=bool)
+    for word in words[docs.key_words:]:
+        short &= word == 0
+    kept = np.flatnonzero(short)
+    words = [w[kept] for w in words[:docs.key_words]]
+    words += [np.zeros(kept.shape[0], dtype=np.uint64)
+              for _ in range(docs.key_words - len(words))]
+    target_keys = _keys.word_key(words)
+    if _keys.distinct(target_keys).shape[0] != kept.shape[0]:
+        return None
+    found = KeyTable(target_keys).find(docs.label_keys)
+    rows = np.flatnonzero(found >= 0)
+    other = np.zeros(rows.shape[0], dtype=bool)
+    for mine, theirs in zip(docs.words, words, strict=True):
+        other |= mine[rows] != theirs[found[rows]]
+    found[rows[other]] = -1  # equal keys, other ids
+    found[rows[~other]] = kept[found[rows[~other]]]  # index among all the targets
+    return found
+
+
 def _ranking_order(
-    rows: _RunRows, doc_labels: NDArray[Any], payload: NDArray[np.signedinteger[Any]],
+    rows: _RunRows, docs: _keys.Encoded, payload: NDArray[np.signedinteger[Any]],
 ) -> tuple[NDArray[np.signedinteger[Any]], I64, I64, I64]:
     """Put ``payload`` (one value per row of ``rows``) in trec_eval's order:
     each query's rows by score descending, then document id descending.
@@ -316,7 +354,7 @@ def _ranking_order(
     pairs = np.flatnonzero(tie)
     if pairs.shape[0]:
         doc = rows.doc if order is None else rows.doc[order]
-        rank = _label_rank(doc_labels, doc, pairs)
+        rank = _label_rank(docs, doc, pairs)
         if not (rank[doc[pairs]] > rank[doc[pairs + 1]]).all():
             tied, source = _tie_order(tie, pairs, doc, rank)
             if order is None:
@@ -329,26 +367,31 @@ def _ranking_order(
     return payload, rows.block_start, rows.block_length, rows.block_code
 
 
-def _label_rank(doc_labels: NDArray[Any], doc: I64, pairs: NDArray[np.intp]) -> I64:
+def _label_rank(docs: _keys.Encoded, doc: I64, pairs: NDArray[np.intp]) -> I64:
     """Each tied document's rank in id order (byte order, integers by their decimal
     text: :func:`~prcurve.ranking.keys.byte_order`; the documents at
     ``pairs`` and ``pairs + 1``, other entries arbitrary): integers then compare
     as the ids do. All labels are sorted when there are few of them, else only
-    the tied documents'."""
-    rank = np.zeros(doc_labels.shape[0], dtype=np.int64)
-    present = (np.arange(doc_labels.shape[0]) if doc_labels.shape[0] <= 2 * pairs.shape[0]
+    the tied documents'. Labels not made yet (keys.Encoded.words) are not made:
+    their words give the same order."""
+    n_labels = docs.n_labels
+    rank = np.zeros(n_labels, dtype=np.int64)
+    present = (np.arange(n_labels) if n_labels <= 2 * pairs.shape[0]
                else _keys.distinct(np.concatenate((doc[pairs], doc[pairs + 1]))))
-    labels = doc_labels[present]
     # Short text ids as words that compare as their bytes do (keys.text_words: code
     # points below 256, one byte each; words are big-endian, NUL-padded): sorting
     # integers is about twice as fast as sorting numpy text. Other ids as they are,
     # integers in the order of their decimal text, as trec_eval sees them in a file.
-    words = _keys.text_words(labels) if labels.shape[0] > 1 else None
+    labels = docs.labels[present] if docs.words is None else None
+    if labels is None:
+        words: list[NDArray[np.uint64]] | None = [w[present] for w in (docs.words or [])]
+    else:
+        words = _keys.text_words(labels) if labels.shape[0] > 1 else None
     if words is not None:
         order = (np.argsort(words[0], kind="stable") if len(words) == 1
                  else np.lexsort(words[::-1]))
     else:
-        order = np.argsort(_keys.byte_order(labels), kind="stable")
+        order = np.argsort(_keys.byte_order(labels), kind="stable")  # type: ignore[arg-type]
     rank[present[order]] = np.arange(present.shape[0])
     return rank
 

@@ -15,7 +15,6 @@ never trusted).
 from __future__ import annotations
 
 import importlib
-from dataclasses import dataclass
 from typing import Any, TypeVar
 
 import numpy as np
@@ -200,18 +199,57 @@ def _rows_repeat(matrix: NDArray[np.uint32]) -> bool:
         return any(run_parts(repeats, len(rows), pool))
 
 
-@dataclass(frozen=True)
 class Encoded:
-    """A column of ids as distinct ``labels`` and each row's index into them."""
+    """A column of ids as distinct ``labels`` and each row's index into them.
 
-    labels: NDArray[Any]
-    codes: I64
-    dense: bool = False  # known to have a row for every label (no check needed)
-    # Text ids encoded as words (encode_words): each label's key, its one word or the
-    # hash of its ``key_words`` words (label_keys[i] is label i's), which :func:`match`
-    # reuses instead of hashing the labels again; None when not known.
-    label_keys: U64 | None = None
-    key_words: int = 0
+    ``dense``: known to have a row for every label (no check needed). Text ids
+    encoded as words (:func:`encode_words`) carry each label's key, its one word
+    or the hash of its ``key_words`` words (``label_keys[i]`` is label i's), which
+    :func:`match` reuses instead of hashing the labels again (None when not known),
+    and their ``words``: then the labels are made from them only when first asked
+    for (:func:`word_labels`, as ``text`` or bytes, cast to ``label_dtype``): the
+    join and the tie order need only the words and keys (issue 26, item 5).
+    """
+
+    __slots__ = ("_labels", "codes", "dense", "key_words", "label_dtype", "label_keys", "text",
+                 "words")
+
+    def __init__(self, labels: NDArray[Any] | None, codes: I64, dense: bool = False,
+                 label_keys: U64 | None = None, key_words: int = 0, *,
+                 words: list[U64] | None = None, text: bool = False,
+                 label_dtype: np.dtype[Any] | None = None) -> None:
+        if labels is None and words is None:
+            raise TypeError("Encoded: give labels or their words")
+        self._labels, self.codes, self.dense = labels, codes, dense
+        self.label_keys, self.key_words = label_keys, key_words
+        self.words = words if labels is None else None  # kept only while labels are not made
+        self.text, self.label_dtype = text, label_dtype
+
+    @property
+    def labels(self) -> NDArray[Any]:  # the distinct ids, made from the words on first use
+        if self._labels is None:
+            words = self.words if self.words is not None else []
+            labels = word_labels(words, text=self.text)
+            if self.label_dtype is not None:
+                labels = labels.astype(self.label_dtype, copy=False)
+            self._labels, self.words = labels, None
+        return self._labels
+
+    @property
+    def n_labels(self) -> int:  # how many distinct ids (without making the labels)
+        if self.words is not None:
+            return int(self.words[0].shape[0])
+        return int(self.labels.shape[0])
+
+    @property
+    def label_kind(self) -> str:  # the labels' dtype kind (without making them)
+        if self.words is not None:
+            return "U" if self.text else "S"
+        return str(self.labels.dtype.kind)
+
+    def with_codes(self, codes: I64, dense: bool) -> Encoded:  # same labels, other codes
+        return Encoded(self._labels, codes, dense, self.label_keys, self.key_words,
+                       words=self.words, text=self.text, label_dtype=self.label_dtype)
 
 
 def encode(ids: NDArray[Any], *, grouped: bool = False, sort_labels: bool = False) -> Encoded:
@@ -235,11 +273,9 @@ def encode(ids: NDArray[Any], *, grouped: bool = False, sort_labels: bool = Fals
     if words is not None:  # short text ids: exact words, no check against the ids needed
         # Text back as text: the bytes were code points below 256.
         encoded = encode_words(words, text=ids.dtype.kind == "U")
-        labels = encoded.labels
-        if ids.dtype.kind == "U":
-            labels = labels.astype(ids.dtype, copy=False)
-        out = Encoded(labels, encoded.codes, label_keys=encoded.label_keys,
-                      key_words=encoded.key_words)
+        out = encoded.with_codes(encoded.codes, False)
+        if ids.dtype.kind == "U":  # the labels, when made, as wide as the ids
+            out.label_dtype = ids.dtype
         return by_label(out) if sort_labels else out
     if ids.dtype.kind in "SU":
         fixed = _fixed_width_encode(ids)
@@ -482,17 +518,16 @@ def encode_words(words: list[U64], *, grouped: bool = False, text: bool = False)
         starts = np.flatnonzero(change)
         if few_blocks(starts, n):
             first = encode_words([w[starts] for w in words], text=text)
-            return Encoded(first.labels, rows_of_blocks(first.codes, starts, n),
-                           label_keys=first.label_keys, key_words=first.key_words)
+            return first.with_codes(rows_of_blocks(first.codes, starts, n), False)
     key = word_key(words)
     known, codes = _distinct_codes(key)
     if len(words) == 1:
-        return Encoded(word_labels([known], text=text), codes, label_keys=known, key_words=1)
+        return Encoded(None, codes, label_keys=known, key_words=1, words=[known], text=text)
     some_row = np.empty(known.shape[0], dtype=np.int64)
     some_row[codes] = np.arange(n)
     if _same_words(words, codes, some_row):
-        return Encoded(word_labels([w[some_row] for w in words], text=text), codes,
-                       label_keys=known, key_words=len(words))
+        return Encoded(None, codes, label_keys=known, key_words=len(words),
+                       words=[w[some_row] for w in words], text=text)
     stacked = np.stack(words, axis=1)  # a hash collision: encode the word tuples exactly
     labels, inverse = np.unique(stacked, axis=0, return_inverse=True)
     return Encoded(word_labels([labels[:, k] for k in range(len(words))], text=text),

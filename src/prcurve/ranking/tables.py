@@ -86,7 +86,7 @@ class _LongTable:
         docs = doc_id if isinstance(doc_id, _keys.Encoded) else _keys.encode(doc_id)
         self._queries, self._docs = queries, docs
         # One row per (query, document).
-        width = max(docs.labels.shape[0], 1)
+        width = max(docs.n_labels, 1)
         if _keys.repeated_pairs(queries.codes, docs.codes, queries.labels.shape[0], width):
             self._raise_duplicate(queries.codes * width + docs.codes)
 
@@ -316,6 +316,10 @@ class Run(_LongTable):
 
 def _ids(name: str, values: ArrayLike | _keys.Encoded, n: int | None = None) -> Ids:
     if isinstance(values, _keys.Encoded):
+        if values.words is not None and values.dense:  # labels of words: valid text or bytes
+            if n is not None and values.codes.shape[0] != n:
+                check_id_column(name, np.empty(values.codes.shape[0]), n)  # the length error
+            return values
         labels = check_id_labels(name, values.labels)
         if n is not None and values.codes.shape[0] != n:
             check_id_column(name, np.empty(values.codes.shape[0]), n)  # the length error
