@@ -35,6 +35,7 @@ from prcurve import Aggregate, InvalidInputError, PRCurve
 from prcurve.io.scorers import score_function
 
 matplotlib.use("Agg")
+import matplotlib.pyplot  # closed by the display tests (after the backend is set)
 
 
 def _data(kind: str) -> tuple[np.ndarray, np.ndarray]:
