@@ -10,8 +10,9 @@ import numpy as np
 from numpy.typing import NDArray
 
 from prcurve.core.undefined import ZeroDivision, undefined_scope
+from prcurve.ranking.cutoffs import compute_many
 from prcurve.ranking.join import Prepared, prepare
-from prcurve.ranking.kernels import compute, summarize
+from prcurve.ranking.kernels import summarize
 from prcurve.ranking.measures import (
     CONVENTIONS,
     MISSING_QUERIES,
@@ -221,7 +222,9 @@ class JudgedRun:
         check_choice("convention", convention, CONVENTIONS)
         prepared = self._prepared
         with undefined_scope(zero_division):
-            per_query = {str(m): compute(m, prepared.rankings, convention) for m in parsed}
+            # Every cutoff of a kind in one pass (ranking.cutoffs), as trec_eval's output does.
+            values = compute_many(parsed, prepared.rankings, convention)
+            per_query = {str(m): values[m] for m in parsed}
         summary = {
             str(m): summarize(m, per_query[str(m)], prepared.has_results, convention)
             for m in parsed if m.name not in TEXT_MEASURES
