@@ -286,21 +286,20 @@ def _statistic(ap_sum: F64, valid: I64, thresholds: list[int] | None) -> F64:
     return values
 
 
-def _own_value(evaluation: Evaluation, thresholds: list[int] | None, resampled: float) -> float:
-    """The evaluation's own value of a statistic, summed in its summary's order.
+def _own_value(evaluation: Evaluation, thresholds: list[int] | None) -> float:
+    """The evaluation's own value of a statistic, as its summary computes it.
 
-    The resampler's all-ones weights give the same mean in another summation order,
-    which can differ in the last bit (``resampled``); the estimate must be the value
-    the summary prints: pycocotools' ``np.mean(s[s > -1])`` over the precisions
-    (area "all", the largest max_dets), VOC's mean over classes with ground truth.
+    pycocotools' ``np.mean(s[s > -1])`` over the precisions (area "all", the largest
+    max_dets), VOC's mean over classes with ground truth; NaN where no class has any.
+    The resamples sum the same precisions per class, in another order (the last bit
+    can differ), so the estimate is taken from here, not from an all-ones resample.
     """
-    if math.isnan(resampled):
-        return resampled
     if isinstance(evaluation, VOCEvaluation):
         return float(evaluation.mean_ap[0 if thresholds is None else thresholds[0]])
     chosen = evaluation.precision if thresholds is None else evaluation.precision[thresholds]
     precisions = chosen[:, :, :, 0, -1]
-    return float(np.mean(precisions[precisions > -1]))
+    defined = precisions[precisions > -1]
+    return float(defined.mean()) if defined.size else math.nan
 
 
 def _interval(values: F64, estimate: float, level: float, kind: str) -> tuple[float, float]:
@@ -385,12 +384,10 @@ def bootstrap_detection(
     thresholds = {name: _threshold_index(evaluation, name) for name in names}
     resampler, weights = _resamples(evaluation, b, seed)
     ap_sum, valid = resampler.ap(weights)
-    own_sum, own_valid = resampler.ap(np.ones((1, resampler.n_images), dtype=np.int64))
     out = {}
     for name in names:
         values = _statistic(ap_sum, valid, thresholds[name])
-        estimate = _own_value(evaluation, thresholds[name],
-                              float(_statistic(own_sum, own_valid, thresholds[name])[0]))
+        estimate = _own_value(evaluation, thresholds[name])
         low, high = _interval(values, estimate, lvl, kind)
         low, high = min(max(low, 0.0), 1.0), min(max(high, 0.0), 1.0)
         out[name] = Interval(_label(evaluation, name), estimate, low, high,
@@ -444,13 +441,9 @@ def compare_detectors(
     _check_same_ground_truth(evaluation_a, evaluation_b)
     resampler_a, weights = _resamples(evaluation_a, b, seed)
     resampler_b = _Resampler(evaluation_b)
-    values = []
-    own = []
-    ones = np.ones((1, resampler_a.n_images), dtype=np.int64)
-    for resampler in (resampler_a, resampler_b):
-        values.append(_statistic(*resampler.ap(weights), thresholds))
-        own.append(_own_value(resampler.evaluation, thresholds,
-                              float(_statistic(*resampler.ap(ones), thresholds)[0])))
+    values = [_statistic(*resampler.ap(weights), thresholds)
+              for resampler in (resampler_a, resampler_b)]
+    own = [_own_value(evaluation, thresholds) for evaluation in (evaluation_a, evaluation_b)]
     delta = values[0] - values[1]
     estimate = own[0] - own[1] if not (math.isnan(own[0]) or math.isnan(own[1])) else math.nan
     low, high = _interval(delta, estimate, lvl, kind)
