@@ -75,6 +75,7 @@ __all__ = [
     "ModelReport",
     "Report",
     "ReportSettings",
+    "curve_file_names",
     "parse_fail_under",
 ]
 
@@ -289,6 +290,30 @@ def _safe_file_name(name: str) -> str:
     return re.sub(r"[^A-Za-z0-9._-]+", "_", name).strip("._") or "model"
 
 
+def curve_file_names(models: Sequence[ModelReport]) -> list[str]:
+    """Each model's ``curve_<model>.csv`` name, distinct (``_2``, ``_3``... on a clash):
+    the names :meth:`Report.write` writes, and report.json's ``curve_file``.
+
+    Examples
+    --------
+    >>> from prcurve.present.report import curve_file_names
+    >>> from prcurve.present.report_build import evaluate
+    >>> data = ([1, 0, 1, 0], [0.9, 0.8, 0.7, 0.6])
+    >>> curve_file_names(evaluate({"a b": data, "a/b": data, "c": data}).models)
+    ['curve_a_b.csv', 'curve_a_b_2.csv', 'curve_c.csv']
+    """
+    names: set[str] = set()
+    out = []
+    for model in models:
+        stem = _safe_file_name(model.name)
+        candidate, k = stem, 2
+        while candidate in names:
+            candidate, k = f"{stem}_{k}", k + 1
+        names.add(candidate)
+        out.append(f"curve_{candidate}.csv")
+    return out
+
+
 @dataclass(frozen=True)
 class Report:
     """The numbers of every model, and their formats (text, rich, JSON, CSV, files)."""
@@ -308,7 +333,15 @@ class Report:
     # -- JSON -------------------------------------------------------------------------------
 
     def to_dict(self, files: Sequence[str] = ()) -> dict[str, Any]:
-        """The report as report.json's layout (schema :data:`REPORT_SCHEMA`)."""
+        """The report as report.json's layout (schema :data:`REPORT_SCHEMA`).
+
+        ``files``: the files written with it (report.json's manifest); a model's
+        ``curve_file`` is its curve CSV when that is among them (so that ``--format json
+        --out DIR`` prints what DIR/report.json holds), else ``null``."""
+        written = set(files)
+        curve_files = [m.curve_file or (name if name in written else "")
+                       for m, name in zip(self.models, curve_file_names(self.models),
+                                          strict=True)]
         return {
             "schema": REPORT_SCHEMA,
             "prcurve_version": __version__,
@@ -326,9 +359,9 @@ class Report:
                     "input": m.input.name,
                     "score_column": m.score_column,
                     **m.values,
-                    "curve_file": m.curve_file or None,
+                    "curve_file": curve_file or None,
                 }
-                for m in self.models
+                for m, curve_file in zip(self.models, curve_files, strict=True)
             ],
             # Added within prcurve.report/1 for multi-class and multi-label inputs.
             **({"class_averages": [c.to_dict() for c in self.class_averages]}
@@ -470,16 +503,9 @@ class Report:
         """
         folder = Path(out_dir)
         protected = [i.path for i in self.inputs if i.path] if inputs is None else list(inputs)
-        names: set[str] = set()
         files: list[tuple[str, Any]] = []
         models = []
-        for model in self.models:
-            stem = _safe_file_name(model.name)
-            candidate, k = stem, 2
-            while candidate in names:
-                candidate, k = f"{stem}_{k}", k + 1
-            names.add(candidate)
-            name = f"curve_{candidate}.csv"
+        for model, name in zip(self.models, curve_file_names(self.models), strict=True):
             files.append((name, _curve_writer(model.curve)))
             models.append(ModelReport(model.name, model.input, model.score_column, model.curve,
                                       model.values, curve_file=name))
