@@ -43,7 +43,8 @@ between runs and machines."""
 def save_figure(figure: Any, path: Path, *, dpi: float) -> None:
     """Save a matplotlib figure to ``path`` (format from its suffix) through
     :func:`replace_file`, with :data:`STABLE_METADATA` and SVG ids from a fixed salt,
-    so two runs give the same bytes.
+    so two runs give the same bytes; inside :func:`prcurve.present.style.drawing_style`
+    (the user's global matplotlib settings do not reach the file).
 
     Examples
     --------
@@ -68,9 +69,9 @@ def figure_writer(figure: Any, name: str, *, dpi: float) -> Callable[[Path], Non
     fmt = Path(name).suffix.lstrip(".").lower()
 
     def write(temp: Path) -> None:
-        import matplotlib
+        from prcurve.present.style import drawing_style
 
-        with matplotlib.rc_context({"svg.hashsalt": "prcurve"}):
+        with drawing_style():  # matplotlib's defaults, the SVG ids' fixed salt
             figure.savefig(temp, format=fmt, dpi=dpi, metadata=STABLE_METADATA.get(fmt, {}))
 
     return write
@@ -164,18 +165,21 @@ _PICTURE_MODULES = ("matplotlib.figure", "matplotlib.backends.backend_agg",
 """What :meth:`Report.write` imports to draw its pictures: about 2 s of Python."""
 
 
-def preload_picture_modules() -> None:
+def preload_picture_modules(*, matplotlib: bool = True) -> None:
     """Import what :meth:`prcurve.present.report.Report.write` draws with, in a
     background thread, so that it overlaps the counting (which runs in NumPy and
     pyarrow, mostly without the GIL): ``prcurve report --out`` calls it before it
-    reads its inputs. A module that fails to import is left to fail where it is used,
-    with its message.
+    reads its inputs. ``matplotlib=False``: Bokeh's modules only (the pictures are
+    drawn in another process, :mod:`prcurve.present.picture_process`). A module that
+    fails to import is left to fail where it is used, with its message.
     """
     import importlib
     import threading
 
+    modules = [m for m in _PICTURE_MODULES if matplotlib or not m.startswith("matplotlib")]
+
     def load() -> None:
-        for name in _PICTURE_MODULES:
+        for name in modules:
             try:
                 importlib.import_module(name)
             except Exception:  # reported where the module is used, with its message

@@ -64,6 +64,7 @@ if TYPE_CHECKING:
     from prcurve.io import LoadedInput
     from prcurve.io.class_columns import LoadedClasses
     from prcurve.io.stream import StreamedInput
+    from prcurve.present.picture_process import PictureSource
     from prcurve.space.intervals import CurveInterval
 
 __all__ = [
@@ -477,7 +478,8 @@ class Report:
         return render_html(self, title=title)
 
     def write(self, out_dir: str | Path, *, plots: bool = True,
-              inputs: Sequence[str | Path] | None = None) -> list[Path]:
+              inputs: Sequence[str | Path] | None = None,
+              pictures: PictureSource | None = None) -> list[Path]:
         """Write report.json, curve_<model>.csv and, with ``plots``, pr_curve.png/.svg,
         threshold.png, prg_curve.png (precision-recall-gain) and the interactive report.html.
 
@@ -492,7 +494,9 @@ class Report:
         files an earlier report listed in the folder's report.json and this one
         does not write (a model or the plots left out) are then removed, our own
         file names only (docs/report.md, "Files"). The files are the same bytes
-        on every run (no dates in the pictures).
+        on every run (no dates in the pictures). ``pictures``: where the drawn pictures
+        come from (``prcurve report``'s second process,
+        :mod:`prcurve.present.picture_process`); by default they are drawn here.
 
         Returns the paths written, report.json last.
 
@@ -511,15 +515,17 @@ class Report:
                                       model.values, curve_file=name))
         final = replace(self, models=models)
         if plots:
-            # Each figure drawn and laid out once (present/report_figures.py); the page,
-            # written after prg_curve.png, shows that same PRG drawing as SVG.
+            # Each figure drawn and laid out once (present/report_figures.py), here or in a
+            # second process that draws while the page is built here; the page shows the
+            # same PRG drawing as SVG. The pictures are read when written: after the curves.
             from prcurve.present.html import render_html
-            from prcurve.present.report_figures import report_pictures
+            from prcurve.present.picture_process import InProcessPictures, picture_writer
+            from prcurve.present.report_figures import PICTURE_FILES
 
-            pictures = report_pictures(self)
-            files.extend(pictures.writers)
-            files.append(("report.html", lambda temp: temp.write_text(
-                render_html(final, prg_figure=pictures.prg), encoding="utf-8")))
+            source = InProcessPictures(self) if pictures is None else pictures
+            page = render_html(final, prg_svg=source.prg_svg)
+            files.extend((name, picture_writer(source, name)) for name in PICTURE_FILES)
+            files.append(("report.html", lambda temp: temp.write_text(page, encoding="utf-8")))
         report_text = final.to_json(files=[n for n, _ in files] + ["report.json"])
         files.append(("report.json", lambda temp: temp.write_text(report_text, encoding="utf-8")))
         stale = stale_outputs(folder, [n for n, _ in files], OUTPUT_PATTERNS)
