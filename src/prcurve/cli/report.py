@@ -507,19 +507,18 @@ def execute(args: argparse.Namespace, loaded_inputs: list[Any] | None = None,
 
 
 def _start_drawing(args: argparse.Namespace, loaded_inputs: list[Any] | None) -> Any:
-    """Import what the pictures and the page are drawn with while the inputs are read:
-    for inputs read whole, a second process draws the pictures (it imports matplotlib
-    now), and this one imports Bokeh (present/picture_process.py); streamed inputs are
-    large, and their pictures are drawn here."""
+    """For inputs read whole, start the second process that draws the pictures (it
+    imports matplotlib while the inputs are read; present/picture_process.py). This
+    process imports Bokeh after the report is sent: the child waits for it, and an
+    import in a thread meanwhile would slow the counting (the GIL). Streamed inputs are
+    large: their pictures are drawn here, their modules imported in a thread now."""
     from prcurve.present.files import preload_picture_modules
     from prcurve.present.picture_process import PictureProcess
 
     if loaded_inputs is None and _wants_streaming(args):
         preload_picture_modules()
         return nullcontext(None)
-    process = PictureProcess.start()
-    preload_picture_modules(matplotlib=False)
-    return process
+    return PictureProcess.start()
 
 
 def _execute(args: argparse.Namespace, loaded_inputs: list[Any] | None, listing: bool,
