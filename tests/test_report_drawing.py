@@ -75,6 +75,12 @@ def _children() -> list[int]:
 linux_only = pytest.mark.skipif(not Path("/proc/self/stat").is_file(),
                                 reason="counts child processes through /proc (Linux)")
 
+@pytest.fixture(autouse=True)
+def a_free_core(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The child is started whatever the machine's load (free_core is tested below)."""
+    monkeypatch.setattr(picture_process, "free_core", lambda: True)
+
+
 PICTURES = ("pr_curve.png", "pr_curve.svg", "threshold.png", "prg_curve.png", "report.html")
 
 
@@ -144,6 +150,35 @@ def test_a_failed_child_means_drawn_here(program: str, monkeypatch: pytest.Monke
     assert files == here.files()
     if "no svg" not in program:
         assert svg == here.prg_svg()
+
+
+def test_free_core(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.undo()  # the real one
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 1, 2, 3}, raising=False)
+    monkeypatch.setattr(os, "getloadavg", lambda: (3.5, 0.0, 0.0))
+    assert picture_process.free_core()
+    monkeypatch.setattr(os, "getloadavg", lambda: (4.0, 0.0, 0.0))  # every core busy
+    assert not picture_process.free_core()
+    monkeypatch.setattr(os, "getloadavg", lambda: (0.0, 0.0, 0.0))
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0}, raising=False)  # one core
+    assert not picture_process.free_core()
+
+    def no_load() -> tuple[float, float, float]:
+        raise OSError("no load average")
+
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 1}, raising=False)
+    monkeypatch.setattr(os, "getloadavg", no_load)
+    assert picture_process.free_core()
+
+
+@linux_only
+def test_no_free_core_means_no_child(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(picture_process, "free_core", lambda: False)
+    report = _report()
+    before = _children()
+    with PictureProcess.start() as process:
+        assert _children() == before  # none started
+        assert process.draw(report).files() == InProcessPictures(report).files()
 
 
 def test_no_interpreter_means_drawn_here(monkeypatch: pytest.MonkeyPatch) -> None:

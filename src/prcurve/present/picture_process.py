@@ -24,6 +24,10 @@ about the longer of the two, not their sum (issue 26, item 3; docs/report.md).
 - :meth:`PictureProcess.close` (a ``with`` block) always waits for the child; a child
   still working when the command fails is killed first. No process is left behind.
 
+The child is started only when a core is free for it (:func:`free_core`: two cores or
+more, and a load average below their number); on a machine whose cores are all busy it
+would only add its start-up to the work.
+
 Reports too large to send cheaply (more than :data:`MAX_SENT_THRESHOLDS` operating
 points in all) are drawn here, and the child is told to stop.
 
@@ -55,7 +59,7 @@ if TYPE_CHECKING:
     from prcurve.present.report_figures import DrawnPictures
 
 __all__ = ["MAX_SENT_THRESHOLDS", "InProcessPictures", "PictureProcess", "PictureSource",
-           "picture_writer", "serve"]
+           "free_core", "picture_writer", "serve"]
 
 MAX_SENT_THRESHOLDS = 2_000_000
 """The most operating points (all models together) of a report sent to the child; a larger
@@ -68,6 +72,26 @@ _CHILD = ("import pickle, sys; sys.path[:] = pickle.load(sys.stdin.buffer); "
 _MATPLOTLIB = ("matplotlib.figure", "matplotlib.backends.backend_agg",
                "matplotlib.backends.backend_svg", "matplotlib.style")
 """What the child imports while it waits for the report."""
+
+
+def free_core() -> bool:
+    """Whether a second process can run beside this one: at least two cores are this
+    process's to use (``os.sched_getaffinity`` where there is one) and fewer processes
+    than cores were running or waiting over the last minute (``os.getloadavg``; true
+    where there is none). On a busy machine a second process only adds its start-up
+    (about 0.3 s of CPU: its own interpreter, NumPy and prcurve) to the work: there the
+    pictures are drawn in-process (docs/benchmarks.md)."""
+    import os
+
+    affinity = getattr(os, "sched_getaffinity", None)
+    cores = len(affinity(0)) if affinity is not None else (os.cpu_count() or 1)
+    if cores < 2:
+        return False
+    try:
+        load = os.getloadavg()[0]
+    except (AttributeError, OSError):  # no load average here (Windows)
+        return True
+    return load < cores
 
 
 class PictureSource(Protocol):
@@ -131,8 +155,9 @@ class PictureProcess:
     @classmethod
     def start(cls) -> PictureProcess:
         """Start the child (it imports matplotlib and waits for a report). When it cannot
-        be started, the pictures will be drawn in this process."""
-        if not sys.executable:  # an embedded interpreter: no program to start
+        be started, or no core is free for it (:func:`free_core`), the pictures will be
+        drawn in this process."""
+        if not sys.executable or not free_core():  # embedded, or nothing to gain
             return cls(None)
         try:
             child = subprocess.Popen([sys.executable, "-c", _CHILD], stdin=subprocess.PIPE,
