@@ -172,13 +172,22 @@ def test_free_core(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 @linux_only
-def test_no_free_core_means_no_child(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(picture_process, "free_core", lambda: False)
+@pytest.mark.parametrize(("free", "setting", "started"), [
+    (False, None, False), (True, None, True), (False, "child", True), (True, "here", False),
+    (True, "other", True)])
+def test_when_the_child_is_started(free: bool, setting: str | None, started: bool,
+                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(picture_process, "free_core", lambda: free)
+    if setting is None:
+        monkeypatch.delenv("PRCURVE_PICTURES", raising=False)
+    else:
+        monkeypatch.setenv("PRCURVE_PICTURES", setting)
     report = _report()
     before = _children()
     with PictureProcess.start() as process:
-        assert _children() == before  # none started
+        assert (len(_children()) == len(before) + 1) == started
         assert process.draw(report).files() == InProcessPictures(report).files()
+    assert _children() == before
 
 
 def test_no_interpreter_means_drawn_here(monkeypatch: pytest.MonkeyPatch) -> None:

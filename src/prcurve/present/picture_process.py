@@ -26,7 +26,8 @@ about the longer of the two, not their sum (issue 26, item 3; docs/report.md).
 
 The child is started only when a core is free for it (:func:`free_core`: two cores or
 more, and a load average below their number); on a machine whose cores are all busy it
-would only add its start-up to the work.
+would only add its start-up to the work. The environment variable ``PRCURVE_PICTURES``
+overrides that: ``child`` always starts it, ``here`` never does.
 
 Reports too large to send cheaply (more than :data:`MAX_SENT_THRESHOLDS` operating
 points in all) are drawn here, and the child is told to stop.
@@ -94,6 +95,15 @@ def free_core() -> bool:
     return load < cores
 
 
+def _wanted() -> bool:
+    """``PRCURVE_PICTURES``: ``child`` always starts the child, ``here`` never does;
+    unset (or anything else): when :func:`free_core`."""
+    import os
+
+    setting = os.environ.get("PRCURVE_PICTURES", "").strip().lower()
+    return setting == "child" or (setting != "here" and free_core())
+
+
 class PictureSource(Protocol):
     """Where :meth:`prcurve.present.report.Report.write` takes its pictures from."""
 
@@ -157,7 +167,7 @@ class PictureProcess:
         """Start the child (it imports matplotlib and waits for a report). When it cannot
         be started, or no core is free for it (:func:`free_core`), the pictures will be
         drawn in this process."""
-        if not sys.executable or not free_core():  # embedded, or nothing to gain
+        if not sys.executable or not _wanted():  # embedded, or nothing to gain
             return cls(None)
         try:
             child = subprocess.Popen([sys.executable, "-c", _CHILD], stdin=subprocess.PIPE,
