@@ -165,21 +165,18 @@ _PICTURE_MODULES = ("matplotlib.figure", "matplotlib.backends.backend_agg",
 """What :meth:`Report.write` imports to draw its pictures: about 2 s of Python."""
 
 
-def preload_picture_modules(*, matplotlib: bool = True) -> None:
+def preload_picture_modules() -> None:
     """Import what :meth:`prcurve.present.report.Report.write` draws with, in a
     background thread, so that it overlaps the counting (which runs in NumPy and
     pyarrow, mostly without the GIL): ``prcurve report --out`` calls it before it
-    reads its inputs. ``matplotlib=False``: Bokeh's modules only (the pictures are
-    drawn in another process, :mod:`prcurve.present.picture_process`). A module that
-    fails to import is left to fail where it is used, with its message.
+    reads its inputs. A module that fails to import is left to fail where it is used,
+    with its message.
     """
     import importlib
     import threading
 
-    modules = [m for m in _PICTURE_MODULES if matplotlib or not m.startswith("matplotlib")]
-
     def load() -> None:
-        for name in modules:
+        for name in _PICTURE_MODULES:
             try:
                 importlib.import_module(name)
             except Exception:  # reported where the module is used, with its message
