@@ -99,6 +99,18 @@ def test_the_child_draws_the_same_bytes_as_this_process() -> None:
     assert [name for name, _ in here.files()] == list(PICTURES[:4])
 
 
+def test_a_multi_class_report_too() -> None:
+    # Its macro-average curve and band (class_averages) travel with the pickled report.
+    import prcurve
+
+    classes = np.array(["cat", "dog", "fox"])[RNG.integers(0, 3, 300)]
+    scores = RNG.random((300, 3)) + 0.5 * (classes[:, None] == np.array(["cat", "dog", "fox"]))
+    report = prcurve.report(classes, scores, ci=0.95, resamples=50)
+    assert report.class_averages
+    with PictureProcess.start() as process:
+        assert process.draw(report).files() == InProcessPictures(report).files()
+
+
 @linux_only
 def test_cli_files_equal_the_library_and_no_process_is_left(
         scores: Path, tmp_path: Path) -> None:
