@@ -1,0 +1,428 @@
+"""A large TREC run read in bounded blocks and joined with its qrels as it is read
+(issue 26, items 4 and 5: ``prcurve trec`` in no more memory than the C trec_eval).
+
+:func:`read_judged` reads the qrels (the exact reader of
+:mod:`prcurve.ranking.trec_format`, without pyarrow) and then the run, a block of
+whole queries at a time (:data:`BLOCK_BYTES` of the file, more when one query
+needs more), with numpy alone. Of each line it keeps 16 bytes: the score (float64),
+the row of the qrels judging its (query, document) or -1 (int32), and, for a row
+whose score ties with another of its query, the rank of its document id among the
+tied rows in byte order (int32; trec_eval breaks ties by document id, descending).
+No dictionary of the documents is built: only the judged ones are looked up (the
+issue's floor), so a run with as many distinct document ids as lines costs what a
+run of pooled ids costs. The document column is a
+:class:`~prcurve.ranking.row_docs.RowDocs`; :func:`prcurve.ranking.join.prepare`
+takes the judgments and tie ranks from it.
+
+Everything stays exact: a document is matched to a judged one by its bytes (its
+words, compared after their keys agree); a query listing a document twice is found
+by a sort of 64-bit keys of (query, document) and then the bytes of the rows whose
+keys agree; ties are ranked by all the bytes of the tied ids. Whatever this reader
+does not take -- a file that is not plain (one delimiter, exactly six fields, ``\\n``
+line ends, no comment or blank line), a query whose lines are not together, a score
+that is not a finite number, ids longer than 64 bytes, a document listed twice --
+returns None, and the caller reads the file with :func:`~prcurve.ranking.read_run`,
+which takes everything and names every error as before.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from prcurve.errors import InvalidInputError
+from prcurve.ranking import trec_reader
+from prcurve.ranking.hashing import numpy_only
+from prcurve.ranking.key_table import KeyTable
+from prcurve.ranking.keys import Encoded, encode_words, rows_of_blocks, text_words, word_key
+from prcurve.ranking.row_docs import RowDocs
+from prcurve.ranking.tables import Qrels, Run, read_qrels, read_run
+from prcurve.ranking.text_numbers import plain_decimals
+from prcurve.ranking.trec_format import SPECIAL_STARTS, exact_columns, joined, read_bytes
+
+__all__ = ["BLOCK_BYTES", "read_judged", "read_judged_run"]
+
+BLOCK_BYTES = 1 << 22
+"""The run is read this much at a time (more when one query's lines need more);
+tests lower it to put block boundaries everywhere."""
+
+QRELS_EXACT_BYTES = 1 << 26
+"""A qrels file up to this size is read by the exact reader (no pyarrow import)."""
+
+_SLACK = 1 << 12  # zero bytes after a block: 8-byte loads past a field stay inside
+_MAX_ID = 64  # longer ids (or scores) go to read_run
+_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+U64 = NDArray[np.uint64]
+I64 = NDArray[np.int64]
+_MASKS = np.array([0, *(((1 << (8 * k)) - 1) << (8 * (8 - k)) for k in range(1, 8)),
+                   2**64 - 1], dtype=np.uint64)
+
+
+def read_judged(qrels_path: str | os.PathLike[str],
+                run_path: str | os.PathLike[str]) -> tuple[Qrels, Run]:
+    """The qrels and run files of ``prcurve trec``: the run read by
+    :func:`read_judged_run` when it applies, else by :func:`read_run`. Errors are
+    those of :func:`read_run` and :func:`read_qrels`, the run's first."""
+    try:
+        qrels = _read_qrels(qrels_path)
+    except InvalidInputError:
+        read_run(run_path)  # the run's own error first, as when the run is read first
+        raise
+    run = read_judged_run(run_path, qrels)
+    return qrels, (read_run(run_path) if run is None else run)
+
+
+def _read_qrels(path: str | os.PathLike[str]) -> Qrels:
+    """A qrels file by the exact reader when it is not large (pyarrow's import alone
+    is 40 MiB of memory), else by :func:`read_qrels`."""
+    try:
+        large = os.path.getsize(path) > QRELS_EXACT_BYTES
+    except (OSError, TypeError, ValueError):
+        large = True  # read_qrels names the problem
+    if large:
+        return read_qrels(path)
+    data, source = read_bytes(path, "qrels")
+    with numpy_only():
+        columns = exact_columns(np.frombuffer(data, dtype=np.uint8), source, "qrels")
+        del data
+        return Qrels(columns.queries, columns.docs, columns.values, columns.source, columns.line,
+                     consecutive_lines=columns.line is None)
+
+
+class _Judged:
+    """The qrels as the run's blocks look them up: each judged document's words and
+    a table of their keys; each query's code; a table of (query, document) pairs."""
+
+    def __init__(self, qrels: Qrels, doc_words: list[U64], doc_table: KeyTable,
+                 query_code: dict[bytes, int], pairs: I64) -> None:
+        self.qrels, self.doc_words, self.doc_table = qrels, doc_words, doc_table
+        self.query_code = query_code
+        self.n_docs = int(doc_words[0].shape[0])
+        # The qrels rows by (query, document): each query's judged documents and rows,
+        # ``pair_doc[bounds[q]:bounds[q + 1]]`` and ``pair_row[...]``.
+        self.pair_row = np.argsort(pairs)
+        self.pairs = pairs[self.pair_row]
+        self.pair_doc = self.pairs % max(self.n_docs, 1)
+        n_queries = len(query_code)
+        self.bounds = np.searchsorted(self.pairs, np.arange(n_queries + 1) * self.n_docs)
+        self.slot = np.full(self.n_docs, -1, dtype=np.int64)  # one query's rows by document
+
+    @classmethod
+    def build(cls, qrels: Qrels) -> _Judged | None:
+        docs, queries = qrels._docs, qrels._queries
+        if docs.label_kind != "S" or queries.label_kind != "S" or docs.n_labels == 0:
+            return None
+        words = text_words(docs.labels, max_words=_MAX_ID // 8)
+        if words is None:
+            return None
+        keys = word_key(words)
+        if np.unique(keys).shape[0] != keys.shape[0]:
+            return None  # two judged ids share a key: read_run's path
+        query_code = {label: k for k, label in enumerate(queries.labels.tolist())}
+        pairs = queries.codes * docs.n_labels + docs.codes
+        return cls(qrels, words, KeyTable(keys), query_code, pairs)
+
+    def rows(self, codes: I64, first: NDArray[np.intp], words: list[U64]) -> NDArray[np.int32]:
+        """The qrels row judging each row's (query, document), or -1 (exact): the
+        block's queries start at rows ``first`` and have qrels codes ``codes`` (-1:
+        not judged); ``words`` are the documents'."""
+        n = words[0].shape[0]
+        k_judged = len(self.doc_words)
+        longer = np.zeros(n, dtype=bool)  # a word past the judged ids': judged nowhere
+        for word in words[k_judged:]:
+            longer |= word != 0
+        padded = words[:k_judged] + [np.zeros(n, dtype=np.uint64)] * (k_judged - len(words))
+        doc = self.doc_table.find(word_key(padded))
+        doc[longer] = -1
+        hit = np.flatnonzero(doc >= 0)
+        same = np.ones(hit.shape[0], dtype=bool)
+        for mine, theirs in zip(padded, self.doc_words, strict=True):
+            same &= mine[hit] == theirs[doc[hit]]  # equal keys, equal bytes
+        hit = hit[same]
+        out = np.full(n, -1, dtype=np.int32)
+        if 64 * first.shape[0] > n:  # many short queries: one search of the pairs
+            topic = np.searchsorted(first, hit, side="right") - 1
+            code = codes[topic]
+            hit, code = hit[code >= 0], code[code >= 0]
+            pairs = code * self.n_docs + doc[hit]
+            at = np.minimum(np.searchsorted(self.pairs, pairs), self.pairs.shape[0] - 1)
+            found = self.pairs[at] == pairs
+            out[hit[found]] = self.pair_row[at[found]]
+            return out
+        # Query by query: its judged documents written into a table by document (a
+        # few lookups in cache per row), looked up, then cleared.
+        cuts = np.searchsorted(hit, np.append(first, n)).tolist()
+        for k, code in enumerate(codes.tolist()):
+            if code < 0 or cuts[k] == cuts[k + 1]:
+                continue
+            low, high = int(self.bounds[code]), int(self.bounds[code + 1])
+            rows = hit[cuts[k]:cuts[k + 1]]
+            judged_docs = self.pair_doc[low:high]
+            self.slot[judged_docs] = self.pair_row[low:high]
+            out[rows] = self.slot[doc[rows]]
+            self.slot[judged_docs] = -1
+        return out
+
+
+def read_judged_run(path: str | os.PathLike[str], qrels: Qrels) -> Run | None:
+    """A large plain run file read in blocks and joined with ``qrels`` while read
+    (module docstring), or None where :func:`read_run` must read it."""
+    source = os.fspath(path)
+    try:
+        if not os.path.isfile(source) or os.path.getsize(source) < trec_reader.SMALL_FILE_BYTES:
+            return None
+        judged = _Judged.build(qrels)
+        if judged is None:
+            return None
+        with open(source, "rb", buffering=0) as handle:
+            parts = _read_blocks(handle, judged, os.fstat(handle.fileno()).st_size)
+    except OSError:
+        return None
+    if parts is None:
+        return None
+    return parts.run(source, qrels)
+
+
+class _Parts:
+    """What the blocks keep: per row the score, the judging qrels row and the tie rank,
+    in arrays allocated once for the most lines the file can hold (12 bytes a line:
+    pages never written are never resident); each query's first row and words."""
+
+    def __init__(self, size: int) -> None:
+        most = (size + 1) // 12 + 1  # six fields of one byte, five gaps and a newline
+        self.score = np.empty(most, dtype=np.float64)
+        self.judged = np.empty(most, dtype=np.int32)
+        self.rank = np.empty(most, dtype=np.int32)
+        self.query_words: list[list[U64]] = []
+        self.query_starts: list[I64] = []
+        self.n = 0
+        self.run_id: str | None = None
+
+    def run(self, source: str, qrels: Qrels) -> Run | None:
+        n = self.n
+        if n == 0:
+            return None
+        first = encode_words(joined(self.query_words))
+        if np.unique(first.codes).shape[0] != first.codes.shape[0]:
+            return None  # a query's lines are not all together: read_run's path
+        starts = np.concatenate(self.query_starts)
+        queries = Encoded(first.labels, rows_of_blocks(first.codes, starts, n))
+        docs = RowDocs(n, self.judged[:n], self.rank[:n], qrels, _labels_reader(source))
+        return Run(queries, docs, self.score[:n], self.run_id, source, None,
+                   consecutive_lines=True)
+
+
+def _labels_reader(source: str) -> Callable[[], NDArray[Any]]:
+    def labels() -> NDArray[Any]:  # each row's document id: the file read again
+        docs = trec_reader.read_columns(source, "run").docs
+        return docs.labels[docs.codes]
+    return labels
+
+
+def _read_blocks(handle: Any, judged: _Judged, size: int) -> _Parts | None:
+    """Read the file a block of whole queries at a time; None where read_run must."""
+    parts = _Parts(size)
+    buffer = bytearray(BLOCK_BYTES + _SLACK)
+    held = 0  # bytes at the buffer's start carried from the last block (its last query)
+    separator: int | None = None
+    while True:
+        capacity = len(buffer) - _SLACK
+        if held >= capacity:  # one query's lines fill the buffer: a larger one
+            buffer.extend(bytes(len(buffer)))
+            capacity = len(buffer) - _SLACK
+        got = handle.readinto(memoryview(buffer)[held:capacity])
+        end = held + (got or 0)
+        last = not got
+        if end == 0:
+            return parts
+        if separator is None and buffer.startswith(SPECIAL_STARTS):  # the file's start:
+            return None  # compressed, a byte-order mark, UTF-16
+        if last and buffer[end - 1] != 10:  # the last line without its newline
+            buffer[end] = 10
+            end += 1
+        cut = buffer.rfind(b"\n", 0, end) + 1
+        if cut == 0:  # no whole line yet: read on into a larger buffer
+            held = end
+            continue
+        if separator is None:  # the first line's: a tab or a space, not both
+            line = bytes(buffer[:buffer.find(b"\n")])
+            if (b"\t" in line) == (b" " in line):
+                return None
+            separator = 9 if b"\t" in line else 32
+        kept = _take_block(buffer, cut, separator, last, judged, parts)
+        if kept is None:
+            return None
+        if last:
+            return parts
+        # The last query's lines (and any partial line) wait for the next block; when
+        # they fill the buffer, the loop's start makes it larger.
+        rest = end - kept
+        buffer[:rest] = buffer[kept:end]
+        held = rest
+
+
+def _words_at(wide: U64, starts: NDArray[np.intp], lengths: I64, n_words: int) -> list[U64]:
+    """The big-endian, NUL-padded words of each field (keys.byte_words without a copy
+    of the block: ``wide`` is its 8-byte view at every offset, with slack after it)."""
+    out = []
+    for k in range(n_words):
+        word = wide[starts + 8 * k] if k else wide[starts]
+        if np.little_endian:
+            word.byteswap(inplace=True)
+        word &= _MASKS[np.clip(lengths - 8 * k, 0, 8)]
+        out.append(word)
+    return out
+
+
+def _take_block(buffer: bytearray, cut: int, separator: int, last: bool, judged: _Judged,
+                parts: _Parts) -> int | None:
+    """Take the whole lines ``buffer[:cut]`` but, unless ``last``, those of their last
+    query; returns the offset of the first byte not taken (None: read_run's path)."""
+    view = np.frombuffer(buffer, dtype=np.uint8, count=cut)
+    newline = np.flatnonzero(view == 10)
+    n = newline.shape[0]
+    gaps = np.flatnonzero(view == separator)
+    low = view < 33
+    if gaps.shape[0] != 5 * n or np.count_nonzero(low) != 6 * n:
+        return None  # not six fields a line, or other white space or control bytes
+    # No empty field or line: no two such bytes side by side, none first.
+    np.logical_and(low[1:], low[:-1], out=low[1:])
+    if low[0] or low[1:].any():
+        return None
+    del low
+    gap = gaps.reshape(n, 5)
+    start = np.empty(n, dtype=np.intp)
+    start[0] = 0
+    start[1:] = newline[:-1] + 1
+    if not ((gap[:, 4] < newline).all() and (gap[:, 0] > start).all()):
+        return None  # a line of other than six fields (and another of more)
+    if (view[start] == 35).any():
+        return None  # a comment (or a query id starting with "#")
+    wide: U64 = np.ndarray(shape=(len(buffer) - 7,), dtype=np.uint64,
+                           buffer=memoryview(buffer), strides=(1,))
+    lengths = [gap[:, 0] - start, gap[:, 2] - gap[:, 1] - 1, gap[:, 4] - gap[:, 3] - 1]
+    if max(int(x.max()) for x in lengths) > _MAX_ID:
+        return None
+    query = _words_at(wide, start, lengths[0], (int(lengths[0].max()) + 7) // 8)
+    change = np.zeros(n, dtype=bool)
+    change[0] = True
+    for word in query:
+        change[1:] |= word[1:] != word[:-1]
+    first = np.flatnonzero(change)
+    rows = n
+    if not last:
+        rows = int(first[-1])  # the last query waits for the next block
+        if rows == 0:
+            return 0
+        first = first[:-1]
+    # The scores: plain decimals exactly (text_numbers), any other text by numpy.
+    score_start, score_length = gap[:rows, 3] + 1, lengths[2][:rows]
+    matrix = _matrix(wide, score_start, score_length)
+    score, read = plain_decimals(matrix, score_length)
+    if not read.all():
+        other = np.flatnonzero(~read)
+        text = matrix[other].view(f"S{matrix.shape[1]}").ravel()
+        if b"_" in text.tobytes():
+            return None
+        try:
+            score[other] = text.astype(np.float64)
+        except (ValueError, OverflowError):
+            return None
+        if not np.isfinite(score[other]).all():
+            return None
+    del matrix
+    doc_length = lengths[1][:rows]
+    doc = _words_at(wide, gap[:rows, 1] + 1, doc_length, (int(doc_length.max()) + 7) // 8)
+    topic = np.cumsum(change[:rows], dtype=np.int64) - 1  # each row's query in the block
+    codes = np.array([judged.query_code.get(bytes(buffer[s:e]), -1) for s, e in
+                      zip(start[first].tolist(), gap[first, 0].tolist(), strict=True)],
+                     dtype=np.int64)
+    if _repeats(topic, doc):
+        return None  # a document twice in a query: read_run names the line
+    at = parts.n
+    if at + rows > parts.score.shape[0]:
+        return None  # the file grew while read
+    parts.score[at:at + rows] = score
+    parts.judged[at:at + rows] = judged.rows(codes, first, doc)
+    parts.rank[at:at + rows] = _tie_ranks(topic, score, doc)
+    parts.query_words.append([w[first] for w in query])
+    parts.query_starts.append(first.astype(np.int64) + parts.n)
+    parts.n += rows
+    if last:
+        parts.run_id = bytes(buffer[int(gap[-1, 4]) + 1:int(newline[-1])]).decode(
+            "utf-8", "surrogateescape")
+        return cut
+    return int(start[rows])
+
+
+def _matrix(wide: U64, starts: NDArray[np.intp], lengths: I64) -> NDArray[np.uint8]:
+    """The fields as rows of a byte matrix, NUL past each (text_numbers.byte_matrix
+    from the block's 8-byte view, without a copy of the block)."""
+    width = max(int(lengths.max(initial=0)), 1)
+    n_words = (width + 7) // 8
+    words = np.empty((starts.shape[0], n_words), dtype=np.uint64)
+    keep = np.array([(1 << (8 * b)) - 1 if np.little_endian else ((1 << 64) - 1) ^ (
+        (1 << (64 - 8 * b)) - 1) for b in range(9)], dtype=np.uint64)
+    for k in range(n_words):
+        word = wide[starts + 8 * k] if k else wide[starts]
+        word &= keep[np.clip(lengths - 8 * k, 0, 8)]
+        words[:, k] = word
+    matrix = words.view(np.uint8)
+    return matrix if matrix.shape[1] == width else np.ascontiguousarray(matrix[:, :width])
+
+
+def _group_order(topic: I64, words: list[U64], rows: NDArray[np.intp]) -> NDArray[np.intp]:
+    """``rows`` sorted by (topic, the words): the byte order of their ids in a query."""
+    order = np.lexsort([w[rows] for w in reversed(words)] + [topic[rows]])
+    return rows[order]
+
+
+def _repeats(topic: I64, words: list[U64]) -> bool:
+    """Whether some query lists a document twice (exact): 64-bit keys of (query,
+    document) sorted; the rows whose keys agree are compared byte for byte."""
+    with np.errstate(over="ignore"):
+        key = word_key(words) ^ (topic.view(np.uint64) * _GOLDEN)
+    rows = _sharing(key)
+    if rows.shape[0] == 0:
+        return False
+    rows = _group_order(topic, words, rows)
+    same = topic[rows[1:]] == topic[rows[:-1]]
+    for word in words:
+        same &= word[rows[1:]] == word[rows[:-1]]
+    return bool(same.any())
+
+
+def _sharing(key: U64) -> NDArray[np.intp]:
+    """The rows whose key another row has too (a sort; usually none)."""
+    ordered = np.sort(key)
+    equal = ordered[1:] == ordered[:-1]
+    if not equal.any():
+        return np.zeros(0, dtype=np.intp)
+    return np.flatnonzero(np.isin(key, ordered[1:][equal]))
+
+
+def _tie_ranks(topic: I64, score: NDArray[np.float64], words: list[U64]) -> NDArray[np.int32]:
+    """Each row's rank in byte order among the rows whose score (as float32, with -0
+    as 0) ties another row's of its query; 0 for the others. float32 ties include
+    float64 ties, so the ranks serve trec_eval 9 and 10 alike."""
+    narrow = score.astype(np.float32)
+    narrow += np.float32(0.0)  # -0.0 + 0.0 is 0.0: equal scores, equal bits
+    same_topic = topic[1:] == topic[:-1]
+    if not (same_topic & (narrow[1:] > narrow[:-1])).any():
+        # Scores descending in each query (as runs are written): ties are neighbours.
+        equal = same_topic & (narrow[1:] == narrow[:-1])
+        tied = np.zeros(score.shape[0], dtype=bool)
+        tied[1:] = equal
+        tied[:-1] |= equal
+        rows = np.flatnonzero(tied)
+    else:
+        key = (topic.view(np.uint64) << np.uint64(32)) | narrow.view(np.uint32).astype(np.uint64)
+        rows = _sharing(key)
+    rank = np.zeros(score.shape[0], dtype=np.int32)
+    if rows.shape[0]:
+        rank[_group_order(topic, words, rows)] = np.arange(rows.shape[0], dtype=np.int32)
+    return rank
