@@ -95,21 +95,19 @@ def _read_qrels(path: str | os.PathLike[str]) -> Qrels:
 
 class _Judged:
     """The qrels as the run's blocks look them up: each judged document's words and
-    a table of their keys; each query's code; a table of (query, document) pairs."""
+    key (keys.word_key), each query's code, and the qrels rows in (query, document)
+    order: query q's are ``pair_doc[bounds[q]:bounds[q + 1]]`` (documents) and
+    ``pair_row[...]`` (rows)."""
 
-    def __init__(self, qrels: Qrels, doc_words: list[U64], doc_table: KeyTable,
-                 query_code: dict[bytes, int], pairs: I64) -> None:
-        self.qrels, self.doc_words, self.doc_table = qrels, doc_words, doc_table
-        self.query_code = query_code
+    def __init__(self, qrels: Qrels, doc_words: list[U64], query_code: dict[bytes, int],
+                 pairs: I64) -> None:
+        self.qrels, self.doc_words, self.query_code = qrels, doc_words, query_code
+        self.doc_keys = word_key(doc_words)
         self.n_docs = int(doc_words[0].shape[0])
-        # The qrels rows by (query, document): each query's judged documents and rows,
-        # ``pair_doc[bounds[q]:bounds[q + 1]]`` and ``pair_row[...]``.
         self.pair_row = np.argsort(pairs)
-        self.pairs = pairs[self.pair_row]
-        self.pair_doc = self.pairs % max(self.n_docs, 1)
-        n_queries = len(query_code)
-        self.bounds = np.searchsorted(self.pairs, np.arange(n_queries + 1) * self.n_docs)
-        self.slot = np.full(self.n_docs, -1, dtype=np.int64)  # one query's rows by document
+        ordered = pairs[self.pair_row]
+        self.pair_doc = ordered % max(self.n_docs, 1)
+        self.bounds = np.searchsorted(ordered, np.arange(len(query_code) + 1) * self.n_docs)
 
     @classmethod
     def build(cls, qrels: Qrels) -> _Judged | None:
@@ -119,52 +117,48 @@ class _Judged:
         words = text_words(docs.labels, max_words=_MAX_ID // 8)
         if words is None:
             return None
-        keys = word_key(words)
-        if np.unique(keys).shape[0] != keys.shape[0]:
-            return None  # two judged ids share a key: read_run's path
         query_code = {label: k for k, label in enumerate(queries.labels.tolist())}
-        pairs = queries.codes * docs.n_labels + docs.codes
-        return cls(qrels, words, KeyTable(keys), query_code, pairs)
+        return cls(qrels, words, query_code, queries.codes * docs.n_labels + docs.codes)
 
-    def rows(self, codes: I64, first: NDArray[np.intp], words: list[U64]) -> NDArray[np.int32]:
-        """The qrels row judging each row's (query, document), or -1 (exact): the
-        block's queries start at rows ``first`` and have qrels codes ``codes`` (-1:
-        not judged); ``words`` are the documents'."""
+    def rows(self, codes: I64, topic: I64, words: list[U64]) -> NDArray[np.int32] | None:
+        """The qrels row judging each row's (query, document), or -1 (exact); None
+        when two judged pairs of the block share a key (read_run's path then).
+
+        ``topic``: each row's query among the block's, whose qrels codes are ``codes``
+        (-1: not judged); ``words``: the documents'. The judged pairs of the block's
+        queries go into a small hash table (in cache) keyed by their document's key
+        mixed with their query; each row is looked up there and checked byte for byte.
+        """
         n = words[0].shape[0]
-        k_judged = len(self.doc_words)
-        longer = np.zeros(n, dtype=bool)  # a word past the judged ids': judged nowhere
-        for word in words[k_judged:]:
-            longer |= word != 0
-        padded = words[:k_judged] + [np.zeros(n, dtype=np.uint64)] * (k_judged - len(words))
-        doc = self.doc_table.find(word_key(padded))
-        doc[longer] = -1
-        hit = np.flatnonzero(doc >= 0)
-        same = np.ones(hit.shape[0], dtype=bool)
-        for mine, theirs in zip(padded, self.doc_words, strict=True):
-            same &= mine[hit] == theirs[doc[hit]]  # equal keys, equal bytes
-        hit = hit[same]
         out = np.full(n, -1, dtype=np.int32)
-        if 64 * first.shape[0] > n:  # many short queries: one search of the pairs
-            topic = np.searchsorted(first, hit, side="right") - 1
-            code = codes[topic]
-            hit, code = hit[code >= 0], code[code >= 0]
-            pairs = code * self.n_docs + doc[hit]
-            at = np.minimum(np.searchsorted(self.pairs, pairs), self.pairs.shape[0] - 1)
-            found = self.pairs[at] == pairs
-            out[hit[found]] = self.pair_row[at[found]]
+        judged = np.flatnonzero(codes >= 0)
+        low, high = self.bounds[codes[judged]], self.bounds[codes[judged] + 1]
+        counts = high - low
+        total = int(counts.sum())
+        if total == 0:
             return out
-        # Query by query: its judged documents written into a table by document (a
-        # few lookups in cache per row), looked up, then cleared.
-        cuts = np.searchsorted(hit, np.append(first, n)).tolist()
-        for k, code in enumerate(codes.tolist()):
-            if code < 0 or cuts[k] == cuts[k + 1]:
-                continue
-            low, high = int(self.bounds[code]), int(self.bounds[code + 1])
-            rows = hit[cuts[k]:cuts[k + 1]]
-            judged_docs = self.pair_doc[low:high]
-            self.slot[judged_docs] = self.pair_row[low:high]
-            out[rows] = self.slot[doc[rows]]
-            self.slot[judged_docs] = -1
+        # The block's judged pairs: entry i is sorted pair ``entry[i]``, of block query
+        # ``entry_topic[i]``.
+        entry_topic = np.repeat(judged, counts)
+        entry = np.repeat(low - (np.cumsum(counts) - counts), counts) + np.arange(total)
+        entry_doc = self.pair_doc[entry]
+        with np.errstate(over="ignore"):
+            table_keys = self.doc_keys[entry_doc] ^ (entry_topic.astype(np.uint64) * _GOLDEN)
+        if np.unique(table_keys).shape[0] != total:
+            return None
+        k_judged = len(self.doc_words)
+        padded = words[:k_judged] + [np.zeros(n, dtype=np.uint64)] * (k_judged - len(words))
+        with np.errstate(over="ignore"):
+            keys = word_key(padded) ^ (topic.view(np.uint64) * _GOLDEN)
+        found = KeyTable(table_keys).find(keys)
+        for word in words[k_judged:]:  # a word past the judged ids': judged nowhere
+            found[word != 0] = -1
+        hit = np.flatnonzero(found >= 0)
+        at = found[hit]
+        same = entry_topic[at] == topic[hit]
+        for mine, theirs in zip(padded, self.doc_words, strict=True):
+            same &= mine[hit] == theirs[entry_doc[at]]  # equal keys, equal bytes
+        out[hit[same]] = self.pair_row[entry[at[same]]]
         return out
 
 
@@ -283,23 +277,21 @@ def _take_block(buffer: bytearray, cut: int, separator: int, last: bool, judged:
     """Take the whole lines ``buffer[:cut]`` but, unless ``last``, those of their last
     query; returns the offset of the first byte not taken (None: read_run's path)."""
     view = np.frombuffer(buffer, dtype=np.uint8, count=cut)
-    newline = np.flatnonzero(view == 10)
-    n = newline.shape[0]
-    gaps = np.flatnonzero(view == separator)
-    low = view < 33
-    if gaps.shape[0] != 5 * n or np.count_nonzero(low) != 6 * n:
-        return None  # not six fields a line, or other white space or control bytes
-    # No empty field or line: no two such bytes side by side, none first.
-    np.logical_and(low[1:], low[:-1], out=low[1:])
-    if low[0] or low[1:].any():
+    # The bytes below 33 (white space and control bytes): in a plain file exactly five
+    # separators and a newline a line, never two side by side nor first (an empty
+    # field or line). One pass over the block finds them all.
+    low = np.flatnonzero(view < 33)
+    n = low.shape[0] // 6
+    if 6 * n != low.shape[0] or n == 0 or low[0] == 0 or (low[1:] == low[:-1] + 1).any():
         return None
-    del low
-    gap = gaps.reshape(n, 5)
+    kinds = view[low].reshape(n, 6)
+    if not ((kinds[:, 5] == 10).all() and (kinds[:, :5] == separator).all()):
+        return None  # not six fields a line, or other white space or control bytes
+    positions = low.reshape(n, 6)
+    gap, newline = positions[:, :5], positions[:, 5]
     start = np.empty(n, dtype=np.intp)
     start[0] = 0
     start[1:] = newline[:-1] + 1
-    if not ((gap[:, 4] < newline).all() and (gap[:, 0] > start).all()):
-        return None  # a line of other than six fields (and another of more)
     if (view[start] == 35).any():
         return None  # a comment (or a query id starting with "#")
     wide: U64 = np.ndarray(shape=(len(buffer) - 7,), dtype=np.uint64,
@@ -347,7 +339,10 @@ def _take_block(buffer: bytearray, cut: int, separator: int, last: bool, judged:
     if at + rows > parts.score.shape[0]:
         return None  # the file grew while read
     parts.score[at:at + rows] = score
-    parts.judged[at:at + rows] = judged.rows(codes, first, doc)
+    judged_rows = judged.rows(codes, topic, doc)
+    if judged_rows is None:
+        return None
+    parts.judged[at:at + rows] = judged_rows
     parts.rank[at:at + rows] = _tie_ranks(topic, score, doc)
     parts.query_words.append([w[first] for w in query])
     parts.query_starts.append(first.astype(np.int64) + parts.n)
