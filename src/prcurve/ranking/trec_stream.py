@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 from numpy.typing import NDArray
@@ -46,7 +46,7 @@ from prcurve.ranking.trec_format import SPECIAL_STARTS, exact_columns, joined, r
 
 __all__ = ["BLOCK_BYTES", "read_judged", "read_judged_run"]
 
-BLOCK_BYTES = 1 << 22
+BLOCK_BYTES = 1 << 21
 """The run is read this much at a time (more when one query's lines need more);
 tests lower it to put block boundaries everywhere."""
 
@@ -218,45 +218,75 @@ def _labels_reader(source: str) -> Callable[[], NDArray[Any]]:
 
 
 def _read_blocks(handle: Any, judged: _Judged, size: int) -> _Parts | None:
-    """Read the file a block of whole queries at a time; None where read_run must."""
+    """Read the file a block of whole queries at a time; None where read_run must.
+
+    Two buffers take turns: while a thread takes in one block's scores, documents,
+    judgments and ties (:func:`_fill`; numpy releases the GIL), this one reads the
+    next block into the other buffer and splits its lines (:func:`_lines`)."""
+    from concurrent.futures import Future, ThreadPoolExecutor  # large files only
+
     parts = _Parts(size)
-    buffer = bytearray(BLOCK_BYTES + _SLACK)
-    held = 0  # bytes at the buffer's start carried from the last block (its last query)
+    buffers = [bytearray(BLOCK_BYTES + _SLACK), bytearray(BLOCK_BYTES + _SLACK)]
+    turn, held = 0, 0  # held: bytes carried to the buffer's start (its last query)
     separator: int | None = None
-    while True:
-        capacity = len(buffer) - _SLACK
-        if held >= capacity:  # one query's lines fill the buffer: a larger one
-            buffer.extend(bytes(len(buffer)))
-            capacity = len(buffer) - _SLACK
-        got = handle.readinto(memoryview(buffer)[held:capacity])
-        end = held + (got or 0)
-        last = not got
-        if end == 0:
-            return parts
-        if separator is None and buffer.startswith(SPECIAL_STARTS):  # the file's start:
-            return None  # compressed, a byte-order mark, UTF-16
-        if last and buffer[end - 1] != 10:  # the last line without its newline
-            buffer[end] = 10
-            end += 1
-        cut = buffer.rfind(b"\n", 0, end) + 1
-        if cut == 0:  # no whole line yet: read on into a larger buffer
-            held = end
-            continue
-        if separator is None:  # the first line's: a tab or a space, not both
-            line = bytes(buffer[:buffer.find(b"\n")])
-            if (b"\t" in line) == (b" " in line):
+    pending: Future[bool] | None = None  # the other buffer's block, being taken in
+
+    def done() -> bool:  # the block in flight taken in (its buffer free again)
+        nonlocal pending
+        fine = pending is None or pending.result()
+        pending = None
+        return fine
+
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        while True:
+            buffer = buffers[turn]
+            if held >= len(buffer) - _SLACK:  # one query's lines fill it: a larger one
+                buffer.extend(bytes(len(buffer)))
+            got = handle.readinto(memoryview(buffer)[held:len(buffer) - _SLACK])
+            end = held + (got or 0)
+            last = not got
+            if end == 0:
+                return parts if done() else None
+            if separator is None and buffer.startswith(SPECIAL_STARTS):  # the file's start:
+                return None  # compressed, a byte-order mark, UTF-16
+            if last and buffer[end - 1] != 10:  # the last line without its newline
+                buffer[end] = 10
+                end += 1
+            cut = buffer.rfind(b"\n", 0, end) + 1
+            if cut == 0:  # no whole line yet: read on into a larger buffer
+                held = end
+                continue
+            if separator is None:  # the first line's: a tab or a space, not both
+                line = bytes(buffer[:buffer.find(b"\n")])
+                if (b"\t" in line) == (b" " in line):
+                    return None
+                separator = 9 if b"\t" in line else 32
+            lines = _lines(buffer, cut, separator, last, judged)
+            if lines is None:
+                done()
                 return None
-            separator = 9 if b"\t" in line else 32
-        kept = _take_block(buffer, cut, separator, last, judged, parts)
-        if kept is None:
-            return None
-        if last:
-            return parts
-        # The last query's lines (and any partial line) wait for the next block; when
-        # they fill the buffer, the loop's start makes it larger.
-        rest = end - kept
-        buffer[:rest] = buffer[kept:end]
-        held = rest
+            if lines.rows == 0:  # one query so far: read on (the same buffer, larger)
+                held = end
+                continue
+            at = parts.n
+            if at + lines.rows > parts.score.shape[0]:
+                done()
+                return None  # the file grew while read
+            parts.query_words.append(lines.query_words)
+            parts.query_starts.append(lines.first + at)
+            parts.n += lines.rows
+            if not done():
+                return None
+            pending = pool.submit(_fill, buffer, lines, judged, parts, at)
+            if last:
+                parts.run_id = lines.run_id
+                return parts if done() else None
+            # The last query's lines (and any partial line) go to the other buffer,
+            # free now, for the next block.
+            other = buffers[1 - turn]
+            held = end - lines.kept
+            other[:held] = buffer[lines.kept:end]
+            turn = 1 - turn
 
 
 def _words_at(wide: U64, starts: NDArray[np.intp], lengths: I64, n_words: int) -> list[U64]:
@@ -272,10 +302,25 @@ def _words_at(wide: U64, starts: NDArray[np.intp], lengths: I64, n_words: int) -
     return out
 
 
-def _take_block(buffer: bytearray, cut: int, separator: int, last: bool, judged: _Judged,
-                parts: _Parts) -> int | None:
-    """Take the whole lines ``buffer[:cut]`` but, unless ``last``, those of their last
-    query; returns the offset of the first byte not taken (None: read_run's path)."""
+class _Lines(NamedTuple):
+    """A block's lines split (:func:`_lines`): the fields' bounds of the ``rows``
+    lines taken, each query's first row, words and qrels code, each row's query."""
+
+    gap: NDArray[np.intp]
+    lengths: list[NDArray[np.intp]]
+    rows: int
+    first: I64
+    query_words: list[U64]
+    codes: I64
+    topic: I64
+    kept: int  # the offset of the first byte not taken
+    run_id: str | None
+
+
+def _lines(buffer: bytearray, cut: int, separator: int, last: bool,
+           judged: _Judged) -> _Lines | None:
+    """Split the whole lines ``buffer[:cut]``, taking all but (unless ``last``) those
+    of their last query; None where read_run must read the file."""
     view = np.frombuffer(buffer, dtype=np.uint8, count=cut)
     # The bytes below 33 (white space and control bytes): in a plain file exactly five
     # separators and a newline a line, never two side by side nor first (an empty
@@ -294,12 +339,12 @@ def _take_block(buffer: bytearray, cut: int, separator: int, last: bool, judged:
     start[1:] = newline[:-1] + 1
     if (view[start] == 35).any():
         return None  # a comment (or a query id starting with "#")
-    wide: U64 = np.ndarray(shape=(len(buffer) - 7,), dtype=np.uint64,
-                           buffer=memoryview(buffer), strides=(1,))
     lengths = [gap[:, 0] - start, gap[:, 2] - gap[:, 1] - 1, gap[:, 4] - gap[:, 3] - 1]
     if max(int(x.max()) for x in lengths) > _MAX_ID:
         return None
+    wide = _wide(buffer)
     query = _words_at(wide, start, lengths[0], (int(lengths[0].max()) + 7) // 8)
+    del wide
     change = np.zeros(n, dtype=bool)
     change[0] = True
     for word in query:
@@ -308,50 +353,59 @@ def _take_block(buffer: bytearray, cut: int, separator: int, last: bool, judged:
     rows = n
     if not last:
         rows = int(first[-1])  # the last query waits for the next block
-        if rows == 0:
-            return 0
         first = first[:-1]
+    codes = np.array([judged.query_code.get(bytes(buffer[s:e]), -1) for s, e in
+                      zip(start[first].tolist(), gap[first, 0].tolist(), strict=True)],
+                     dtype=np.int64)
+    topic = np.cumsum(change[:rows], dtype=np.int64) - 1  # each row's query in the block
+    run_id = (bytes(buffer[int(gap[-1, 4]) + 1:int(newline[-1])]).decode(
+        "utf-8", "surrogateescape") if last else None)
+    return _Lines(gap[:rows], [x[:rows] for x in lengths], rows, first.astype(np.int64),
+                  [w[first] for w in query], codes, topic,
+                  cut if last else (int(start[rows]) if rows < n else cut), run_id)
+
+
+def _wide(buffer: bytearray) -> U64:
+    """The buffer as 8-byte words at every byte offset (a view)."""
+    wide: U64 = np.ndarray(shape=(len(buffer) - 7,), dtype=np.uint64,
+                           buffer=memoryview(buffer), strides=(1,))
+    return wide
+
+
+def _fill(buffer: bytearray, lines: _Lines, judged: _Judged, parts: _Parts, at: int) -> bool:
+    """Take in a block's lines (:func:`_lines`) from ``buffer``: their scores, the
+    qrels rows judging them and their tie ranks, at rows ``at`` onwards of ``parts``;
+    False where read_run must read the file (a document twice in a query, a score
+    that is not a finite number)."""
+    gap, rows, topic = lines.gap, lines.rows, lines.topic
+    wide = _wide(buffer)
     # The scores: plain decimals exactly (text_numbers), any other text by numpy.
-    score_start, score_length = gap[:rows, 3] + 1, lengths[2][:rows]
-    matrix = _matrix(wide, score_start, score_length)
-    score, read = plain_decimals(matrix, score_length)
+    matrix = _matrix(wide, gap[:, 3] + 1, lines.lengths[2])
+    score, read = plain_decimals(matrix, lines.lengths[2])
     if not read.all():
         other = np.flatnonzero(~read)
         text = matrix[other].view(f"S{matrix.shape[1]}").ravel()
         if b"_" in text.tobytes():
-            return None
+            return False
         try:
             score[other] = text.astype(np.float64)
         except (ValueError, OverflowError):
-            return None
+            return False
         if not np.isfinite(score[other]).all():
-            return None
+            return False
     del matrix
-    doc_length = lengths[1][:rows]
-    doc = _words_at(wide, gap[:rows, 1] + 1, doc_length, (int(doc_length.max()) + 7) // 8)
-    topic = np.cumsum(change[:rows], dtype=np.int64) - 1  # each row's query in the block
-    codes = np.array([judged.query_code.get(bytes(buffer[s:e]), -1) for s, e in
-                      zip(start[first].tolist(), gap[first, 0].tolist(), strict=True)],
-                     dtype=np.int64)
+    doc_length = lines.lengths[1]
+    doc = _words_at(wide, gap[:, 1] + 1, doc_length, (int(doc_length.max()) + 7) // 8)
+    del wide
     if _repeats(topic, doc):
-        return None  # a document twice in a query: read_run names the line
-    at = parts.n
-    if at + rows > parts.score.shape[0]:
-        return None  # the file grew while read
-    parts.score[at:at + rows] = score
-    judged_rows = judged.rows(codes, topic, doc)
+        return False  # a document twice in a query: read_run names the line
+    judged_rows = judged.rows(lines.codes, topic, doc)
     if judged_rows is None:
-        return None
+        return False
+    parts.score[at:at + rows] = score
     parts.judged[at:at + rows] = judged_rows
     parts.rank[at:at + rows] = _tie_ranks(topic, score, doc)
-    parts.query_words.append([w[first] for w in query])
-    parts.query_starts.append(first.astype(np.int64) + parts.n)
-    parts.n += rows
-    if last:
-        parts.run_id = bytes(buffer[int(gap[-1, 4]) + 1:int(newline[-1])]).decode(
-            "utf-8", "surrogateescape")
-        return cut
-    return int(start[rows])
+    return True
 
 
 def _matrix(wide: U64, starts: NDArray[np.intp], lengths: I64) -> NDArray[np.uint8]:
