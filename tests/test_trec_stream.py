@@ -37,7 +37,8 @@ def _small_blocks(monkeypatch: pytest.MonkeyPatch) -> None:
 ID = st.text(alphabet=st.sampled_from("abAB09_-.:é文"), min_size=1, max_size=10).map(
     lambda t: t.encode())
 SCORES = st.sampled_from(["1", "0.5", "-0.0", "0", "0.25", "2.5", "1e-3", "1E+2", "-7.125",
-                          "0.1", "3.0000001", "12345678901234567890"])
+                          "0.1", "3.0000001", "12345678901234567890", "1e300",
+                          "-2e300", "1e-300"])
 
 
 @st.composite

@@ -296,7 +296,8 @@ class _RunRows:
         query, score = run._queries.codes, run.score
         doc = None if isinstance(run._docs, RowDocs) else run._docs.codes
         if score_precision == "float32":  # trec_eval 9 and pytrec_eval keep scores as float
-            score = score.astype(np.float32).astype(np.float64)
+            with np.errstate(over="ignore"):  # beyond float32's range: inf, as C's (float)
+                score = score.astype(np.float32).astype(np.float64)
         n_queries = run._queries.labels.shape[0]
         if query.shape[0] and np.count_nonzero(query[1:] != query[:-1]) + 1 > n_queries:
             key = query.astype(np.uint16) if n_queries <= 2**16 else query

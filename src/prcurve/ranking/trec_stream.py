@@ -458,7 +458,8 @@ def _tie_ranks(topic: I64, score: NDArray[np.float64], words: list[U64]) -> NDAr
     """Each row's rank in byte order among the rows whose score (as float32, with -0
     as 0) ties another row's of its query; 0 for the others. float32 ties include
     float64 ties, so the ranks serve trec_eval 9 and 10 alike."""
-    narrow = score.astype(np.float32)
+    with np.errstate(over="ignore"):  # beyond float32: inf, ties with any other such
+        narrow = score.astype(np.float32)
     narrow += np.float32(0.0)  # -0.0 + 0.0 is 0.0: equal scores, equal bits
     same_topic = topic[1:] == topic[:-1]
     if not (same_topic & (narrow[1:] > narrow[:-1])).any():
