@@ -38,6 +38,14 @@ class RowDocs(Encoded):
     in byte order among all such rows of its block of queries; 0 elsewhere. Ranks
     are only ever compared between rows of one query. ``read_labels`` gives each
     row's document id (bytes), read again from the file.
+
+    Examples
+    --------
+    >>> docs = RowDocs(3, np.array([0, -1, -1], dtype=np.int32),
+    ...                np.zeros(3, dtype=np.int32), None,
+    ...                lambda: np.array([b"d1", b"d7", b"d2"]))
+    >>> docs.n_labels, docs.codes.tolist(), docs.labels.tolist()
+    (3, [0, 1, 2], [b'd1', b'd7', b'd2'])
     """
 
     __slots__ = ("_n", "_read_labels", "judged_row", "qrels", "rank")

@@ -66,7 +66,21 @@ def read_judged(qrels_path: str | os.PathLike[str],
                 run_path: str | os.PathLike[str]) -> tuple[Qrels, Run]:
     """The qrels and run files of ``prcurve trec``: the run read by
     :func:`read_judged_run` when it applies, else by :func:`read_run`. Errors are
-    those of :func:`read_run` and :func:`read_qrels`, the run's first."""
+    those of :func:`read_run` and :func:`read_qrels`, the run's first.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> folder = tempfile.mkdtemp()
+    >>> qrels_path, run_path = os.path.join(folder, "qrels"), os.path.join(folder, "run")
+    >>> with open(qrels_path, "w") as f:
+    ...     _ = f.write("q1 0 d1 1\\n")
+    >>> with open(run_path, "w") as f:
+    ...     _ = f.write("q1 Q0 d1 1 2.5 r\\nq1 Q0 d2 2 1.5 r\\n")
+    >>> qrels, run = read_judged(qrels_path, run_path)  # a small run: read_run reads it
+    >>> run.doc_id.tolist(), run.score.tolist(), qrels.relevance.tolist()
+    ([b'd1', b'd2'], [2.5, 1.5], [1])
+    """
     try:
         qrels = _read_qrels(qrels_path)
     except InvalidInputError:
