@@ -115,6 +115,37 @@ def test_block_reader_equals_reading_whole(files: tuple[bytes, bytes], block: in
         trec_stream.BLOCK_BYTES = old
 
 
+@settings(max_examples=30, deadline=None)
+@given(files=run_and_qrels(), block=st.integers(16, 400), data=st.data())
+def test_a_repeated_document_is_found_in_any_block(
+    files: tuple[bytes, bytes], block: int, data: st.DataObject,
+) -> None:
+    # One line written again further down its query (another score): the error is
+    # read_run's, naming the same line, wherever the block boundaries fall.
+    run_bytes, qrels_bytes = files
+    lines = run_bytes.rstrip(b"\n").split(b"\n")
+    i = data.draw(st.integers(0, len(lines) - 1))
+    fields = lines[i].split()
+    query = [k for k, line in enumerate(lines) if line.split()[0] == fields[0]]
+    at = data.draw(st.integers(i + 1, query[-1] + 1))
+    separator = b"\t" if b"\t" in lines[0] else b" "
+    lines.insert(at, separator.join([*fields[:4], b"0.75", fields[5]]))
+    old = trec_stream.BLOCK_BYTES
+    trec_stream.BLOCK_BYTES = block
+    try:
+        with tempfile.TemporaryDirectory() as folder:
+            qrels_path, run_path = _write(Path(folder), b"\n".join(lines) + b"\n",
+                                          qrels_bytes)
+            with pytest.raises(InvalidInputError) as whole:
+                read_run(run_path)
+            with pytest.raises(InvalidInputError) as blocks:
+                read_judged(qrels_path, run_path)
+            assert str(blocks.value) == str(whole.value)
+            assert read_judged_run(run_path, read_qrels(qrels_path)) is None
+    finally:
+        trec_stream.BLOCK_BYTES = old
+
+
 def test_ties_of_long_ids_sharing_prefixes(tmp_path: Path) -> None:
     # Ids of three words equal in their first 16 bytes, all tied: only the last word
     # tells them apart; trec_eval ranks ties by id descending (docs/ranking.md).
