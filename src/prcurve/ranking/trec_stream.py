@@ -81,13 +81,26 @@ def read_judged(qrels_path: str | os.PathLike[str],
     >>> run.doc_id.tolist(), run.score.tolist(), qrels.relevance.tolist()
     ([b'd1', b'd2'], [2.5, 1.5], [1])
     """
+    if not _large(run_path):  # as before: the run, then the qrels
+        run = read_run(run_path)
+        return read_qrels(qrels_path), run
     try:
         qrels = _read_qrels(qrels_path)
     except InvalidInputError:
         read_run(run_path)  # the run's own error first, as when the run is read first
         raise
-    run = read_judged_run(run_path, qrels)
-    return qrels, (read_run(run_path) if run is None else run)
+    found = read_judged_run(run_path, qrels)
+    return qrels, (read_run(run_path) if found is None else found)
+
+
+def _large(path: str | os.PathLike[str]) -> bool:
+    """Whether ``path`` is a regular file of at least ``SMALL_FILE_BYTES`` (smaller
+    files are read whole, by the exact reader, without pyarrow either)."""
+    try:
+        source = os.fspath(path)
+        return os.path.isfile(source) and os.path.getsize(source) >= trec_reader.SMALL_FILE_BYTES
+    except (OSError, TypeError, ValueError):
+        return False
 
 
 def _read_qrels(path: str | os.PathLike[str]) -> Qrels:
@@ -180,9 +193,9 @@ def read_judged_run(path: str | os.PathLike[str], qrels: Qrels) -> Run | None:
     """A large plain run file read in blocks and joined with ``qrels`` while read
     (module docstring), or None where :func:`read_run` must read it."""
     source = os.fspath(path)
+    if not _large(source):
+        return None
     try:
-        if not os.path.isfile(source) or os.path.getsize(source) < trec_reader.SMALL_FILE_BYTES:
-            return None
         judged = _Judged.build(qrels)
         if judged is None:
             return None
