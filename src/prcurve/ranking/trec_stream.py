@@ -20,9 +20,10 @@ by a sort of 64-bit keys of (query, document) and then the bytes of the rows who
 keys agree; ties are ranked by all the bytes of the tied ids. Whatever this reader
 does not take -- a file that is not plain (one delimiter, exactly six fields, ``\\n``
 line ends, no comment or blank line), a query whose lines are not together, a score
-that is not a finite number, ids longer than 64 bytes, a document listed twice --
-returns None, and the caller reads the file with :func:`~prcurve.ranking.read_run`,
-which takes everything and names every error as before.
+that is not a finite number, ids longer than 64 bytes, a document listed twice, two
+judged pairs of a block with one key -- returns None, and the caller reads the file
+with :func:`~prcurve.ranking.read_run`, which takes everything and names every error
+as before.
 """
 
 from __future__ import annotations
@@ -44,7 +45,7 @@ from prcurve.ranking.tables import Qrels, Run, read_qrels, read_run
 from prcurve.ranking.text_numbers import plain_decimals
 from prcurve.ranking.trec_format import SPECIAL_STARTS, exact_columns, joined, read_bytes
 
-__all__ = ["BLOCK_BYTES", "read_judged", "read_judged_run"]
+__all__ = ["BLOCK_BYTES", "QRELS_EXACT_BYTES", "read_judged", "read_judged_run"]
 
 BLOCK_BYTES = 1 << 21
 """The run is read this much at a time (more when one query's lines need more);
@@ -53,7 +54,7 @@ tests lower it to put block boundaries everywhere."""
 QRELS_EXACT_BYTES = 1 << 26
 """A qrels file up to this size is read by the exact reader (no pyarrow import)."""
 
-_SLACK = 1 << 12  # zero bytes after a block: 8-byte loads past a field stay inside
+_SLACK = 1 << 12  # room after a block: 8-byte loads past a field's end stay in the buffer
 _MAX_ID = 64  # longer ids (or scores) go to read_run
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 U64 = NDArray[np.uint64]
