@@ -293,3 +293,15 @@ def test_prcurve_trec_reads_a_large_run_without_pyarrow(tmp_path: Path) -> None:
                           check=True)
     assert done.stderr.split()[-1] == "False"
     assert done.stdout.startswith("runid")
+
+
+def test_numpy_only_keeps_pyarrow_out_of_encoding() -> None:
+    from prcurve.ranking import hashing
+
+    assert hashing.arrow_module(hashing.ARROW_ROWS) is not None  # pyarrow: the test extra
+    with hashing.numpy_only():
+        assert hashing.arrow_module(hashing.ARROW_ROWS) is None
+        with hashing.numpy_only():
+            assert hashing.arrow_module(hashing.ARROW_ROWS) is None
+        assert hashing.arrow_module(hashing.ARROW_ROWS) is None  # the outer one holds
+    assert hashing.arrow_module(hashing.ARROW_ROWS) is not None
