@@ -305,3 +305,17 @@ def test_numpy_only_keeps_pyarrow_out_of_encoding() -> None:
             assert hashing.arrow_module(hashing.ARROW_ROWS) is None
         assert hashing.arrow_module(hashing.ARROW_ROWS) is None  # the outer one holds
     assert hashing.arrow_module(hashing.ARROW_ROWS) is not None
+
+
+def test_a_query_longer_than_the_largest_block_goes_to_read_run(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    run = "".join(f"q1 Q0 d{j} {j} {j % 7} r\n" for j in range(3000))  # about 60 KB
+    run += "".join(f"q2 Q0 d{j} {j} {j % 7} r\n" for j in range(10))
+    qrels_path, run_path = _write(tmp_path, run.encode(), b"q1 0 d3 1\nq2 0 d4 1\n")
+    qrels = read_qrels(qrels_path)
+    assert isinstance(read_judged_run(run_path, qrels)._docs, RowDocs)  # type: ignore[union-attr]
+    monkeypatch.setattr(trec_stream, "MAX_BLOCK_BYTES", 1 << 14)
+    assert read_judged_run(run_path, qrels) is None
+    _, fast = read_judged(qrels_path, run_path)
+    assert fast.doc_id.tolist() == read_run(run_path).doc_id.tolist()

@@ -45,11 +45,16 @@ from prcurve.ranking.tables import Qrels, Run, read_qrels, read_run
 from prcurve.ranking.text_numbers import plain_decimals
 from prcurve.ranking.trec_format import SPECIAL_STARTS, exact_columns, joined, read_bytes
 
-__all__ = ["BLOCK_BYTES", "QRELS_EXACT_BYTES", "read_judged", "read_judged_run"]
+__all__ = ["BLOCK_BYTES", "MAX_BLOCK_BYTES", "QRELS_EXACT_BYTES", "read_judged",
+           "read_judged_run"]
 
 BLOCK_BYTES = 1 << 21
 """The run is read this much at a time (more when one query's lines need more);
 tests lower it to put block boundaries everywhere."""
+
+MAX_BLOCK_BYTES = 1 << 25
+"""A query whose lines need a larger block than this (about 10^6 lines) sends the run
+to read_run: a block's temporaries are some 10 times its size."""
 
 QRELS_EXACT_BYTES = 1 << 26
 """A qrels file up to this size is read by the exact reader (no pyarrow import)."""
@@ -269,6 +274,9 @@ def _read_blocks(handle: Any, judged: _Judged, size: int) -> _Parts | None:
         while True:
             buffer = buffers[turn]
             if held >= len(buffer) - _SLACK:  # one query's lines fill it: a larger one
+                if len(buffer) > MAX_BLOCK_BYTES:
+                    done()
+                    return None
                 buffer.extend(bytes(len(buffer)))
             got = handle.readinto(memoryview(buffer)[held:len(buffer) - _SLACK])
             end = held + (got or 0)
