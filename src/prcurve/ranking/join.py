@@ -19,7 +19,14 @@ from prcurve.core.sorting import parts_for, run_parts
 from prcurve.ranking import keys as _keys
 from prcurve.ranking.key_table import KeyTable
 from prcurve.ranking.row_docs import RowDocs
-from prcurve.ranking.state import JUDGED, NOT_IN_POOL, UNJUDGED, JudgedLevels, Rankings
+from prcurve.ranking.state import (
+    JUDGED,
+    NOT_IN_POOL,
+    UNJUDGED,
+    JudgedLevels,
+    Rankings,
+    c_float_scores,
+)
 from prcurve.ranking.tables import Qrels, Run
 from prcurve.validation.ranking import no_queries_to_evaluate
 
@@ -296,8 +303,7 @@ class _RunRows:
         query, score = run._queries.codes, run.score
         doc = None if isinstance(run._docs, RowDocs) else run._docs.codes
         if score_precision == "float32":  # trec_eval 9 and pytrec_eval keep scores as float
-            with np.errstate(over="ignore"):  # beyond float32's range: inf, as C's (float)
-                score = score.astype(np.float32).astype(np.float64)
+            score = c_float_scores(score).astype(np.float64)
         n_queries = run._queries.labels.shape[0]
         if query.shape[0] and np.count_nonzero(query[1:] != query[:-1]) + 1 > n_queries:
             key = query.astype(np.uint16) if n_queries <= 2**16 else query

@@ -41,6 +41,7 @@ from prcurve.ranking.hashing import numpy_only
 from prcurve.ranking.key_table import KeyTable
 from prcurve.ranking.keys import Encoded, encode_words, rows_of_blocks, text_words, word_key
 from prcurve.ranking.row_docs import RowDocs
+from prcurve.ranking.state import c_float_scores
 from prcurve.ranking.tables import Qrels, Run, read_qrels, read_run
 from prcurve.ranking.text_numbers import plain_decimals
 from prcurve.ranking.trec_format import SPECIAL_STARTS, exact_columns, joined, read_bytes
@@ -494,8 +495,7 @@ def _tie_ranks(topic: I64, score: NDArray[np.float64], words: list[U64]) -> NDAr
     """Each row's rank in byte order among the rows whose score (as float32, with -0
     as 0) ties another row's of its query; 0 for the others. float32 ties include
     float64 ties, so the ranks serve trec_eval 9 and 10 alike."""
-    with np.errstate(over="ignore"):  # beyond float32: inf, ties with any other such
-        narrow = score.astype(np.float32)
+    narrow = c_float_scores(score)  # beyond float32: inf, ties with any other such
     narrow += np.float32(0.0)  # -0.0 + 0.0 is 0.0: equal scores, equal bits
     same_topic = topic[1:] == topic[:-1]
     if not (same_topic & (narrow[1:] > narrow[:-1])).any():
