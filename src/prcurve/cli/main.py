@@ -138,6 +138,12 @@ def import_numpy_one_blas_thread() -> None:
     closure of a query's preferences and ``prcurve.detection.bootstrap``'s
     matrix-vector products are small or bound by memory).
 
+    Imported here, near the bottom of the call stack, numpy also loads where CPython
+    3.11 does not thrash its frame stack: imported by a subcommand's modules, a loop of
+    calls in numpy's typing modules crossed the boundary of a 16 KiB chunk of frames,
+    and each call mapped and unmapped a chunk (500 to 1,900 ``mmap``/``munmap``
+    pairs in a small ``prcurve trec``, by ``strace``; none from here).
+
     Examples
     --------
     >>> import os
@@ -146,7 +152,10 @@ def import_numpy_one_blas_thread() -> None:
     >>> dict(os.environ) == before
     True
     """
-    if "numpy" in sys.modules or any(name in os.environ for name in _BLAS_THREAD_VARIABLES):
+    if "numpy" in sys.modules:
+        return
+    if any(name in os.environ for name in _BLAS_THREAD_VARIABLES):
+        import_module("numpy")  # here all the same: near the bottom of the call stack
         return
     os.environ["OPENBLAS_NUM_THREADS"] = "1"
     try:
@@ -170,6 +179,7 @@ def run() -> NoReturn:
     command = _command_of(sys.argv[1:])
     quick = command in EVALUATIONS
     if quick:
+        gc.disable()  # as main() does while modules load: it freezes them, then enables
         import_numpy_one_blas_thread()
     status = main()
     if not quick or ("threading" in sys.modules

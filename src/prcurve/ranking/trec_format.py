@@ -27,7 +27,7 @@ a file under 4 MiB always goes to the second, the exact reader):
 from __future__ import annotations
 
 import os
-from typing import Any, NamedTuple
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
@@ -57,18 +57,25 @@ __all__ = [
 ]
 
 
-# The records here are NamedTuples, not dataclasses: making a frozen dataclass costs
-# about 0.4 ms of a process's start-up (its methods compiled from source), a NamedTuple
-# a quarter of that (issue 26).
-class Fields(NamedTuple):
-    """The data lines of a file: ``field(j)`` is the j-th field of each line."""
+# The records here are plain classes with slots, neither dataclasses nor NamedTuples:
+# making a frozen dataclass compiles its methods from source when the module loads
+# (about 0.4 ms of a process's start-up), a NamedTuple compiles each field's annotation
+# (a string, under `from __future__ import annotations`) and its __new__: 0.2-0.5 ms
+# for six fields, against a few microseconds for a class (issue 26).
+class Fields:
+    """The data lines of a file: ``field(j)`` is the j-th field of each line.
 
-    buffer: NDArray[np.uint8]
-    starts: NDArray[np.intp]
-    ends: NDArray[np.intp]
-    first: NDArray[np.intp]  # index of each data line's first token
-    line: NDArray[np.int64]  # 1-based line number of each data line
-    per_line: int = 0  # tokens of every line when all lines have as many, else 0
+    ``first``: the index of each data line's first token; ``line``: the 1-based line
+    number of each data line; ``per_line``: the tokens of every line when all lines
+    have as many, else 0."""
+
+    __slots__ = ("buffer", "ends", "first", "line", "per_line", "starts")
+
+    def __init__(self, buffer: NDArray[np.uint8], starts: NDArray[np.intp],
+                 ends: NDArray[np.intp], first: NDArray[np.intp], line: NDArray[np.int64],
+                 per_line: int = 0) -> None:
+        self.buffer, self.starts, self.ends = buffer, starts, ends
+        self.first, self.line, self.per_line = first, line, per_line
 
     def bounds(self, j: int) -> tuple[NDArray[np.intp], NDArray[np.intp]]:
         if self.per_line:  # line i's tokens are per_line * i + j: views, no gather
@@ -328,17 +335,17 @@ LAYOUT: dict[str, tuple[int, bool, str, int, type[np.int64] | type[np.float64], 
 }
 
 
-class Columns(NamedTuple):
+class Columns:
     """What a qrels or run file holds: the two id columns dictionary-encoded, the
     values (grades or scores), each row's line (None: row i is line i + 1) and,
     for a run, the run id of its last line."""
 
-    queries: Encoded
-    docs: Encoded
-    values: NDArray[Any]
-    line: NDArray[np.int64] | None
-    run_id: str | None
-    source: str
+    __slots__ = ("docs", "line", "queries", "run_id", "source", "values")
+
+    def __init__(self, queries: Encoded, docs: Encoded, values: NDArray[Any],
+                 line: NDArray[np.int64] | None, run_id: str | None, source: str) -> None:
+        self.queries, self.docs, self.values = queries, docs, values
+        self.line, self.run_id, self.source = line, run_id, source
 
 
 # A file starting so is decompressed or decoded first: never read by pyarrow.
