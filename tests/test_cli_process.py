@@ -10,6 +10,9 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
+from prcurve.cli import main
 from prcurve.cli.main import EVALUATIONS
 
 V10 = Path(__file__).parent / "fixtures" / "trec_eval_v10"
@@ -127,3 +130,63 @@ def test_the_evaluations_are_subcommands() -> None:
 
     assert set(COMMANDS) >= EVALUATIONS
     assert "report" not in EVALUATIONS  # it may start Dask, Spark or plots: the usual exit
+
+
+# -- several runs in one process: each run's trec_eval output after a header ---------------
+
+TREC_DIR = V10
+
+
+def test_several_runs_print_each_run_s_trec_eval_output(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    # The reference: trec_eval's own recorded outputs of each run (quicktest: -m all_trec
+    # -q on results.test is out.test.aq; with -c on results.trunc, out.test.aqc; -c changes
+    # nothing for results.test, which answers every judged query).
+    monkeypatch.chdir(TREC_DIR)
+    assert main(["trec", "-m", "all_trec", "-q", "-c", "qrels.test", "results.test",
+                 "results.trunc"]) == 0
+    out = capsys.readouterr().out
+    assert out == ("==> results.test <==\n" + (TREC_DIR / "out.test.aq").read_text()
+                   + "\n==> results.trunc <==\n" + (TREC_DIR / "out.test.aqc").read_text())
+
+
+def test_one_process_for_several_runs_equals_a_process_per_run(tmp_path: Path) -> None:
+    flipped = tmp_path / "flipped.run"  # results.test's scores negated: another ranking
+    flipped.write_text("".join(
+        " ".join([*f[:4], repr(-float(f[4])), *f[5:]]) + "\n"
+        for f in (line.split() for line in Path(RUN).read_text().splitlines())))
+    runs = [RUN, str(V10 / "results.trunc"), str(flipped)]
+    alone = [program("trec", "-m", "official", "-m", "ndcg_cut.5", QRELS, run) for run in runs]
+    together = program("trec", "-m", "official", "-m", "ndcg_cut.5", QRELS, *runs)
+    assert together.returncode == 0
+    assert all(done.returncode == 0 for done in alone)
+    assert together.stdout == b"\n".join(
+        f"==> {run} <==\n".encode() + done.stdout for run, done in zip(runs, alone, strict=True))
+    # The notes on stderr name the run they are about (results.trunc lacks query 302).
+    assert together.stderr.decode().splitlines() == [
+        f"prcurve: note: {runs[1]}: 1 judged query without results left out (302); trec_eval "
+        "10 stops with an error here, trec_eval 9 leaves them out; -c scores them 0"]
+
+
+def test_a_bad_run_among_several_is_one_line_and_exit_2(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.run"
+    bad.write_text("301 Q0 d1 1 not-a-number tag\n")
+    done = program("trec", "-m", "map", QRELS, RUN, str(bad), RUN)
+    assert done.returncode == 2
+    assert done.stdout.startswith(f"==> {RUN} <==\nmap".encode())  # the runs before it
+    assert done.stdout.count(b"==>") == 1
+    err = done.stderr.decode()
+    assert err.count("\n") == 1
+    assert "bad.run" in err
+    assert "'not-a-number'" in err
+
+
+def test_standard_input_once_among_several_runs() -> None:
+    done = subprocess.run([sys.executable, "-m", "prcurve", "trec", "-m", "map", QRELS, "-",
+                           RUN], input=(V10 / "results.trunc").read_bytes(),
+                          capture_output=True, env=ENV, check=False)
+    assert done.returncode == 0
+    assert done.stdout.startswith(b"==> - <==\nmap")
+    twice = program("trec", QRELS, "-", "-")
+    assert twice.returncode == 2
+    assert "standard input ('-') given as a run more than once" in twice.stderr.decode()
