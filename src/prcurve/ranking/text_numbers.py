@@ -169,19 +169,27 @@ def plain_decimals(matrix: NDArray[np.uint8], lengths: NDArray[Any]
     fine[0] |= minus
     read = np.logical_and.reduce(fine, axis=0)
     read &= lengths <= longest
-    read &= np.add.reduce(is_dot, axis=0, dtype=np.uint8) <= 1
+    n_dots = np.add.reduce(is_dot, axis=0, dtype=np.uint8)
+    read &= n_dots <= 1
     n_digits = np.add.reduce(is_digit, axis=0, dtype=np.uint8)  # width <= 20: no overflow
     read &= (n_digits >= 1) & (n_digits <= _MAX_DIGITS)
-    # Digits after the point: those in a column at or past the point's.
-    past_point = np.logical_or.accumulate(is_dot, axis=0)
-    past_point &= is_digit
-    after = np.add.reduce(past_point, axis=0, dtype=np.uint8)
+    # Digits after the point: in a row read, every byte after the point up to the row's
+    # length is a digit (NUL only pads past the end), so they are length - 1 - the
+    # point's column (0 without a point). Column sums, no accumulation along the rows.
+    point = np.zeros(n, dtype=np.int64)
+    for column in range(1, width):
+        point += is_dot[column] * np.int64(column)
+    after = np.where(n_dots == 1, lengths - 1 - point, 0)
+    np.maximum(after, 0, out=after)  # (rows not read: any value, none negative)
     read &= after <= _EXACT_POWERS
-    # The digits as one integer, Horner's rule over the columns (other bytes skipped).
+    # The digits as one integer, Horner's rule over the columns (other bytes skipped:
+    # times 1 plus 0).
     digit *= is_digit
     integer = np.zeros(n, dtype=np.int64)
     for column in range(width):
-        np.multiply(integer, 10, out=integer, where=is_digit[column])
+        factor = is_digit[column] * np.int64(9)
+        factor += 1
+        integer *= factor
         integer += digit[column]
     read &= integer <= _EXACT_INTEGER
     # One correctly rounded division of two exact doubles (Clinger's fast path); the
