@@ -23,6 +23,12 @@ Cases (data written to a temporary folder, deleted afterwards):
   trec_eval's), the C trec_eval (skipped with a line when no binary or source is
   given), a pytrec_eval process (its file parsers and every measure of all_trec
   it has);
+- TREC, the same run as 10 files (issue 26, item 2: an IR researcher's loop over runs):
+  ``prcurve trec -m all_trec QRELS RUN1 ... RUN10`` in one process against a shell loop
+  of a process per run, of prcurve, of the C trec_eval and of pytrec_eval (the loop's
+  CPU time and peak memory are the shell's and its children's, from ``wait4``); the
+  one process's output, less its ``==> RUN <==`` headers, checked identical to the C
+  loop's;
 - COCO, 100 images (bench_detection's generator: 80 categories, 100 detections
   per image): ``prcurve coco GT DT``, a faster-coco-eval process and a pycocotools
   process (``COCO`` + ``loadRes`` + evaluate, accumulate, summarize); the 12
@@ -62,6 +68,11 @@ from bench_trec import CHILD_ENV, PYTREC_SCRIPT, timed, trec_eval_binary, write_
 
 PY = sys.executable
 SLOW = {"pycocotools process"}
+RUNS = 10  # files of the several-runs case
+
+LOOP = 'q=$1; shift; for r in "$@"; do "$0" "$q" "$r" || exit 1; done'
+"""A shell loop of a process per run: ``sh -c LOOP COMMAND... QRELS RUN...``, the command
+given as an executable (a one-line script of several words, below)."""
 
 COCO_SCRIPT = """
 import sys
@@ -105,6 +116,8 @@ def write_inputs(folder: Path) -> dict[str, Path]:
     import bench_detection
 
     qrels, run = write_files(folder, 50, 1000)
+    for k in range(RUNS):  # the same run as RUNS files (the several-runs case)
+        (folder / f"run{k}").write_bytes(run.read_bytes())
     ground_truth, results = bench_detection.make_data(100)
     (folder / "gt.json").write_text(json.dumps(ground_truth))
     (folder / "dt.json").write_text(json.dumps(results))
@@ -136,6 +149,8 @@ def cases(files: dict[str, Path], binary: Path | None, python: str = PY
             "prcurve --help": [PY, "-m", "prcurve", "--help"],
         },
         "TREC, 50 topics x 1,000 documents (1.5 MB)": trec,
+        f"TREC, {RUNS} runs of 50 x 1,000: one process or a process each": several(
+            files, binary, PY),
         "COCO boxes, 100 images, 10,000 detections": {
             "prcurve coco": [PY, "-m", "prcurve", "coco", gt, dt],
             "faster-coco-eval process": [PY, "-c", COCO_SCRIPT.format(
@@ -165,6 +180,36 @@ def cases(files: dict[str, Path], binary: Path | None, python: str = PY
     }
 
 
+def several(files: dict[str, Path], binary: Path | None, python: str,
+            before: str | None = None) -> dict[str, list[str]]:
+    """The several-runs case: prcurve's one process, and shell loops of a process per run
+    (each tool a small executable script taking QRELS RUN, written next to the data)."""
+    folder = files["qrels"].parent
+    qrels = str(files["qrels"])
+    runs = [str(folder / f"run{k}") for k in range(RUNS)]
+
+    def script(name: str, line: str) -> str:
+        path = folder / name
+        path.write_text(f'#!/bin/sh\nexec {line} "$@"\n')
+        path.chmod(0o755)
+        return str(path)
+
+    tools = {f"prcurve trec -m all_trec, {RUNS} runs in one process":
+             [python, "-m", "prcurve", "trec", "-m", "all_trec", qrels, *runs]}
+    loops = {"prcurve trec -m all_trec": f"{python} -m prcurve trec -m all_trec"}
+    if before is not None:
+        loops["prcurve trec -m all_trec [before]"] = f"{before} -m prcurve trec -m all_trec"
+    if binary is not None:
+        loops["trec_eval -m all_trec (C)"] = f"{binary} -m all_trec"
+    pytrec = folder / "pytrec.py"
+    pytrec.write_text(PYTREC_SCRIPT)
+    loops["pytrec_eval"] = f"{python} {pytrec}"
+    for k, (tool, line) in enumerate(loops.items()):
+        tools[f"{tool}, a process per run"] = ["sh", "-c", LOOP, script(f"tool{k}.sh", line),
+                                               qrels, *runs]
+    return tools
+
+
 def with_before(tools: dict[str, list[str]], python: str, before: str
                 ) -> dict[str, list[str]]:
     """``tools`` with each prcurve command also run by the interpreter ``before``, next to
@@ -179,6 +224,16 @@ def with_before(tools: dict[str, list[str]], python: str, before: str
 
 def check(case: str, outputs: dict[str, bytes]) -> str:
     """The agreement this case checks, as a line; stops the benchmark if it fails."""
+    if case.startswith(f"TREC, {RUNS} runs"):
+        c = outputs.get("trec_eval -m all_trec (C), a process per run")
+        ours = next(iter(outputs.values()))
+        if c is None:
+            return "no C trec_eval to compare with"
+        body = b"".join(line for line in ours.splitlines(keepends=True)
+                        if not line.startswith(b"==> ") and line != b"\n")
+        if body != c or ours.count(b"==> ") != RUNS:
+            raise SystemExit("prcurve's output of several runs differs from trec_eval's")
+        return f"prcurve's output, less its headers, identical to trec_eval's ({RUNS} runs)"
     if case.startswith("TREC"):
         c = outputs.get("trec_eval -m all_trec (C)")
         if c is None:
@@ -238,7 +293,9 @@ def main() -> None:
         for case, tools in cases(files, binary, args.python).items():
             if args.only is not None and not case.startswith(tuple(args.only)):
                 continue
-            if args.before is not None:
+            if args.before is not None and case.startswith(f"TREC, {RUNS} runs"):
+                tools = several(files, binary, args.python, args.before)
+            elif args.before is not None:
                 tools = with_before(tools, args.python, args.before)
             for command in tools.values():  # bytecode caches written; not timed
                 subprocess.run(command, env=CHILD_ENV, capture_output=True, check=False)

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import sys
-
-from prcurve.cli import main
+from prcurve.cli import run
 
 if __name__ == "__main__":
-    sys.exit(main())
+    run()

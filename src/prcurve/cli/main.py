@@ -17,15 +17,16 @@ from __future__ import annotations
 
 import argparse
 import gc
+import os
 import sys
 from collections.abc import Callable, Sequence
 from importlib import import_module
-from typing import Any
+from typing import Any, NoReturn
 
 from prcurve._version import __version__
 from prcurve.cli.common import Parser, UsageError, reuse_freed_memory
 
-__all__ = ["COMMANDS", "main", "register"]
+__all__ = ["COMMANDS", "EVALUATIONS", "main", "register", "run"]
 
 #: Every subcommand in the order of ``--help``: its module and its one-line help.
 COMMANDS: dict[str, tuple[str, str]] = {
@@ -39,6 +40,15 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "lvis": ("prcurve.cli.lvis",
              "LVIS federated evaluation (AP, APr/APc/APf), lvis-api's printed results"),
 }
+
+
+#: The subcommands that evaluate inputs and print or write the result: their process
+#: starts no BLAS threads and ends without tearing the interpreter down (:func:`run`).
+EVALUATIONS = frozenset({"trec", "coco", "voc", "lvis"})
+
+# OpenBLAS reads its thread count once, when numpy loads it: OPENBLAS_NUM_THREADS first,
+# then GOTO_NUM_THREADS and OMP_NUM_THREADS (OpenBLAS's USAGE.md); a user's setting stays.
+_BLAS_THREAD_VARIABLES = ("OPENBLAS_NUM_THREADS", "GOTO_NUM_THREADS", "OMP_NUM_THREADS")
 
 
 def _command_of(argv: Sequence[str]) -> str | None:
@@ -113,3 +123,73 @@ def main(argv: Sequence[str] | None = None) -> int:
         reuse_freed_memory()  # the program's own process only (see its docstring)
     handler: Callable[[argparse.Namespace], int] = args.handler
     return handler(args)
+
+
+def import_numpy_one_blas_thread() -> None:
+    """Import numpy with OpenBLAS told to start no threads of its own, unless numpy is
+    loaded already or the environment sets a thread count; the environment is left as
+    it was (a child process sees the user's).
+
+    OpenBLAS starts one thread per core when numpy loads it, and the threads wait for
+    work by spinning: in a short process they add about half of ``import numpy``'s
+    CPU time (171 against 98 ms wall on an idle 2-core machine, docs/benchmarks.md),
+    and on a loaded machine they take cores from the other processes. The evaluations
+    call no BLAS routine that threads would speed up (``prcurve.ranking.prefs``'
+    closure of a query's preferences and ``prcurve.detection.bootstrap``'s
+    matrix-vector products are small or bound by memory).
+
+    Imported here, near the bottom of the call stack, numpy also loads where CPython
+    3.11 does not thrash its frame stack: imported by a subcommand's modules, a loop of
+    calls in numpy's typing modules crossed the boundary of a 16 KiB chunk of frames,
+    and each call mapped and unmapped a chunk (500 to 1,900 ``mmap``/``munmap``
+    pairs in a small ``prcurve trec``, by ``strace``; none from here).
+
+    Examples
+    --------
+    >>> import os
+    >>> before = dict(os.environ)
+    >>> import_numpy_one_blas_thread()  # here numpy is loaded already: nothing changes
+    >>> dict(os.environ) == before
+    True
+    """
+    if "numpy" in sys.modules:
+        return
+    if any(name in os.environ for name in _BLAS_THREAD_VARIABLES):
+        import_module("numpy")  # here all the same: near the bottom of the call stack
+        return
+    os.environ["OPENBLAS_NUM_THREADS"] = "1"
+    try:
+        import_module("numpy")
+    finally:
+        del os.environ["OPENBLAS_NUM_THREADS"]
+
+
+def run() -> NoReturn:
+    """The ``prcurve`` program (its console script and ``python -m prcurve``):
+    :func:`main` on the process's arguments, then exit with its status.
+
+    An evaluation (:data:`EVALUATIONS`) loads numpy without BLAS threads
+    (:func:`import_numpy_one_blas_thread`) and, once its output is flushed and the
+    ``atexit`` functions have run, ends the process with :func:`os._exit`: the
+    interpreter's teardown (clearing every module, numpy's included) is about 5% of
+    a small ``prcurve trec``'s instructions and changes nothing the user sees. A
+    process with threads of its own still running exits the usual way (which waits
+    for them).
+    """
+    command = _command_of(sys.argv[1:])
+    quick = command in EVALUATIONS
+    if quick:
+        gc.disable()  # as main() does while modules load: it freezes them, then enables
+        import_numpy_one_blas_thread()
+    status = main()
+    if not quick or ("threading" in sys.modules
+                     and sys.modules["threading"].active_count() > 1):
+        sys.exit(status)
+    import atexit
+    import contextlib
+
+    atexit._run_exitfuncs()
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(OSError, ValueError):  # a closed pipe (`| head`)
+            stream.flush()
+    os._exit(status)

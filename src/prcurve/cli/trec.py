@@ -2,6 +2,8 @@
 
 ``prcurve trec QRELS RUN [-m MEASURE ...] [-q] [-c] [-l LEVEL] [-M DEPTH] [-n] [-J]
 [-N N] [-Z FILE]`` prints trec_eval's output, every measure of trec_eval 10 (or 9).
+With several runs, each run's output in turn, after a line ``==> RUN <==`` (as
+``head`` and ``tail`` name several files), from one process that reads QRELS once.
 ``prcurve trec QRELS RUN RUN [RUN ...] --compare`` compares systems
 (:mod:`prcurve.cli.trec_compare`).
 """
@@ -24,7 +26,7 @@ from prcurve.ranking.trec_eval import (
     skipped_queries,
 )
 from prcurve.ranking.trec_format import decoded, first_line_fields
-from prcurve.ranking.trec_stream import read_judged
+from prcurve.ranking.trec_stream import read_judged, read_judged_run
 from prcurve.validation.ranking import check_rel_format, with_swap_hint
 
 __all__ = ["register"]
@@ -46,7 +48,8 @@ def register(subparsers: Any) -> None:
                       help="qrels file: query iter docno relevance (other formats: -R)")
     trec.add_argument(
         "run", metavar="RUN", nargs="+",
-        help="run file: query Q0 docno rank score run_id ('-' for stdin); several with --compare",
+        help="run file: query Q0 docno rank score run_id ('-' for stdin); several: each "
+        "one's output after a line '==> RUN <==', or compared with --compare",
     )
     trec.add_argument(
         "-m", "--measure", action="append", default=[], metavar="MEASURE",
@@ -97,20 +100,26 @@ def register(subparsers: Any) -> None:
     trec.set_defaults(handler=_trec, large_arrays=True)
 
 
-def _run_trec(args: argparse.Namespace) -> str:
+def _run_trec(args: argparse.Namespace, run_path: str, qrels: Any = None,
+              several: bool = False) -> tuple[str, Any]:
+    """trec_eval's output of one run, and the relevance input (read unless given)."""
     try:
-        if args.run != "-" and args.rel_format == "qrels":
+        if run_path != "-" and args.rel_format == "qrels":
             # A large run is read in blocks, joined with the qrels as it is read.
-            qrels, run = read_judged(args.qrels, args.run)
+            if qrels is None:
+                qrels, run = read_judged(args.qrels, run_path)
+            else:
+                run = read_judged_run(run_path, qrels) or read_run(run_path)
         else:
             run = (parse_run(decoded(sys.stdin.buffer.read(), "<stdin>", "run"), "<stdin>")
-                   if args.run == "-" else read_run(args.run))
+                   if run_path == "-" else read_run(run_path))
+        if qrels is None:
             qrels = (read_qrels(args.qrels) if args.rel_format == "qrels"
                      else read_relevance(args.qrels, check_rel_format(args.rel_format)))
     except InvalidInputError as error:
         heads = [None if path == "-" else first_line_fields(path) for path in (args.qrels,
-                                                                                args.run)]
-        raise with_swap_hint(error, args.qrels, args.run, *heads) from None
+                                                                                run_path)]
+        raise with_swap_hint(error, args.qrels, run_path, *heads) from None
     options = TrecEvalOptions(
         measures=tuple(args.measure),
         per_query=args.query,
@@ -126,21 +135,24 @@ def _run_trec(args: argparse.Namespace) -> str:
         results_format=args.results_format,
     )
     output = format_trec_eval(qrels, run, options)
-    if any(m.split(".")[0] == "all_trec" for m in args.measure):
-        print("prcurve: note: all_trec, as trec_eval's, leaves out the preference measures "
-              "prefs_* (-R prefs or qrels_prefs, -m all_prefs) and the judgment-group "
-              "measures *_avgjg (-R qrels_jg, -m qrels_jg)", file=sys.stderr)
     if not args.complete:
         missing = skipped_queries(qrels, run)
         if missing:
             print(
-                f"prcurve: note: {len(missing)} judged quer{'y' if len(missing) == 1 else 'ies'} "
+                f"prcurve: note: {run_path + ': ' if several else ''}"
+                f"{len(missing)} judged quer{'y' if len(missing) == 1 else 'ies'} "
                 f"without results left out ({', '.join(missing[:5])}"
                 f"{', ...' if len(missing) > 5 else ''}); trec_eval 10 stops with an error "
                 "here, trec_eval 9 leaves them out; -c scores them 0",
                 file=sys.stderr,
             )
-    return output
+    return output, qrels
+
+
+def _write(text: str) -> None:
+    # Ids are bytes as in the files, written back unchanged (undecodable bytes too).
+    sys.stdout.buffer.write(text.encode("utf-8", "surrogateescape"))
+    sys.stdout.flush()
 
 
 def _trec(args: argparse.Namespace) -> int:
@@ -150,14 +162,20 @@ def _trec(args: argparse.Namespace) -> int:
         if args.compare:
             trec_compare.write(trec_compare.run_compare(args))
             return 0
-        if len(args.run) > 1:
-            raise UsageError(f"{len(args.run)} runs given: add --compare to compare them, "
-                             "or give one run for trec_eval's output")
-        args.run = args.run[0]
-        output = _run_trec(args)
-        # Ids are bytes as in the files, written back unchanged (undecodable bytes too).
-        sys.stdout.buffer.write(output.encode("utf-8", "surrogateescape"))
-        sys.stdout.flush()
+        runs: list[str] = args.run
+        several = len(runs) > 1
+        if several and runs.count("-") > 1:
+            raise UsageError("standard input ('-') given as a run more than once")
+        qrels = None
+        for i, path in enumerate(runs):
+            output, qrels = _run_trec(args, path, qrels, several)
+            if i == 0 and any(m.split(".")[0] == "all_trec" for m in args.measure):
+                print("prcurve: note: all_trec, as trec_eval's, leaves out the preference "
+                      "measures prefs_* (-R prefs or qrels_prefs, -m all_prefs) and the "
+                      "judgment-group measures *_avgjg (-R qrels_jg, -m qrels_jg)",
+                      file=sys.stderr)
+            # Several runs: each output after a header naming its file, as `head` does.
+            _write(f"{chr(10) if i else ''}==> {path} <==\n{output}" if several else output)
         return 0
 
     return guard(run)

@@ -42,7 +42,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterable
-from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
 from numpy.typing import NDArray
@@ -201,21 +201,27 @@ def sorted_copy(values: NDArray[S], *, where: NDArray[np.bool_] | None = None,
     return out
 
 
-class Split(NamedTuple):
-    """What :func:`split_sort` returns."""
+class Split:
+    """What :func:`split_sort` returns.
 
-    sorted: NDArray[Any]
-    """The values (negated if asked) ascending."""
-    cuts: list[int]
-    """``[0, ..., n]``: range ``b`` is ``sorted[cuts[b]:cuts[b + 1]]``."""
-    spare: NDArray[Any]
-    """An array of the values' size and type, free for the caller (its content is garbage)."""
-    chosen: NDArray[Any] | None
-    """The values where ``where`` is true (negated if asked) ascending, or None."""
-    chosen_cuts: list[int]
-    """The same ranges of values in ``chosen``."""
-    each: list[Any]
-    """``each(range)`` of every sorted range, in its thread (``each`` given), or []."""
+    ``sorted``: the values (negated if asked) ascending; ``cuts``: ``[0, ..., n]``,
+    range ``b`` is ``sorted[cuts[b]:cuts[b + 1]]``; ``spare``: an array of the values'
+    size and type, free for the caller (its content is garbage); ``chosen``: the values
+    where ``where`` is true (negated if asked) ascending, or None; ``chosen_cuts``: the
+    same ranges of values in ``chosen``; ``each``: ``each(range)`` of every sorted
+    range, in its thread (``each`` given), or [].
+
+    A class with slots, not a NamedTuple: this module loads with every small ``prcurve
+    trec``, and a NamedTuple compiles each field's annotation and its ``__new__``
+    (issue 26).
+    """
+
+    __slots__ = ("chosen", "chosen_cuts", "cuts", "each", "sorted", "spare")
+
+    def __init__(self, sorted: NDArray[Any], cuts: list[int], spare: NDArray[Any],
+                 chosen: NDArray[Any] | None, chosen_cuts: list[int], each: list[Any]) -> None:
+        self.sorted, self.cuts, self.spare = sorted, cuts, spare
+        self.chosen, self.chosen_cuts, self.each = chosen, chosen_cuts, each
 
 
 def split_sort(values: NDArray[Any], parts: int, pool: ThreadPoolExecutor | None = None, *,

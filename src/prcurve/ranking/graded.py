@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
 from functools import cached_property
 
 import numpy as np
@@ -105,13 +104,13 @@ def _msort_order(gains: Sequence[float]) -> list[int]:
     return sort(list(range(len(gains))))
 
 
-@dataclass(frozen=True)
-class _Blocks:
+class _Blocks:  # not a dataclass: cheaper to make at start-up (issue 26)
     """Per query, the ideal ranking as runs of equal gain: query, gain, length."""
 
-    query: I64
-    gain: F64
-    count: I64
+    __slots__ = ("count", "gain", "query")
+
+    def __init__(self, query: I64, gain: F64, count: I64) -> None:
+        self.query, self.gain, self.count = query, gain, count
 
 
 class Gains:

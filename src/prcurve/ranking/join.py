@@ -9,7 +9,6 @@ so only their distinct ids are compared; every row is then an integer.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -56,11 +55,14 @@ def _common_id_dtype(arrays: Sequence[NDArray[Any]]) -> list[NDArray[Any]]:
     return out
 
 
-@dataclass(frozen=True)
-class Prepared:
-    rankings: Rankings
-    query_ids: NDArray[Any]
-    has_results: NDArray[np.bool_]
+class Prepared:  # a class, not a dataclass or NamedTuple: cheaper to make (issue 26)
+    """The rankings of the evaluated queries, their ids, and whether each had results."""
+
+    __slots__ = ("has_results", "query_ids", "rankings")
+
+    def __init__(self, rankings: Rankings, query_ids: NDArray[Any],
+                 has_results: NDArray[np.bool_]) -> None:
+        self.rankings, self.query_ids, self.has_results = rankings, query_ids, has_results
 
 
 def _code_dtype(n_grades: int) -> type[np.signedinteger[Any]]:
@@ -280,16 +282,17 @@ def _block_groups(block_start: I64, n_rows: int) -> list[int]:
     return [0, *cuts.tolist(), block_start.shape[0]]
 
 
-@dataclass(frozen=True)
 class _RunRows:
     """A run's rows grouped by query: query and document codes, scores, and
     each block of one query's rows (start, length, code)."""
 
-    query: I64
-    doc: I64 | None  # None for RowDocs: row i is document code i
-    score: F64
-    block_start: I64
-    block_length: I64
+    __slots__ = ("block_length", "block_start", "doc", "query", "score")
+
+    def __init__(self, query: I64, doc: I64 | None, score: F64, block_start: I64,
+                 block_length: I64) -> None:
+        # doc is None for RowDocs: row i is document code i.
+        self.query, self.doc, self.score = query, doc, score
+        self.block_start, self.block_length = block_start, block_length
 
     @property
     def block_code(self) -> I64:

@@ -25,6 +25,7 @@ from prcurve.core.sorting import part_bounds, parts_for, run_parts
 from prcurve.ranking import distinct_keys as _distinct
 from prcurve.ranking.hashing import arrow_dictionary, arrow_module
 from prcurve.ranking.key_table import KeyTable
+from prcurve.ranking.text_numbers import load_words, padded_words
 
 U64 = NDArray[np.uint64]
 I64 = NDArray[np.int64]
@@ -563,16 +564,11 @@ def byte_words(
     least enough for the longest)."""
     if n_words is None:
         n_words = max((int(lengths.max(initial=0)) + 7) // 8, 1)
-    # A padded copy, so that every load stays inside it; an unaligned view of it
-    # as 8-byte words at every byte offset, gathered at each row's offsets.
-    padded = np.zeros(buffer.shape[0] + 8 * n_words + 8, dtype=np.uint8)
-    padded[:buffer.shape[0]] = buffer
-    at_offset: U64 = np.ndarray(shape=(padded.shape[0] - 7,), dtype=np.uint64, buffer=padded,
-                                strides=(1,))
-    at = starts.astype(np.intp, copy=False)
+    # A padded copy, so that every load stays inside it (text_numbers.load_words).
+    padded = padded_words(buffer, 8 * n_words)
     out = []
     for k in range(n_words):
-        word = at_offset[at + 8 * k] if k else at_offset[at]
+        word = load_words(padded, starts + 8 * k if k else starts)
         if np.little_endian:
             word.byteswap(inplace=True)  # the bytes read big-endian: words compare as they do
         word &= _MASKS[np.clip(lengths - 8 * k, 0, 8)]  # bytes past the string: zero

@@ -19,7 +19,6 @@ non-relevant, in the pool, or the grade itself.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from functools import cached_property
 
 import numpy as np
@@ -59,31 +58,33 @@ def c_float_scores(score: NDArray[np.floating]) -> NDArray[np.float32]:
         return score.astype(np.float32)
 
 
-@dataclass(frozen=True)
+# Records here are plain classes, not frozen dataclasses: making a dataclass compiles its
+# methods from source when the module loads, about 0.4 ms each (issue 26).
 class JudgedLevels:
     """The judgments with a grade >= 0 per query, counted by grade code
     (trec_eval's ``rel_levels``), retrieved or not: query ``query[i]`` has
     ``count[i]`` documents judged with code ``code[i]``; sorted by query, then code."""
 
-    query: I64
-    code: I64
-    count: I64
+    __slots__ = ("code", "count", "query")
+
+    def __init__(self, query: I64, code: I64, count: I64) -> None:
+        self.query, self.code, self.count = query, code, count
 
 
-@dataclass(frozen=True)
 class Selection:
     """Some of the retrieved rows of every query, in query order then rank order.
 
     Query q's selected rows are ``rows[first[q] : first[q] + count[q]]``
-    (indices into the row arrays of the :class:`Rankings`).
+    (indices into the row arrays of the :class:`Rankings`); ``starts`` is the segment
+    start of each query (to turn rows into ranks), ``matching`` every matching row in
+    row order (inside segments or not), ``first_match`` where each segment's rows
+    begin among ``matching``.
     """
 
-    rows: NDArray[np.intp]
-    first: I64
-    count: I64
-    starts: I64  # the segment start of each query, to turn rows into ranks
-    matching: NDArray[np.intp]  # every matching row, in row order (inside segments or not)
-    first_match: I64  # where each segment's rows begin among ``matching``
+    def __init__(self, rows: NDArray[np.intp], first: I64, count: I64, starts: I64,
+                 matching: NDArray[np.intp], first_match: I64) -> None:
+        self.rows, self.first, self.count = rows, first, count
+        self.starts, self.matching, self.first_match = starts, matching, first_match
 
     @cached_property
     def query(self) -> NDArray[np.intp]:

@@ -27,7 +27,7 @@ a file under 4 MiB always goes to the second, the exact reader):
 from __future__ import annotations
 
 import os
-from typing import Any, NamedTuple
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
@@ -57,19 +57,29 @@ __all__ = [
 ]
 
 
-# The records here are NamedTuples, not dataclasses: making a frozen dataclass costs
-# about 0.4 ms of a process's start-up (its methods compiled from source), a NamedTuple
-# a quarter of that (issue 26).
-class Fields(NamedTuple):
-    """The data lines of a file: ``field(j)`` is the j-th field of each line."""
+# The records here are plain classes with slots, neither dataclasses nor NamedTuples:
+# making a frozen dataclass compiles its methods from source when the module loads
+# (about 0.4 ms of a process's start-up), a NamedTuple compiles each field's annotation
+# (a string, under `from __future__ import annotations`) and its __new__: 0.2-0.5 ms
+# for six fields, against a few microseconds for a class (issue 26).
+class Fields:
+    """The data lines of a file: ``field(j)`` is the j-th field of each line.
 
-    buffer: NDArray[np.uint8]
-    starts: NDArray[np.intp]
-    ends: NDArray[np.intp]
-    first: NDArray[np.intp]  # index of each data line's first token
-    line: NDArray[np.int64]  # 1-based line number of each data line
+    ``first``: the index of each data line's first token; ``line``: the 1-based line
+    number of each data line; ``per_line``: the tokens of every line when all lines
+    have as many, else 0."""
+
+    __slots__ = ("buffer", "ends", "first", "line", "per_line", "starts")
+
+    def __init__(self, buffer: NDArray[np.uint8], starts: NDArray[np.intp],
+                 ends: NDArray[np.intp], first: NDArray[np.intp], line: NDArray[np.int64],
+                 per_line: int = 0) -> None:
+        self.buffer, self.starts, self.ends = buffer, starts, ends
+        self.first, self.line, self.per_line = first, line, per_line
 
     def bounds(self, j: int) -> tuple[NDArray[np.intp], NDArray[np.intp]]:
+        if self.per_line:  # line i's tokens are per_line * i + j: views, no gather
+            return self.starts[j::self.per_line], self.ends[j::self.per_line]
         token = self.first + j
         return self.starts[token], self.ends[token]
 
@@ -80,8 +90,8 @@ class Fields(NamedTuple):
 
 
 def _as_strings(matrix: NDArray[np.uint8]) -> NDArray[np.bytes_]:
-    """The rows of a C-contiguous byte matrix as one ``S`` array (a view)."""
-    return matrix.view(f"S{matrix.shape[1]}").ravel()
+    """The rows of a byte matrix as one ``S`` array (a view of a C-contiguous one)."""
+    return np.ascontiguousarray(matrix).view(f"S{matrix.shape[1]}").ravel()
 
 
 def split_fields(
@@ -101,6 +111,11 @@ def split_fields(
     edges = np.flatnonzero(space[1:] != space[:-1])
     del space
     starts, ends = edges[0::2], edges[1::2]
+    regular = _regular_lines(buffer, starts, ends, n_fields)
+    if regular:
+        first = np.arange(0, starts.shape[0], n_fields)
+        line = np.arange(first_line, first_line + first.shape[0], dtype=np.int64)
+        return Fields(buffer, starts, ends, first, line, n_fields)
     # Tokens per line from the tokens before each newline: one search per line.
     newlines = np.flatnonzero(buffer == 10)
     before = np.searchsorted(starts, newlines)
@@ -124,6 +139,28 @@ def split_fields(
         raise empty_trec_file(argument, source, "no data lines (only blank lines or comments)"
                               if n else "the file is empty")
     return Fields(buffer, starts, ends, first, line)
+
+
+def _regular_lines(buffer: NDArray[np.uint8], starts: NDArray[np.intp],
+                   ends: NDArray[np.intp], n_fields: int) -> bool:
+    """Whether every line holds exactly ``n_fields`` tokens, the first not starting
+    with ``#``, and ends right after its last token (``\\n``, or the end of the
+    file): no blank line, comment, ``\\r`` or blank before a line's end, as most
+    files are. Then line i's tokens are ``n_fields * i`` to ``n_fields * i +
+    n_fields - 1`` (no search of each line's tokens).
+
+    Why this suffices: the byte after each ``n_fields``-th token is a newline, and
+    there are no other newlines, so every line holds those tokens and no others."""
+    n_tokens = starts.shape[0]
+    if n_tokens == 0 or n_tokens % n_fields:
+        return False
+    last = ends[n_fields - 1::n_fields]  # where each line's last token ends
+    ends_file = int(last[-1]) == buffer.shape[0]  # no newline after the last line
+    if np.count_nonzero(buffer == 10) != last.shape[0] - ends_file:
+        return False
+    if not bool((buffer[last[:-1] if ends_file else last] == 10).all()):
+        return False
+    return not bool((buffer[starts[0::n_fields]] == ord("#")).any())
 
 
 def parse_numbers(
@@ -298,17 +335,17 @@ LAYOUT: dict[str, tuple[int, bool, str, int, type[np.int64] | type[np.float64], 
 }
 
 
-class Columns(NamedTuple):
+class Columns:
     """What a qrels or run file holds: the two id columns dictionary-encoded, the
     values (grades or scores), each row's line (None: row i is line i + 1) and,
     for a run, the run id of its last line."""
 
-    queries: Encoded
-    docs: Encoded
-    values: NDArray[Any]
-    line: NDArray[np.int64] | None
-    run_id: str | None
-    source: str
+    __slots__ = ("docs", "line", "queries", "run_id", "source", "values")
+
+    def __init__(self, queries: Encoded, docs: Encoded, values: NDArray[Any],
+                 line: NDArray[np.int64] | None, run_id: str | None, source: str) -> None:
+        self.queries, self.docs, self.values = queries, docs, values
+        self.line, self.run_id, self.source = line, run_id, source
 
 
 # A file starting so is decompressed or decoded first: never read by pyarrow.

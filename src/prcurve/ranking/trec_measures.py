@@ -12,7 +12,7 @@ import os
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal, NamedTuple
+from typing import Any, Literal
 
 from prcurve.ranking.measures import Measure, with_params
 from prcurve.validation.arrays import check_choice
@@ -59,7 +59,7 @@ _DEFAULT_CUTOFFS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
 _DEFAULT_LEVELS = tuple(i / 10 for i in range(11))
 
 
-class TrecMeasure(NamedTuple):  # not a dataclass: cheaper to make at start-up
+class TrecMeasure:  # a class, not a dataclass or NamedTuple: cheaper to make (issue 26)
     """One trec_eval measure: how it is named, parsed, printed and summarised.
 
     kind (how its parameters are read and its values named, as trec_eval's
@@ -75,16 +75,20 @@ class TrecMeasure(NamedTuple):  # not a dataclass: cheaper to make at start-up
     computed by :mod:`prcurve.ranking.prefs`, by name.
     """
 
-    name: str
-    kind: str
-    measure: str | None  # the prcurve measure name
-    default: tuple[float, ...] = ()
-    per_query: bool = True
-    summary: str = "mean"
-    since: int = 9  # the first trec_eval version (9 or 10) that has it
-    # The relevance input it needs (-R): "qrels", "prefs" (prefs or qrels_prefs),
-    # "qrels_jg"; None: any (runid, num_q).
-    rel_format: str | None = "qrels"
+    __slots__ = ("default", "kind", "measure", "name", "per_query", "rel_format", "since",
+                 "summary")
+
+    def __init__(self, name: str, kind: str, measure: str | None,
+                 default: tuple[float, ...] = (), per_query: bool = True,
+                 summary: str = "mean", since: int = 9, rel_format: str | None = "qrels",
+                 ) -> None:
+        self.name, self.kind = name, kind
+        self.measure = measure  # the prcurve measure name
+        self.default, self.per_query, self.summary = default, per_query, summary
+        self.since = since  # the first trec_eval version (9 or 10) that has it
+        # The relevance input it needs (-R): "qrels", "prefs" (prefs or qrels_prefs),
+        # "qrels_jg"; None: any (runid, num_q).
+        self.rel_format = rel_format
 
 
 # In trec_eval's order (measures.c, te_trec_measures): output follows this order.
@@ -237,12 +241,14 @@ def _truncated_double_name(name: str, value: float) -> str:
     return f"{name}_{value:3.2f}"[: len(name) + 9]
 
 
-class Column(NamedTuple):
-    """One output name and how its per-query value is made from prcurve measures."""
+class Column:
+    """One output name and how its per-query value is made from prcurve measures
+    (``measures``: 11pt_avg has one per level, averaged)."""
 
-    name: str
-    measures: tuple[Measure, ...]  # 11pt_avg: one per level, averaged
-    spec: TrecMeasure
+    __slots__ = ("measures", "name", "spec")
+
+    def __init__(self, name: str, measures: tuple[Measure, ...], spec: TrecMeasure) -> None:
+        self.name, self.measures, self.spec = name, measures, spec
 
 
 def _columns(spec: TrecMeasure, text: str | None, options: TrecEvalOptions) -> list[Column]:
