@@ -316,7 +316,7 @@ class Run(_LongTable):
 
 def _ids(name: str, values: ArrayLike | _keys.Encoded, n: int | None = None) -> Ids:
     if isinstance(values, _keys.Encoded):
-        if values.words is not None and values.dense:  # labels of words: valid text or bytes
+        if values.has_words and values.dense:  # labels of words: valid text or bytes
             if n is not None and values.codes.shape[0] != n:
                 check_id_column(name, np.empty(values.codes.shape[0]), n)  # the length error
             return values
