@@ -30,7 +30,6 @@ from prcurve.ranking.hashing import arrow_dictionary, arrow_module
 from prcurve.ranking.keys import (
     Encoded,
     by_label,
-    byte_words,
     encode_words,
     few_blocks,
     rows_of_blocks,
@@ -159,11 +158,8 @@ def _distinct_short_ids(pa: Any, pc: Any, chunks: Any) -> Encoded | None:
         if not used.all() or (text and int(used.max(initial=0)) >= 128):
             return None  # a NUL byte, or non-ASCII text: the hash table
     n_words = max((longest + 7) // 8, 1)
-    if len(buffers) == 1:  # one chunk: its words as read, no copy
-        buffer, offsets = buffers[0]
-        words = byte_words(buffer, offsets[:-1], np.diff(offsets), n_words)
-    else:  # several: written straight into one array per word (no concatenation)
-        words = chunk_words(buffers, n_words)
+    # Written straight into one array per word (several chunks: no concatenation).
+    words = chunk_words(buffers, n_words)
     encoded = encode_words(words, text=text)  # ASCII: exact
     return encoded.with_codes(encoded.codes, True)  # labels made when asked for
 

@@ -407,7 +407,8 @@ def _encode_column(column: Any, name: str, grouped: bool = False) -> _keys.Encod
         chunks = None
     if chunks is not None:
         pa: Any = importlib.import_module("pyarrow")
-
+        if not hasattr(chunks, "chunks"):  # one array (pandas' ``string[python]``)
+            chunks = pa.chunked_array([chunks])
         kind = chunks.type
         if pa.types.is_dictionary(kind):
             kind = kind.value_type
