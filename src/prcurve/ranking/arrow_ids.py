@@ -152,7 +152,7 @@ def _distinct_short_ids(pa: Any, pc: Any, chunks: Any) -> Encoded | None:
     if longest > 32:
         return None
     parts = [c for c in chunks.chunks if len(c)]
-    buffers = [arrow_binary(c) for c in parts]
+    buffers = [arrow_binary(c, wide=False) for c in parts]  # int32 offsets as they are
     for buffer, offsets in buffers:
         used = buffer[int(offsets[0]):int(offsets[-1])]
         if not used.all() or (text and int(used.max(initial=0)) >= 128):

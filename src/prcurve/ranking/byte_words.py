@@ -55,12 +55,14 @@ def byte_words(
     return out
 
 
-def arrow_binary(array: Any) -> tuple[NDArray[np.uint8], I64]:
-    """The data buffer and the offsets (int64) of a pyarrow binary or string array."""
+def arrow_binary(array: Any, wide: bool = True) -> tuple[NDArray[np.uint8], NDArray[Any]]:
+    """The data buffer and the offsets (int64; with ``wide`` False, as stored: int32
+    for ``string`` and ``binary``, a view) of a pyarrow binary or string array."""
     pa: Any = importlib.import_module("pyarrow")
     large = pa.types.is_large_binary(array.type) or pa.types.is_large_string(array.type)
     offsets = np.frombuffer(array.buffers()[1], dtype=np.int64 if large else np.int32)[
-        array.offset:array.offset + len(array) + 1].astype(np.int64, copy=False)
+        array.offset:array.offset + len(array) + 1]
+    offsets = offsets.astype(np.int64, copy=False) if wide else offsets
     body = array.buffers()[2]
     buffer = np.frombuffer(body, dtype=np.uint8) if body is not None else np.zeros(0, np.uint8)
     return buffer, offsets
@@ -73,7 +75,7 @@ def arrow_words(array: Any) -> list[U64]:
     return byte_words(buffer, offsets[:-1], np.diff(offsets))
 
 
-def chunk_words(chunks: list[tuple[NDArray[np.uint8], I64]], n_words: int) -> list[U64]:
+def chunk_words(chunks: list[tuple[NDArray[np.uint8], NDArray[Any]]], n_words: int) -> list[U64]:
     """The words of the strings of several chunks (each a buffer and its ``n + 1``
     offsets, as :func:`arrow_binary` gives them), written straight into one array per
     word: no array per chunk concatenated afterwards, and no padded copy of a chunk's
@@ -98,13 +100,13 @@ def chunk_words(chunks: list[tuple[NDArray[np.uint8], I64]], n_words: int) -> li
     return out
 
 
-BLOCK_ROWS = 1 << 20
-"""Rows read at a time: each step's temporaries (8 MiB) stay below glibc's largest
-mmap threshold (32 MiB), so they reuse the heap instead of mapping fresh pages (the
-page faults of one 80 MiB temporary per step took a third of the time at 10^7 rows)."""
+BLOCK_ROWS = 1 << 16
+"""Rows read at a time: each step's temporaries (512 KiB) stay in cache and reuse the
+heap; a step over a whole column of 10^7 rows maps a fresh 80 MiB temporary (above
+glibc's largest mmap threshold, 32 MiB) and pays its page faults every time."""
 
 
-def _words_into(out: list[U64], buffer: NDArray[np.uint8], offsets: I64) -> None:
+def _words_into(out: list[U64], buffer: NDArray[np.uint8], offsets: NDArray[Any]) -> None:
     """:func:`byte_words` of one chunk's strings, written into ``out`` (one array
     per word, a row per string), :data:`BLOCK_ROWS` rows at a time. The strings whose
     every load stays inside the buffer (offsets ascend, so they come first) are read
