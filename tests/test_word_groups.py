@@ -42,11 +42,23 @@ def sort_always() -> Iterator[None]:
         _distinct.SORT_ROWS = original
 
 
+@contextmanager
+def blocks_of(rows: int) -> Iterator[None]:
+    """Rows hashed and packed ``rows`` at a time (tests use a few rows)."""
+    original = _groups.BLOCK_ROWS
+    _groups.BLOCK_ROWS = rows
+    try:
+        yield
+    finally:
+        _groups.BLOCK_ROWS = original
+
+
 @settings(max_examples=150, deadline=None)
-@given(values=KEYS, spread=st.booleans())
-def test_sorted_groups_are_np_unique(values: list[int], spread: bool) -> None:
+@given(values=KEYS, spread=st.booleans(), block=st.integers(1, 70))
+def test_sorted_groups_are_np_unique(values: list[int], spread: bool, block: int) -> None:
     key = np.array(values, dtype=np.uint64)
-    groups = _groups.sorted_groups(key.copy(), spread=spread)
+    with blocks_of(block):
+        groups = _groups.sorted_groups(key.copy(), spread=spread)
     want, inverse = np.unique(key, return_inverse=True)
     assert sorted(groups.known.tolist()) == want.tolist()
     np.testing.assert_array_equal(groups.known[groups.codes], key)  # each row's key
@@ -76,6 +88,20 @@ def test_one_word_ids_sharing_their_top_bits() -> None:
     for groups in (plain, spread):
         np.testing.assert_array_equal(groups.known[groups.codes], key[0])
         assert groups.known.shape[0] == np.unique(ids).shape[0]
+
+
+@settings(max_examples=50, deadline=None)
+@given(words=st.lists(st.lists(st.integers(0, 2**64 - 1), min_size=20, max_size=20),
+                      min_size=1, max_size=3), block=st.integers(1, 25))
+def test_mix_in_blocks_is_one_pass(words: list[list[int]], block: int) -> None:
+    columns = [np.array(w, dtype=np.uint64) for w in words]
+    whole = _keys._mix(columns)
+    with blocks_of(block):
+        np.testing.assert_array_equal(_keys._mix(columns), whole)
+    # The hash of one row is that row's alone (a column of that row, hashed again).
+    for row in (0, 7, 19):
+        np.testing.assert_array_equal(_keys._mix([c[row:row + 1] for c in columns]),
+                                      whole[row:row + 1])
 
 
 @settings(max_examples=100, deadline=None)

@@ -31,10 +31,22 @@ from typing import NamedTuple
 import numpy as np
 from numpy.typing import NDArray
 
-__all__ = ["Groups", "finalize", "found_in_sorted", "same_words", "sorted_groups", "spread_keys"]
+__all__ = [
+    "BLOCK_ROWS",
+    "Groups",
+    "finalize",
+    "found_in_sorted",
+    "same_words",
+    "sorted_groups",
+]
 
 U64 = NDArray[np.uint64]
 I64 = NDArray[np.int64]
+
+BLOCK_ROWS = 1 << 16
+"""Rows hashed and packed at a time: every step of a block stays in cache (512 KiB),
+where a step over a whole column of 10^7 rows is a pass through memory, and its
+temporaries reuse the heap (a fresh 80 MiB one is mapped, and faulted in, each time)."""
 
 
 class Groups(NamedTuple):
@@ -74,22 +86,10 @@ def finalize(values: U64, scratch: U64 | None = None) -> U64:
     return values
 
 
-def spread_keys(key: U64) -> U64:
-    """:func:`finalize` of a copy of the keys: equal outputs for equal keys only, every
-    bit spread over the top ones.
-
-    Examples
-    --------
-    >>> len(set(spread_keys(np.arange(1000, dtype=np.uint64)).tolist()))
-    1000
-    """
-    return finalize(key.copy())
-
-
 def sorted_groups(key: U64, *, spread: bool = False) -> Groups:
     """The rows grouped by key (exact), from one sort of the packed keys.
 
-    ``spread``: sort :func:`spread_keys` of the keys (keys that are not hashes, whose
+    ``spread``: sort by :func:`finalize` of the keys (keys that are not hashes, whose
     top bits many rows share); the groups are the same.
 
     Examples
@@ -104,11 +104,17 @@ def sorted_groups(key: U64, *, spread: bool = False) -> Groups:
     if n == 0:
         none = np.zeros(0, dtype=np.int64)
         return Groups(key.copy(), none, none, none, none)
-    sort_key = spread_keys(key) if spread else key
     bits = np.uint64(max(n - 1, 1).bit_length())
-    packed = sort_key >> bits
-    packed <<= bits
-    packed |= np.arange(n, dtype=np.uint64)
+    packed = np.empty(n, dtype=np.uint64)
+    scratch = np.empty(min(n, BLOCK_ROWS), dtype=np.uint64) if spread else None
+    for begin in range(0, n, BLOCK_ROWS):  # in blocks that stay in cache
+        block = packed[begin:begin + BLOCK_ROWS]
+        block[...] = key[begin:begin + BLOCK_ROWS]
+        if scratch is not None:
+            finalize(block, scratch[:block.shape[0]])  # the sort key: a bijection of the key
+        block >>= bits
+        block <<= bits
+        block |= np.arange(begin, begin + block.shape[0], dtype=np.uint64)
     packed.sort()
     order = (packed & np.uint64((1 << int(bits)) - 1)).view(np.int64)  # rows by top bits
     high = packed
@@ -117,10 +123,10 @@ def sorted_groups(key: U64, *, spread: bool = False) -> Groups:
     # full keys may equal their neighbour's (real document ids: a tenth of the rows).
     tied = np.flatnonzero(high[1:] == high[:-1])
     tied += 1
-    same = sort_key[order[tied]] == sort_key[order[tied - 1]]
+    same = key[order[tied]] == key[order[tied - 1]]  # (spread: equal just as the keys)
     if not same.all():  # equal top bits, other keys: those groups sorted by full key
-        _order_by_full_key(sort_key, high, order, tied[~same])
-        same = sort_key[order[tied]] == sort_key[order[tied - 1]]
+        _order_by_full_key(key, spread, high, order, tied[~same])
+        same = key[order[tied]] == key[order[tied - 1]]
     repeat = tied[same]
     change = np.ones(n, dtype=bool)
     change[repeat] = False
@@ -133,18 +139,22 @@ def sorted_groups(key: U64, *, spread: bool = False) -> Groups:
     return Groups(key[first], codes, first, order[repeat], order[repeat - 1])
 
 
-def _order_by_full_key(sort_key: U64, high: U64, order: I64, unequal: I64) -> None:
-    """Put in order, by the full key, each group of positions of equal top bits
-    (``high``, sorted) that holds the unequal neighbours at ``unequal``: the sort by
-    top bits left them in row order (rare for spread keys: about n^2 / 2^(65 - b)
-    pairs, some 40 among 10^7 random keys). ``order`` is changed in place."""
+def _order_by_full_key(key: U64, spread: bool, high: U64, order: I64, unequal: I64) -> None:
+    """Put in order, by the full sort key (the key, or :func:`finalize` of it with
+    ``spread``), each group of positions of equal top bits (``high``, sorted) that
+    holds the unequal neighbours at ``unequal``: the sort by top bits left them in
+    row order (rare for spread keys: about n^2 / 2^(65 - b) pairs, some 40 among 10^7
+    random keys). ``order`` is changed in place."""
     values = high[unequal]  # ascending: each group once, so the ranges are disjoint
     values = values[np.concatenate(([True], values[1:] != values[:-1]))]
     begin = np.searchsorted(high, values, side="left")
     length = np.searchsorted(high, values, side="right") - begin
     positions = np.repeat(begin - np.cumsum(length) + length, length)
     positions += np.arange(positions.shape[0])
-    within = np.lexsort((sort_key[order[positions]], high[positions]))
+    full = key[order[positions]]
+    if spread:
+        finalize(full)
+    within = np.lexsort((full, high[positions]))
     order[positions] = order[positions[within]]
 
 
