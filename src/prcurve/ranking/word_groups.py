@@ -134,9 +134,13 @@ def sorted_groups(key: U64, *, spread: bool = False) -> Groups:
     group -= 1
     codes = np.empty(n, dtype=np.int64)
     codes[order] = group
-    del group, high, packed
-    first = order[change]
-    return Groups(key[first], codes, first, order[repeat], order[repeat - 1])
+    # The outputs written into the arrays done with (packed, then order), not fresh
+    # ones: each fresh 80 MiB array is faulted in, page by page (system time that
+    # varied from 0.06 to 0.7 s a call at 10^7 rows on the loaded machine).
+    first = np.compress(change, order, out=packed.view(np.int64)[:n - repeat.shape[0]])
+    repeat, previous = order[repeat], order[repeat - 1]
+    known = np.take(key, first, out=order.view(np.uint64)[:first.shape[0]], mode="clip")
+    return Groups(known, codes, first, repeat, previous)
 
 
 def _order_by_full_key(key: U64, spread: bool, high: U64, order: I64, unequal: I64) -> None:
