@@ -27,16 +27,34 @@ from numpy.typing import NDArray
 from prcurve.core.arrow import arrow_values, numpy_to_arrow
 from prcurve.core.sorting import parts_for, run_parts
 
-__all__ = ["ARROW_ROWS", "ENCODE_PART_ROWS", "arrow_dictionary", "arrow_module"]
+__all__ = ["ARROW_ROWS", "ENCODE_PART_ROWS", "arrow_dictionary", "arrow_module", "numpy_only"]
 
 I64 = NDArray[np.int64]
 
 ARROW_ROWS = 1 << 16  # columns at least this long are hashed by pyarrow, when installed
 
 
+_NUMPY_ONLY = [False]  # set by numpy_only(): no pyarrow import, whatever the size
+
+
+class numpy_only:  # noqa: N801 - used as a function: ``with numpy_only():``
+    """Within ``with numpy_only():``, :func:`arrow_module` gives None: columns are
+    encoded by numpy alone, without importing pyarrow (40 MiB of memory: issue 26,
+    item 4; ``prcurve trec`` reading a qrels file of 10^5 rows). Not for threads
+    that encode at the same time (one flag for the process)."""
+
+    def __enter__(self) -> None:
+        self._before = _NUMPY_ONLY[0]
+        _NUMPY_ONLY[0] = True
+
+    def __exit__(self, *exc: object) -> None:
+        _NUMPY_ONLY[0] = self._before
+
+
 def arrow_module(n: int) -> Any | None:
-    """The pyarrow module for a column of ``n`` rows, or None (too short, or not installed)."""
-    if n < ARROW_ROWS:
+    """The pyarrow module for a column of ``n`` rows, or None (too short, not
+    installed, or within :class:`numpy_only`)."""
+    if n < ARROW_ROWS or _NUMPY_ONLY[0]:
         return None
     try:
         return importlib.import_module("pyarrow")
