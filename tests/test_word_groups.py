@@ -287,3 +287,45 @@ def test_long_and_non_ascii_ids_from_chunks(ids: list[str]) -> None:
     with sort_always():
         got = evaluate(qrels, run, ["AP"])
     assert abs(float(got.per_query["AP"][0]) - _oracle_ap(ids, scores, set(ids[::8]))) < 1e-12
+
+
+def test_evaluate_from_chunked_columns_is_pytrec_eval() -> None:
+    """Three queries of distinct two-word ids (ties in score), a pyarrow Table in three
+    chunks and pandas ``string[pyarrow]`` columns, both on the sort's path: AP, P@10
+    and AP@100 per query are pytrec_eval's (its own C, given the same rows)."""
+    import pandas as pd
+    import pyarrow as pa
+    import pytrec_eval
+
+    rng = np.random.default_rng(7)
+    queries, depth = ["q1", "q2", "q3"], 150
+    run_q = np.repeat(queries, depth)
+    run_d = np.array([f"doc{i:06d}" for i in rng.choice(10**6, 3 * depth, replace=False)])
+    scores = np.round(rng.random(3 * depth), 2)  # ties: ordered by document id
+    judged = rng.random(3 * depth) < 0.3
+    qrels_q = np.concatenate((run_q[judged], ["q2"]))
+    qrels_d = np.concatenate((run_d[judged], ["doc-not-retrieved"]))
+    grades = np.concatenate((rng.integers(0, 3, int(judged.sum())), [1]))
+    run_rows = {"query_id": run_q, "doc_id": run_d, "score": scores}
+    qrels_rows = {"query_id": qrels_q, "doc_id": qrels_d, "relevance": grades}
+    chunked = pa.table({k: pa.chunked_array([v[:100], v[100:100], v[100:]])
+                        for k, v in run_rows.items()})
+    text = {"query_id": "string[pyarrow]", "doc_id": "string[pyarrow]"}
+    qrels_dict: dict[str, dict[str, int]] = {}
+    for q, d, g in zip(qrels_q.tolist(), qrels_d.tolist(), grades.tolist(), strict=True):
+        qrels_dict.setdefault(q, {})[d] = g
+    run_dict: dict[str, dict[str, float]] = {}
+    for q, d, s in zip(run_q.tolist(), run_d.tolist(), scores.tolist(), strict=True):
+        run_dict.setdefault(q, {})[d] = s
+    want = pytrec_eval.RelevanceEvaluator(qrels_dict, {"map", "P_10", "map_cut_100"}
+                                          ).evaluate(run_dict)
+    names = {"AP": "map", "P@10": "P_10", "AP@100": "map_cut_100"}
+    for run, qrels in ((chunked, pa.table(qrels_rows)),
+                       (pd.DataFrame(run_rows).astype(text),
+                        pd.DataFrame(qrels_rows).astype(text))):
+        with sort_always():
+            got = evaluate(qrels, run, list(names))
+            assert Run.coerce(run)._docs.has_words  # the words' path, no labels made
+        for i, query in enumerate(got.query_ids.tolist()):
+            for measure, theirs in names.items():
+                assert abs(float(got.per_query[measure][i]) - want[query][theirs]) < 1e-12
