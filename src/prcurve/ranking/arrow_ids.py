@@ -25,12 +25,11 @@ from numpy.typing import NDArray
 from prcurve.core.arrow import arrow_values, numpy_to_arrow
 from prcurve.core.sorting import part_bounds, parts_for, run_parts
 from prcurve.ranking import distinct_keys as _distinct
+from prcurve.ranking.byte_words import arrow_binary, chunk_words
 from prcurve.ranking.hashing import arrow_dictionary, arrow_module
 from prcurve.ranking.keys import (
     Encoded,
-    _arrow_binary,
     by_label,
-    byte_words,
     encode_words,
     few_blocks,
     rows_of_blocks,
@@ -82,7 +81,7 @@ def arrow_encode(chunks: Any, grouped: bool) -> Encoded:
             starts = [changes(k) for k in range(len(pieces))]
         first = np.concatenate(starts)
         if few_blocks(first, n):
-            block_ids = by_label(arrow_encode(chunks.take(numpy_to_arrow(pa, first)), False))
+            block_ids = by_label(arrow_encode(_take(pa, chunks, first), False))
             return Encoded(block_ids.labels, rows_of_blocks(block_ids.codes, first, n),
                            dense=True)
     if pa.types.is_dictionary(chunks.type):  # encoded already, maybe by chunk
@@ -106,6 +105,31 @@ def arrow_encode(chunks: Any, grouped: bool) -> Encoded:
                    dense=not pa.types.is_dictionary(chunks.type))
 
 
+def _take(pa: Any, chunks: Any, rows: NDArray[np.integer[Any]]) -> Any:
+    """The rows at ``rows`` (ascending) of a chunked array, taken chunk by chunk:
+    ``ChunkedArray.take`` of a text column in several chunks joins the chunks first
+    (a copy of the column: 0.05-0.1 s for 10^7 rows in 6 chunks, for 10^4 rows taken).
+
+    Examples
+    --------
+    >>> import pyarrow as pa
+    >>> column = pa.chunked_array([["a", "b"], [], ["c", "d", "e"]])
+    >>> _take(pa, column, np.array([0, 3, 4])).to_pylist()
+    ['a', 'd', 'e']
+    """
+    if chunks.num_chunks == 1:
+        return chunks.take(numpy_to_arrow(pa, rows))
+    ends = np.cumsum([len(c) for c in chunks.chunks])
+    cuts = np.searchsorted(rows, ends)
+    parts, begin = [], 0
+    for chunk, end, cut in zip(chunks.chunks, ends, cuts, strict=True):
+        if cut > begin:
+            local = rows[begin:cut] - (end - len(chunk))
+            parts.append(chunk.take(numpy_to_arrow(pa, local)))
+        begin = cut
+    return pa.chunked_array(parts, type=chunks.type)
+
+
 def _distinct_short_ids(pa: Any, pc: Any, chunks: Any) -> Encoded | None:
     """A large text column of mostly distinct short ids (real document ids: about one
     per row) encoded as words (:func:`~prcurve.ranking.keys.encode_words`, one sort
@@ -121,22 +145,21 @@ def _distinct_short_ids(pa: Any, pc: Any, chunks: Any) -> Encoded | None:
     if n < _distinct.SORT_ROWS or not (text or pa.types.is_binary(kind)
                                        or pa.types.is_large_binary(kind)):
         return None
-    sample = chunks.take(pa.array(_distinct.sample_rows(n)))
+    sample = _take(pa, chunks, _distinct.sample_rows(n))
     if not _distinct.mostly_distinct_count(pc.count_distinct(sample).as_py(), len(sample)):
         return None
-    if pc.max(pc.binary_length(chunks)).as_py() > 32:
+    longest = int(pc.max(pc.binary_length(chunks)).as_py())
+    if longest > 32:
         return None
     parts = [c for c in chunks.chunks if len(c)]
-    buffers = [_arrow_binary(c) for c in parts]
+    buffers = [arrow_binary(c, wide=False) for c in parts]  # int32 offsets as they are
     for buffer, offsets in buffers:
         used = buffer[int(offsets[0]):int(offsets[-1])]
         if not used.all() or (text and int(used.max(initial=0)) >= 128):
             return None  # a NUL byte, or non-ASCII text: the hash table
-    n_words = max((int(pc.max(pc.binary_length(chunks)).as_py()) + 7) // 8, 1)
-    per_chunk = [byte_words(buffer, offsets[:-1], np.diff(offsets), n_words)
-                 for buffer, offsets in buffers]
-    words = (per_chunk[0] if len(per_chunk) == 1  # one chunk: its words, no copy
-             else [np.concatenate([w[k] for w in per_chunk]) for k in range(n_words)])
+    n_words = max((longest + 7) // 8, 1)
+    # Written straight into one array per word (several chunks: no concatenation).
+    words = chunk_words(buffers, n_words)
     encoded = encode_words(words, text=text)  # ASCII: exact
     return encoded.with_codes(encoded.codes, True)  # labels made when asked for
 

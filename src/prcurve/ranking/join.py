@@ -27,6 +27,7 @@ from prcurve.ranking.state import (
     c_float_scores,
 )
 from prcurve.ranking.tables import Qrels, Run
+from prcurve.ranking.word_groups import found_in_sorted
 from prcurve.validation.ranking import no_queries_to_evaluate
 
 __all__ = [
@@ -326,7 +327,7 @@ def _match_words(docs: _keys.Encoded, targets: NDArray[Any]) -> I64 | None:
     many); a key found is checked word by word (the words are the ids, exact). None
     where that does not apply (labels made, other kinds, targets not short text,
     colliding keys): then the labels are matched."""
-    if (docs.words is None or docs.label_keys is None or targets.shape[0] == 0
+    if (not docs.has_words or docs.label_keys is None or targets.shape[0] == 0
             or targets.dtype.kind != docs.label_kind):
         return None
     words = _keys.text_words(targets)
@@ -343,11 +344,15 @@ def _match_words(docs: _keys.Encoded, targets: NDArray[Any]) -> I64 | None:
     target_keys = _keys.word_key(words)
     if _keys.distinct(target_keys).shape[0] != kept.shape[0]:
         return None
-    found = KeyTable(target_keys).find(docs.label_keys)
+    label_keys = docs.label_keys
+    if label_keys.shape[0] > 1 and bool((label_keys[1:] > label_keys[:-1]).all()):
+        found = found_in_sorted(label_keys, target_keys)  # keys sorted when encoded
+    else:
+        found = KeyTable(target_keys).find(label_keys)
     rows = np.flatnonzero(found >= 0)
     other = np.zeros(rows.shape[0], dtype=bool)
-    for mine, theirs in zip(docs.words, words, strict=True):
-        other |= mine[rows] != theirs[found[rows]]
+    for mine, theirs in zip(docs.label_words(rows), words, strict=True):
+        other |= mine != theirs[found[rows]]
     found[rows[other]] = -1  # equal keys, other ids
     found[rows[~other]] = kept[found[rows[~other]]]  # index among all the targets
     return found
@@ -421,9 +426,9 @@ def _label_rank(docs: _keys.Encoded, doc: I64,
     # points below 256, one byte each; words are big-endian, NUL-padded): sorting
     # integers is about twice as fast as sorting numpy text. Other ids as they are,
     # integers in the order of their decimal text, as trec_eval sees them in a file.
-    labels = docs.labels[present] if docs.words is None else None
+    labels = None if docs.has_words else docs.labels[present]
     if labels is None:
-        words: list[NDArray[np.uint64]] | None = [w[present] for w in (docs.words or [])]
+        words: list[NDArray[np.uint64]] | None = docs.label_words(present)
     else:
         words = _keys.text_words(labels) if labels.shape[0] > 1 else None
     if words is not None:

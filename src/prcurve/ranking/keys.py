@@ -14,7 +14,6 @@ never trusted).
 
 from __future__ import annotations
 
-import importlib
 from typing import Any, TypeVar
 
 import numpy as np
@@ -23,9 +22,11 @@ from numpy.typing import NDArray
 from prcurve.core.arrow import arrow_values, numpy_to_arrow
 from prcurve.core.sorting import part_bounds, parts_for, run_parts
 from prcurve.ranking import distinct_keys as _distinct
+from prcurve.ranking import word_groups as _groups
+from prcurve.ranking.byte_words import arrow_words as arrow_words
+from prcurve.ranking.byte_words import byte_words as byte_words
 from prcurve.ranking.hashing import arrow_dictionary, arrow_module
 from prcurve.ranking.key_table import KeyTable
-from prcurve.ranking.text_numbers import load_words, padded_words
 
 U64 = NDArray[np.uint64]
 I64 = NDArray[np.int64]
@@ -34,14 +35,10 @@ _Int = TypeVar("_Int", bound=np.integer[Any])
 _MULTIPLIER = np.uint64(0x100000001B3)  # FNV-1's 64-bit prime
 
 
-def _finalize(values: U64) -> U64:
-    """Murmur3's 64-bit finalizer, in place: a bijection that spreads every bit."""
-    values ^= values >> np.uint64(33)
-    values *= np.uint64(0xFF51AFD7ED558CCD)
-    values ^= values >> np.uint64(33)
-    values *= np.uint64(0xC4CEB9FE1A85EC53)
-    values ^= values >> np.uint64(33)
-    return values
+def _finalize(values: U64, scratch: U64 | None = None) -> U64:
+    """Murmur3's 64-bit finalizer, in place: a bijection that spreads every bit
+    (:func:`~prcurve.ranking.word_groups.finalize`, shifting through ``scratch``)."""
+    return _groups.finalize(values, scratch)
 
 
 def id_keys(ids: NDArray[Any]) -> U64:
@@ -209,28 +206,54 @@ class Encoded:
     :func:`match` reuses instead of hashing the labels again (None when not known),
     and their ``words``: then the labels are made from them only when first asked
     for (:func:`word_labels`, as ``text`` or bytes, cast to ``label_dtype``): the
-    join and the tie order need only the words and keys (issue 26, item 5).
+    join and the tie order need only the words and keys (issue 26, item 5). With
+    ``word_rows``, ``words`` are the rows' and label i's are those of row
+    ``word_rows[i]``, gathered when asked for (:meth:`label_words`: some labels').
     """
 
-    __slots__ = ("_labels", "codes", "dense", "key_words", "label_dtype", "label_keys", "text",
-                 "words")
+    __slots__ = ("_labels", "_word_rows", "_words", "codes", "dense", "key_words",
+                 "label_dtype", "label_keys", "text")
+    _words: list[U64] | None
+    _word_rows: I64 | None
 
     def __init__(self, labels: NDArray[Any] | None, codes: I64, dense: bool = False,
                  label_keys: U64 | None = None, key_words: int = 0, *,
                  words: list[U64] | None = None, text: bool = False,
-                 label_dtype: np.dtype[Any] | None = None) -> None:
+                 label_dtype: np.dtype[Any] | None = None,
+                 word_rows: I64 | None = None) -> None:
         if labels is None and words is None:
             raise TypeError("Encoded: give labels or their words")
         self._labels, self.codes, self.dense = labels, codes, dense
         self.label_keys, self.key_words = label_keys, key_words
         self.words = words if labels is None else None  # kept only while labels are not made
+        self._word_rows = word_rows if labels is None else None
         self.text, self.label_dtype = text, label_dtype
+
+    @property
+    def words(self) -> list[U64] | None:  # the labels' words (None once labels are made)
+        if self._word_rows is not None and self._words is not None:
+            self._words, self._word_rows = self.label_words(), None  # gathered once
+        return self._words
+
+    @words.setter
+    def words(self, words: list[U64] | None) -> None:
+        self._words, self._word_rows = words, None
+
+    @property
+    def has_words(self) -> bool:  # labels not made yet: words (``words`` not None), cheaply
+        return self._words is not None
+
+    def label_words(self, index: NDArray[np.integer[Any]] | None = None) -> list[U64]:
+        """The words of the labels at ``index`` (all when None), without gathering
+        every label's when they are the rows' (``word_rows``); [] without words."""
+        rows = self._word_rows if index is None else (
+            index if self._word_rows is None else self._word_rows[index])
+        return [w if rows is None else w[rows] for w in self._words or []]
 
     @property
     def labels(self) -> NDArray[Any]:  # the distinct ids, made from the words on first use
         if self._labels is None:
-            words = self.words if self.words is not None else []
-            labels = word_labels(words, text=self.text)
+            labels = word_labels(self.label_words(), text=self.text)
             if self.label_dtype is not None:
                 labels = labels.astype(self.label_dtype, copy=False)
             self._labels, self.words = labels, None
@@ -238,19 +261,21 @@ class Encoded:
 
     @property
     def n_labels(self) -> int:  # how many distinct ids (without making the labels)
-        if self.words is not None:
-            return int(self.words[0].shape[0])
+        if self._words is not None:
+            rows = self._word_rows
+            return int((self._words[0] if rows is None else rows).shape[0])
         return int(self.labels.shape[0])
 
     @property
     def label_kind(self) -> str:  # the labels' dtype kind (without making them)
-        if self.words is not None:
+        if self._words is not None:
             return "U" if self.text else "S"
         return str(self.labels.dtype.kind)
 
     def with_codes(self, codes: I64, dense: bool) -> Encoded:  # same labels, other codes
         return Encoded(self._labels, codes, dense, self.label_keys, self.key_words,
-                       words=self.words, text=self.text, label_dtype=self.label_dtype)
+                       words=self._words, text=self.text, label_dtype=self.label_dtype,
+                       word_rows=self._word_rows)
 
 
 def encode(ids: NDArray[Any], *, grouped: bool = False, sort_labels: bool = False) -> Encoded:
@@ -435,13 +460,21 @@ def word_key(words: list[U64]) -> U64:
 
 
 def _mix(words: list[U64]) -> U64:
-    """One 64-bit hash of several words (equal words give equal hashes)."""
-    out = _finalize(words[0].copy())
+    """One 64-bit hash of several words (equal words give equal hashes), computed in
+    blocks of rows that stay in cache (:data:`~prcurve.ranking.word_groups.BLOCK_ROWS`;
+    each step over a whole column of 10^7 rows was a pass through memory)."""
+    n = words[0].shape[0]
+    out = np.empty(n, dtype=np.uint64)
+    scratch = np.empty(min(n, _groups.BLOCK_ROWS), dtype=np.uint64)  # the shifts'
     with np.errstate(over="ignore"):
-        for word in words[1:]:
-            out *= _MULTIPLIER
-            out ^= word
-            out = _finalize(out)
+        for begin in range(0, n, _groups.BLOCK_ROWS):
+            block = out[begin:begin + _groups.BLOCK_ROWS]
+            block[...] = words[0][begin:begin + _groups.BLOCK_ROWS]
+            _finalize(block, scratch[:block.shape[0]])
+            for word in words[1:]:
+                block *= _MULTIPLIER
+                block ^= word[begin:begin + _groups.BLOCK_ROWS]
+                _finalize(block, scratch[:block.shape[0]])
     return out
 
 
@@ -521,7 +554,16 @@ def encode_words(words: list[U64], *, grouped: bool = False, text: bool = False)
             first = encode_words([w[starts] for w in words], text=text)
             return first.with_codes(rows_of_blocks(first.codes, starts, n), False)
     key = word_key(words)
-    known, codes = _distinct_codes(key)
+    if key.shape[0] >= _distinct.SORT_ROWS and _distinct.mostly_distinct(key):
+        # Real document ids: one sort, whose groups also check the words (word_groups).
+        groups = _groups.sorted_groups(key, spread=len(words) == 1)
+        if len(words) == 1 or _groups.same_words(words, groups):
+            return Encoded(None, groups.codes, label_keys=groups.known, key_words=len(words),
+                           words=[groups.known] if len(words) == 1 else words, text=text,
+                           word_rows=None if len(words) == 1 else groups.first_row)
+        known, codes = groups.known, groups.codes  # a hash collision: below
+    else:
+        known, codes = _distinct_codes(key)
     if len(words) == 1:
         return Encoded(None, codes, label_keys=known, key_words=1, words=[known], text=text)
     some_row = np.empty(known.shape[0], dtype=np.int64)
@@ -548,47 +590,3 @@ def _same_words(words: list[U64], codes: I64, some_row: I64) -> bool:
         stand_in = some_row[codes[shared]]
         return all(np.array_equal(word[stand_in], word[shared]) for word in words)
     return all(np.array_equal(word[some_row][codes], word) for word in words)
-
-
-_MASKS = np.array([0, *(((1 << (8 * k)) - 1) << (8 * (8 - k)) for k in range(1, 8)), 2**64 - 1],
-                  dtype=np.uint64)
-
-
-def byte_words(
-    buffer: NDArray[np.uint8], starts: NDArray[Any], lengths: NDArray[Any],
-    n_words: int | None = None,
-) -> list[U64]:
-    """The words (see :func:`encode_words`) of the byte strings
-    ``buffer[starts[i] : starts[i] + lengths[i]]``: one unaligned 8-byte load
-    per word and row, masked to the string's length (``n_words`` words, at
-    least enough for the longest)."""
-    if n_words is None:
-        n_words = max((int(lengths.max(initial=0)) + 7) // 8, 1)
-    # A padded copy, so that every load stays inside it (text_numbers.load_words).
-    padded = padded_words(buffer, 8 * n_words)
-    out = []
-    for k in range(n_words):
-        word = load_words(padded, starts + 8 * k if k else starts)
-        if np.little_endian:
-            word.byteswap(inplace=True)  # the bytes read big-endian: words compare as they do
-        word &= _MASKS[np.clip(lengths - 8 * k, 0, 8)]  # bytes past the string: zero
-        out.append(word)
-    return out
-
-
-def _arrow_binary(array: Any) -> tuple[NDArray[np.uint8], I64]:
-    """The data buffer and the offsets (int64) of a pyarrow binary or string array."""
-    pa: Any = importlib.import_module("pyarrow")
-    large = pa.types.is_large_binary(array.type) or pa.types.is_large_string(array.type)
-    offsets = np.frombuffer(array.buffers()[1], dtype=np.int64 if large else np.int32)[
-        array.offset:array.offset + len(array) + 1].astype(np.int64)
-    body = array.buffers()[2]
-    buffer = np.frombuffer(body, dtype=np.uint8) if body is not None else np.zeros(0, np.uint8)
-    return buffer, offsets
-
-
-def arrow_words(array: Any) -> list[U64]:
-    """The words (:func:`encode_words`) of a pyarrow binary or string array
-    without nulls, read from its offsets and data buffers (no Python object per row)."""
-    buffer, offsets = _arrow_binary(array)
-    return byte_words(buffer, offsets[:-1], np.diff(offsets))

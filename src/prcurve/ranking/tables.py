@@ -318,7 +318,7 @@ class Run(_LongTable):
 
 def _ids(name: str, values: ArrayLike | _keys.Encoded, n: int | None = None) -> Ids:
     if isinstance(values, _keys.Encoded):
-        if values.words is not None and values.dense:  # labels of words: valid text or bytes
+        if values.has_words and values.dense:  # labels of words: valid text or bytes
             if n is not None and values.codes.shape[0] != n:
                 check_id_column(name, np.empty(values.codes.shape[0]), n)  # the length error
             return values
@@ -409,7 +409,8 @@ def _encode_column(column: Any, name: str, grouped: bool = False) -> _keys.Encod
         chunks = None
     if chunks is not None:
         pa: Any = importlib.import_module("pyarrow")
-
+        if not hasattr(chunks, "chunks"):  # one array (pandas' ``string[python]``)
+            chunks = pa.chunked_array([chunks])
         kind = chunks.type
         if pa.types.is_dictionary(kind):
             kind = kind.value_type
