@@ -53,25 +53,29 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from prcurve.core.binned import BinnedCounts, ap_bounds, empty_over, resolve_edges
+from prcurve.core.binned import BinnedCounts, empty_over, resolve_edges
 from prcurve.core.counts import ThresholdCounts
 from prcurve.errors import InvalidInputError
 from prcurve.io.batches import Columns, input_files, parquet_statistics_range
 from prcurve.io.dask_budget import packed, read_groups, screen, screened_rows, unpacked
-from prcurve.io.dask_parts import Budget, Part, State, merge_parts, some_values, within_budget
+from prcurve.io.dask_parts import (
+    Budget,
+    Part,
+    State,
+    finish_input,
+    merge_parts,
+    some_values,
+    within_budget,
+)
 from prcurve.io.readers import arrow_to_numpy, need
-from prcurve.io.rows import LabelRule, RowProblem, check_block, check_weight_totals
+from prcurve.io.rows import LabelRule, RowProblem, check_block
 from prcurve.validation.arrays import check_edges, check_n_bins, distinct_values
 from prcurve.validation.files import (
     bad_option,
     dask_missing_columns,
     dask_partition_error,
     empty_input,
-    no_positives,
-    no_positives_left,
-    no_rows_left,
     not_a_dask_input,
-    positive_not_found,
 )
 from prcurve.validation.labels import BinaryLabels, check_labels, check_positive_class
 from prcurve.validation.paths import check_distinct_files, no_files_given
@@ -545,8 +549,6 @@ def dask_scores(files: list[str], name: str, columns: Columns, positive: str | N
     when its kept rows hold at most that many distinct scores, else ``switch_bins``
     bins over its range, as :func:`prcurve.io.stream.stream_scores` (docs/scale.md).
     """
-    from prcurve.io.stream import StreamedCounts, StreamedInput
-
     dask, _ = need_dask()
     split_every = _check_split_every(split_every)
     spec = _Spec(columns.label, list(columns.scores), columns.weight, [],
@@ -562,39 +564,6 @@ def dask_scores(files: list[str], name: str, columns: Columns, positive: str | N
         switched = [screened if p else None for p in past]
     result, pieces = _compute(files, spec, split_every, dask, compute, files)
     _raise_problem(result, pieces, name)
-    if spec.within is not None:  # a single task's state is not merged: the last check
-        result.states = [within_budget(state, spec.within, i)
-                         for i, state in enumerate(result.states)]
-    rule = LabelRule(columns.label, positive)
-    try:
-        for _, one in sorted(result.rules, key=lambda r: r[0]):
-            rule.merge(one)
-    except RowProblem as problem:
-        raise problem.error(name) from None
-    rows = sum(n for _, n in result.sizes)
-    if rows == 0:
-        raise empty_input(name, "no rows")
-    if result.positives == 0:
-        if positive is not None:
-            raise positive_not_found(positive, columns.label, rule.values_seen())
-        raise no_positives(columns.label, name, np.array([0]))
-    models = []
-    for i, (column, state) in enumerate(zip(columns.scores, result.states, strict=True)):
-        kept = result.kept[i]
-        if kept == 0:
-            raise no_rows_left(column, name, rows)
-        if result.kept_positives[i] == 0:
-            raise no_positives_left(column, name)
-        check_weight_totals(columns.weight, name, state.n_pos, state.n_pos + state.n_neg)
-        dropped = result.dropped[i] if result.dropped else {}
-        bounds = ap_bounds(state) if isinstance(state, BinnedCounts) else None
-        budgeted = bins is None and max_distinct is not None
-        at = (switched[i] or rows) if budgeted and bounds is not None else None
-        models.append(StreamedCounts(column, state, "exact" if bounds is None else "binned",
-                                     kept, max_distinct if budgeted else None, at, bounds,
-                                     rows - kept, dropped))
-    return StreamedInput(path=name, format="parquet", files=len(files), n_rows=rows,
-                         batches=0, label_column=columns.label,
-                         label_chosen=columns.label_chosen, positive_label=rule.value,
-                         weight_column=columns.weight, scores_chosen=columns.scores_chosen,
-                         models=models, skipped_columns=columns.skipped, engine="dask")
+    return finish_input(result, spec.within, columns, name, len(files), positive,
+                        bins is None and max_distinct is not None, max_distinct, switched,
+                        "dask")

@@ -1,0 +1,221 @@
+"""What a local worker process of ``prcurve report --workers N`` runs (issue 26, item 7).
+
+A worker is a process of :mod:`prcurve.io.workers`' pool (started from a fork server
+that has imported this module once: numpy, pyarrow and the readers, nothing of the
+report). It serves tasks, one at a time, from its pipe: ``(name, arguments)`` in,
+``("ok", result)`` or ``("error", one line)`` out, until ``None``. What it holds between
+tasks (a segment of an exact state) stays in ``held``.
+
+Two kinds of work:
+
+- **count** (the distinct-score budget, or ``--bins``): consecutive pieces of row groups
+  read, checked and counted as one Dask task does (:func:`prcurve.io.dask._pieces_task`:
+  binned, or exact within the budget); the result is a small
+  :class:`~prcurve.io.dask_parts.Part`.
+- **the exact state by ranges of scores** (a file one process reads whole): ``hold``
+  reads and checks the worker's pieces and writes the kept scores, positives and
+  weights of each score column to files in shared memory (``/dev/shm``), returning a
+  sample of the scores; ``segment`` takes the rows of every worker whose score lies in
+  one range ``(low, high]`` (ties never cross ranges) and builds their exact state
+  (the single process's ``ThresholdCounts._from_checked``); ``write`` puts that segment
+  at its place in the whole state, a file the parent maps: thresholds as they are, ``tp``
+  and ``fp`` plus the weight of the ranges above. The parent never holds the rows, the
+  partial states or a merge's inputs: only the final state.
+"""
+
+from __future__ import annotations
+
+import mmap
+import os
+from collections.abc import Callable, Sequence
+from multiprocessing.connection import Connection
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from prcurve.core.counts import ThresholdCounts
+from prcurve.core.sorting import set_sort_threads
+from prcurve.io.dask import _pieces_task, _Spec
+from prcurve.io.dask_budget import read_groups
+from prcurve.io.dask_parts import Part
+from prcurve.io.rows import LabelRule, RowProblem, check_block
+from prcurve.validation.labels import BinaryLabels
+
+__all__ = ["SAMPLE_PER_PIECE", "Source", "serve", "state_layout"]
+
+SAMPLE_PER_PIECE = 4096
+"""Scores sampled from each piece of each column (evenly spaced rows), to place the
+ranges of scores that the workers' segments cover."""
+
+Source = tuple[str, int, str]
+"""One piece's kept rows of one column, as ``hold`` wrote them: (the files' common stem,
+rows, the scores' dtype)."""
+
+
+def serve(connection: Connection, threads: int) -> None:
+    """One worker's loop: tasks from ``connection`` until ``None`` (or the pipe closes).
+
+    ``threads``: the threads of this process's sorts (``set_sort_threads``): the cores
+    divided among the workers.
+    """
+    set_sort_threads(threads)
+    held: dict[int, ThresholdCounts] = {}
+    while True:
+        try:
+            message = connection.recv()
+        except EOFError:  # the parent is gone
+            return
+        if message is None:
+            return
+        name, arguments = message
+        try:
+            result = _TASKS[name](held, *arguments)
+        except Exception as error:  # a bug: its one line goes to the parent
+            connection.send(("error", f"{type(error).__name__}: {error}"))
+        else:
+            connection.send(("ok", result))
+
+
+def _count(held: dict[int, ThresholdCounts], pieces: list[tuple[str, list[int], int]],
+           spec: _Spec) -> Part | None:
+    """Consecutive pieces counted and folded into one result (None without pieces)."""
+    return _pieces_task(pieces, spec) if pieces else None
+
+
+def _hold(held: dict[int, ThresholdCounts], pieces: list[tuple[str, list[int], int]],
+          spec: _Spec, folder: str, worker: int
+          ) -> tuple[Part | None, list[list[Source]], list[NDArray[Any]]]:
+    """Read and check this worker's pieces; write each column's kept rows to ``folder``.
+
+    Returns the merged bookkeeping of the pieces (rows, label rules, kept and dropped
+    counts, the first problem: a :class:`Part` without states), each column's sources
+    and a sample of each column's kept scores.
+    """
+    from prcurve.io.dask_parts import merge_parts
+
+    result: Part | None = None
+    sources: list[list[Source]] = [[] for _ in spec.scores]
+    samples: list[list[NDArray[Any]]] = [[] for _ in spec.scores]
+    for path, groups, index in pieces:
+        part = Part([(index, 0)], [])
+        try:
+            columns, n = read_groups(path, groups, spec)
+            part.sizes = [(index, n)]
+            rule = LabelRule(spec.label, None if spec.rule is None else spec.rule.positive)
+            block = check_block(columns[spec.label], rule,
+                                None if spec.weight is None else columns[spec.weight],
+                                spec.weight, {s: columns[s] for s in spec.scores},
+                                spec.drop_invalid)
+        except RowProblem as problem:
+            part.problem = (index, problem)
+        except (OSError, ValueError, TypeError) as error:
+            part.problem = (index, f"cannot read {path!r}: {error}")
+        else:
+            part.rules = [(index, rule)]
+            part.positives = int(np.count_nonzero(block.positive))
+            for c, column in enumerate(spec.scores):
+                keep = block.keep[column]
+                scores, positive, weights = block.scores[column], block.positive, block.weights
+                if keep is not None:
+                    scores, positive = scores[keep], positive[keep]
+                    weights = None if weights is None else weights[keep]
+                stem = os.path.join(folder, f"w{worker}-p{index}-c{c}")
+                scores.tofile(stem + ".scores")
+                positive.tofile(stem + ".positive")
+                if weights is not None:
+                    weights.tofile(stem + ".weights")
+                sources[c].append((stem, int(scores.shape[0]), scores.dtype.str))
+                step = max(1, scores.shape[0] // SAMPLE_PER_PIECE)
+                samples[c].append(scores[::step].copy())
+                part.kept.append(int(scores.shape[0]))
+                part.kept_positives.append(int(np.count_nonzero(positive)))
+                part.dropped.append(dict(block.dropped.get(column, {})))
+        result = part if result is None else merge_parts(result, part)
+        if part.problem is not None:
+            break
+    joined = [np.concatenate(s) if s else np.empty(0) for s in samples]
+    return result, sources, joined
+
+
+def _load(file: str, dtype: Any, n: int) -> NDArray[Any]:
+    """A file of ``n`` values mapped read-only (no copy until a mask takes rows)."""
+    if n == 0:
+        return np.empty(0, dtype=dtype)
+    with open(file, "rb") as handle:
+        mapped = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
+    return np.frombuffer(mapped, dtype=dtype, count=n)
+
+
+def _take(values: NDArray[Any], inside: NDArray[np.bool_] | None) -> NDArray[Any]:
+    """The rows of ``inside`` (every row: a copy, out of the mapped file)."""
+    return np.array(values) if inside is None else values[inside]
+
+
+def _segment(held: dict[int, ThresholdCounts], column: int, low: Any, high: Any,
+             sources: Sequence[Source], dtype: str, weighted: bool
+             ) -> tuple[int, float, float, str]:
+    """The exact state of the rows of every source whose score lies in (low, high]
+    (None: unbounded), held for :func:`_write`; returns its length, its positive and
+    negative weight, and its thresholds' dtype."""
+    scores, positive, weights = [], [], []
+    common = np.dtype(dtype)
+    for stem, n, kind in sources:
+        values = _load(stem + ".scores", np.dtype(kind), n).astype(common, copy=False)
+        inside: NDArray[np.bool_] | None = None
+        if low is not None:
+            inside = values > low
+        if high is not None:
+            at_most = values <= high
+            inside = at_most if inside is None else np.logical_and(inside, at_most,
+                                                                   out=inside)
+        scores.append(_take(values, inside))
+        positive.append(_take(_load(stem + ".positive", np.dtype(bool), n), inside))
+        if weighted:
+            weights.append(_take(_load(stem + ".weights", np.dtype(np.float64), n), inside))
+    all_scores = np.concatenate(scores) if scores else np.empty(0, dtype=common)
+    del scores
+    labels = BinaryLabels(positive=np.concatenate(positive) if positive
+                          else np.empty(0, dtype=bool), soft=None)
+    state = ThresholdCounts._from_checked(
+        all_scores, labels, np.concatenate(weights) if weighted and weights else None)
+    held[column] = state
+    return len(state), state.n_pos, state.n_neg, state.thresholds.dtype.str
+
+
+def state_layout(total: int, dtype: str) -> list[tuple[int, np.dtype[Any]]]:
+    """Where the whole state's arrays lie in its file: (byte offset, dtype) of the
+    thresholds, ``tp`` and ``fp``, one after the other, ``total`` values each."""
+    kind = np.dtype(dtype)
+    return [(0, kind), (total * kind.itemsize, np.dtype(np.float64)),
+            (total * (kind.itemsize + 8), np.dtype(np.float64))]
+
+
+def _write(held: dict[int, ThresholdCounts], column: int, file: str, total: int,
+           dtype: str, offset: int, above_pos: float, above_neg: float) -> None:
+    """Put the held segment of ``column`` at ``offset`` in the whole state's file, its
+    cumulative weights raised by the weight of the ranges above it."""
+    state = held.pop(column)
+    n = len(state)
+    if n == 0:
+        return
+    with open(file, "r+b") as handle:
+        mapped = mmap.mmap(handle.fileno(), 0)
+    try:
+        (t_at, t_kind), (p_at, _), (f_at, _) = state_layout(total, dtype)
+        thresholds = np.frombuffer(mapped, dtype=t_kind, count=n,
+                                   offset=t_at + offset * t_kind.itemsize)
+        tp = np.frombuffer(mapped, dtype=np.float64, count=n, offset=p_at + offset * 8)
+        fp = np.frombuffer(mapped, dtype=np.float64, count=n, offset=f_at + offset * 8)
+        thresholds[:] = state.thresholds
+        # Integer counts are exact in float64: a segment's tp plus the positives above
+        # it is the whole state's tp bit for bit (fractional weights: to rounding).
+        np.add(state.tp, above_pos, out=tp)
+        np.add(state.fp, above_neg, out=fp)
+        del thresholds, tp, fp
+    finally:
+        mapped.close()
+
+
+_TASKS: dict[str, Callable[..., Any]] = {"count": _count, "hold": _hold,
+                                         "segment": _segment, "write": _write}
