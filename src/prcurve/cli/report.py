@@ -483,6 +483,11 @@ def _emit(report: Any, args: argparse.Namespace, files: Sequence[str]) -> None:
 
 def execute(args: argparse.Namespace, loaded_inputs: list[Any] | None = None,
              listing: bool = False) -> int:
+    if loaded_inputs is None and getattr(args, "workers", None) is not None:
+        check_workers(args.workers)
+        from prcurve.io.workers import start_fork_server
+
+        start_fork_server()  # its imports overlap this process's own until the workers start
     from prcurve.present.report import parse_fail_under
     from prcurve.present.report_build import build_report, build_streamed_report
 

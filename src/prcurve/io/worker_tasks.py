@@ -10,7 +10,8 @@ Two kinds of work:
 
 - **count** (the distinct-score budget, or ``--bins``): consecutive pieces of row groups
   read, checked and counted as one Dask task does (:func:`prcurve.io.dask._pieces_task`:
-  binned, or exact within the budget); the result is a small
+  binned, or exact within the budget), after the worker screened its own first rows
+  as the single process screens the file's; the result is a small
   :class:`~prcurve.io.dask_parts.Part`.
 - **the exact state by ranges of scores** (a file one process reads whole): ``hold``
   reads and checks the worker's pieces and writes the kept scores, positives and
@@ -35,9 +36,10 @@ import numpy as np
 from numpy.typing import NDArray
 
 from prcurve.core.counts import ThresholdCounts
+from prcurve.core.heap import reuse_freed_memory
 from prcurve.core.sorting import set_sort_threads
 from prcurve.io.dask import _pieces_task, _Spec
-from prcurve.io.dask_budget import read_groups
+from prcurve.io.dask_budget import read_groups, screen_groups
 from prcurve.io.dask_parts import Part
 from prcurve.io.rows import LabelRule, RowProblem, check_block
 from prcurve.validation.labels import BinaryLabels
@@ -60,6 +62,7 @@ def serve(connection: Connection, threads: int) -> None:
     divided among the workers.
     """
     set_sort_threads(threads)
+    reuse_freed_memory()  # each piece's large arrays reuse the last one's pages, not fresh ones
     held: dict[int, ThresholdCounts] = {}
     while True:
         try:
@@ -78,9 +81,23 @@ def serve(connection: Connection, threads: int) -> None:
 
 
 def _count(held: dict[int, ThresholdCounts], pieces: list[tuple[str, list[int], int]],
-           spec: _Spec) -> Part | None:
-    """Consecutive pieces counted and folded into one result (None without pieces)."""
-    return _pieces_task(pieces, spec) if pieces else None
+           spec: _Spec) -> tuple[Part, list[bool], bool] | None:
+    """Consecutive pieces counted and folded into one result (None without pieces).
+
+    Under the distinct-score budget the worker first screens its own first rows, as the
+    single process screens the file's (:func:`~prcurve.io.dask_budget.screen_groups`):
+    a column past the budget there is binned from the start (``spec.switch_edges``),
+    the others counted exactly within the budget. Returns the result, that screen and
+    whether it was decided within these pieces.
+    """
+    if not pieces:
+        return None
+    past, decided = [False] * len(spec.scores), True
+    if spec.budget is not None and spec.switch_edges is not None:
+        past, decided = screen_groups([(path, g) for path, groups, _ in pieces for g in groups],
+                                      spec, spec.budget)
+        spec.edges = [e if p else None for p, e in zip(past, spec.switch_edges, strict=True)]
+    return _pieces_task(pieces, spec), past, decided
 
 
 def _hold(held: dict[int, ThresholdCounts], pieces: list[tuple[str, list[int], int]],
@@ -143,7 +160,10 @@ def _load(file: str, dtype: Any, n: int) -> NDArray[Any]:
     if n == 0:
         return np.empty(0, dtype=dtype)
     with open(file, "rb") as handle:
-        mapped = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
+        # Every page is read once: mapped in one call (MAP_POPULATE, Linux), not page by
+        # page as the masks reach them.
+        flags = mmap.MAP_SHARED | getattr(mmap, "MAP_POPULATE", 0)
+        mapped = mmap.mmap(handle.fileno(), 0, flags=flags, prot=mmap.PROT_READ)
     return np.frombuffer(mapped, dtype=dtype, count=n)
 
 
@@ -191,30 +211,41 @@ def state_layout(total: int, dtype: str) -> list[tuple[int, np.dtype[Any]]]:
             (total * (kind.itemsize + 8), np.dtype(np.float64))]
 
 
+_WRITE_BLOCK = 1 << 20  # values written at a time (8 MiB): a buffer reused, no full copy
+
+
 def _write(held: dict[int, ThresholdCounts], column: int, file: str, total: int,
            dtype: str, offset: int, above_pos: float, above_neg: float) -> None:
     """Put the held segment of ``column`` at ``offset`` in the whole state's file, its
-    cumulative weights raised by the weight of the ranges above it."""
+    cumulative weights raised by the weight of the ranges above it (written with
+    ``pwrite``, a block at a time: no page faults of a shared mapping)."""
     state = held.pop(column)
     n = len(state)
     if n == 0:
         return
-    with open(file, "r+b") as handle:
-        mapped = mmap.mmap(handle.fileno(), 0)
+    (t_at, t_kind), (p_at, _), (f_at, _) = state_layout(total, dtype)
+    buffer = np.empty(min(n, _WRITE_BLOCK))
+    descriptor = os.open(file, os.O_WRONLY)
     try:
-        (t_at, t_kind), (p_at, _), (f_at, _) = state_layout(total, dtype)
-        thresholds = np.frombuffer(mapped, dtype=t_kind, count=n,
-                                   offset=t_at + offset * t_kind.itemsize)
-        tp = np.frombuffer(mapped, dtype=np.float64, count=n, offset=p_at + offset * 8)
-        fp = np.frombuffer(mapped, dtype=np.float64, count=n, offset=f_at + offset * 8)
-        thresholds[:] = state.thresholds
-        # Integer counts are exact in float64: a segment's tp plus the positives above
-        # it is the whole state's tp bit for bit (fractional weights: to rounding).
-        np.add(state.tp, above_pos, out=tp)
-        np.add(state.fp, above_neg, out=fp)
-        del thresholds, tp, fp
+        _pwrite(descriptor, state.thresholds, t_at + offset * t_kind.itemsize)
+        for array, at, above in ((state.tp, p_at, above_pos), (state.fp, f_at, above_neg)):
+            for low in range(0, n, _WRITE_BLOCK):
+                block = buffer[:min(n - low, _WRITE_BLOCK)]
+                # Integer counts are exact in float64: a segment's tp plus the positives
+                # above it is the whole state's tp bit for bit (fractional weights: to
+                # rounding).
+                np.add(array[low:low + block.shape[0]], above, out=block)
+                _pwrite(descriptor, block, at + (offset + low) * 8)
     finally:
-        mapped.close()
+        os.close(descriptor)
+
+
+def _pwrite(descriptor: int, values: NDArray[Any], at: int) -> None:
+    """All of ``values``' bytes at byte ``at`` of the file (pwrite may write fewer)."""
+    view = memoryview(np.ascontiguousarray(values).data).cast("B")
+    while view.nbytes:
+        written = os.pwrite(descriptor, view, at)
+        view, at = view[written:], at + written
 
 
 _TASKS: dict[str, Callable[..., Any]] = {"count": _count, "hold": _hold,

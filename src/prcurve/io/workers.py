@@ -6,9 +6,11 @@ The single process's state policy, on N processes of this machine
 :mod:`prcurve.io.worker_tasks` once: numpy, pyarrow and the readers):
 
 - **within the distinct-score budget, or ``--bins``** (where one process streams):
-  the row groups are cut into N consecutive shares; each worker reads, checks and
-  counts its share as a Dask task does (binned, or exact until the budget), and the
-  parent merges the N small results (:func:`prcurve.io.dask_parts.merge_parts`).
+  the row groups are cut into N consecutive shares; each worker screens its first rows
+  (as one process screens the file's: past the budget there, binned from the start)
+  and reads, checks and counts its share as a Dask task does (binned, or exact until
+  the budget), and the parent merges the N small results
+  (:func:`prcurve.io.dask_parts.merge_parts`).
 - **exact** (where one process reads the file whole): each worker reads and checks
   its share and writes the kept rows to shared memory; the parent places N - 1 cuts
   at quantiles of a sample of the scores; worker ``j`` builds the exact state of the
@@ -56,7 +58,7 @@ from prcurve.io.rows import LabelRule
 from prcurve.io.worker_tasks import Source, state_layout
 from prcurve.validation.files import workers_lost
 
-__all__ = ["WorkerPool", "local_scores", "shares"]
+__all__ = ["WorkerPool", "local_scores", "shares", "start_fork_server"]
 
 _SHARED_MEMORY = "/dev/shm"  # a RAM file system on Linux: the rows and the state's file
 _CLOSE_SECONDS = 5.0  # how long a worker may take to leave before it is terminated
@@ -65,6 +67,20 @@ _CLOSE_SECONDS = 5.0  # how long a worker may take to leave before it is termina
 def shares(n_pieces: int, n_workers: int) -> list[list[int]]:
     """The pieces (by index) each worker reads: consecutive, as even as the pieces allow."""
     return [chunk.tolist() for chunk in np.array_split(np.arange(n_pieces), n_workers)]
+
+
+def start_fork_server() -> Any:
+    """Start the fork server the workers are forked from (if not running), without
+    waiting for it: it imports :mod:`prcurve.io.worker_tasks` (numpy, pyarrow, the
+    readers) while this process goes on; ``prcurve report --workers`` calls it first.
+    Returns the multiprocessing context."""
+    from multiprocessing import forkserver
+
+    context = multiprocessing.get_context("forkserver")
+    # The server imports the worker's modules once; every worker is a fork of it.
+    context.set_forkserver_preload(["prcurve.io.worker_tasks"])
+    forkserver.ensure_running()
+    return context
 
 
 class WorkerPool:
@@ -85,9 +101,7 @@ class WorkerPool:
     def __enter__(self) -> WorkerPool:
         from prcurve.io.worker_tasks import serve
 
-        context = multiprocessing.get_context("forkserver")
-        # The server imports the worker's modules once; every worker is a fork of it.
-        context.set_forkserver_preload(["prcurve.io.worker_tasks"])
+        context = start_fork_server()
         cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (
             os.cpu_count() or 1)
         threads = max(1, cores // self.size)
@@ -169,11 +183,17 @@ def _share_tasks(pieces: Sequence[_Piece], size: int) -> list[list[tuple[str, li
             for share in shares(len(pieces), size)]
 
 
-def _counted(pool: WorkerPool, pieces: Sequence[_Piece], spec: _Spec) -> Part:
-    """Each worker counts its share (one folded result); the parent merges the N."""
+def _counted(pool: WorkerPool, pieces: Sequence[_Piece], spec: _Spec
+             ) -> tuple[Part, list[bool] | None]:
+    """Each worker counts its share (one folded result); the parent merges the N. Also
+    returns the screen of the first worker's first rows when it decided the file's (the
+    same rows one process screens), else None."""
     results = pool.run([("count", (share, spec)) if share else None
                         for share in _share_tasks(pieces, pool.size)])
-    return merge_parts(*[r for r in results if r is not None], within=spec.within)
+    done = [r for r in results if r is not None]
+    first = done[0] if done else None
+    return (merge_parts(*[r[0] for r in done], within=spec.within),
+            first[1] if first is not None and first[2] else None)
 
 
 def _edges(n_bins: int, files: Sequence[str], spec: _Spec, pool: WorkerPool,
@@ -186,7 +206,7 @@ def _edges(n_bins: int, files: Sequence[str], spec: _Spec, pool: WorkerPool,
     else:
         ranging = _Spec(spec.label, spec.scores, spec.weight, [None] * len(spec.scores),
                         rule=spec.rule, mode="range", drop_invalid=spec.drop_invalid)
-        result = _counted(pool, pieces, ranging)
+        result, _ = _counted(pool, pieces, ranging)
         _raise_problem(result, list(pieces), name)
         ranges = [r if np.isfinite(r[0]) else (0.0, 1.0) for r in result.ranges]
     return [resolve_edges(n_bins, np.array([float(lo), float(hi)])) for lo, hi in ranges]
@@ -276,14 +296,17 @@ def local_scores(pool: WorkerPool, files: list[str], name: str, columns: Columns
     else:
         if bins is not None:
             spec.edges = _edges(bins, files, spec, pool, pieces, name)
+            result, _ = _counted(pool, pieces, spec)
         else:
-            switch = _edges(switch_bins, files, spec, pool, pieces, name)
-            past = screen(files, spec, int(max_distinct or 0))
-            spec.budget, spec.switch_edges = max_distinct, switch
-            spec.edges = [e if p else None for p, e in zip(past, switch, strict=True)]
+            # Each worker screens its own first rows (at the same time): the state does
+            # not depend on the screen; the row the report names as the switch is the
+            # file's screen, the first worker's when it read enough rows.
+            spec.budget = max_distinct
+            spec.switch_edges = _edges(switch_bins, files, spec, pool, pieces, name)
+            result, first = _counted(pool, pieces, spec)
+            past = first if first is not None else screen(files, spec, int(max_distinct or 0))
             screened = screened_rows(files, int(max_distinct or 0))
             switched = [screened if p else None for p in past]
-        result = _counted(pool, pieces, spec)
     _raise_problem(result, list(pieces), name)
     return finish_input(result, spec.within, columns, name, len(files), positive, budgeted,
                         max_distinct, switched, "workers")
