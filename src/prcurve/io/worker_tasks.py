@@ -167,9 +167,15 @@ def _load(file: str, dtype: Any, n: int) -> NDArray[Any]:
     return np.frombuffer(mapped, dtype=dtype, count=n)
 
 
-def _take(values: NDArray[Any], inside: NDArray[np.bool_] | None) -> NDArray[Any]:
-    """The rows of ``inside`` (every row: a copy, out of the mapped file)."""
-    return np.array(values) if inside is None else values[inside]
+def _inside(values: NDArray[Any], low: Any, high: Any) -> NDArray[np.bool_] | None:
+    """The rows with ``low < value <= high`` (None: every row; a bound None: none)."""
+    inside: NDArray[np.bool_] | None = None
+    if low is not None:
+        inside = values > low
+    if high is not None:
+        at_most = values <= high
+        inside = at_most if inside is None else np.logical_and(inside, at_most, out=inside)
+    return inside
 
 
 def _segment(held: dict[int, ThresholdCounts], column: int, low: Any, high: Any,
@@ -178,27 +184,33 @@ def _segment(held: dict[int, ThresholdCounts], column: int, low: Any, high: Any,
     """The exact state of the rows of every source whose score lies in (low, high]
     (None: unbounded), held for :func:`_write`; returns its length, its positive and
     negative weight, and its thresholds' dtype."""
-    scores, positive, weights = [], [], []
     common = np.dtype(dtype)
-    for stem, n, kind in sources:
+    masks = []
+    for stem, n, kind in sources:  # first the rows each source gives: one array each
         values = _load(stem + ".scores", np.dtype(kind), n).astype(common, copy=False)
-        inside: NDArray[np.bool_] | None = None
-        if low is not None:
-            inside = values > low
-        if high is not None:
-            at_most = values <= high
-            inside = at_most if inside is None else np.logical_and(inside, at_most,
-                                                                   out=inside)
-        scores.append(_take(values, inside))
-        positive.append(_take(_load(stem + ".positive", np.dtype(bool), n), inside))
-        if weighted:
-            weights.append(_take(_load(stem + ".weights", np.dtype(np.float64), n), inside))
-    all_scores = np.concatenate(scores) if scores else np.empty(0, dtype=common)
-    del scores
-    labels = BinaryLabels(positive=np.concatenate(positive) if positive
-                          else np.empty(0, dtype=bool), soft=None)
-    state = ThresholdCounts._from_checked(
-        all_scores, labels, np.concatenate(weights) if weighted and weights else None)
+        masks.append(_inside(values, low, high))
+    sizes = [n if m is None else int(np.count_nonzero(m))
+             for (_, n, _), m in zip(sources, masks, strict=True)]
+    total = sum(sizes)
+    scores = np.empty(total, dtype=common)
+    positive = np.empty(total, dtype=bool)
+    weights = np.empty(total) if weighted else None
+    at = 0
+    for (stem, n, kind), mask, size in zip(sources, masks, sizes, strict=True):
+        parts = [(stem + ".scores", np.dtype(kind), scores),
+                 (stem + ".positive", np.dtype(bool), positive)]
+        if weights is not None:
+            parts.append((stem + ".weights", np.dtype(np.float64), weights))
+        for file, kind_of, out in parts:
+            values = _load(file, kind_of, n)
+            if mask is None:
+                out[at:at + size] = values
+            else:
+                np.compress(mask, values, out=out[at:at + size])
+        at += size
+    del masks
+    state = ThresholdCounts._from_checked(scores, BinaryLabels(positive=positive, soft=None),
+                                          weights)
     held[column] = state
     return len(state), state.n_pos, state.n_neg, state.thresholds.dtype.str
 
