@@ -67,6 +67,7 @@ from prcurve.io.dask_parts import (
     some_values,
     within_budget,
 )
+from prcurve.io.dask_watch import compute_watching
 from prcurve.io.readers import arrow_to_numpy, need
 from prcurve.io.rows import LabelRule, RowProblem, check_block
 from prcurve.validation.arrays import check_edges, check_n_bins, distinct_values
@@ -381,7 +382,8 @@ def _compute(data: Any, spec: _Spec, split_every: int, dask: Any,
                  for i in range(0, len(level), split_every)]
     if not level:
         raise empty_input("data", "no partitions")
-    return dask.compute(level[0], **compute)[0], pieces
+    # Lost workers are an error, never a wait for ever (prcurve.io.dask_watch).
+    return compute_watching(dask, level[0], **compute), pieces
 
 
 def _raise_problem(result: Part, pieces: list[_Piece] | None, name: str) -> None:
