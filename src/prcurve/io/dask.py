@@ -295,14 +295,21 @@ def _frame_task(frame: Any, index: int, spec: _Spec) -> Part:
     return _count(columns, len(frame), index, spec)
 
 
-def _piece_task(path: str, groups: list[int], index: int, spec: _Spec) -> Part:
-    """Row groups of one Parquet file, read here (the task knows its file and rows)."""
+def _read_piece(path: str, groups: list[int], index: int, spec: _Spec
+                ) -> tuple[dict[str, NDArray[Any]], int] | Part:
+    """Row groups of one Parquet file: the spec's columns and rows, or (unreadable) the
+    result that says so."""
     try:
-        columns, n = read_groups(path, groups, spec)
+        return read_groups(path, groups, spec)
     except (OSError, ValueError, TypeError) as error:
         return Part([(index, 0)], _empty_states(spec), problem=(index, f"cannot read "
                      f"{path!r}: {error}"))
-    return _count(columns, n, index, spec)
+
+
+def _piece_task(path: str, groups: list[int], index: int, spec: _Spec) -> Part:
+    """Row groups of one Parquet file, read here (the task knows its file and rows)."""
+    read = _read_piece(path, groups, index, spec)
+    return read if isinstance(read, Part) else _count(*read, index, spec)
 
 
 def _pieces_task(pieces: list[tuple[str, list[int], int]], spec: _Spec) -> Part:

@@ -9,7 +9,8 @@ tasks (a segment of an exact state) stays in ``held``.
 Two kinds of work:
 
 - **count** (the distinct-score budget, or ``--bins``): consecutive pieces of row groups
-  read, checked and counted as one Dask task does (:func:`prcurve.io.dask._pieces_task`:
+  read (the next piece while one is counted), checked and counted as one Dask task
+  does (:func:`prcurve.io.dask._count`:
   binned, or exact within the budget), after the worker screened its own first rows
   as the single process screens the file's; the result is a small
   :class:`~prcurve.io.dask_parts.Part`.
@@ -28,7 +29,7 @@ from __future__ import annotations
 
 import mmap
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from multiprocessing.connection import Connection
 from typing import Any
 
@@ -38,9 +39,10 @@ from numpy.typing import NDArray
 from prcurve.core.counts import ThresholdCounts
 from prcurve.core.heap import reuse_freed_memory
 from prcurve.core.sorting import set_sort_threads
-from prcurve.io.dask import _pieces_task, _Spec
-from prcurve.io.dask_budget import read_groups, screen_groups
-from prcurve.io.dask_parts import Part
+from prcurve.io.dask import _count as count_rows
+from prcurve.io.dask import _read_piece, _Spec
+from prcurve.io.dask_budget import screen_groups
+from prcurve.io.dask_parts import Part, merge_parts
 from prcurve.io.rows import LabelRule, RowProblem, check_block
 from prcurve.validation.labels import BinaryLabels
 
@@ -80,6 +82,22 @@ def serve(connection: Connection, threads: int) -> None:
             connection.send(("ok", result))
 
 
+def _read_ahead(pieces: Sequence[tuple[str, list[int], int]], spec: _Spec
+                ) -> Iterator[tuple[str, int, tuple[dict[str, NDArray[Any]], int] | Part]]:
+    """Each piece read (path, index, its columns and rows or the result of a failed read)
+    while the one before is counted, on one reading thread (pyarrow's decoding releases
+    the GIL): the single process reads ahead the same way."""
+    from concurrent.futures import ThreadPoolExecutor  # here: the workers' own thread
+
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="prcurve-read") as reader:
+        ahead = reader.submit(_read_piece, *pieces[0], spec)
+        for k, (path, _, index) in enumerate(pieces):
+            read = ahead.result()
+            if k + 1 < len(pieces):
+                ahead = reader.submit(_read_piece, *pieces[k + 1], spec)
+            yield path, index, read
+
+
 def _count(held: dict[int, ThresholdCounts], pieces: list[tuple[str, list[int], int]],
            spec: _Spec) -> tuple[Part, list[bool], bool] | None:
     """Consecutive pieces counted and folded into one result (None without pieces).
@@ -97,7 +115,13 @@ def _count(held: dict[int, ThresholdCounts], pieces: list[tuple[str, list[int], 
         past, decided = screen_groups([(path, g) for path, groups, _ in pieces for g in groups],
                                       spec, spec.budget)
         spec.edges = [e if p else None for p, e in zip(past, spec.switch_edges, strict=True)]
-    return _pieces_task(pieces, spec), past, decided
+    result: Part | None = None
+    for _, index, read in _read_ahead(pieces, spec):
+        part = read if isinstance(read, Part) else count_rows(*read, index, spec)
+        result = part if result is None else merge_parts(result, part, within=spec.within)
+    if result is None:  # unreachable: there are pieces
+        raise ValueError("no pieces counted")
+    return result, past, decided
 
 
 def _hold(held: dict[int, ThresholdCounts], pieces: list[tuple[str, list[int], int]],
@@ -109,50 +133,55 @@ def _hold(held: dict[int, ThresholdCounts], pieces: list[tuple[str, list[int], i
     counts, the first problem: a :class:`Part` without states), each column's sources
     and a sample of each column's kept scores.
     """
-    from prcurve.io.dask_parts import merge_parts
-
     result: Part | None = None
     sources: list[list[Source]] = [[] for _ in spec.scores]
     samples: list[list[NDArray[Any]]] = [[] for _ in spec.scores]
-    for path, groups, index in pieces:
+    for _, index, read in _read_ahead(pieces, spec):
         part = Part([(index, 0)], [])
-        try:
-            columns, n = read_groups(path, groups, spec)
-            part.sizes = [(index, n)]
-            rule = LabelRule(spec.label, None if spec.rule is None else spec.rule.positive)
-            block = check_block(columns[spec.label], rule,
-                                None if spec.weight is None else columns[spec.weight],
-                                spec.weight, {s: columns[s] for s in spec.scores},
-                                spec.drop_invalid)
-        except RowProblem as problem:
-            part.problem = (index, problem)
-        except (OSError, ValueError, TypeError) as error:
-            part.problem = (index, f"cannot read {path!r}: {error}")
+        if isinstance(read, Part):  # unreadable: the read's problem
+            part.problem = read.problem
         else:
-            part.rules = [(index, rule)]
-            part.positives = int(np.count_nonzero(block.positive))
-            for c, column in enumerate(spec.scores):
-                keep = block.keep[column]
-                scores, positive, weights = block.scores[column], block.positive, block.weights
-                if keep is not None:
-                    scores, positive = scores[keep], positive[keep]
-                    weights = None if weights is None else weights[keep]
-                stem = os.path.join(folder, f"w{worker}-p{index}-c{c}")
-                scores.tofile(stem + ".scores")
-                positive.tofile(stem + ".positive")
-                if weights is not None:
-                    weights.tofile(stem + ".weights")
-                sources[c].append((stem, int(scores.shape[0]), scores.dtype.str))
-                step = max(1, scores.shape[0] // SAMPLE_PER_PIECE)
-                samples[c].append(scores[::step].copy())
-                part.kept.append(int(scores.shape[0]))
-                part.kept_positives.append(int(np.count_nonzero(positive)))
-                part.dropped.append(dict(block.dropped.get(column, {})))
+            _hold_piece(part, *read, index, spec, folder, worker, sources, samples)
         result = part if result is None else merge_parts(result, part)
         if part.problem is not None:
             break
     joined = [np.concatenate(s) if s else np.empty(0) for s in samples]
     return result, sources, joined
+
+
+def _hold_piece(part: Part, columns: dict[str, NDArray[Any]], n: int, index: int,
+                spec: _Spec, folder: str, worker: int, sources: list[list[Source]],
+                samples: list[list[NDArray[Any]]]) -> None:
+    """One piece's rows checked, each column's kept rows written, ``part`` filled in."""
+    part.sizes = [(index, n)]
+    rule = LabelRule(spec.label, None if spec.rule is None else spec.rule.positive)
+    try:
+        block = check_block(columns[spec.label], rule,
+                            None if spec.weight is None else columns[spec.weight],
+                            spec.weight, {s: columns[s] for s in spec.scores},
+                            spec.drop_invalid)
+    except RowProblem as problem:
+        part.problem = (index, problem)
+        return
+    part.rules = [(index, rule)]
+    part.positives = int(np.count_nonzero(block.positive))
+    for c, column in enumerate(spec.scores):
+        keep = block.keep[column]
+        scores, positive, weights = block.scores[column], block.positive, block.weights
+        if keep is not None:
+            scores, positive = scores[keep], positive[keep]
+            weights = None if weights is None else weights[keep]
+        stem = os.path.join(folder, f"w{worker}-p{index}-c{c}")
+        scores.tofile(stem + ".scores")
+        positive.tofile(stem + ".positive")
+        if weights is not None:
+            weights.tofile(stem + ".weights")
+        sources[c].append((stem, int(scores.shape[0]), scores.dtype.str))
+        step = max(1, scores.shape[0] // SAMPLE_PER_PIECE)
+        samples[c].append(scores[::step].copy())
+        part.kept.append(int(scores.shape[0]))
+        part.kept_positives.append(int(np.count_nonzero(positive)))
+        part.dropped.append(dict(block.dropped.get(column, {})))
 
 
 def _load(file: str, dtype: Any, n: int) -> NDArray[Any]:
