@@ -197,3 +197,29 @@ def test_a_killed_worker_is_an_error_not_a_wait(tmp_path: Path) -> None:
                            match=r"--workers: worker process 2 of 2 was killed by signal 9 "
                            "before returning its result"):
             _state(workers, [str(path)])
+
+
+def test_without_room_in_shared_memory_the_temporary_folder_serves(
+        pool: WorkerPool, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # A container's /dev/shm may hold 64 MiB: with too little room (here: none), the
+    # rows and the state go to the temporary folder, and the state is the same.
+    from prcurve.io import workers as workers_io
+
+    made: list[str] = []
+    real = workers_io.tempfile.mkdtemp
+
+    def mkdtemp(**options: Any) -> str:
+        made.append(real(**options))
+        return made[-1]
+
+    monkeypatch.setattr(workers_io, "_SHARED_MEMORY", str(tmp_path / "no-such-folder"))
+    monkeypatch.setattr(workers_io.tempfile, "mkdtemp", mkdtemp)
+    rng = np.random.default_rng(13)
+    y = rng.random(1000) < 0.2
+    scores = np.round(rng.standard_normal(1000), 2)
+    path = tmp_path / "t.parquet"
+    pq.write_table(pa.table({"label": y, "score": scores}), path)
+    _same(_state(pool, [str(path)]), ThresholdCounts.from_scores(y, scores))
+    assert made
+    assert not made[0].startswith("/dev/shm")
+    assert not Path(made[0]).exists()  # removed at the end

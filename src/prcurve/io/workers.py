@@ -54,6 +54,7 @@ from prcurve.io.batches import Columns, parquet_statistics_range
 from prcurve.io.dask import _Piece, _pieces, _raise_problem, _Spec
 from prcurve.io.dask_budget import screen, screened_rows
 from prcurve.io.dask_parts import Part, finish_input, merge_parts
+from prcurve.io.readers import need
 from prcurve.io.rows import LabelRule
 from prcurve.io.worker_tasks import Source, state_layout
 from prcurve.validation.files import workers_lost
@@ -212,15 +213,29 @@ def _edges(n_bins: int, files: Sequence[str], spec: _Spec, pool: WorkerPool,
     return [resolve_edges(n_bins, np.array([float(lo), float(hi)])) for lo, hi in ranges]
 
 
-def _shared_folder() -> str:
-    """A fresh folder for the rows and the state: in RAM when the system has one."""
-    place = _SHARED_MEMORY if os.access(_SHARED_MEMORY, os.W_OK) else None
+def _shared_folder(need: int) -> str:
+    """A fresh folder for the rows and the state: in RAM (``/dev/shm``) when it has
+    ``need`` bytes free (a container's may hold only 64 MiB), else the temporary folder."""
+    place = None
+    if os.access(_SHARED_MEMORY, os.W_OK):
+        free = os.statvfs(_SHARED_MEMORY)
+        if free.f_bavail * free.f_frsize >= need:
+            place = _SHARED_MEMORY
     return tempfile.mkdtemp(prefix="prcurve-workers-", dir=place)
+
+
+def _bytes_needed(pieces: Sequence[_Piece], spec: _Spec) -> int:
+    """At most the bytes the exact path writes: each row's score (8), label (1) and
+    weight (8) per column, and 24 bytes a threshold of the state."""
+    pq = need("pyarrow.parquet", "Parquet files")
+    rows = sum(pq.read_metadata(path).num_rows for path in dict.fromkeys(p.path for p in pieces))
+    per_row = 9 + (8 if spec.weight is not None else 0) + 24
+    return int(rows) * per_row * len(spec.scores)
 
 
 def _exact(pool: WorkerPool, pieces: Sequence[_Piece], spec: _Spec) -> Part:
     """The exact state of every column, built by ranges of scores on the workers."""
-    folder = _shared_folder()
+    folder = _shared_folder(_bytes_needed(pieces, spec))
     try:
         held = pool.run([("hold", (share, spec, folder, w)) if share else None
                          for w, share in enumerate(_share_tasks(pieces, pool.size))])
