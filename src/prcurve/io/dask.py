@@ -534,7 +534,10 @@ def pr_counts(
     ------
     InvalidInputError
         A missing column, bad labels, scores or weights in a partition (named
-        with the partition and the row where it starts), or no rows.
+        with the partition and the row where it starts), or no rows; or, on a
+        distributed client, a cluster left without workers for a minute, a task
+        that killed its workers, or a scheduler that stopped answering
+        (:mod:`prcurve.io.dask_watch`: never a wait for ever).
     """
     return pr_counts_columns(data, label=label, scores=[score], weight=weight, bins=bins,
                              pos_label=pos_label, split_every=split_every, **compute)[1][0]
