@@ -223,3 +223,27 @@ def test_without_room_in_shared_memory_the_temporary_folder_serves(
     assert made
     assert not made[0].startswith("/dev/shm")
     assert not Path(made[0]).exists()  # removed at the end
+
+
+def test_a_worker_killed_during_its_task_is_an_error_not_a_wait(tmp_path: Path) -> None:
+    # The worker is stopped (SIGSTOP) so that its task is surely sent and pending, then
+    # killed: the parent, waiting on its pipe and its process handle, names it at once.
+    import os
+    import signal
+    import threading
+
+    y = np.arange(100) % 3 == 0
+    path = tmp_path / "k.parquet"
+    pq.write_table(pa.table({"label": y, "score": np.arange(100.0)}), path)
+    with WorkerPool(2) as workers:
+        victim = workers._processes[0].pid
+        assert victim is not None
+        os.kill(victim, signal.SIGSTOP)
+        timer = threading.Timer(0.5, os.kill, (victim, signal.SIGKILL))
+        timer.start()
+        try:
+            with pytest.raises(InvalidInputError, match=r"worker process 1 of 2 was killed "
+                               "by signal 9"):
+                _state(workers, [str(path)])
+        finally:
+            timer.join()
