@@ -37,7 +37,12 @@ Cases (data written to a temporary folder, deleted afterwards):
   report.html; the folder written over on every run after the first) against the
   reference of issue 26, item 3: a process importing the libraries the report draws
   with (:data:`DRAWING_IMPORTS`: matplotlib with the Agg backend and pyplot, and the
-  bokeh modules of ``prcurve.present.html``); the files checked written.
+  bokeh modules of ``prcurve.present.html``); the files checked written. The report
+  draws its pictures in a second process when a core is free for it
+  (``prcurve.present.picture_process``); two more rows force each way
+  (``PRCURVE_PICTURES=child`` and ``here``). A process's CPU time from ``wait4``
+  includes the children it waited for (the drawing process), its peak resident set is
+  the larger of the two.
 """
 
 from __future__ import annotations
@@ -152,6 +157,10 @@ def cases(files: dict[str, Path], binary: Path | None, python: str = PY
             "import matplotlib, pyplot (Agg) and bokeh": [PY, "-c", DRAWING_IMPORTS],
             "prcurve report FILE --out DIR": [PY, "-m", "prcurve", "report", csv, "--out",
                                               str(files["out"])],
+            # Each way of drawing, whatever the load (prcurve.present.picture_process):
+            **{f"prcurve report FILE --out DIR, PRCURVE_PICTURES={how}": [
+                "env", f"PRCURVE_PICTURES={how}", PY, "-m", "prcurve", "report", csv,
+                "--out", str(files["out"])] for how in ("child", "here")},
         },
     }
 

@@ -310,3 +310,26 @@ def test_judgment_groups_average_ordinary_evaluations(
         for name in measures:
             mean = sum(v[name] for v in per_group) / len(per_group)
             assert got[(name, query)] == pytest.approx(mean, abs=5e-5), (name, query)
+
+
+def test_version_9_scores_beyond_float32_tie_as_c_floats(tmp_path: Path) -> None:
+    # trec_eval 9 keeps scores as C floats: 1e300 and 1e301 both become inf and tie,
+    # exactly as two equal finite scores do, and a tie fulfils no preference; trec_eval
+    # 10 keeps them apart. No overflow warning (filterwarnings=error) on the
+    # preferences path either. Query 1.EC.AB prefers FR940303-1-00022 to FBIS4-39881;
+    # the C programs (9.0.7 and 10) print prefs_num_prefs_ful 0 and 1 for this run.
+    def run(preferred: str, other: str) -> Path:
+        path = tmp_path / f"run{preferred}_{other}"
+        path.write_text(f"1.EC.AB Q0 FBIS4-39881 1 {other} r\n"
+                        f"1.EC.AB Q0 FR940303-1-00022 2 {preferred} r\n")
+        return path
+
+    def output(version: int, preferred: str, other: str) -> str:
+        options = TrecEvalOptions(measures=("all_prefs",), per_query=True, rel_format="prefs",
+                                  version=version)
+        return format_trec_eval(V10 / "prefs.test", run(preferred, other), options)
+
+    beyond = output(9, "1e301", "1e300")
+    assert beyond == output(9, "3e38", "3e38")
+    assert "prefs_num_prefs_ful   \t1.EC.AB\t0\n" in beyond
+    assert "prefs_num_prefs_ful   \t1.EC.AB\t1\n" in output(10, "1e301", "1e300")

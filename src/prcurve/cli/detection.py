@@ -182,7 +182,10 @@ def _write(out: Path, report: dict[str, Any], table_csv: str, figures: list[tupl
     then the files an earlier run listed in report.json and this one does not write."""
     import matplotlib.pyplot as plt
 
-    drawn = [(name, make()) for name, make in figures]
+    from prcurve.present.style import drawing_style
+
+    with drawing_style():  # matplotlib's defaults, not the user's (saved so too)
+        drawn = [(name, make()) for name, make in figures]
     try:
         files = [("per_class.csv", lambda temp: temp.write_text(table_csv, encoding="utf-8"))]
         files.extend((name, figure_writer(figure, name, dpi=DPI)) for name, figure in drawn)

@@ -19,7 +19,7 @@ import math
 import os
 import sys
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager, nullcontext
 from pathlib import Path
 from typing import IO, Any
 
@@ -489,7 +489,6 @@ def execute(args: argparse.Namespace, loaded_inputs: list[Any] | None = None,
 
         start_fork_server()  # its imports overlap this process's own until the workers start
     from prcurve.present.report import parse_fail_under
-    from prcurve.present.report_build import build_report, build_streamed_report
 
     labels = list(getattr(args, "labels", None) or getattr(args, "label", None) or [])
     args.labels, args.label = labels, (labels[0] if len(labels) == 1 else None)
@@ -506,10 +505,34 @@ def execute(args: argparse.Namespace, loaded_inputs: list[Any] | None = None,
     if args.out is not None and loaded_inputs is None:  # never write into or over an input
         check_out_folder(args.out, args.inputs)
     out = prepare_out(args.out) if args.out is not None else None
-    if out is not None and not args.no_plots:
-        from prcurve.present.files import preload_picture_modules
+    with ExitStack() as stack:
+        drawing = None
+        if out is not None and not args.no_plots:
+            drawing = stack.enter_context(_start_drawing(args, loaded_inputs))
+        return _execute(args, loaded_inputs, listing, settings, baseline, correction, gates,
+                        out, drawing)
 
+
+def _start_drawing(args: argparse.Namespace, loaded_inputs: list[Any] | None) -> Any:
+    """For inputs read whole, start the second process that draws the pictures (it
+    imports matplotlib while the inputs are read; present/picture_process.py). This
+    process imports Bokeh after the report is sent: the child waits for it, and an
+    import in a thread meanwhile would slow the counting (the GIL). Streamed inputs are
+    large: their pictures are drawn here, their modules imported in a thread now."""
+    from prcurve.present.files import preload_picture_modules
+    from prcurve.present.picture_process import PictureProcess
+
+    if loaded_inputs is None and _wants_streaming(args):
         preload_picture_modules()
+        return nullcontext(None)
+    return PictureProcess.start()
+
+
+def _execute(args: argparse.Namespace, loaded_inputs: list[Any] | None, listing: bool,
+             settings: Any, baseline: str | None, correction: str, gates: list[Any],
+             out: Path | None, drawing: Any) -> int:
+    from prcurve.present.report_build import build_report, build_streamed_report
+
     if loaded_inputs is None and _wants_streaming(args):
         load = _load_dask if (args.dask is not None or args.workers is not None) else (
             _load_streamed)
@@ -529,7 +552,8 @@ def execute(args: argparse.Namespace, loaded_inputs: list[Any] | None = None,
     written: list[Path] = []
     if out is not None:
         try:
-            written = report.write(out, plots=not args.no_plots, inputs=args.inputs)
+            written = report.write(out, plots=not args.no_plots, inputs=args.inputs,
+                                   pictures=None if drawing is None else drawing.draw(report))
         except OSError as error:
             raise unwritable_output(str(out), error.strerror or str(error)) from None
     _emit(report, args, [p.name for p in written])

@@ -24,6 +24,7 @@ from prcurve.ranking.trec_eval import (
     skipped_queries,
 )
 from prcurve.ranking.trec_format import decoded, first_line_fields
+from prcurve.ranking.trec_stream import read_judged
 from prcurve.validation.ranking import check_rel_format, with_swap_hint
 
 __all__ = ["register"]
@@ -98,10 +99,14 @@ def register(subparsers: Any) -> None:
 
 def _run_trec(args: argparse.Namespace) -> str:
     try:
-        run = (parse_run(decoded(sys.stdin.buffer.read(), "<stdin>", "run"), "<stdin>")
-               if args.run == "-" else read_run(args.run))
-        qrels = (read_qrels(args.qrels) if args.rel_format == "qrels"
-                 else read_relevance(args.qrels, check_rel_format(args.rel_format)))
+        if args.run != "-" and args.rel_format == "qrels":
+            # A large run is read in blocks, joined with the qrels as it is read.
+            qrels, run = read_judged(args.qrels, args.run)
+        else:
+            run = (parse_run(decoded(sys.stdin.buffer.read(), "<stdin>", "run"), "<stdin>")
+                   if args.run == "-" else read_run(args.run))
+            qrels = (read_qrels(args.qrels) if args.rel_format == "qrels"
+                     else read_relevance(args.qrels, check_rel_format(args.rel_format)))
     except InvalidInputError as error:
         heads = [None if path == "-" else first_line_fields(path) for path in (args.qrels,
                                                                                 args.run)]

@@ -44,7 +44,7 @@ from numpy.typing import NDArray
 from prcurve.detection.coco import EPS, COCOEvaluation, matches, within_segments
 from prcurve.detection.protocol import VOCProtocol
 from prcurve.detection.voc import VOCEvaluation
-from prcurve.space.intervals import Interval, PairedComparison, _percentiles
+from prcurve.space.intervals import Interval, PairedComparison, _percentiles, paired_p_value
 from prcurve.validation import boxes as _checks
 
 __all__ = ["STATISTICS", "bootstrap_detection", "compare_detectors"]
@@ -447,10 +447,11 @@ def compare_detectors(
     delta = values[0] - values[1]
     estimate = own[0] - own[1] if not (math.isnan(own[0]) or math.isnan(own[1])) else math.nan
     low, high = _interval(delta, estimate, lvl, kind)
+    # Resamples whose statistic is undefined (no ground truth drawn) carry no evidence
+    # either way; the p-value is the percentile inversion over the others, one formula
+    # with compare_average_precision's (space.intervals.paired_p_value).
     finite = delta[~np.isnan(delta)]
-    below = int((finite <= 0).sum())
-    above = int((finite >= 0).sum())
-    p_value = min(1.0, 2.0 * min(below + 1, above + 1) / (finite.shape[0] + 1))
+    p_value = float(paired_p_value(finite[:, None])[0])
     label = f"{_label(evaluation_a, statistic)} difference (a − b)"
     difference = Interval(label, estimate, low, high, f"paired {kind} bootstrap (images)", lvl,
                           b)

@@ -43,7 +43,8 @@ between runs and machines."""
 def save_figure(figure: Any, path: Path, *, dpi: float) -> None:
     """Save a matplotlib figure to ``path`` (format from its suffix) through
     :func:`replace_file`, with :data:`STABLE_METADATA` and SVG ids from a fixed salt,
-    so two runs give the same bytes.
+    so two runs give the same bytes; inside :func:`prcurve.present.style.drawing_style`
+    (the user's global matplotlib settings do not reach the file).
 
     Examples
     --------
@@ -68,9 +69,9 @@ def figure_writer(figure: Any, name: str, *, dpi: float) -> Callable[[Path], Non
     fmt = Path(name).suffix.lstrip(".").lower()
 
     def write(temp: Path) -> None:
-        import matplotlib
+        from prcurve.present.style import drawing_style
 
-        with matplotlib.rc_context({"svg.hashsalt": "prcurve"}):
+        with drawing_style():  # matplotlib's defaults, the SVG ids' fixed salt
             figure.savefig(temp, format=fmt, dpi=dpi, metadata=STABLE_METADATA.get(fmt, {}))
 
     return write

@@ -43,7 +43,7 @@ import html
 import math
 import re
 import warnings
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -406,7 +406,8 @@ def _styles() -> tuple[str, str]:
 
 
 def render_html(report: Report, *, title: str = "prcurve report",
-                prg_figure: Figure | None = None) -> str:
+                prg_figure: Figure | None = None,
+                prg_svg: Callable[[], str] | None = None) -> str:
     """The report as one self-contained, interactive HTML page (Bokeh, inline resources).
 
     Parameters
@@ -418,6 +419,10 @@ def render_html(report: Report, *, title: str = "prcurve report",
     prg_figure : matplotlib Figure, optional
         The report's precision-recall-gain figure, already drawn for prg_curve.png, to
         show inline (:mod:`prcurve.present.report_figures`); drawn here if None.
+    prg_svg : callable, optional
+        Returns that figure's SVG text (made elsewhere, perhaps in another process:
+        :mod:`prcurve.present.picture_process`); called once, when the rest of the page
+        is built. Takes the place of ``prg_figure``.
 
     Returns
     -------
@@ -511,7 +516,8 @@ def render_html(report: Report, *, title: str = "prcurve report",
 
     end = page.rindex("</body>")  # the page's own; Bokeh's inline script holds others
     page = (page[:end] + prg_details_html({m.name: m.curve for m in report.models},
-                                          figure=prg_figure)
+                                          figure=prg_figure,
+                                          svg=None if prg_svg is None else prg_svg())
             + "\n" + glossary_html() + "\n" + page[end:])
     return _fixed_ids(page)
 

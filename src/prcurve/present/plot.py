@@ -149,10 +149,10 @@ def svg_text(figure: Figure) -> str:
     """
     import io
 
-    import matplotlib
+    from prcurve.present.style import drawing_style
 
     buffer = io.StringIO()
-    with matplotlib.rc_context({"svg.hashsalt": "prcurve"}):
+    with drawing_style():  # matplotlib's defaults, the SVG ids' fixed salt
         figure.savefig(buffer, format="svg", metadata={"Date": None})
     return buffer.getvalue()
 

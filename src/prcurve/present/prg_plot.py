@@ -126,10 +126,13 @@ def prg_figure(curves: Mapping[str, PRCurve]) -> Figure:
     return figure
 
 
-def prg_details_html(curves: Mapping[str, PRCurve], *, figure: Figure | None = None) -> str:
+def prg_details_html(curves: Mapping[str, PRCurve], *, figure: Figure | None = None,
+                     svg: str | None = None) -> str:
     """The PRG figure as a collapsed ``<details>`` section of inline SVG for the HTML report:
     one click opens it; no script, no request to any network. ``figure``: the curves'
-    :func:`prg_figure`, when it is drawn already (for prg_curve.png); else drawn here.
+    :func:`prg_figure`, when it is drawn already (for prg_curve.png); ``svg``: its SVG
+    text, when that is made already (:func:`prcurve.present.report_figures.draw_pictures`);
+    else drawn here.
 
     Examples
     --------
@@ -143,7 +146,8 @@ def prg_details_html(curves: Mapping[str, PRCurve], *, figure: Figure | None = N
 
     from prcurve.present.plot import svg_text
 
-    svg = svg_text(prg_figure(curves) if figure is None else figure)
+    if svg is None:
+        svg = svg_text(prg_figure(curves) if figure is None else figure)
     svg = svg[svg.index("<svg"):]  # inline: without the XML declaration and doctype
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UndefinedMetricWarning)

@@ -64,6 +64,7 @@ if TYPE_CHECKING:
     from prcurve.io import LoadedInput
     from prcurve.io.class_columns import LoadedClasses
     from prcurve.io.stream import StreamedInput
+    from prcurve.present.picture_process import PictureSource
     from prcurve.space.intervals import CurveInterval
 
 __all__ = [
@@ -75,6 +76,7 @@ __all__ = [
     "ModelReport",
     "Report",
     "ReportSettings",
+    "curve_file_names",
     "parse_fail_under",
 ]
 
@@ -289,6 +291,30 @@ def _safe_file_name(name: str) -> str:
     return re.sub(r"[^A-Za-z0-9._-]+", "_", name).strip("._") or "model"
 
 
+def curve_file_names(models: Sequence[ModelReport]) -> list[str]:
+    """Each model's ``curve_<model>.csv`` name, distinct (``_2``, ``_3``... on a clash):
+    the names :meth:`Report.write` writes, and report.json's ``curve_file``.
+
+    Examples
+    --------
+    >>> from prcurve.present.report import curve_file_names
+    >>> from prcurve.present.report_build import evaluate
+    >>> data = ([1, 0, 1, 0], [0.9, 0.8, 0.7, 0.6])
+    >>> curve_file_names(evaluate({"a b": data, "a/b": data, "c": data}).models)
+    ['curve_a_b.csv', 'curve_a_b_2.csv', 'curve_c.csv']
+    """
+    names: set[str] = set()
+    out = []
+    for model in models:
+        stem = _safe_file_name(model.name)
+        candidate, k = stem, 2
+        while candidate in names:
+            candidate, k = f"{stem}_{k}", k + 1
+        names.add(candidate)
+        out.append(f"curve_{candidate}.csv")
+    return out
+
+
 @dataclass(frozen=True)
 class Report:
     """The numbers of every model, and their formats (text, rich, JSON, CSV, files)."""
@@ -308,7 +334,15 @@ class Report:
     # -- JSON -------------------------------------------------------------------------------
 
     def to_dict(self, files: Sequence[str] = ()) -> dict[str, Any]:
-        """The report as report.json's layout (schema :data:`REPORT_SCHEMA`)."""
+        """The report as report.json's layout (schema :data:`REPORT_SCHEMA`).
+
+        ``files``: the files written with it (report.json's manifest); a model's
+        ``curve_file`` is its curve CSV when that is among them (so that ``--format json
+        --out DIR`` prints what DIR/report.json holds), else ``null``."""
+        written = set(files)
+        curve_files = [m.curve_file or (name if name in written else "")
+                       for m, name in zip(self.models, curve_file_names(self.models),
+                                          strict=True)]
         return {
             "schema": REPORT_SCHEMA,
             "prcurve_version": __version__,
@@ -326,9 +360,9 @@ class Report:
                     "input": m.input.name,
                     "score_column": m.score_column,
                     **m.values,
-                    "curve_file": m.curve_file or None,
+                    "curve_file": curve_file or None,
                 }
-                for m in self.models
+                for m, curve_file in zip(self.models, curve_files, strict=True)
             ],
             # Added within prcurve.report/1 for multi-class and multi-label inputs.
             **({"class_averages": [c.to_dict() for c in self.class_averages]}
@@ -444,7 +478,8 @@ class Report:
         return render_html(self, title=title)
 
     def write(self, out_dir: str | Path, *, plots: bool = True,
-              inputs: Sequence[str | Path] | None = None) -> list[Path]:
+              inputs: Sequence[str | Path] | None = None,
+              pictures: PictureSource | None = None) -> list[Path]:
         """Write report.json, curve_<model>.csv and, with ``plots``, pr_curve.png/.svg,
         threshold.png, prg_curve.png (precision-recall-gain) and the interactive report.html.
 
@@ -459,7 +494,9 @@ class Report:
         files an earlier report listed in the folder's report.json and this one
         does not write (a model or the plots left out) are then removed, our own
         file names only (docs/report.md, "Files"). The files are the same bytes
-        on every run (no dates in the pictures).
+        on every run (no dates in the pictures). ``pictures``: where the drawn pictures
+        come from (``prcurve report``'s second process,
+        :mod:`prcurve.present.picture_process`); by default they are drawn here.
 
         Returns the paths written, report.json last.
 
@@ -470,30 +507,25 @@ class Report:
         """
         folder = Path(out_dir)
         protected = [i.path for i in self.inputs if i.path] if inputs is None else list(inputs)
-        names: set[str] = set()
         files: list[tuple[str, Any]] = []
         models = []
-        for model in self.models:
-            stem = _safe_file_name(model.name)
-            candidate, k = stem, 2
-            while candidate in names:
-                candidate, k = f"{stem}_{k}", k + 1
-            names.add(candidate)
-            name = f"curve_{candidate}.csv"
+        for model, name in zip(self.models, curve_file_names(self.models), strict=True):
             files.append((name, _curve_writer(model.curve)))
             models.append(ModelReport(model.name, model.input, model.score_column, model.curve,
                                       model.values, curve_file=name))
         final = replace(self, models=models)
         if plots:
-            # Each figure drawn and laid out once (present/report_figures.py); the page,
-            # written after prg_curve.png, shows that same PRG drawing as SVG.
+            # Each figure drawn and laid out once (present/report_figures.py), here or in a
+            # second process that draws while the page is built here; the page shows the
+            # same PRG drawing as SVG. The pictures are read when written: after the curves.
             from prcurve.present.html import render_html
-            from prcurve.present.report_figures import report_pictures
+            from prcurve.present.picture_process import InProcessPictures, picture_writer
+            from prcurve.present.report_figures import PICTURE_FILES
 
-            pictures = report_pictures(self)
-            files.extend(pictures.writers)
-            files.append(("report.html", lambda temp: temp.write_text(
-                render_html(final, prg_figure=pictures.prg), encoding="utf-8")))
+            source = InProcessPictures(self) if pictures is None else pictures
+            page = render_html(final, prg_svg=source.prg_svg)
+            files.extend((name, picture_writer(source, name)) for name in PICTURE_FILES)
+            files.append(("report.html", lambda temp: temp.write_text(page, encoding="utf-8")))
         report_text = final.to_json(files=[n for n, _ in files] + ["report.json"])
         files.append(("report.json", lambda temp: temp.write_text(report_text, encoding="utf-8")))
         stale = stale_outputs(folder, [n for n, _ in files], OUTPUT_PATTERNS)

@@ -14,7 +14,13 @@ which shows the precision-recall-gain figure inline as SVG. Small reports are co
   keeps that layout (the layout engine is then set to ``"none"``) instead of running it
   again. A layout is in fractions of the figure, so it is the same at every resolution;
 - the writers are returned in the order they must run: a figure's first save before the
-  files that reuse its drawing.
+  files that reuse its drawing;
+- every figure is built and saved inside :func:`prcurve.present.style.drawing_style`
+  (matplotlib's defaults): the user's global matplotlib settings do not reach them.
+
+:func:`draw_pictures` draws them all, in memory: the bytes of each file and report.html's
+inline PRG SVG (the PRG figure first, so that the page's builder gets its SVG early:
+:mod:`prcurve.present.picture_process` runs it in a second process).
 
 Examples
 --------
@@ -30,16 +36,22 @@ Examples
 
 from __future__ import annotations
 
+import io
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from prcurve.present.files import figure_writer
+from prcurve.present.style import drawing_style
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
-__all__ = ["ReportPictures", "keep_layout", "pr_figure", "report_pictures"]
+__all__ = ["PICTURE_FILES", "DrawnPictures", "ReportPictures", "draw_pictures", "keep_layout",
+           "pr_figure", "report_pictures"]
+
+PICTURE_FILES = ("pr_curve.png", "pr_curve.svg", "threshold.png", "prg_curve.png")
+"""The picture files of a report's folder, in the order of its manifest."""
 
 
 class ReportPictures(NamedTuple):
@@ -64,9 +76,15 @@ def pr_figure(report: Any) -> Figure:
     per prevalence, each with its unachievable region. Laid out when its best-point
     labels are placed (:func:`prcurve.present.labels.place_labels`)."""
     # Figures built without pyplot: no GUI backend, no global state, nothing to close.
+    from prcurve.present import plot
+
+    with drawing_style():  # matplotlib's defaults, whatever the user's settings
+        return _pr_figure(report, plot)
+
+
+def _pr_figure(report: Any, plot: Any) -> Figure:
     from matplotlib.figure import Figure
 
-    from prcurve.present import plot
     from prcurve.present.glossary import FIGURE_NOTE
     from prcurve.present.macro_plot import macro_panels
 
@@ -110,14 +128,59 @@ def report_pictures(report: Any) -> ReportPictures:
     curves = {m.name: m.curve for m in report.models}
     pr = pr_figure(report)
     keep_layout(pr)  # laid out by place_labels, which placed the labels against it
-    thresholds = plot_thresholds_grid(curves, beta=report.settings.beta,
-                                      figure=Figure(layout="constrained"),
-                                      colors=report.model_colors())
-    # The precision-recall-gain view (docs/pr_space.md), a figure of its own.
-    prg = prg_figure(curves)
+    with drawing_style():  # and each writer saves inside it (present.files)
+        thresholds = plot_thresholds_grid(curves, beta=report.settings.beta,
+                                          figure=Figure(layout="constrained"),
+                                          colors=report.model_colors())
+        # The precision-recall-gain view (docs/pr_space.md), a figure of its own.
+        prg = prg_figure(curves)
     # Each picture through present.files: the same bytes every run.
     writers = [("pr_curve.png", figure_writer(pr, "pr_curve.png", dpi=DPI)),
                ("pr_curve.svg", figure_writer(pr, "pr_curve.svg", dpi=DPI)),
                ("threshold.png", _first_save(thresholds, "threshold.png", DPI)),
                ("prg_curve.png", _first_save(prg, "prg_curve.png", DPI))]
     return ReportPictures(pr, thresholds, prg, writers)
+
+
+class DrawnPictures(NamedTuple):
+    """A report's pictures drawn in memory: ``files``, ``(file name, bytes)`` in the order
+    of :func:`report_pictures`'s writers, and ``prg_svg``, the PRG figure as SVG text
+    (report.html shows it inline)."""
+
+    files: list[tuple[str, bytes]]
+    prg_svg: str
+
+
+def draw_pictures(report: Any, on_prg_svg: Callable[[str], None] | None = None
+                  ) -> DrawnPictures:
+    """Draw every picture of :func:`report_pictures` in memory: the same bytes as its
+    writers write. The PRG figure comes first; ``on_prg_svg`` is called with its SVG as
+    soon as it is made (before the PR figure and the thresholds are saved).
+
+    Examples
+    --------
+    >>> from prcurve.present.report_build import evaluate
+    >>> from prcurve.present.report_figures import draw_pictures
+    >>> drawn = draw_pictures(evaluate({"a": ([1, 0, 1, 0, 1], [0.9, 0.8, 0.7, 0.6, 0.2])}))
+    >>> [name for name, _ in drawn.files], drawn.prg_svg.lstrip().startswith("<?xml")
+    (['pr_curve.png', 'pr_curve.svg', 'threshold.png', 'prg_curve.png'], True)
+    """
+    from prcurve.present.plot import svg_text
+
+    pictures = report_pictures(report)
+    writers = dict(pictures.writers)
+    files: dict[str, bytes] = {}
+
+    def render(name: str) -> None:
+        buffer = io.BytesIO()
+        writers[name](buffer)  # type: ignore[arg-type]  # savefig takes a file object too
+        files[name] = buffer.getvalue()
+
+    render("prg_curve.png")  # lays the PRG figure out; the SVG keeps that layout
+    prg_svg = svg_text(pictures.prg)
+    if on_prg_svg is not None:
+        on_prg_svg(prg_svg)
+    for name in writers:
+        if name not in files:
+            render(name)
+    return DrawnPictures([(name, files[name]) for name in writers], prg_svg)

@@ -12,11 +12,19 @@ Examples
 >>> from prcurve.present.style import PALETTE, model_color
 >>> model_color(0), model_color(1), model_color(len(PALETTE)) == model_color(0)
 ('#1f77b4', '#ff7f0e', True)
+
+The figures prcurve makes for its own files are built and saved inside
+:func:`drawing_style`: matplotlib's default settings plus :data:`RC`, whatever the
+user's global settings are (after seaborn's ``set()``, say, which gives every later
+figure light grey axes), so a report looks the same in every session.
 """
 
 from __future__ import annotations
 
-__all__ = ["PALETTE", "model_color"]
+from contextlib import AbstractContextManager
+from typing import Any
+
+__all__ = ["PALETTE", "RC", "drawing_style", "model_color"]
 
 PALETTE: tuple[str, ...] = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd",
                             "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf")
@@ -26,3 +34,33 @@ PALETTE: tuple[str, ...] = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd
 def model_color(index: int) -> str:
     """The colour of the report's ``index``-th model (the palette repeats after ten)."""
     return PALETTE[index % len(PALETTE)]
+
+
+RC: dict[str, Any] = {"svg.hashsalt": "prcurve"}
+"""prcurve's own settings over matplotlib's defaults: SVG ids from a fixed salt, so that a
+picture is the same bytes on every run."""
+
+
+def drawing_style() -> AbstractContextManager[Any]:
+    """matplotlib's default settings plus :data:`RC`, for the duration of a ``with``
+    block: build and save prcurve's own figures inside it. The user's global settings
+    (``matplotlib.rcParams``, a style, seaborn's theme) are restored on exit and do not
+    reach these figures (matplotlib reads its settings when an artist is made and again
+    when it is drawn, so both happen inside).
+
+    Examples
+    --------
+    >>> import matplotlib
+    >>> from prcurve.present.style import drawing_style
+    >>> with matplotlib.rc_context({"axes.facecolor": "#eaeaf2"}):  # a user's theme
+    ...     with drawing_style():
+    ...         inside = matplotlib.rcParams["axes.facecolor"]
+    ...     after = matplotlib.rcParams["axes.facecolor"]
+    >>> inside, after
+    ('white', '#eaeaf2')
+    """
+    import matplotlib.style
+
+    # "default": matplotlib's own defaults, not the user's matplotlibrc; the settings
+    # that are no style's to change (the backend, interactive mode) stay as they are.
+    return matplotlib.style.context(["default", RC])

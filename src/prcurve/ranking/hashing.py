@@ -18,6 +18,7 @@ Examples
 
 from __future__ import annotations
 
+import contextvars
 import importlib
 from typing import Any
 
@@ -27,16 +28,36 @@ from numpy.typing import NDArray
 from prcurve.core.arrow import arrow_values, numpy_to_arrow
 from prcurve.core.sorting import parts_for, run_parts
 
-__all__ = ["ARROW_ROWS", "ENCODE_PART_ROWS", "arrow_dictionary", "arrow_module"]
+__all__ = ["ARROW_ROWS", "ENCODE_PART_ROWS", "arrow_dictionary", "arrow_module", "numpy_only"]
 
 I64 = NDArray[np.int64]
 
 ARROW_ROWS = 1 << 16  # columns at least this long are hashed by pyarrow, when installed
 
 
+_NUMPY_ONLY: contextvars.ContextVar[bool] = contextvars.ContextVar("prcurve_numpy_only",
+                                                                  default=False)
+"""Set by :class:`numpy_only`: no pyarrow import, whatever the size. A context variable,
+so one thread's (or task's) ``with numpy_only():`` leaves the others' encoding as it is."""
+
+
+class numpy_only:  # noqa: N801 - used as a function: ``with numpy_only():``
+    """Within ``with numpy_only():``, :func:`arrow_module` gives None: columns are
+    encoded by numpy alone, without importing pyarrow (40 MiB of memory: issue 26,
+    item 4; ``prcurve trec`` reading a qrels file of 10^5 rows). It holds for the
+    current thread (context) only."""
+
+    def __enter__(self) -> None:
+        self._token = _NUMPY_ONLY.set(True)
+
+    def __exit__(self, *exc: object) -> None:
+        _NUMPY_ONLY.reset(self._token)
+
+
 def arrow_module(n: int) -> Any | None:
-    """The pyarrow module for a column of ``n`` rows, or None (too short, or not installed)."""
-    if n < ARROW_ROWS:
+    """The pyarrow module for a column of ``n`` rows, or None (too short, not
+    installed, or within :class:`numpy_only`)."""
+    if n < ARROW_ROWS or _NUMPY_ONLY.get():
         return None
     try:
         return importlib.import_module("pyarrow")

@@ -18,7 +18,15 @@ from numpy.typing import NDArray
 from prcurve.core.sorting import parts_for, run_parts
 from prcurve.ranking import keys as _keys
 from prcurve.ranking.key_table import KeyTable
-from prcurve.ranking.state import JUDGED, UNJUDGED, JudgedLevels, Rankings
+from prcurve.ranking.row_docs import RowDocs
+from prcurve.ranking.state import (
+    JUDGED,
+    NOT_IN_POOL,
+    UNJUDGED,
+    JudgedLevels,
+    Rankings,
+    c_float_scores,
+)
 from prcurve.ranking.tables import Qrels, Run
 from prcurve.validation.ranking import no_queries_to_evaluate
 
@@ -101,8 +109,15 @@ def prepare(
     qrels_common = np.searchsorted(query_ids, qrels_queries)
     qrels_code, grades = judgment_codes(qrels.relevance)
     relevant_code = JUDGED + int(np.searchsorted(grades, relevance_level))
+    if isinstance(run._docs, RowDocs) and run._docs.qrels is not qrels:
+        run = run._docs.as_run(run)  # joined with other judgments: an encoded copy
     rows = _RunRows.grouped(run, score_precision)
-    row_code = _join(run, qrels, run_common, qrels_common, qrels_code, rows)
+    if isinstance(run._docs, RowDocs):  # joined while read (trec_stream): row i is row i
+        judged_row = run._docs.judged_row
+        row_code = np.where(judged_row >= 0, qrels_code[judged_row], NOT_IN_POOL).astype(
+            qrels_code.dtype, copy=False)
+    else:
+        row_code = _join(run, qrels, run_common, qrels_common, qrels_code, rows)
     row_code, block_start, block_length, block_code = _ranking_order(
         rows, run._docs, row_code
     )
@@ -192,6 +207,9 @@ def _join(
     row of the table); otherwise only the run rows whose document was judged
     somewhere are searched among the sorted judged cells.
     """
+    row_doc = rows.doc
+    if row_doc is None:  # RowDocs are joined while read, never here
+        raise ValueError("a run read in blocks is joined with its own qrels only")
     # each run document's qrels document, or -1
     target = _match_words(run._docs, qrels._docs.labels)
     if target is None:
@@ -225,7 +243,7 @@ def _join(
             begin = int(rows.block_start[first])
             end = n_run if last == rows.block_start.shape[0] else int(rows.block_start[last])
             index = np.repeat(row_start[block_code[first:last]], rows.block_length[first:last])
-            index += rows.doc[begin:end]
+            index += row_doc[begin:end]
             # every index is a cell of ``table``: "clip" never clips, and writes in place
             np.take(table, index, out=found[begin:end], mode="clip")
 
@@ -240,11 +258,11 @@ def _join(
     out = np.zeros(n_run, dtype=qrels_code.dtype)
     shared = np.zeros(width, dtype=bool)
     shared[run_doc_of[run_doc_of >= 0]] = True
-    judged_rows = np.flatnonzero(shared[rows.doc])
+    judged_rows = np.flatnonzero(shared[row_doc])
     if judged_rows.shape[0]:
         by_cell = np.argsort(cell)
         sorted_cells = cell[by_cell]
-        wanted = row_start[rows.query[judged_rows]] + rows.doc[judged_rows]
+        wanted = row_start[rows.query[judged_rows]] + row_doc[judged_rows]
         position = np.minimum(np.searchsorted(sorted_cells, wanted), sorted_cells.shape[0] - 1)
         hit = sorted_cells[position] == wanted
         out[judged_rows[hit]] = judged_code[by_cell[position[hit]]]
@@ -268,7 +286,7 @@ class _RunRows:
     each block of one query's rows (start, length, code)."""
 
     query: I64
-    doc: I64
+    doc: I64 | None  # None for RowDocs: row i is document code i
     score: F64
     block_start: I64
     block_length: I64
@@ -282,13 +300,16 @@ class _RunRows:
         """The run's rows, in place when grouped by query (as runs usually are),
         else stably sorted by query (a radix sort for up to 2^16 queries): the
         join and the ranking then work query by query."""
-        query, doc, score = run._queries.codes, run._docs.codes, run.score
+        query, score = run._queries.codes, run.score
+        doc = None if isinstance(run._docs, RowDocs) else run._docs.codes
         if score_precision == "float32":  # trec_eval 9 and pytrec_eval keep scores as float
-            score = score.astype(np.float32).astype(np.float64)
+            score = c_float_scores(score).astype(np.float64)
         n_queries = run._queries.labels.shape[0]
         if query.shape[0] and np.count_nonzero(query[1:] != query[:-1]) + 1 > n_queries:
             key = query.astype(np.uint16) if n_queries <= 2**16 else query
             by_query = np.argsort(key, kind="stable")
+            if doc is None:  # RowDocs come grouped by query (trec_stream checks it)
+                raise ValueError("a run read in blocks must be grouped by query")
             doc, score = doc[by_query], score[by_query]
             query = np.repeat(np.arange(n_queries), np.bincount(query, minlength=n_queries))
         start, length = _keys.blocks(query)
@@ -353,9 +374,14 @@ def _ranking_order(
     tie &= s[1:] == s[:-1]
     pairs = np.flatnonzero(tie)
     if pairs.shape[0]:
-        doc = rows.doc if order is None else rows.doc[order]
-        rank = _label_rank(docs, doc, pairs)
-        if not (rank[doc[pairs]] > rank[doc[pairs + 1]]).all():
+        doc: I64 | None
+        if rows.doc is None:  # RowDocs: row i is document code i, ranked while read
+            rank = _label_rank(docs, np.zeros(0, dtype=np.int64), pairs)
+            rank, doc = (rank if order is None else rank[order]), None
+        else:
+            doc = rows.doc if order is None else rows.doc[order]
+            rank = _label_rank(docs, doc, pairs)
+        if not (_at(rank, doc, pairs) > _at(rank, doc, pairs + 1)).all():
             tied, source = _tie_order(tie, pairs, doc, rank)
             if order is None:
                 payload = payload.copy()
@@ -367,13 +393,23 @@ def _ranking_order(
     return payload, rows.block_start, rows.block_length, rows.block_code
 
 
-def _label_rank(docs: _keys.Encoded, doc: I64, pairs: NDArray[np.intp]) -> I64:
+def _at(rank: NDArray[np.signedinteger[Any]], doc: I64 | None,
+        positions: NDArray[np.intp]) -> NDArray[np.signedinteger[Any]]:
+    """The rank of the document at each position (``doc`` None: position i holds
+    document i)."""
+    return rank[positions] if doc is None else rank[doc[positions]]
+
+
+def _label_rank(docs: _keys.Encoded, doc: I64,
+                pairs: NDArray[np.intp]) -> NDArray[np.signedinteger[Any]]:
     """Each tied document's rank in id order (byte order, integers by their decimal
     text: :func:`~prcurve.ranking.keys.byte_order`; the documents at
     ``pairs`` and ``pairs + 1``, other entries arbitrary): integers then compare
     as the ids do. All labels are sorted when there are few of them, else only
     the tied documents'. Labels not made yet (keys.Encoded.words) are not made:
     their words give the same order."""
+    if isinstance(docs, RowDocs):  # ranked among the tied rows while read (trec_stream)
+        return docs.rank
     n_labels = docs.n_labels
     rank = np.zeros(n_labels, dtype=np.int64)
     present = (np.arange(n_labels) if n_labels <= 2 * pairs.shape[0]
@@ -397,7 +433,8 @@ def _label_rank(docs: _keys.Encoded, doc: I64, pairs: NDArray[np.intp]) -> I64:
 
 
 def _tie_order(
-    tie: NDArray[np.bool_], pairs: NDArray[np.intp], doc: I64, rank: I64,
+    tie: NDArray[np.bool_], pairs: NDArray[np.intp], doc: I64 | None,
+    rank: NDArray[np.signedinteger[Any]],
 ) -> tuple[NDArray[np.intp], NDArray[np.intp]]:
 
     """Order each run of tied rows by document id descending (byte order).
@@ -422,7 +459,7 @@ def _tie_order(
     # One integer per tied row: its group, then its document's rank reversed.
     # A query lists a document once, so the keys within a group are distinct;
     # they ascend from group to group, so they arrive nearly sorted.
-    key = group * width + (width - 1 - rank[doc[rows]])
+    key = group * width + (width - 1 - _at(rank, doc, rows))
     return rows, rows[_argsort_distinct(key)]
 
 

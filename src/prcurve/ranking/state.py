@@ -32,6 +32,7 @@ __all__ = [
     "JudgedLevels",
     "Rankings",
     "Selection",
+    "c_float_scores",
     "segmented_cumsum",
     "sequential_sums",
 ]
@@ -41,6 +42,21 @@ F64 = NDArray[np.float64]
 I64 = NDArray[np.int64]
 
 NOT_IN_POOL, UNJUDGED, JUDGED = 0, 1, 2
+
+
+def c_float_scores(score: NDArray[np.floating]) -> NDArray[np.float32]:
+    """Scores as C's ``(float)`` cast keeps them: trec_eval 9 and pytrec_eval store a
+    run's scores as ``float``. A score beyond float32's range becomes ±inf there as
+    here, without numpy's overflow warning (the one place every ranking path narrows).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> c_float_scores(np.array([0.1, 1e300, -1e300])).tolist()
+    [0.10000000149011612, inf, -inf]
+    """
+    with np.errstate(over="ignore"):
+        return score.astype(np.float32)
 
 
 @dataclass(frozen=True)

@@ -26,6 +26,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from prcurve.core.arrow import primitive_numpy
 from prcurve.ranking import keys as _keys
+from prcurve.ranking.row_docs import RowDocs
 from prcurve.ranking.trec_format import Columns
 from prcurve.ranking.trec_reader import parse_columns, read_columns
 from prcurve.validation.arrays import as_1d, check_finite_numbers, check_same_length
@@ -85,9 +86,10 @@ class _LongTable:
                    else _keys.encode(query_id, grouped=True, sort_labels=True))
         docs = doc_id if isinstance(doc_id, _keys.Encoded) else _keys.encode(doc_id)
         self._queries, self._docs = queries, docs
-        # One row per (query, document).
+        # One row per (query, document); RowDocs were checked while read (trec_stream).
         width = max(docs.n_labels, 1)
-        if _keys.repeated_pairs(queries.codes, docs.codes, queries.labels.shape[0], width):
+        if not isinstance(docs, RowDocs) and _keys.repeated_pairs(
+                queries.codes, docs.codes, queries.labels.shape[0], width):
             self._raise_duplicate(queries.codes * width + docs.codes)
 
     def __len__(self) -> int:

@@ -33,7 +33,7 @@ from prcurve.ranking.kernels import (
     geometric_terms,
     mean_over_levels,
 )
-from prcurve.ranking.state import NOT_IN_POOL, JudgedLevels, Rankings
+from prcurve.ranking.state import NOT_IN_POOL, JudgedLevels, Rankings, c_float_scores
 from prcurve.ranking.tables import Qrels, Run
 from prcurve.ranking.trec_format import read_zscores
 from prcurve.ranking.trec_measures import (
@@ -217,7 +217,7 @@ def _other_format(
     else:
         if not isinstance(relevance, Preferences):
             raise wrong_table_type("qrels", relevance, "Preferences or a prefs path")
-        scores = run.score.astype(np.float32) if version == 9 else run.score
+        scores = c_float_scores(run.score) if version == 9 else run.score
         queries, has_results, by_name = prefs_values(
             relevance, as_bytes(run._queries.labels), run._queries.codes,
             as_bytes(run._docs.labels)[run._docs.codes], scores.astype(np.float64),

@@ -1,0 +1,307 @@
+"""A report's pictures drawn in a second Python process while this one builds the page.
+
+``prcurve report --out DIR`` writes four pictures (matplotlib) and report.html (Bokeh).
+At everyday sizes that drawing is most of the command's time, and the two libraries'
+work is independent, so the command draws the pictures in a child process while it
+reads the inputs, counts and builds the page itself: on two cores the wall time is
+about the longer of the two, not their sum (issue 26, item 3; docs/report.md).
+
+- :meth:`PictureProcess.start` starts the child before the inputs are read; it imports
+  matplotlib while this process reads and counts. The child is a fresh interpreter
+  (``sys.executable -c``), not a fork: this process has NumPy's (OpenBLAS's) threads
+  by then, after which ``fork`` may deadlock (and warns from Python 3.12), and a fresh
+  interpreter works the same on every platform. It runs with this process's
+  ``sys.path``, so it imports the same prcurve and matplotlib.
+- :meth:`PictureProcess.draw` sends it the finished :class:`~prcurve.present.report.Report`
+  (pickled over its standard input); it draws with
+  :func:`prcurve.present.report_figures.draw_pictures`, the function this process would
+  call, and sends back the PRG figure's SVG (for the page) and then every file's bytes.
+  The files are the same bytes either way (tests/test_report_drawing.py).
+- Anything that goes wrong in the child (it cannot start, fails to import, raises, is
+  killed, sends something unexpected) makes this process draw the pictures itself,
+  in-process: the user gets the same files, or the same one-line error that drawing
+  here raises. The child's standard error is discarded: it never prints a traceback.
+- :meth:`PictureProcess.close` (a ``with`` block) always waits for the child; a child
+  still working when the command fails is killed first. No process is left behind.
+
+The child is started only when a core is free for it (:func:`free_core`: two cores or
+more, and a load average below their number); on a machine whose cores are all busy it
+would only add its start-up to the work. The environment variable ``PRCURVE_PICTURES``
+overrides that: ``child`` always starts it, ``here`` never does.
+
+Reports too large to send cheaply (more than :data:`MAX_SENT_THRESHOLDS` operating
+points in all) are drawn here, and the child is told to stop.
+
+Examples
+--------
+>>> from prcurve.present.report_build import evaluate
+>>> from prcurve.present.picture_process import InProcessPictures, PictureProcess
+>>> report = evaluate({"a": ([1, 0, 1, 0, 1], [0.9, 0.8, 0.7, 0.6, 0.2])})
+>>> with PictureProcess.start() as process:
+...     source = process.draw(report)
+...     files = source.files()
+>>> files == InProcessPictures(report).files()
+True
+"""
+
+from __future__ import annotations
+
+import contextlib
+import pickle
+import subprocess
+import sys
+import threading
+from collections.abc import Callable
+from pathlib import Path
+from types import TracebackType
+from typing import TYPE_CHECKING, Any, BinaryIO, Protocol
+
+if TYPE_CHECKING:
+    from prcurve.present.report_figures import DrawnPictures
+
+__all__ = ["MAX_SENT_THRESHOLDS", "InProcessPictures", "PictureProcess", "PictureSource",
+           "free_core", "picture_writer", "serve"]
+
+MAX_SENT_THRESHOLDS = 2_000_000
+"""The most operating points (all models together) of a report sent to the child; a larger
+report is drawn in-process (pickling its curves would cost more than drawing saves)."""
+
+_CHILD = ("import pickle, sys; sys.path[:] = pickle.load(sys.stdin.buffer); "
+          "from prcurve.present.picture_process import serve; serve()")
+"""The child's program: this process's module search path first, then :func:`serve`."""
+
+_MATPLOTLIB = ("matplotlib.figure", "matplotlib.backends.backend_agg",
+               "matplotlib.backends.backend_svg", "matplotlib.style")
+"""What the child imports while it waits for the report."""
+
+
+def free_core() -> bool:
+    """Whether a second process can run beside this one: at least two cores are this
+    process's to use (``os.sched_getaffinity`` where there is one) and fewer processes
+    than cores were running or waiting over the last minute (``os.getloadavg``; true
+    where there is none). On a busy machine a second process only adds its start-up
+    (about 0.3 s of CPU: its own interpreter, NumPy and prcurve) to the work: there the
+    pictures are drawn in-process (docs/benchmarks.md)."""
+    import os
+
+    affinity = getattr(os, "sched_getaffinity", None)
+    cores = len(affinity(0)) if affinity is not None else (os.cpu_count() or 1)
+    if cores < 2:
+        return False
+    try:
+        load = os.getloadavg()[0]
+    except (AttributeError, OSError):  # no load average here (Windows)
+        return True
+    return load < cores
+
+
+def _wanted() -> bool:
+    """``PRCURVE_PICTURES``: ``child`` always starts the child, ``here`` never does;
+    unset (or anything else): when :func:`free_core`."""
+    import os
+
+    setting = os.environ.get("PRCURVE_PICTURES", "").strip().lower()
+    return setting == "child" or (setting != "here" and free_core())
+
+
+class PictureSource(Protocol):
+    """Where :meth:`prcurve.present.report.Report.write` takes its pictures from."""
+
+    def prg_svg(self) -> str:
+        """The PRG figure's SVG text (report.html shows it inline)."""
+
+    def files(self) -> list[tuple[str, bytes]]:
+        """Each picture file's name and bytes, in the order of the report's manifest."""
+
+
+def picture_writer(source: PictureSource, name: str) -> Callable[[Path], None]:
+    """A writer (for :func:`prcurve.present.files.write_files`) of the picture ``name`` of
+    ``source``: it waits for the pictures when it runs."""
+
+    def write(path: Path) -> None:
+        path.write_bytes(dict(source.files())[name])
+
+    return write
+
+
+class InProcessPictures:
+    """The pictures of ``report`` drawn in this process, once, when first asked for."""
+
+    def __init__(self, report: Any) -> None:
+        self._report = report
+        self._drawn: DrawnPictures | None = None
+
+    def _get(self) -> DrawnPictures:
+        if self._drawn is None:
+            from prcurve.present.report_figures import draw_pictures
+
+            self._drawn = draw_pictures(self._report)
+        return self._drawn
+
+    def prg_svg(self) -> str:
+        return self._get().prg_svg
+
+    def files(self) -> list[tuple[str, bytes]]:
+        return self._get().files
+
+
+class PictureProcess:
+    """The child process that draws a report's pictures (module docstring). Use it as a
+    context manager: leaving the block waits for the child (killing it first if it was
+    never given a report)."""
+
+    def __init__(self, child: subprocess.Popen[bytes] | None) -> None:
+        self._child = child
+        self._report: Any = None
+        self._sent = False
+        self._prg: str | None = None
+        self._files: list[tuple[str, bytes]] | None = None
+        self._here: InProcessPictures | None = None
+        # The child's messages are read as they come, by a thread: a pipe holds 64 KiB,
+        # and a child blocked on writing its PRG SVG would draw nothing more meanwhile.
+        self._reader: threading.Thread | None = None
+        self._prg_read = threading.Event()
+
+    @classmethod
+    def start(cls) -> PictureProcess:
+        """Start the child (it imports matplotlib and waits for a report). When it cannot
+        be started, or no core is free for it (:func:`free_core`), the pictures will be
+        drawn in this process."""
+        if not sys.executable or not _wanted():  # embedded, or nothing to gain
+            return cls(None)
+        try:
+            child = subprocess.Popen([sys.executable, "-c", _CHILD], stdin=subprocess.PIPE,
+                                     stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+        except OSError:
+            return cls(None)
+        process = cls(child)
+        process._send(sys.path)
+        return process
+
+    def _send(self, value: Any) -> bool:
+        if self._child is None or self._child.stdin is None:
+            return False
+        try:
+            pickle.dump(value, self._child.stdin, protocol=pickle.HIGHEST_PROTOCOL)
+            self._child.stdin.flush()
+        except (OSError, ValueError, pickle.PicklingError, TypeError, AttributeError):
+            return False  # the child is gone, or the report cannot be sent: drawn here
+        return True
+
+    def draw(self, report: Any) -> PictureSource:
+        """Send ``report`` to the child; returns where to take its pictures from (this
+        object, or the report's :class:`InProcessPictures` for a report too large to
+        send)."""
+        self._report = report
+        size = sum(len(m.curve) for m in report.models)
+        if size > MAX_SENT_THRESHOLDS:
+            self._send(None)  # the child stops
+            self._here = InProcessPictures(report)
+            return self._here
+        self._sent = self._send(report)
+        if self._child is not None and self._child.stdin is not None:
+            with contextlib.suppress(OSError):
+                self._child.stdin.close()
+        if self._sent:
+            self._reader = threading.Thread(target=self._read, name="prcurve-pictures",
+                                            daemon=True)
+            self._reader.start()
+        return self
+
+    def _read(self) -> None:
+        try:
+            svg = self._receive("prg")
+            self._prg = svg if isinstance(svg, str) else None
+        finally:
+            self._prg_read.set()
+        if self._prg is None:
+            return
+        files = self._receive("files")
+        if isinstance(files, list) and all(
+                isinstance(f, tuple) and len(f) == 2 and isinstance(f[0], str)
+                and isinstance(f[1], bytes) for f in files):
+            self._files = files
+
+    def _receive(self, kind: str) -> Any:
+        """The child's next message, when it is ``(kind, value)``; else None (it failed)."""
+        if self._child is None or self._child.stdout is None:
+            return None
+        try:
+            message = pickle.load(self._child.stdout)
+        except Exception:  # EOF, a half-written message: the child failed
+            return None
+        if isinstance(message, tuple) and len(message) == 2 and message[0] == kind:
+            return message[1]
+        return None
+
+    def _fallback(self) -> InProcessPictures:
+        if self._here is None:
+            self._here = InProcessPictures(self._report)
+        return self._here
+
+    def prg_svg(self) -> str:
+        if self._reader is not None:
+            self._prg_read.wait()
+        return self._prg if self._prg is not None else self._fallback().prg_svg()
+
+    def files(self) -> list[tuple[str, bytes]]:
+        if self._reader is not None:
+            self._reader.join()
+        return self._files if self._files is not None else self._fallback().files()
+
+    def close(self) -> None:
+        """Wait for the child; kill it first unless it was given a report to draw."""
+        child = self._child
+        if child is None:
+            return
+        if self._files is None:
+            child.kill()  # not needed (any more): stop its work now
+        if self._reader is not None:
+            self._reader.join()  # it reads until the child's output ends
+        self._child = None
+        for stream in (child.stdin, child.stdout):
+            if stream is not None:
+                with contextlib.suppress(OSError):
+                    stream.close()
+        child.wait()
+
+    def __enter__(self) -> PictureProcess:
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
+                 traceback: TracebackType | None) -> None:
+        self.close()
+
+
+def _send_to(stream: BinaryIO, message: tuple[str, Any]) -> None:
+    pickle.dump(message, stream, protocol=pickle.HIGHEST_PROTOCOL)
+    stream.flush()
+
+
+def serve() -> None:
+    """The child's main: import matplotlib, read a report from standard input, draw its
+    pictures and write ``("prg", svg)`` then ``("files", [(name, bytes), ...])`` to
+    standard output (pickled). It stops at once on an empty input or ``None``; on an
+    error it writes nothing more and exits (the parent then draws in-process)."""
+    import importlib
+
+    channel, source = sys.stdout.buffer, sys.stdin.buffer
+    sys.stdout = sys.stderr  # nothing else may write into the channel
+    received: list[Any] = []
+
+    def receive() -> None:  # while matplotlib is imported: the parent never waits on us
+        with contextlib.suppress(EOFError):
+            received.append(pickle.load(source))
+
+    reader = threading.Thread(target=receive, daemon=True)
+    reader.start()
+    for name in _MATPLOTLIB:
+        importlib.import_module(name)
+    from prcurve.present.report_figures import draw_pictures
+
+    reader.join()
+    report = received[0] if received else None
+    if report is None:
+        return
+    drawn = draw_pictures(report, on_prg_svg=lambda svg: _send_to(channel, ("prg", svg)))
+    _send_to(channel, ("files", drawn.files))

@@ -1,0 +1,321 @@
+"""The run read in blocks and joined with its qrels while read (ranking/trec_stream.py):
+every number and error equal to reading it whole (read_run, the oracle), with block
+boundaries anywhere; trec_eval's own quicktest through it, byte for byte."""
+
+from __future__ import annotations
+
+import gzip
+import shlex
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from prcurve.cli import main
+from prcurve.errors import InvalidInputError
+from prcurve.ranking import read_qrels, read_run, trec_reader, trec_stream
+from prcurve.ranking.row_docs import RowDocs
+from prcurve.ranking.trec_eval import TrecEvalOptions, format_trec_eval
+from prcurve.ranking.trec_stream import read_judged, read_judged_run
+
+V10 = Path(__file__).parent / "fixtures" / "trec_eval_v10"
+
+
+@pytest.fixture(autouse=True)
+def _small_blocks(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Every file reaches the block reader, in blocks of a few lines.
+    monkeypatch.setattr(trec_reader, "SMALL_FILE_BYTES", 0)
+    monkeypatch.setattr(trec_stream, "BLOCK_BYTES", 64)
+
+
+# Ids of 1 to 20 bytes (one to three words), ASCII and UTF-8 beyond it.
+ID = st.text(alphabet=st.sampled_from("abAB09_-.:é文"), min_size=1, max_size=10).map(
+    lambda t: t.encode())
+SCORES = st.sampled_from(["1", "0.5", "-0.0", "0", "0.25", "2.5", "1e-3", "1E+2", "-7.125",
+                          "0.1", "3.0000001", "12345678901234567890", "1e300",
+                          "-2e300", "1e-300"])
+
+
+@st.composite
+def run_and_qrels(draw: st.DrawFn) -> tuple[bytes, bytes]:
+    queries = draw(st.lists(ID, min_size=1, max_size=5, unique=True))
+    lines, judged = [], []
+    for query in queries:
+        docs = draw(st.lists(ID, min_size=1, max_size=25, unique=True))
+        scores = [draw(SCORES) for _ in docs]
+        if draw(st.booleans()):  # written best first, as runs usually are
+            order = sorted(range(len(docs)), key=lambda i: -float(scores[i]))
+            docs, scores = [docs[i] for i in order], [scores[i] for i in order]
+        for rank, (doc, score) in enumerate(zip(docs, scores, strict=True)):
+            lines.append(b" ".join([query, b"Q0", doc, str(rank).encode(), score.encode(),
+                                    b"run" + query[:2]]))
+            if draw(st.integers(0, 2)) == 0:
+                judged.append((query, doc))
+        judged += [(query, doc) for doc in draw(st.lists(ID, max_size=4))
+                   if doc not in docs]  # judged, not retrieved
+    if draw(st.booleans()):
+        judged.append((b"other", b"d1"))  # a query without results
+    if not judged:
+        judged.append((queries[0], b"d-none"))
+    qrels = b"".join(b"%s 0 %s %d\n" % (q, d, draw(st.integers(-1, 3)))
+                     for q, d in dict.fromkeys(judged))
+    separator = draw(st.sampled_from([b" ", b"\t"]))
+    run = b"\n".join(lines).replace(b" ", separator) + (b"\n" if draw(st.booleans()) else b"")
+    return run, qrels
+
+
+def _write(folder: Path, run: bytes, qrels: bytes) -> tuple[Path, Path]:
+    (folder / "run").write_bytes(run)
+    (folder / "qrels").write_bytes(qrels)
+    return folder / "qrels", folder / "run"
+
+
+OPTIONS = [
+    TrecEvalOptions(measures=("all_trec",), per_query=True),
+    TrecEvalOptions(measures=("map", "P.5", "ndcg", "recip_rank", "bpref"), per_query=True,
+                    version=9),
+    TrecEvalOptions(measures=("map", "P.2", "num_ret"), per_query=True, depth=3,
+                    judged_only=True, complete=True),
+]
+
+
+def _output(qrels: object, run: object, options: TrecEvalOptions) -> str:
+    """trec_eval's output, or the error's message (no query judged and retrieved)."""
+    try:
+        return format_trec_eval(qrels, run, options)
+    except InvalidInputError as error:
+        return f"error: {error}"
+
+
+@settings(max_examples=40, deadline=None)
+@given(files=run_and_qrels(), block=st.integers(16, 400))
+def test_block_reader_equals_reading_whole(files: tuple[bytes, bytes], block: int) -> None:
+    run_bytes, qrels_bytes = files
+    old = trec_stream.BLOCK_BYTES
+    trec_stream.BLOCK_BYTES = block
+    try:
+        with tempfile.TemporaryDirectory() as folder:
+            qrels_path, run_path = _write(Path(folder), run_bytes, qrels_bytes)
+            qrels, run = read_judged(qrels_path, run_path)
+            assert isinstance(run._docs, RowDocs)  # the block reader took it
+            whole, whole_qrels = read_run(run_path), read_qrels(qrels_path)
+            for options in OPTIONS:
+                assert _output(qrels, run, options) == _output(whole_qrels, whole, options)
+            assert run.query_id.tolist() == whole.query_id.tolist()
+            assert run.doc_id.tolist() == whole.doc_id.tolist()  # read again on demand
+            assert run.score.tolist() == whole.score.tolist()
+            assert run.run_id == whole.run_id
+            assert np.array_equal(run.line, whole.line)
+    finally:
+        trec_stream.BLOCK_BYTES = old
+
+
+@settings(max_examples=30, deadline=None)
+@given(files=run_and_qrels(), block=st.integers(16, 400), data=st.data())
+def test_a_repeated_document_is_found_in_any_block(
+    files: tuple[bytes, bytes], block: int, data: st.DataObject,
+) -> None:
+    # One line written again further down its query (another score): the error is
+    # read_run's, naming the same line, wherever the block boundaries fall.
+    run_bytes, qrels_bytes = files
+    lines = run_bytes.rstrip(b"\n").split(b"\n")
+    i = data.draw(st.integers(0, len(lines) - 1))
+    fields = lines[i].split()
+    query = [k for k, line in enumerate(lines) if line.split()[0] == fields[0]]
+    at = data.draw(st.integers(i + 1, query[-1] + 1))
+    separator = b"\t" if b"\t" in lines[0] else b" "
+    lines.insert(at, separator.join([*fields[:4], b"0.75", fields[5]]))
+    old = trec_stream.BLOCK_BYTES
+    trec_stream.BLOCK_BYTES = block
+    try:
+        with tempfile.TemporaryDirectory() as folder:
+            qrels_path, run_path = _write(Path(folder), b"\n".join(lines) + b"\n",
+                                          qrels_bytes)
+            with pytest.raises(InvalidInputError) as whole:
+                read_run(run_path)
+            with pytest.raises(InvalidInputError) as blocks:
+                read_judged(qrels_path, run_path)
+            assert str(blocks.value) == str(whole.value)
+            assert read_judged_run(run_path, read_qrels(qrels_path)) is None
+    finally:
+        trec_stream.BLOCK_BYTES = old
+
+
+def test_ties_of_long_ids_sharing_prefixes(tmp_path: Path) -> None:
+    # Ids of three words equal in their first 16 bytes, all tied: only the last word
+    # tells them apart; trec_eval ranks ties by id descending (docs/ranking.md).
+    docs = [f"clueweb09-en0000-{i:02d}-{j:05d}" for i in range(3) for j in range(40)]
+    rng = np.random.default_rng(3)
+    rng.shuffle(docs)
+    run = "".join(f"q{k} Q0 {d} 1 {(i % 4) / 2} r\n" for k in range(3)
+                  for i, d in enumerate(docs))
+    qrels = "".join(f"q{k} 0 {d} {i % 3}\n" for k in range(3) for i, d in enumerate(docs[::7]))
+    qrels_path, run_path = _write(tmp_path, run.encode(), qrels.encode())
+    qrels_table, fast = read_judged(qrels_path, run_path)
+    assert isinstance(fast._docs, RowDocs)
+    options = TrecEvalOptions(measures=("all_trec",), per_query=True)
+    assert (format_trec_eval(qrels_table, fast, options)
+            == format_trec_eval(read_qrels(qrels_path), read_run(run_path), options))
+
+
+def test_a_document_twice_in_a_query_is_the_same_error(tmp_path: Path) -> None:
+    run = b"q1 Q0 a 1 1 r\nq1 Q0 b 2 1 r\nq2 Q0 a 1 1 r\nq2 Q0 c 2 1 r\nq2 Q0 a 3 0 r\n"
+    qrels_path, run_path = _write(tmp_path, run, b"q1 0 a 1\n")
+    assert read_judged_run(run_path, read_qrels(qrels_path)) is None
+    with pytest.raises(InvalidInputError) as whole:
+        read_run(run_path)
+    with pytest.raises(InvalidInputError) as blocks:
+        read_judged(qrels_path, run_path)
+    assert str(blocks.value) == str(whole.value)
+    assert "line 5" in str(whole.value)
+
+
+@pytest.mark.parametrize("run", [
+    b"q1 Q0 a 1 1 r\nq2 Q0 b 1 1 r\nq1 Q0 c 2 1 r\n",  # a query's lines apart
+    b"# comment\nq1 Q0 a 1 1 r\n",
+    b"q1 Q0 a 1 1 r\r\nq1 Q0 b 2 1 r\r\n",
+    b"q1 Q0 a 1 1 r\n\nq1 Q0 b 2 1 r\n",
+    b"q1 Q0 a 1 1 r extra\nq1 Q0 b 2 1 r\n",
+    b"q1 Q0 a 1 1 r\nq1\tQ0 b 2 1 r\n",
+    b"q1  Q0 a 1 1 r\n",
+    b"\xef\xbb\xbfq1 Q0 a 1 1 r\n",
+    gzip.compress(b"q1 Q0 a 1 1 r\n", mtime=0),
+    b"q1 Q0 a 1 1 r\nq1 Q0 b 2 1_0 r\n",
+    b"q1 Q0 a 1 1 r\nq1 Q0 b 2 inf r\n",
+    b"q1 Q0 " + b"x" * 70 + b" 1 1 r\n",
+    b"q1 Q0 a 1 1 r\nq1 Q0 a\x01 2 1 r\n",
+])
+def test_other_files_are_read_whole(tmp_path: Path, run: bytes) -> None:
+    qrels_path, run_path = _write(tmp_path, run, b"q1 0 a 1\nq1 0 c 0\n")
+    assert read_judged_run(run_path, read_qrels(qrels_path)) is None
+    try:
+        expected = read_run(run_path)
+    except InvalidInputError as error:
+        message = str(error)
+    else:
+        message = ""
+    if message:
+        with pytest.raises(InvalidInputError) as raised:
+            read_judged(qrels_path, run_path)
+        assert str(raised.value) == message
+        return
+    _, run_table = read_judged(qrels_path, run_path)
+    assert not isinstance(run_table._docs, RowDocs)
+    assert run_table.doc_id.tolist() == expected.doc_id.tolist()
+
+
+def test_errors_come_in_the_order_of_reading_the_run_first(tmp_path: Path) -> None:
+    (tmp_path / "bad_qrels").write_bytes(b"q1 0 a\n")
+    (tmp_path / "bad_run").write_bytes(b"q1 Q0 a 1 x r\n")
+    (tmp_path / "run").write_bytes(b"q1 Q0 a 1 1 r\n")
+    with pytest.raises(InvalidInputError, match="bad_run"):
+        read_judged(tmp_path / "bad_qrels", tmp_path / "bad_run")
+    with pytest.raises(InvalidInputError, match="bad_qrels"):
+        read_judged(tmp_path / "bad_qrels", tmp_path / "run")
+
+
+def test_a_run_read_in_blocks_evaluated_with_other_qrels(tmp_path: Path) -> None:
+    run = "".join(f"q{k} Q0 d{j} {j} {j % 5} r\n" for k in range(4) for j in range(30))
+    qrels_path, run_path = _write(tmp_path, run.encode(), b"q1 0 d3 1\n")
+    _, fast = read_judged(qrels_path, run_path)
+    assert isinstance(fast._docs, RowDocs)
+    (tmp_path / "other").write_text("".join(f"q{k} 0 d{j} {(j + k) % 3}\n"
+                                            for k in range(4) for j in range(0, 30, 4)))
+    other = read_qrels(tmp_path / "other")
+    options = TrecEvalOptions(measures=("all_trec",), per_query=True)
+    assert (format_trec_eval(other, fast, options)
+            == format_trec_eval(other, read_run(run_path), options))
+
+
+def _quicktest() -> list[tuple[list[str], Path]]:
+    commands = []
+    for line in (V10 / "quicktest.txt").read_text().splitlines():
+        if line.strip():
+            words = shlex.split(line)
+            bar = words.index("|")
+            args = [str(V10 / a[5:]) if a.startswith("test/") else a for a in words[1:bar]]
+            commands.append((args, V10 / words[bar + 3][5:]))
+    return commands
+
+
+@pytest.mark.parametrize(("argv", "expected"), _quicktest(),
+                         ids=[" ".join(Path(a).name for a in c[0]) for c in _quicktest()])
+def test_quicktest_through_the_block_reader(
+    argv: list[str], expected: Path, tmp_path: Path, capsysbinary: pytest.CaptureFixture[bytes],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # trec_eval 10's quicktest with each run file written plain (one space between
+    # fields; trec_eval splits at white space, so its expected output holds), read in
+    # blocks of 512 bytes: byte for byte the expected output.
+    monkeypatch.setattr(trec_stream, "BLOCK_BYTES", 512)
+    taken: list[bool] = []
+    original = trec_stream.read_judged_run
+
+    def spy(path: Path, qrels: object) -> object:
+        found = original(path, qrels)  # type: ignore[arg-type]
+        taken.append(found is not None)
+        return found
+
+    monkeypatch.setattr(trec_stream, "read_judged_run", spy)
+    run = Path(argv[-1])
+    lines = [b" ".join(line.split()) for line in run.read_bytes().splitlines()]
+    (tmp_path / run.name).write_bytes(b"".join(line + b"\n" for line in lines if line))
+    assert main(["trec", *argv[:-1], str(tmp_path / run.name)]) == 0
+    assert capsysbinary.readouterr().out == expected.read_bytes()
+    qrels_format = "-R" not in argv and not any(a.startswith("-R") for a in argv)
+    kept = [line for line in lines if line]
+    queries = [line.split()[0] for line in kept]
+    blocks = [q for i, q in enumerate(queries) if i == 0 or q != queries[i - 1]]
+    plain = (not any(line.startswith(b"#") for line in kept)  # what the block reader takes
+             and all(len(line.split()) == 6 for line in kept) and len(set(blocks)) == len(blocks))
+    assert taken == ([True] if qrels_format and plain else [False] if qrels_format else [])
+
+
+def test_prcurve_trec_reads_a_large_run_without_pyarrow(tmp_path: Path) -> None:
+    # The block reader and the qrels' exact reader use numpy alone (pyarrow's import
+    # is 40 MiB of a 3·10^6-line run's memory: issue 26, item 4).
+    run = "".join(f"{k} Q0 doc{k * 7 + j} {j} {j % 97} r\n" for k in range(100)
+                  for j in range(1000))
+    qrels = "".join(f"{k} 0 doc{k * 7 + j} {j % 3}\n" for k in range(100)
+                    for j in range(0, 1000, 5))
+    (tmp_path / "run").write_text(run)
+    (tmp_path / "qrels").write_text(qrels)
+    code = ("import sys, prcurve.ranking.trec_reader as t; t.SMALL_FILE_BYTES = 0\n"
+            "from prcurve.cli import main\n"
+            f"main(['trec', {str(tmp_path / 'qrels')!r}, {str(tmp_path / 'run')!r}])\n"
+            "print('pyarrow' in sys.modules, file=sys.stderr)")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          check=True)
+    assert done.stderr.split()[-1] == "False"
+    assert done.stdout.startswith("runid")
+
+
+def test_numpy_only_keeps_pyarrow_out_of_encoding() -> None:
+    from prcurve.ranking import hashing
+
+    assert hashing.arrow_module(hashing.ARROW_ROWS) is not None  # pyarrow: the test extra
+    with hashing.numpy_only():
+        assert hashing.arrow_module(hashing.ARROW_ROWS) is None
+        with hashing.numpy_only():
+            assert hashing.arrow_module(hashing.ARROW_ROWS) is None
+        assert hashing.arrow_module(hashing.ARROW_ROWS) is None  # the outer one holds
+    assert hashing.arrow_module(hashing.ARROW_ROWS) is not None
+
+
+def test_a_query_longer_than_the_largest_block_goes_to_read_run(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    run = "".join(f"q1 Q0 d{j} {j} {j % 7} r\n" for j in range(3000))  # about 60 KB
+    run += "".join(f"q2 Q0 d{j} {j} {j % 7} r\n" for j in range(10))
+    qrels_path, run_path = _write(tmp_path, run.encode(), b"q1 0 d3 1\nq2 0 d4 1\n")
+    qrels = read_qrels(qrels_path)
+    assert isinstance(read_judged_run(run_path, qrels)._docs, RowDocs)  # type: ignore[union-attr]
+    monkeypatch.setattr(trec_stream, "MAX_BLOCK_BYTES", 1 << 14)
+    assert read_judged_run(run_path, qrels) is None
+    _, fast = read_judged(qrels_path, run_path)
+    assert fast.doc_id.tolist() == read_run(run_path).doc_id.tolist()
