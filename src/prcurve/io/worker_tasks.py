@@ -65,6 +65,7 @@ def serve(connection: Connection, threads: int) -> None:
     """
     set_sort_threads(threads)
     reuse_freed_memory()  # each piece's large arrays reuse the last one's pages, not fresh ones
+    _small_pages()
     held: dict[int, ThresholdCounts] = {}
     while True:
         try:
@@ -96,6 +97,24 @@ def _read_ahead(pieces: Sequence[tuple[str, list[int], int]], spec: _Spec
             if k + 1 < len(pieces):
                 ahead = reader.submit(_read_piece, *pieces[k + 1], spec)
             yield path, index, read
+
+
+def _small_pages() -> None:
+    """NumPy's large arrays in this worker without ``madvise(MADV_HUGEPAGE)``: where the
+    kernel compacts memory to find huge pages on a fault (``defrag`` set to ``madvise``),
+    a worker's fresh arrays cost it 0.5-1 s of system time at 3*10^7 rows, against about
+    0.2 s with small pages (docs/benchmarks.md, session 32). NumPy's switch for it is
+    private (``NUMPY_MADVISE_HUGEPAGE`` is read at import); where it is missing, nothing
+    changes."""
+    import importlib
+
+    try:
+        multiarray: Any = importlib.import_module("numpy._core.multiarray")
+    except ImportError:  # NumPy 1
+        multiarray = importlib.import_module("numpy.core.multiarray")
+    switch = getattr(multiarray, "_set_madvise_hugepage", None)
+    if switch is not None:
+        switch(False)
 
 
 def _count(held: dict[int, ThresholdCounts], pieces: list[tuple[str, list[int], int]],
