@@ -13,9 +13,11 @@ alternating the commands, best of ``--repeat``:
 - with ``--workers N``: ``prcurve report FILE --workers N`` by this interpreter (and by
   ``--before``), whose report.json must hold the single process's numbers (item 7).
 
-Time is wall and CPU (user + sys of the process and its reaped children, Dask's
-workers included, from ``wait4``), peak memory the process's own ``VmHWM`` (for
-``--workers``: the parent's alone; the floor's is ``ru_maxrss``). The machine's load
+Time is wall and CPU (user + sys of the process and every descendant: this script
+adopts orphans (``PR_SET_CHILD_SUBREAPER``) and reaps them, so the workers of
+``--workers``, children of a fork server, and Dask's are counted), peak memory the
+process's own ``VmHWM`` (for ``--workers``: the parent's alone; the floor's is
+``ru_maxrss``). The machine's load
 (``os.getloadavg``) is printed before and after. Files are deleted at the end unless
 ``--keep DIR`` keeps them there (and reuses them on the next run).
 
@@ -28,6 +30,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import shutil
 import subprocess
 import sys
@@ -63,23 +66,44 @@ NUMBERS = ("average_precision", "ap", "aucpr", "min_ap", "normalized_ap", "min_a
            "positives", "negatives", "rows")
 
 
+def _adopt_orphans() -> bool:
+    """Make this process the reaper of its orphaned descendants (Linux
+    ``PR_SET_CHILD_SUBREAPER``): the workers of ``--workers`` are children of a fork
+    server, not of the command, and their CPU time reaches us only when we reap them."""
+    import ctypes
+
+    try:
+        return int(ctypes.CDLL(None).prctl(36, 1, 0, 0, 0)) == 0
+    except (OSError, AttributeError):
+        return False
+
+
 def run(command: list[str]) -> tuple[float, float, float, str]:
-    """Wall seconds, CPU seconds, peak RSS in MB and standard output of one process."""
+    """Wall seconds, CPU seconds (the process and every descendant), peak RSS in MB (the
+    process's own) and standard output of one process."""
+    used = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         process = subprocess.Popen(command, stdout=out, stderr=err)
         _, status, usage = os.wait4(process.pid, 0)
         wall = time.perf_counter() - start
+        while True:  # descendants left behind (a fork server and its workers): reap them
+            try:
+                os.wait()
+            except ChildProcessError:
+                break
         out.seek(0)
         err.seek(0)
         text, errors = out.read().decode(), err.read().decode()
     if os.waitstatus_to_exitcode(status) not in (0, 1):
         raise SystemExit(f"failed: {' '.join(command)}\n{errors}")
+    now = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (now.ru_utime - used.ru_utime) + (now.ru_stime - used.ru_stime)
     peak = usage.ru_maxrss / 1024
     for line in errors.splitlines():
         if line.startswith("VmHWM "):
             peak = float(line.split()[1])
-    return wall, usage.ru_utime + usage.ru_stime, peak, text
+    return wall, cpu, peak, text
 
 
 def numbers(text: str) -> list[Any]:
@@ -122,7 +146,8 @@ def main() -> int:
     parser.add_argument("--keep", help="keep (and reuse) the generated files in this folder")
     args = parser.parse_args()
     folder = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="prcurve-large-"))
-    print(f"load before: {os.getloadavg()}", flush=True)
+    adopted = _adopt_orphans()
+    print(f"load before: {os.getloadavg()}; descendants' CPU counted: {adopted}", flush=True)
     try:
         for rows in [int(r) for r in args.rows or [1e6, 1e7, 3e7]]:
             place = folder / f"r{rows}"

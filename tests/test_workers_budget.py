@@ -50,7 +50,7 @@ def _report(path: Path, out: Path, *options: str) -> dict[str, Any]:
 def _engine_free(report: dict[str, Any]) -> dict[str, Any]:
     """The report without what says which engine ran (and how it read the rows)."""
     for one in report["inputs"]:
-        assert one.pop("engine") in ("stream", "dask")
+        assert one.pop("engine") in ("stream", "dask", "workers")
         one.pop("batches")
     for model in report["models"]:
         state = model["state"]
@@ -61,13 +61,23 @@ def _engine_free(report: dict[str, Any]) -> dict[str, Any]:
     return report
 
 
+@pytest.mark.parametrize("piece", [None, 1500, 700])
 @pytest.mark.parametrize(("kind", "mode"), [("screen", "binned"), ("later", "binned"),
                                             ("within", "exact")])
 def test_two_workers_report_the_single_process_numbers(tmp_path: Path, kind: str,
-                                                       mode: str) -> None:
+                                                       mode: str, piece: int | None,
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    # piece: rows per piece of the workers' shares (a row group each, or 8 of them over 3
+    # workers: each worker screens its own first rows, the first worker's decides the
+    # file's screen or, "later", does not); None: one piece, one busy worker.
+    if piece is not None:
+        from prcurve.io import dask as dask_io
+
+        monkeypatch.setattr(dask_io, "_PIECE_ROWS", piece)
     path = _write(tmp_path / f"{kind}.parquet", kind)
     single = _report(path, tmp_path / "single", "--stream", *BUDGET)
-    workers = _report(path, tmp_path / "workers", "--stream", *BUDGET, "--workers", "2")
+    workers = _report(path, tmp_path / "workers", "--stream", *BUDGET, "--workers",
+                      "2" if piece != 700 else "3")
     assert single["models"][0]["state"]["mode"] == mode
     assert _engine_free(workers) == _engine_free(single)
 

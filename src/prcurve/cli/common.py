@@ -90,29 +90,9 @@ def guard(run: Callable[[], int]) -> int:
         return 2
 
 
-_M_TRIM_THRESHOLD, _M_MMAP_THRESHOLD = -1, -3  # glibc's mallopt parameters (malloc.h)
-_KEEP = 1 << 30  # blocks up to 1 GiB come from malloc's heap, and stay there when freed
-
-
 def reuse_freed_memory() -> bool:
-    """Let this process reuse the memory of freed large arrays: glibc's ``malloc``
-    serves blocks up to 1 GiB from its heap and keeps freed memory there
-    (``mallopt``: ``M_MMAP_THRESHOLD`` and ``M_TRIM_THRESHOLD``). True when set;
-    False where the C library is not glibc (nothing changes).
+    """:func:`prcurve.core.heap.reuse_freed_memory` for the program's own process (loaded
+    here when called: ``prcurve --help`` loads nothing of ``prcurve.core``)."""
+    from prcurve.core.heap import reuse_freed_memory as keep_freed_memory
 
-    By default glibc maps each block above a threshold (32 MiB at most) freshly
-    from the kernel and unmaps it when freed, so every large temporary NumPy array
-    is faulted in and zeroed by the kernel again: about 0.3-0.5 s of system time
-    in ``prcurve trec`` on a 10^7-line run (docs/benchmarks.md). Peak memory is
-    that of the arrays alive at once, as before. The command line sets it for its
-    own process (``prcurve trec``), never when prcurve is imported as a library.
-    """
-    import ctypes  # here, not at the top: `prcurve --help` needs no C library
-
-    try:
-        if not os.confstr("CS_GNU_LIBC_VERSION"):
-            return False
-        mallopt = ctypes.CDLL(None).mallopt
-    except (ValueError, OSError, AttributeError):  # not glibc
-        return False
-    return bool(mallopt(_M_MMAP_THRESHOLD, _KEEP)) and bool(mallopt(_M_TRIM_THRESHOLD, _KEEP))
+    return keep_freed_memory()

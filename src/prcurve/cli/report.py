@@ -157,8 +157,8 @@ def register(subparsers: Any) -> None:
                        help="compute the counts of Parquet inputs on the Dask scheduler at "
                        "ADDRESS (e.g. tcp://10.0.0.5:8786)")
     scale.add_argument("--workers", default=None, metavar="N",
-                       help="compute the counts of Parquet inputs on a local Dask cluster of "
-                       "N worker processes")
+                       help="compute the counts of Parquet inputs on N local worker "
+                       "processes (no Dask needed)")
     add_output_options(report)
     report.set_defaults(handler=run_report)
 
@@ -409,28 +409,20 @@ DASK_CONNECT_SECONDS = 5
 
 @contextmanager
 def _dask_client(args: argparse.Namespace) -> Iterator[Any]:
-    """A distributed Client: to --dask ADDRESS, or to a local cluster of --workers N."""
+    """A distributed Client to the scheduler at --dask ADDRESS."""
     import importlib
 
     try:
         distributed: Any = importlib.import_module("distributed")
     except ImportError as error:
-        raise ImportError("--dask and --workers need dask and distributed, which are not "
-                          "installed: pip install 'prcurve[dask]'") from error
-    if args.workers is None:
-        try:
-            client = distributed.Client(args.dask, timeout=DASK_CONNECT_SECONDS)
-        except (OSError, TimeoutError, ValueError, TypeError) as error:
-            reason = str(error).splitlines()[0] if str(error) else type(error).__name__
-            raise dask_unreachable(args.dask, reason) from None
-        with client:
-            yield client
-        return
-    # dashboard_address=None would mean the default port 8787, taken by any other cluster.
-    workers = check_workers(args.workers)
-    with distributed.LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
-                                  dashboard_address=":0") as cluster, \
-            distributed.Client(cluster) as client:
+        raise ImportError("--dask needs dask and distributed, which are not installed: "
+                          "pip install 'prcurve[dask]'") from error
+    try:
+        client = distributed.Client(args.dask, timeout=DASK_CONNECT_SECONDS)
+    except (OSError, TimeoutError, ValueError, TypeError) as error:
+        reason = str(error).splitlines()[0] if str(error) else type(error).__name__
+        raise dask_unreachable(args.dask, reason) from None
+    with client:
         yield client
 
 
@@ -456,6 +448,16 @@ def _load_dask(args: argparse.Namespace, bins: int | None) -> tuple[list[Any], l
     if not _single_streams(args):
         max_distinct = None
     streamed, notes = [], []
+    if args.workers is not None:  # local worker processes, without Dask (docs/scale.md)
+        from prcurve.io.workers import WorkerPool, local_scores
+
+        with WorkerPool(check_workers(args.workers)) as pool:
+            for files, name, columns in plans:
+                one = local_scores(pool, files, name, columns, args.positive, bins,
+                                   args.drop_invalid, max_distinct, switch_bins)
+                notes.extend(_input_notes(one))
+                streamed.append(one)
+        return streamed, notes
     with _dask_client(args):
         for files, name, columns in plans:
             one = dask_scores(files, name, columns, args.positive, bins, args.drop_invalid,
@@ -481,6 +483,11 @@ def _emit(report: Any, args: argparse.Namespace, files: Sequence[str]) -> None:
 
 def execute(args: argparse.Namespace, loaded_inputs: list[Any] | None = None,
              listing: bool = False) -> int:
+    if loaded_inputs is None and getattr(args, "workers", None) is not None:
+        check_workers(args.workers)
+        from prcurve.io.workers import start_fork_server
+
+        start_fork_server()  # its imports overlap this process's own until the workers start
     from prcurve.present.report import parse_fail_under
 
     labels = list(getattr(args, "labels", None) or getattr(args, "label", None) or [])

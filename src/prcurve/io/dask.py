@@ -53,25 +53,30 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from prcurve.core.binned import BinnedCounts, ap_bounds, empty_over, resolve_edges
+from prcurve.core.binned import BinnedCounts, empty_over, resolve_edges
 from prcurve.core.counts import ThresholdCounts
 from prcurve.errors import InvalidInputError
 from prcurve.io.batches import Columns, input_files, parquet_statistics_range
 from prcurve.io.dask_budget import packed, read_groups, screen, screened_rows, unpacked
-from prcurve.io.dask_parts import Budget, Part, State, merge_parts, some_values, within_budget
+from prcurve.io.dask_parts import (
+    Budget,
+    Part,
+    State,
+    finish_input,
+    merge_parts,
+    some_values,
+    within_budget,
+)
+from prcurve.io.dask_watch import compute_watching
 from prcurve.io.readers import arrow_to_numpy, need
-from prcurve.io.rows import LabelRule, RowProblem, check_block, check_weight_totals
+from prcurve.io.rows import LabelRule, RowProblem, check_block
 from prcurve.validation.arrays import check_edges, check_n_bins, distinct_values
 from prcurve.validation.files import (
     bad_option,
     dask_missing_columns,
     dask_partition_error,
     empty_input,
-    no_positives,
-    no_positives_left,
-    no_rows_left,
     not_a_dask_input,
-    positive_not_found,
 )
 from prcurve.validation.labels import BinaryLabels, check_labels, check_positive_class
 from prcurve.validation.paths import check_distinct_files, no_files_given
@@ -290,14 +295,21 @@ def _frame_task(frame: Any, index: int, spec: _Spec) -> Part:
     return _count(columns, len(frame), index, spec)
 
 
-def _piece_task(path: str, groups: list[int], index: int, spec: _Spec) -> Part:
-    """Row groups of one Parquet file, read here (the task knows its file and rows)."""
+def _read_piece(path: str, groups: list[int], index: int, spec: _Spec
+                ) -> tuple[dict[str, NDArray[Any]], int] | Part:
+    """Row groups of one Parquet file: the spec's columns and rows, or (unreadable) the
+    result that says so."""
     try:
-        columns, n = read_groups(path, groups, spec)
+        return read_groups(path, groups, spec)
     except (OSError, ValueError, TypeError) as error:
         return Part([(index, 0)], _empty_states(spec), problem=(index, f"cannot read "
                      f"{path!r}: {error}"))
-    return _count(columns, n, index, spec)
+
+
+def _piece_task(path: str, groups: list[int], index: int, spec: _Spec) -> Part:
+    """Row groups of one Parquet file, read here (the task knows its file and rows)."""
+    read = _read_piece(path, groups, index, spec)
+    return read if isinstance(read, Part) else _count(*read, index, spec)
 
 
 def _pieces_task(pieces: list[tuple[str, list[int], int]], spec: _Spec) -> Part:
@@ -377,7 +389,8 @@ def _compute(data: Any, spec: _Spec, split_every: int, dask: Any,
                  for i in range(0, len(level), split_every)]
     if not level:
         raise empty_input("data", "no partitions")
-    return dask.compute(level[0], **compute)[0], pieces
+    # Lost workers are an error, never a wait for ever (prcurve.io.dask_watch).
+    return compute_watching(dask, level[0], **compute), pieces
 
 
 def _raise_problem(result: Part, pieces: list[_Piece] | None, name: str) -> None:
@@ -521,7 +534,10 @@ def pr_counts(
     ------
     InvalidInputError
         A missing column, bad labels, scores or weights in a partition (named
-        with the partition and the row where it starts), or no rows.
+        with the partition and the row where it starts), or no rows; or, on a
+        distributed client, a cluster left without workers for a minute, a task
+        that killed its workers, or a scheduler that stopped answering
+        (:mod:`prcurve.io.dask_watch`: never a wait for ever).
     """
     return pr_counts_columns(data, label=label, scores=[score], weight=weight, bins=bins,
                              pos_label=pos_label, split_every=split_every, **compute)[1][0]
@@ -545,8 +561,6 @@ def dask_scores(files: list[str], name: str, columns: Columns, positive: str | N
     when its kept rows hold at most that many distinct scores, else ``switch_bins``
     bins over its range, as :func:`prcurve.io.stream.stream_scores` (docs/scale.md).
     """
-    from prcurve.io.stream import StreamedCounts, StreamedInput
-
     dask, _ = need_dask()
     split_every = _check_split_every(split_every)
     spec = _Spec(columns.label, list(columns.scores), columns.weight, [],
@@ -562,39 +576,6 @@ def dask_scores(files: list[str], name: str, columns: Columns, positive: str | N
         switched = [screened if p else None for p in past]
     result, pieces = _compute(files, spec, split_every, dask, compute, files)
     _raise_problem(result, pieces, name)
-    if spec.within is not None:  # a single task's state is not merged: the last check
-        result.states = [within_budget(state, spec.within, i)
-                         for i, state in enumerate(result.states)]
-    rule = LabelRule(columns.label, positive)
-    try:
-        for _, one in sorted(result.rules, key=lambda r: r[0]):
-            rule.merge(one)
-    except RowProblem as problem:
-        raise problem.error(name) from None
-    rows = sum(n for _, n in result.sizes)
-    if rows == 0:
-        raise empty_input(name, "no rows")
-    if result.positives == 0:
-        if positive is not None:
-            raise positive_not_found(positive, columns.label, rule.values_seen())
-        raise no_positives(columns.label, name, np.array([0]))
-    models = []
-    for i, (column, state) in enumerate(zip(columns.scores, result.states, strict=True)):
-        kept = result.kept[i]
-        if kept == 0:
-            raise no_rows_left(column, name, rows)
-        if result.kept_positives[i] == 0:
-            raise no_positives_left(column, name)
-        check_weight_totals(columns.weight, name, state.n_pos, state.n_pos + state.n_neg)
-        dropped = result.dropped[i] if result.dropped else {}
-        bounds = ap_bounds(state) if isinstance(state, BinnedCounts) else None
-        budgeted = bins is None and max_distinct is not None
-        at = (switched[i] or rows) if budgeted and bounds is not None else None
-        models.append(StreamedCounts(column, state, "exact" if bounds is None else "binned",
-                                     kept, max_distinct if budgeted else None, at, bounds,
-                                     rows - kept, dropped))
-    return StreamedInput(path=name, format="parquet", files=len(files), n_rows=rows,
-                         batches=0, label_column=columns.label,
-                         label_chosen=columns.label_chosen, positive_label=rule.value,
-                         weight_column=columns.weight, scores_chosen=columns.scores_chosen,
-                         models=models, skipped_columns=columns.skipped, engine="dask")
+    return finish_input(result, spec.within, columns, name, len(files), positive,
+                        bins is None and max_distinct is not None, max_distinct, switched,
+                        "dask")

@@ -22,7 +22,8 @@ from prcurve.core.bin_edges import equal_width_edges
 from prcurve.io.readers import arrow_to_numpy, need
 from prcurve.io.rows import LabelRule, RowProblem, check_block
 
-__all__ = ["equal_edges", "packed", "read_groups", "screen", "screened_rows", "unpacked"]
+__all__ = ["equal_edges", "packed", "read_groups", "screen", "screen_groups", "screened_rows",
+           "unpacked"]
 
 
 @functools.lru_cache(maxsize=8)
@@ -82,31 +83,41 @@ def screen(files: Sequence[str], spec: Any, budget: int) -> list[bool]:
     column not found past the budget here is counted exactly, within the budget
     (:func:`merge_parts`), so the state never depends on this shortcut; a bad row found
     here is left for the tasks to report with its file and row."""
+    pq = need("pyarrow.parquet", "Parquet files")
+    groups: list[tuple[str, int]] = []
+    for path in files:
+        with pq.ParquetFile(path) as file:
+            groups.extend((path, g) for g in range(file.num_row_groups))
+    return screen_groups(groups, spec, budget)[0]
+
+
+def screen_groups(groups: Sequence[tuple[str, int]], spec: Any, budget: int
+                  ) -> tuple[list[bool], bool]:
+    """:func:`screen` over these row groups (path, group), in order; also whether it
+    reached ``budget + 1`` kept rows of every column within them (then it read the same
+    groups as a screen of all the groups that start with these: the same answer)."""
     from prcurve.io.stream import distinct_scores  # io: the single process's count
 
-    pq = need("pyarrow.parquet", "Parquet files")
     held: dict[str, list[NDArray[Any]]] = {s: [] for s in spec.scores}
     kept = dict.fromkeys(spec.scores, 0)
     rule = None if spec.rule is None else LabelRule(spec.rule.column, spec.rule.positive)
-    for path in files:
-        if rule is None or min(kept.values()) > budget:
+    if rule is None:
+        return [False] * len(spec.scores), True
+    for path, group in groups:
+        if min(kept.values()) > budget:
             break
-        with pq.ParquetFile(path) as file:
-            n_groups = file.num_row_groups
-        for group in range(n_groups):
-            if min(kept.values()) > budget:
-                break
-            try:
-                columns, _ = read_groups(path, [group], spec, use_threads=True)
-                block = check_block(columns[spec.label], rule,
-                                    None if spec.weight is None else columns[spec.weight],
-                                    spec.weight, {s: columns[s] for s in spec.scores},
-                                    spec.drop_invalid)
-            except (RowProblem, OSError, ValueError, TypeError):
-                return [False] * len(spec.scores)
-            for column in spec.scores:
-                keep = block.keep[column]
-                scores = block.scores[column]
-                held[column].append(scores if keep is None else scores[keep])
-                kept[column] += int(held[column][-1].shape[0])
-    return [kept[s] > budget and distinct_scores(held[s]) > budget for s in spec.scores]
+        try:
+            columns, _ = read_groups(path, [group], spec, use_threads=True)
+            block = check_block(columns[spec.label], rule,
+                                None if spec.weight is None else columns[spec.weight],
+                                spec.weight, {s: columns[s] for s in spec.scores},
+                                spec.drop_invalid)
+        except (RowProblem, OSError, ValueError, TypeError):
+            return [False] * len(spec.scores), True
+        for column in spec.scores:
+            keep = block.keep[column]
+            scores = block.scores[column]
+            held[column].append(scores if keep is None else scores[keep])
+            kept[column] += int(held[column][-1].shape[0])
+    past = [kept[s] > budget and distinct_scores(held[s]) > budget for s in spec.scores]
+    return past, min(kept.values()) > budget

@@ -1,9 +1,12 @@
-"""What a Dask task of :mod:`prcurve.io.dask` returns, and how two results merge.
+"""What a task of :mod:`prcurve.io.dask` (or of a local worker process,
+:mod:`prcurve.io.workers`) returns, how two results merge, and the input they make.
 
 A task never raises (a raised error would print the worker's traceback): it returns a
 :class:`Part`, plain data, with the states of its rows and the first problem found.
 Merging is associative and commutative (states merge, counts add, the first problem by
 partition wins), so the tree of merges may group results in any way.
+:func:`finish_input` applies the rules of the whole (labels across parts, no rows, no
+positives, weights) and makes the ``StreamedInput`` of ``prcurve report``.
 """
 
 from __future__ import annotations
@@ -13,11 +16,22 @@ from dataclasses import dataclass, field
 from functools import reduce
 from typing import Any
 
-from prcurve.core.binned import BinnedCounts
-from prcurve.core.counts import ThresholdCounts
-from prcurve.io.rows import LabelRule, RowProblem
+import numpy as np
 
-__all__ = ["Budget", "Part", "State", "merge_parts", "some_values", "within_budget"]
+from prcurve.core.binned import BinnedCounts, ap_bounds
+from prcurve.core.counts import ThresholdCounts
+from prcurve.io.batches import Columns
+from prcurve.io.rows import LabelRule, RowProblem, check_weight_totals
+from prcurve.validation.files import (
+    empty_input,
+    no_positives,
+    no_positives_left,
+    no_rows_left,
+    positive_not_found,
+)
+
+__all__ = ["Budget", "Part", "State", "finish_input", "merge_parts", "some_values",
+           "within_budget"]
 
 State = ThresholdCounts | BinnedCounts
 
@@ -131,3 +145,51 @@ def _sum_counts(counts: tuple[dict[str, int], ...]) -> dict[str, int]:
         for reason, n in one.items():
             total[reason] = total.get(reason, 0) + n
     return total
+
+
+def finish_input(result: Part, within: Budget | None, columns: Columns, name: str, files: int,
+                 positive: str | None, budgeted: bool, max_distinct: int | None,
+                 switched: Sequence[int | None], engine: str) -> Any:
+    """The ``StreamedInput`` of the merged ``result`` of every part (no problem left):
+    the last budget check, the label rule of all parts, and the rules of the whole.
+
+    ``budgeted``: the distinct-score budget ``max_distinct`` applied (no ``--bins``);
+    ``switched[i]``: the rows the screen read when column ``i`` was binned from the start.
+    """
+    from prcurve.io.stream import StreamedCounts, StreamedInput  # io: the report's input
+
+    if within is not None:  # a single part's state is not merged: the last check
+        result.states = [within_budget(state, within, i)
+                         for i, state in enumerate(result.states)]
+    rule = LabelRule(columns.label, positive)
+    try:
+        for _, one in sorted(result.rules, key=lambda r: r[0]):
+            rule.merge(one)
+    except RowProblem as problem:
+        raise problem.error(name) from None
+    rows = sum(n for _, n in result.sizes)
+    if rows == 0:
+        raise empty_input(name, "no rows")
+    if result.positives == 0:
+        if positive is not None:
+            raise positive_not_found(positive, columns.label, rule.values_seen())
+        raise no_positives(columns.label, name, np.array([0]))
+    models = []
+    for i, (column, state) in enumerate(zip(columns.scores, result.states, strict=True)):
+        kept = result.kept[i]
+        if kept == 0:
+            raise no_rows_left(column, name, rows)
+        if result.kept_positives[i] == 0:
+            raise no_positives_left(column, name)
+        check_weight_totals(columns.weight, name, state.n_pos, state.n_pos + state.n_neg)
+        dropped = result.dropped[i] if result.dropped else {}
+        bounds = ap_bounds(state) if isinstance(state, BinnedCounts) else None
+        at = (switched[i] or rows) if budgeted and bounds is not None else None
+        models.append(StreamedCounts(column, state, "exact" if bounds is None else "binned",
+                                     kept, max_distinct if budgeted else None, at, bounds,
+                                     rows - kept, dropped))
+    return StreamedInput(path=name, format="parquet", files=files, n_rows=rows,
+                         batches=0, label_column=columns.label,
+                         label_chosen=columns.label_chosen, positive_label=rule.value,
+                         weight_column=columns.weight, scores_chosen=columns.scores_chosen,
+                         models=models, skipped_columns=columns.skipped, engine=engine)

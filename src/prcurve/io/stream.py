@@ -168,7 +168,8 @@ class StreamedInput:
     models: list[StreamedCounts]
     skipped_columns: list[str]
     engine: str = "stream"
-    """``"stream"`` (:func:`stream_scores`) or ``"dask"`` (``prcurve report --dask``)."""
+    """``"stream"`` (:func:`stream_scores`), ``"dask"`` (``prcurve report --dask``) or
+    ``"workers"`` (``prcurve report --workers N``, :mod:`prcurve.io.workers`)."""
 
 
 class _ColumnState:

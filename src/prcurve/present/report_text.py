@@ -218,8 +218,8 @@ def header_lines(report: Report) -> list[str]:
         how = ""
         if summary.engine == "stream":
             how = f" streamed from {summary.files} file(s) in {summary.batches} batches"
-        elif summary.engine == "dask":
-            how = f" read by Dask from {summary.files} file(s)"
+        elif summary.engine in _READ_BY:
+            how = f" read by {_READ_BY[summary.engine]} from {summary.files} file(s)"
         lines.append(
             f"input {summary.name}: {summary.format}, {summary.rows} rows{how}; label "
             f"{summary.label_column!r} ({label_how}), {positive_text(summary)}{weight}"
@@ -404,8 +404,15 @@ def _curve_text(curve: Mapping[str, Any]) -> str:
     return f"exact curve: {curve['thresholds']} thresholds"
 
 
+_READ_BY = {"dask": "Dask", "workers": "local worker processes (--workers)"}
+"""Who read an input's rows, by its ``engine`` (a single process streams them)."""
+
+_STATE_ENGINE = {"stream": "streamed", "dask": "Dask", "workers": "local workers"}
+"""The count state's engine as the text names it."""
+
+
 def _state_text(state: Mapping[str, Any]) -> str:
-    engine = "Dask" if state["engine"] == "dask" else "streamed"
+    engine = _STATE_ENGINE.get(state["engine"], "streamed")
     if state["mode"] == "exact":
         return f"{engine}, exact: every distinct score kept"
     if state["switched_at_row"] is not None:

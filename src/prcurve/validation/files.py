@@ -486,6 +486,16 @@ def check_workers(value: Any) -> int:
     return number
 
 
+def workers_lost(option: str, what: str) -> InvalidInputError:
+    """Worker processes that ended before returning their results (killed for memory, or
+    a Dask cluster that lost its workers): one line, never a wait for ever."""
+    return InvalidInputError(
+        option, what,
+        "a worker may have run out of memory: check the machine's free memory (and the "
+        "cluster's worker logs), or run with fewer workers, or without them",
+    )
+
+
 def dask_partition_error(partition: int, first_row: int, message: str) -> InvalidInputError:
     """A library error met in one partition; its row numbers count within the partition."""
     return InvalidInputError(

@@ -1,0 +1,265 @@
+"""Issue 26, item 7: `prcurve report --workers N` on local worker processes (no Dask).
+
+The exact state built by ranges of scores on the workers (prcurve.io.workers) must be
+the state one process computes from the same rows: bit for bit for counts (ties, zero
+weights, several pieces per worker, more workers than pieces, int64 and float32 scores,
+several files), to rounding for fractional weights. A worker that dies is a one-line
+error, never a wait.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from prcurve import ThresholdCounts
+from prcurve.cli import main
+from prcurve.errors import InvalidInputError
+
+pa = pytest.importorskip("pyarrow")
+pq = pytest.importorskip("pyarrow.parquet")
+
+from prcurve.io import dask as dask_io  # noqa: E402  (after pyarrow's importorskip)
+from prcurve.io.batches import choose_columns, input_files, open_dataset  # noqa: E402
+from prcurve.io.workers import WorkerPool, local_scores  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def pool() -> Iterator[WorkerPool]:
+    with WorkerPool(3) as workers:
+        yield workers
+
+
+def _columns(files: list[str], weight: str | None = None) -> Any:
+    return choose_columns(open_dataset(files, "parquet").schema, "data", "label", ["score"],
+                          weight)
+
+
+def _state(pool: WorkerPool, files: list[str], weight: str | None = None,
+           **options: Any) -> ThresholdCounts:
+    one = local_scores(pool, files, "data", _columns(files, weight), **options)
+    state = one.models[0].counts
+    assert isinstance(state, ThresholdCounts)
+    return state
+
+
+def _same(state: ThresholdCounts, expected: ThresholdCounts) -> None:
+    assert state.thresholds.dtype == expected.thresholds.dtype
+    assert state.thresholds.tolist() == expected.thresholds.tolist()
+    assert state.tp.tolist() == expected.tp.tolist()
+    assert state.fp.tolist() == expected.fp.tolist()
+    assert (state.n_pos, state.n_neg) == (expected.n_pos, expected.n_neg)
+
+
+@settings(max_examples=25, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(n=st.integers(1, 400), decimals=st.integers(0, 3), group=st.integers(1, 60),
+       piece=st.integers(1, 200), seed=st.integers(0, 2**32 - 1))
+def test_exact_state_by_ranges_equals_one_process(pool: WorkerPool, tmp_path: Path,
+                                                  monkeypatch: pytest.MonkeyPatch, n: int,
+                                                  decimals: int, group: int, piece: int,
+                                                  seed: int) -> None:
+    # Pieces of a few rows: several per worker, or fewer pieces than workers; scores with
+    # ties (few decimals); all positives or none in some ranges.
+    monkeypatch.setattr(dask_io, "_PIECE_ROWS", piece)
+    rng = np.random.default_rng(seed)
+    y = rng.random(n) < 0.3
+    y[0] = True
+    scores = np.round(rng.standard_normal(n), decimals)
+    path = tmp_path / f"s{seed}-{n}.parquet"
+    pq.write_table(pa.table({"label": y.astype(np.int64), "score": scores}), path,
+                   row_group_size=group)
+    _same(_state(pool, [str(path)]), ThresholdCounts.from_scores(y, scores))
+
+
+@pytest.mark.parametrize("kind", ["int64", "float32"])
+def test_scores_of_other_types(pool: WorkerPool, tmp_path: Path,
+                               monkeypatch: pytest.MonkeyPatch, kind: str) -> None:
+    monkeypatch.setattr(dask_io, "_PIECE_ROWS", 300)
+    rng = np.random.default_rng(5)
+    y = rng.random(2000) < 0.2
+    if kind == "float32":
+        scores: Any = rng.standard_normal(2000).astype(np.float32)
+    else:
+        scores = rng.integers(-50, 50, 2000)
+    path = tmp_path / "s.parquet"
+    pq.write_table(pa.table({"label": y, "score": scores}), path, row_group_size=250)
+    _same(_state(pool, [str(path)]), ThresholdCounts.from_scores(y, scores))
+
+
+def test_weights(pool: WorkerPool, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(dask_io, "_PIECE_ROWS", 500)
+    rng = np.random.default_rng(7)
+    y = rng.random(3000) < 0.2
+    scores = np.round(rng.standard_normal(3000), 2)
+    counts = rng.integers(0, 4, 3000).astype(np.float64)  # zero weights included
+    fractions = rng.random(3000)
+    path = tmp_path / "w.parquet"
+    pq.write_table(pa.table({"label": y.astype(np.int64), "score": scores, "w": counts,
+                             "f": fractions}), path, row_group_size=400)
+    # Whole-number weights: exact sums, bit for bit.
+    _same(_state(pool, [str(path)], "w"),
+          ThresholdCounts.from_scores(y, scores, sample_weight=counts))
+    # Fractional weights: summed by segment, equal to rounding.
+    state = _state(pool, [str(path)], "f")
+    expected = ThresholdCounts.from_scores(y, scores, sample_weight=fractions)
+    assert state.thresholds.tolist() == expected.thresholds.tolist()
+    np.testing.assert_allclose(state.tp, expected.tp, rtol=1e-12)
+    np.testing.assert_allclose(state.fp, expected.fp, rtol=1e-12)
+
+
+def test_several_files_of_different_score_types(pool: WorkerPool, tmp_path: Path) -> None:
+    rng = np.random.default_rng(9)
+    ys, all_scores, files = [], [], []
+    for k, kind in enumerate([np.int64, np.float64, np.int64]):
+        y = rng.random(700) < 0.25
+        scores = rng.integers(-20, 20, 700).astype(kind) / (1 if kind is np.int64 else 4)
+        path = tmp_path / f"part{k}.parquet"
+        pq.write_table(pa.table({"label": y.astype(np.int64), "score": scores}), path,
+                       row_group_size=300)
+        ys.append(y)
+        all_scores.append(scores)
+        files.append(str(path))
+    found, _, _ = input_files(str(tmp_path), None)
+    expected = ThresholdCounts.from_scores(np.concatenate(ys), np.concatenate(all_scores))
+    _same(_state(pool, found), expected)
+
+
+def _report(path: Path, *options: str) -> dict[str, Any]:
+    out = path.parent / ("out" + "".join(options).replace("-", "_"))
+    assert main(["report", str(path), "--out", str(out), "--no-plots", "--ci", "none",
+                 *options]) == 0
+    report: dict[str, Any] = json.loads((out / "report.json").read_text())
+    return report
+
+
+def test_report_with_dropped_rows_and_two_models(tmp_path: Path,
+                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    # Rows dropped per column (--drop-invalid), two score columns, an exact state: the
+    # single process's report.json, but for the engine that read the rows.
+    rng = np.random.default_rng(11)
+    y = rng.random(5000) < 0.1
+    a = rng.standard_normal(5000) + y
+    b = np.round(a + rng.standard_normal(5000), 1)
+    a[[3, 700, 4000]] = np.nan
+    path = tmp_path / "two.parquet"
+    pq.write_table(pa.table({"label": y.astype(np.int64), "a": a, "b": b}), path,
+                   row_group_size=600)
+    single = _report(path, "--drop-invalid")
+    workers = _report(path, "--drop-invalid", "--workers", "2")
+    assert [m["state"] for m in workers["models"]] == [
+        {"engine": "workers", "mode": "exact", "max_distinct": None, "switched_at_row": None,
+         "ap_bounds": None}] * 2
+    for one in workers["inputs"]:
+        assert (one.pop("engine"), one.pop("files"), one.pop("batches")) == ("workers", 1, 0)
+    for model in workers["models"]:
+        model.pop("state")
+    # Counts without scores pair no models (as --stream and --dask): no comparison.
+    assert "comparison" not in workers
+    single.pop("comparison")
+    assert workers == single
+    assert workers["models"][0]["rows_dropped"] == 3
+    capsys.readouterr()
+
+
+def test_the_text_report_names_the_workers(tmp_path: Path,
+                                           capsys: pytest.CaptureFixture[str]) -> None:
+    # The text says who read the rows and made the state: local workers, not "streamed".
+    rng = np.random.default_rng(5)
+    y = rng.random(3000) < 0.2
+    path = tmp_path / "one.parquet"
+    pq.write_table(pa.table({"label": y.astype(np.int64), "score": rng.random(3000) + y}),
+                   path, row_group_size=500)
+    capsys.readouterr()
+    assert main(["report", str(path), "--ci", "none", "--workers", "2"]) == 0
+    text = capsys.readouterr().out
+    assert "read by local worker processes (--workers) from 1 file(s)" in text
+    assert "local workers, exact: every distinct score kept" in text
+    assert "streamed" not in text
+
+
+def test_a_bad_row_is_named_as_one_process_names_it(tmp_path: Path,
+                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    y = np.zeros(3000, dtype=np.int64)
+    y[::7] = 1
+    scores = np.linspace(0, 1, 3000)
+    scores[2500] = np.inf
+    path = tmp_path / "bad.parquet"
+    pq.write_table(pa.table({"label": y, "score": scores}), path, row_group_size=500)
+    assert main(["report", str(path), "--workers", "2"]) == 2
+    workers = capsys.readouterr().err.strip().splitlines()
+    assert main(["report", str(path)]) == 2
+    single = capsys.readouterr().err.strip().splitlines()
+    assert len(workers) == 1
+    assert workers[-1] == single[-1]
+    assert "(row 2501)" in workers[-1]  # the 2501st data row
+
+
+def test_a_killed_worker_is_an_error_not_a_wait(tmp_path: Path) -> None:
+    y = np.arange(100) % 3 == 0
+    path = tmp_path / "k.parquet"
+    pq.write_table(pa.table({"label": y, "score": np.arange(100.0)}), path)
+    with WorkerPool(2) as workers:
+        workers._processes[1].kill()  # as the kernel's OOM killer would
+        workers._processes[1].join()
+        with pytest.raises(InvalidInputError,
+                           match=r"--workers: worker process 2 of 2 was killed by signal 9 "
+                           "before returning its result"):
+            _state(workers, [str(path)])
+
+
+def test_without_room_in_shared_memory_the_temporary_folder_serves(
+        pool: WorkerPool, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # A container's /dev/shm may hold 64 MiB: with too little room (here: none), the
+    # rows and the state go to the temporary folder, and the state is the same.
+    from prcurve.io import workers as workers_io
+
+    made: list[str] = []
+    real = workers_io.tempfile.mkdtemp
+
+    def mkdtemp(**options: Any) -> str:
+        made.append(real(**options))
+        return made[-1]
+
+    monkeypatch.setattr(workers_io, "_SHARED_MEMORY", str(tmp_path / "no-such-folder"))
+    monkeypatch.setattr(workers_io.tempfile, "mkdtemp", mkdtemp)
+    rng = np.random.default_rng(13)
+    y = rng.random(1000) < 0.2
+    scores = np.round(rng.standard_normal(1000), 2)
+    path = tmp_path / "t.parquet"
+    pq.write_table(pa.table({"label": y, "score": scores}), path)
+    _same(_state(pool, [str(path)]), ThresholdCounts.from_scores(y, scores))
+    assert made
+    assert not made[0].startswith("/dev/shm")
+    assert not Path(made[0]).exists()  # removed at the end
+
+
+def test_a_worker_killed_during_its_task_is_an_error_not_a_wait(tmp_path: Path) -> None:
+    # The worker is stopped (SIGSTOP) so that its task is surely sent and pending, then
+    # killed: the parent, waiting on its pipe and its process handle, names it at once.
+    import os
+    import signal
+    import threading
+
+    y = np.arange(100) % 3 == 0
+    path = tmp_path / "k.parquet"
+    pq.write_table(pa.table({"label": y, "score": np.arange(100.0)}), path)
+    with WorkerPool(2) as workers:
+        victim = workers._processes[0].pid
+        assert victim is not None
+        os.kill(victim, signal.SIGSTOP)
+        timer = threading.Timer(0.5, os.kill, (victim, signal.SIGKILL))
+        timer.start()
+        try:
+            with pytest.raises(InvalidInputError, match=r"worker process 1 of 2 was killed "
+                               "by signal 9"):
+                _state(workers, [str(path)])
+        finally:
+            timer.join()
