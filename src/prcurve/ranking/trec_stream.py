@@ -254,76 +254,59 @@ def _labels_reader(source: str) -> Callable[[], NDArray[Any]]:
 def _read_blocks(handle: Any, judged: _Judged, size: int) -> _Parts | None:
     """Read the file a block of whole queries at a time; None where read_run must.
 
-    Two buffers take turns: while a thread takes in one block's scores, documents,
-    judgments and ties (:func:`_fill`; numpy releases the GIL), this one reads the
-    next block into the other buffer and splits its lines (:func:`_lines`)."""
-    from concurrent.futures import Future, ThreadPoolExecutor  # large files only
-
+    Each block is read into one buffer, its lines split (:func:`_lines`) and taken in
+    (:func:`_fill`: scores, documents, judgments and ties); its last query's lines
+    move to the buffer's start for the next block. (Two buffers taking turns, a thread
+    taking in one block while the next was read, saved no time at 3·10^6 lines on 2
+    cores and were removed: docs/benchmarks.md, session 32.)"""
     parts = _Parts(size)
-    buffers = [bytearray(BLOCK_BYTES + _SLACK), bytearray(BLOCK_BYTES + _SLACK)]
-    turn, held = 0, 0  # held: bytes carried to the buffer's start (its last query)
+    buffer = bytearray(BLOCK_BYTES + _SLACK)
+    held = 0  # bytes carried to the buffer's start (its last query)
     separator: int | None = None
-    pending: Future[bool] | None = None  # the other buffer's block, being taken in
-
-    def done() -> bool:  # the block in flight taken in (its buffer free again)
-        nonlocal pending
-        fine = pending is None or pending.result()
-        pending = None
-        return fine
-
-    with ThreadPoolExecutor(max_workers=1) as pool:
-        while True:
-            buffer = buffers[turn]
-            if held >= len(buffer) - _SLACK:  # one query's lines fill it: a larger one
-                if len(buffer) > MAX_BLOCK_BYTES:
-                    done()
-                    return None
-                buffer.extend(bytes(len(buffer)))
-            got = handle.readinto(memoryview(buffer)[held:len(buffer) - _SLACK])
-            end = held + (got or 0)
-            last = not got
-            if end == 0:
-                return parts if done() else None
-            if separator is None and buffer.startswith(SPECIAL_STARTS):  # the file's start:
-                return None  # compressed, a byte-order mark, UTF-16
-            if last and buffer[end - 1] != 10:  # the last line without its newline
-                buffer[end] = 10
-                end += 1
-            cut = buffer.rfind(b"\n", 0, end) + 1
-            if cut == 0:  # no whole line yet: read on into a larger buffer
-                held = end
-                continue
-            if separator is None:  # the first line's: a tab or a space, not both
-                line = bytes(buffer[:buffer.find(b"\n")])
-                if (b"\t" in line) == (b" " in line):
-                    return None
-                separator = 9 if b"\t" in line else 32
-            lines = _lines(buffer, cut, separator, last, judged)
-            if lines is None:
-                done()
+    while True:
+        if held >= len(buffer) - _SLACK:  # one query's lines fill it: a larger one
+            if len(buffer) > MAX_BLOCK_BYTES:
                 return None
-            if lines.rows == 0:  # one query so far: read on (the same buffer, larger)
-                held = end
-                continue
-            at = parts.n
-            if at + lines.rows > parts.score.shape[0]:
-                done()
-                return None  # the file grew while read
-            parts.query_words.append(lines.query_words)
-            parts.query_starts.append(lines.first + at)
-            parts.n += lines.rows
-            if not done():
+            buffer.extend(bytes(len(buffer)))
+        got = handle.readinto(memoryview(buffer)[held:len(buffer) - _SLACK])
+        end = held + (got or 0)
+        last = not got
+        if end == 0:
+            return parts
+        if separator is None and buffer.startswith(SPECIAL_STARTS):  # the file's start:
+            return None  # compressed, a byte-order mark, UTF-16
+        if last and buffer[end - 1] != 10:  # the last line without its newline
+            buffer[end] = 10
+            end += 1
+        cut = buffer.rfind(b"\n", 0, end) + 1
+        if cut == 0:  # no whole line yet: read on into a larger buffer
+            held = end
+            continue
+        if separator is None:  # the first line's: a tab or a space, not both
+            line = bytes(buffer[:buffer.find(b"\n")])
+            if (b"\t" in line) == (b" " in line):
                 return None
-            pending = pool.submit(_fill, buffer, lines, judged, parts, at)
-            if last:
-                parts.run_id = lines.run_id
-                return parts if done() else None
-            # The last query's lines (and any partial line) go to the other buffer,
-            # free now, for the next block.
-            other = buffers[1 - turn]
-            held = end - lines.kept
-            other[:held] = buffer[lines.kept:end]
-            turn = 1 - turn
+            separator = 9 if b"\t" in line else 32
+        lines = _lines(buffer, cut, separator, last, judged)
+        if lines is None:
+            return None
+        if lines.rows == 0:  # one query so far: read on (the same buffer, larger)
+            held = end
+            continue
+        at = parts.n
+        if at + lines.rows > parts.score.shape[0]:
+            return None  # the file grew while read
+        parts.query_words.append(lines.query_words)
+        parts.query_starts.append(lines.first + at)
+        parts.n += lines.rows
+        if not _fill(buffer, lines, judged, parts, at):
+            return None
+        if last:
+            parts.run_id = lines.run_id
+            return parts
+        # The last query's lines (and any partial line) start the next block.
+        held = end - lines.kept
+        buffer[:held] = buffer[lines.kept:end]
 
 
 def _words_at(wide: U64, starts: NDArray[np.intp], lengths: I64, n_words: int) -> list[U64]:
