@@ -77,6 +77,8 @@ def main() -> None:
     parser.add_argument("--rows", type=float, default=1e7)
     parser.add_argument("--digits", type=int, default=5)
     parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--driver-memory", default="6g",
+                        help="the JVM's heap (spark.driver.memory); less on a shared machine")
     args = parser.parse_args()
     rows = int(args.rows)
 
@@ -98,7 +100,7 @@ def main() -> None:
                      .config("spark.ui.showConsoleProgress", "false")
                      .config("spark.driver.host", "127.0.0.1")
                      .config("spark.driver.bindAddress", "127.0.0.1")
-                     .config("spark.driver.memory", "6g")
+                     .config("spark.driver.memory", args.driver_memory)
                      .getOrCreate())
         spark.sparkContext.setLogLevel("ERROR")
         frame = spark.read.parquet(str(path)).cache()
