@@ -135,6 +135,31 @@ def test_files_from_the_threshold_up_take_the_large_file_reader(
     assert taken == [True]
 
 
+def test_once_pyarrow_csv_is_loaded_a_smaller_file_takes_its_reader(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # pyarrow's import is what the small-file threshold saves; once it is paid, files
+    # from ARROW_LOADED_SMALL_FILE_BYTES up go to its reader. The same columns either way.
+    import pyarrow.csv  # noqa: F401 - loaded, as after an earlier large file
+
+    _, run = _typical_run(tmp_path, topics=40, docs=300)
+    size = run.stat().st_size
+    assert trec_reader.ARROW_LOADED_SMALL_FILE_BYTES <= size < trec_reader.SMALL_FILE_BYTES
+    taken: list[bool] = []
+    original = trec_reader._arrow_columns
+
+    def spy(*args: Any) -> Any:
+        taken.append(True)
+        return original(*args)
+
+    monkeypatch.setattr(trec_reader, "_arrow_columns", spy)
+    by_arrow = _columns(run, "run")
+    assert taken == [True]
+    monkeypatch.delitem(sys.modules, "pyarrow.csv")  # as in a process that never loaded it
+    assert _columns(run, "run") == by_arrow
+    assert taken == [True]
+
+
 # -- CSV and TSV files -------------------------------------------------------------------
 
 # Cells meant to find where the plain pass and pyarrow's reader could differ: numbers in

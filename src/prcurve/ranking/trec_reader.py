@@ -25,6 +25,7 @@ from __future__ import annotations
 import importlib
 import mmap
 import os
+import sys
 from collections.abc import Iterator
 from typing import Any
 
@@ -52,6 +53,19 @@ the exact reader alone: no pyarrow import, no thread, no memory map. Measured
 crossover in docs/benchmarks.md ("Everyday sizes"); tests set it to 0 to reach
 pyarrow's reader with small files."""
 
+ARROW_LOADED_SMALL_FILE_BYTES = 128 << 10
+"""The same once ``pyarrow.csv`` is imported (an earlier large file, or the caller's
+own use): its import no longer costs anything, and from about this size its reader
+and encoding beat the exact reader (``compare_runs`` of ten 3.8 MiB runs read 1.8x
+faster; docs/benchmarks.md, session 32)."""
+
+
+def _small_file_bytes() -> int:
+    """The size under which a file is read by the exact reader, now."""
+    if "pyarrow.csv" in sys.modules:
+        return min(SMALL_FILE_BYTES, ARROW_LOADED_SMALL_FILE_BYTES)
+    return SMALL_FILE_BYTES
+
 
 def read_columns(path: str | os.PathLike[str], kind: str) -> Columns:
     """The columns of a qrels (``kind="qrels"``) or run file.
@@ -66,7 +80,7 @@ def read_columns(path: str | os.PathLike[str], kind: str) -> Columns:
     if os.path.isdir(source):
         raise unreadable_file(kind, source, "it is a directory, not a file")
     try:
-        small = os.path.getsize(source) < SMALL_FILE_BYTES
+        small = os.path.getsize(source) < _small_file_bytes()
     except OSError:
         small = False  # open() below names the problem
     if small:  # one plain pass in memory (decompressed: parse_columns decides again)
@@ -88,7 +102,7 @@ def read_columns(path: str | os.PathLike[str], kind: str) -> Columns:
 
 def parse_columns(data: bytes, source: str, kind: str) -> Columns:
     """The columns of a qrels or run file held in memory (decompressed)."""
-    if len(data) < SMALL_FILE_BYTES:
+    if len(data) < _small_file_bytes():
         return exact_columns(np.frombuffer(data, dtype=np.uint8), source, kind)
     sniffer = _sniff(data)
     if sniffer.delimiter() is not None:
