@@ -164,8 +164,24 @@ def test_a_failed_child_means_drawn_here(program: str, monkeypatch: pytest.Monke
         assert svg == here.prg_svg()
 
 
+def test_free_core_counts_the_threads_running_now(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.undo()  # the real one
+    running = picture_process._running_now()
+    if sys.platform == "linux":  # this test's own thread at least
+        assert running is not None and running >= 1
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 1}, raising=False)
+    monkeypatch.setattr(os, "getloadavg", lambda: (9.0, 0.0, 0.0))  # the minute: busy
+    monkeypatch.setattr(picture_process, "_running_now", lambda: 1)  # now: only us
+    assert picture_process.free_core()
+    monkeypatch.setattr(picture_process, "_running_now", lambda: 2)  # now: both cores taken
+    assert not picture_process.free_core()
+    monkeypatch.setattr(os, "getloadavg", lambda: (0.0, 0.0, 0.0))
+    assert not picture_process.free_core()
+
+
 def test_free_core(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.undo()  # the real one
+    monkeypatch.setattr(picture_process, "_running_now", lambda: None)  # no /proc/loadavg
     monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 1, 2, 3}, raising=False)
     monkeypatch.setattr(os, "getloadavg", lambda: (3.5, 0.0, 0.0))
     assert picture_process.free_core()

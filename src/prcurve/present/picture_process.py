@@ -47,6 +47,7 @@ True
 from __future__ import annotations
 
 import contextlib
+import os
 import pickle
 import subprocess
 import sys
@@ -77,17 +78,22 @@ _MATPLOTLIB = ("matplotlib.figure", "matplotlib.backends.backend_agg",
 
 def free_core() -> bool:
     """Whether a second process can run beside this one: at least two cores are this
-    process's to use (``os.sched_getaffinity`` where there is one) and fewer processes
-    than cores were running or waiting over the last minute (``os.getloadavg``; true
-    where there is none). On a busy machine a second process only adds its start-up
-    (about 0.3 s of CPU: its own interpreter, NumPy and prcurve) to the work: there the
-    pictures are drawn in-process (docs/benchmarks.md)."""
-    import os
-
+    process's to use (``os.sched_getaffinity`` where there is one) and one of them is
+    idle now. "Now" is the count of threads running or ready to run at this instant
+    (the fourth field of Linux's ``/proc/loadavg``, this process included): fewer than
+    the cores. Without it, the 1-minute load average below the cores (``os.getloadavg``;
+    true where there is none). The instant's count, not the minute's average: the average
+    trails, and in a loop of reports it counts the previous reports' own work, so that
+    a machine idle between them looked busy (docs/benchmarks.md, session 32). On a busy
+    machine a second process only adds its start-up (about 0.3 s of CPU: its own
+    interpreter, NumPy and prcurve) to the work: there the pictures are drawn in-process."""
     affinity = getattr(os, "sched_getaffinity", None)
     cores = len(affinity(0)) if affinity is not None else (os.cpu_count() or 1)
     if cores < 2:
         return False
+    running = _running_now()
+    if running is not None:
+        return running < cores
     try:
         load = os.getloadavg()[0]
     except (AttributeError, OSError):  # no load average here (Windows)
@@ -95,11 +101,28 @@ def free_core() -> bool:
     return load < cores
 
 
+def _running_now() -> int | None:
+    """Threads running or runnable at this instant (Linux's ``/proc/loadavg``: ``1.05
+    0.70 0.52 2/345 12345``), counting this process as one whatever its own threads do
+    (OpenBLAS's, spinning after NumPy's import, are runnable for a while); None where
+    it cannot be read."""
+    try:
+        with open("/proc/loadavg", "rb") as handle:
+            field = handle.read().split()[3]
+        running = int(field.split(b"/")[0])
+        own = 0
+        for task in os.listdir("/proc/self/task"):
+            with open(f"/proc/self/task/{task}/stat", "rb") as handle:
+                # "tid (name) S ...": the state follows the name's closing parenthesis.
+                own += handle.read().rpartition(b")")[2].split()[0] == b"R"
+    except (OSError, IndexError, ValueError):
+        return None
+    return max(running - own, 0) + 1
+
+
 def _wanted() -> bool:
     """``PRCURVE_PICTURES``: ``child`` always starts the child, ``here`` never does;
     unset (or anything else): when :func:`free_core`."""
-    import os
-
     setting = os.environ.get("PRCURVE_PICTURES", "").strip().lower()
     return setting == "child" or (setting != "here" and free_core())
 
