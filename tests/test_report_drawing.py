@@ -168,7 +168,8 @@ def test_free_core_counts_the_threads_running_now(monkeypatch: pytest.MonkeyPatc
     monkeypatch.undo()  # the real one
     running = picture_process._running_now()
     if sys.platform == "linux":  # this test's own thread at least
-        assert running is not None and running >= 1
+        assert running is not None
+        assert running >= 1
     monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 1}, raising=False)
     monkeypatch.setattr(os, "getloadavg", lambda: (9.0, 0.0, 0.0))  # the minute: busy
     monkeypatch.setattr(picture_process, "_running_now", lambda: 1)  # now: only us
