@@ -100,12 +100,15 @@ def test_anything_else_is_none_or_the_same_list(text: str, window: int) -> None:
     try:
         whole = json.loads(raw)
     except ValueError:
+        with pytest.raises(json.JSONDecodeError):  # not JSON whole: not JSON in parts
+            joined(raw, parts)
         return
     assert joined(raw, parts) == whole
 
 
 @pytest.mark.parametrize("raw", [b"", b"{}", b'{"a": [1, 2]}', b"[1]", b"[]", b"[1, 2",
-                                 b"[1, 2]]", b"[1, 2] [3]", b'[1, "2]', b"1, 2", b"[1, 2]x"])
+                                 b"[1, 2]]", b"[1, 2] [3]", b'[1, "2]', b"1, 2", b"[1, 2]x",
+                                 b"[,{}]", b"[ \n, [1]]"])
 def test_what_cannot_be_cut_is_parsed_whole(raw: bytes) -> None:
     assert array_parts(raw, part_bytes=1) is None
 
@@ -129,6 +132,16 @@ def test_a_large_results_file_is_read_in_parts(tmp_path: Path,
     assert coco_json.read_json(path, "detections") == records
     assert len(calls) > 10
     assert max(calls) < 1 << 13
+
+
+def test_a_file_refused_whole_is_refused_in_parts(tmp_path: Path,
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    # "[ ," opens no element: the first part alone would read as "[]".
+    path = tmp_path / "results.json"
+    path.write_bytes(b'[ ,{"a": 1}, {"a": 2}, {"a": 3}]')
+    monkeypatch.setattr(coco_json, "PART_BYTES", 1)
+    with pytest.raises(InvalidInputError, match="not valid JSON"):
+        coco_json.read_json(path, "detections")
 
 
 @pytest.mark.parametrize("text", ['[{"a": 1}, {"a": 2}]', '[{"a": 1}, {"a": ]'])

@@ -98,6 +98,10 @@ def array_parts(raw: bytes | memoryview, part_bytes: int = PART_BYTES,
         before = bytes(data[low:opening]).rstrip(_WHITE_SPACE)
         if before.endswith(b","):
             comma = low + len(before) - 1
+            if len(bounds) == 1 and not bytes(data[start:comma]).strip(_WHITE_SPACE):
+                # No element before it ("[ ,"): that part would read as "[]", though the
+                # whole is not JSON. Every later part holds the element at the cut before.
+                continue
             bounds.extend((comma, comma + 1))
     bounds.append(close)
     if len(bounds) == 2:
