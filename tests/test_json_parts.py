@@ -7,6 +7,7 @@ A readable character-by-character scanner is the oracle of where the cuts may fa
 
 from __future__ import annotations
 
+import gc
 import itertools
 import json
 import sys
@@ -148,8 +149,6 @@ def test_a_file_refused_whole_is_refused_in_parts(tmp_path: Path,
 @pytest.mark.parametrize("enabled", [True, False])
 def test_the_collector_is_paused_while_parsing_and_left_as_it_was(
         text: str, enabled: bool, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import gc
-
     path = tmp_path / "results.json"
     path.write_text(text)
     seen: list[bool] = []
@@ -169,6 +168,42 @@ def test_the_collector_is_paused_while_parsing_and_left_as_it_was(
         else:
             assert len(coco_json.read_json(path, "detections")) == 2
         assert seen == [False]
+        assert gc.isenabled() is enabled
+    finally:
+        gc.enable()
+
+
+@pytest.mark.parametrize("enabled", [True, False])
+def test_orjson_parts_and_json_lines_parse_with_the_collector_paused(
+        enabled: bool, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # The siblings of the json path above: orjson, a part at a time, and the JSON Lines
+    # rows that prcurve.io.readers parses in Python.
+    from prcurve.io import readers
+
+    seen: list[bool] = []
+
+    def watching(real: Any) -> Any:
+        def parse(*args: Any, **kwargs: Any) -> Any:
+            seen.append(gc.isenabled())
+            return real(*args, **kwargs)
+        return parse
+
+    records = [{"image_id": i, "category_id": 1, "score": 0.5} for i in range(20)]
+    results = tmp_path / "results.json"
+    results.write_text(json.dumps(records))
+    lines = tmp_path / "scores.jsonl"
+    lines.write_text('{"label": 1, "score": 0.5}\n{"label": 0, "score": 0.25}\n')
+    monkeypatch.setattr(coco_json, "PART_BYTES", 1 << 6)
+    monkeypatch.setattr(orjson, "loads", watching(orjson.loads))
+    monkeypatch.setattr(json, "loads", watching(json.loads))
+    (gc.enable if enabled else gc.disable)()
+    try:
+        assert coco_json.read_json(results, "detections") == records
+        parts = len(seen)
+        columns = readers._read_jsonl_python(lines, None)
+        assert columns["score"].tolist() == [0.5, 0.25]
+        assert parts > 2
+        assert seen == [False] * (parts + 2)
         assert gc.isenabled() is enabled
     finally:
         gc.enable()
