@@ -228,7 +228,7 @@ _EXACT_INTEGER = 2.0**53
 def _arrow_csv(columns: Mapping[str, NDArray[Any]]) -> Iterator[memoryview] | None:
     """Numeric columns as CSV text by pyarrow, a block of rows at a time (the header
     first); None without pyarrow (the Python path then). The header is written as the
-    Python path writes it (unquoted).
+    Python path writes it (:func:`csv_line`: a name quoted where it must be).
 
     Each block of :data:`_CSV_BLOCK` rows is one task: its columns cast to text
     (:func:`_arrow_column_text`) and written as rows by pyarrow's CSV writer. The
