@@ -135,6 +135,28 @@ def test_a_large_results_file_is_read_in_parts(tmp_path: Path,
     assert max(calls) < 1 << 13
 
 
+def test_a_gzip_results_file_is_read_in_parts(tmp_path: Path,
+                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    # The sibling of the plain file above: the parts are cut from the decompressed bytes.
+    import gzip
+
+    records = [{"image_id": i, "category_id": 2, "score": 1 / (i + 3), "bbox": [i, 1, 2, 3]}
+               for i in range(300)]
+    path = tmp_path / "results.json.gz"
+    path.write_bytes(gzip.compress(json.dumps(records).encode()))
+    sizes: list[int] = []
+    real = orjson.loads
+
+    def counting(data: Any) -> Any:
+        sizes.append(len(data))
+        return real(data)
+
+    monkeypatch.setattr(coco_json, "PART_BYTES", 1 << 10)
+    monkeypatch.setattr(orjson, "loads", counting)
+    assert coco_json.read_json(path, "detections") == records
+    assert len(sizes) > 5
+
+
 def test_a_file_refused_whole_is_refused_in_parts(tmp_path: Path,
                                                   monkeypatch: pytest.MonkeyPatch) -> None:
     # "[ ," opens no element: the first part alone would read as "[]".
