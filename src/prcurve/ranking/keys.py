@@ -434,13 +434,10 @@ _SAMPLE = 1 << 20  # rows whose distinct keys seed the table (the rest are looke
 
 
 def _distinct_codes(key: U64) -> tuple[U64, I64]:
-    """The distinct keys (in no particular order) and each row's index among them:
-    one sort for a large column of mostly distinct keys
-    (:mod:`~prcurve.ranking.distinct_keys`), pyarrow's hash table for another large
-    column, when installed; otherwise the keys
-    of a sample of rows first, then those of the rows not found."""
-    if key.shape[0] >= _distinct.SORT_ROWS and _distinct.mostly_distinct(key):
-        return _distinct.sorted_codes(key)  # real document ids: a sort
+    """The distinct keys (in no particular order) and each row's index among them,
+    for a column that is short or not mostly distinct (:func:`encode_words` sorts
+    the others): pyarrow's hash table for a large column, when installed; otherwise
+    the keys of a sample of rows first, then those of the rows not found."""
     pa = arrow_module(key.shape[0])
     if pa is not None:
         return _arrow_dictionary(numpy_to_arrow(pa, key), np.uint64)
