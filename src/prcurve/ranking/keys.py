@@ -541,16 +541,16 @@ def encode_words(words: list[U64], *, grouped: bool = False, text: bool = False)
             return Encoded(None, groups.codes, label_keys=groups.known, key_words=len(words),
                            words=[groups.known] if len(words) == 1 else words, text=text,
                            word_rows=None if len(words) == 1 else groups.first_row)
-        known, codes = groups.known, groups.codes  # a hash collision: below
+        # Else two ids share a hash (a group holds other words): the exact encoding below.
     else:
         known, codes = _distinct_codes(key)
-    if len(words) == 1:
-        return Encoded(None, codes, label_keys=known, key_words=1, words=[known], text=text)
-    some_row = np.empty(known.shape[0], dtype=np.int64)
-    some_row[codes] = np.arange(n)
-    if _same_words(words, codes, some_row):
-        return Encoded(None, codes, label_keys=known, key_words=len(words),
-                       words=[w[some_row] for w in words], text=text)
+        if len(words) == 1:
+            return Encoded(None, codes, label_keys=known, key_words=1, words=[known], text=text)
+        some_row = np.empty(known.shape[0], dtype=np.int64)
+        some_row[codes] = np.arange(n)
+        if _same_words(words, codes, some_row):
+            return Encoded(None, codes, label_keys=known, key_words=len(words),
+                           words=[w[some_row] for w in words], text=text)
     stacked = np.stack(words, axis=1)  # a hash collision: encode the word tuples exactly
     labels, inverse = np.unique(stacked, axis=0, return_inverse=True)
     return Encoded(word_labels([labels[:, k] for k in range(len(words))], text=text),
