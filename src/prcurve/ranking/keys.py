@@ -35,12 +35,6 @@ _Int = TypeVar("_Int", bound=np.integer[Any])
 _MULTIPLIER = np.uint64(0x100000001B3)  # FNV-1's 64-bit prime
 
 
-def _finalize(values: U64, scratch: U64 | None = None) -> U64:
-    """Murmur3's 64-bit finalizer, in place: a bijection that spreads every bit
-    (:func:`~prcurve.ranking.word_groups.finalize`, shifting through ``scratch``)."""
-    return _groups.finalize(values, scratch)
-
-
 def id_keys(ids: NDArray[Any]) -> U64:
     """One ``uint64`` per id: equal ids give equal keys.
 
@@ -52,7 +46,7 @@ def id_keys(ids: NDArray[Any]) -> U64:
     """
     with np.errstate(over="ignore"):
         if ids.dtype.kind in "iu":
-            return _finalize(ids.astype(np.int64).view(np.uint64))
+            return _groups.finalize(ids.astype(np.int64).view(np.uint64))
         ids = np.ascontiguousarray(ids)
         unit = 4 if ids.dtype.kind == "U" else 1
         width = ids.dtype.itemsize // unit
@@ -63,7 +57,7 @@ def id_keys(ids: NDArray[Any]) -> U64:
         for column in range(width - 1, -1, -1):
             out *= _MULTIPLIER
             out += columns[:, column]
-        return _finalize(out)
+        return _groups.finalize(out)
 
 
 def byte_order(ids: NDArray[Any]) -> NDArray[Any]:
@@ -467,11 +461,11 @@ def _mix(words: list[U64]) -> U64:
         for begin in range(0, n, _groups.BLOCK_ROWS):
             block = out[begin:begin + _groups.BLOCK_ROWS]
             block[...] = words[0][begin:begin + _groups.BLOCK_ROWS]
-            _finalize(block, scratch[:block.shape[0]])
+            _groups.finalize(block, scratch[:block.shape[0]])
             for word in words[1:]:
                 block *= _MULTIPLIER
                 block ^= word[begin:begin + _groups.BLOCK_ROWS]
-                _finalize(block, scratch[:block.shape[0]])
+                _groups.finalize(block, scratch[:block.shape[0]])
     return out
 
 
