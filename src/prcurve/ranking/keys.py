@@ -291,9 +291,9 @@ def encode(ids: NDArray[Any], *, grouped: bool = False, sort_labels: bool = Fals
             return Encoded(block_ids.labels, rows_of_blocks(block_ids.codes, starts, n))
     words = text_words(ids) if n else None
     if words is not None:  # short text ids: exact words, no check against the ids needed
-        # Text back as text: the bytes were code points below 256.
-        encoded = encode_words(words, text=ids.dtype.kind == "U")
-        out = encoded.with_codes(encoded.codes, False)
+        # Text back as text: the bytes were code points below 256. (A fresh encoding,
+        # not dense: encode_words never says so.)
+        out = encode_words(words, text=ids.dtype.kind == "U")
         if ids.dtype.kind == "U":  # the labels, when made, as wide as the ids
             out.label_dtype = ids.dtype
         return by_label(out) if sort_labels else out
