@@ -14,7 +14,7 @@ double that :func:`float`, numpy and C's ``strtod`` (trec_eval's ``atof``)
 give. :func:`plain_decimals` reads those vectorised, over the columns of a
 byte matrix, and says which rows it read; every other text (exponents, a
 ``+`` sign, more than 15 digits, ``inf``, malformed text) is left to the
-caller's general parser.
+general parser, :func:`general_numbers` (numpy's, under the readers' rules).
 
 Examples
 --------
@@ -34,7 +34,8 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-__all__ = ["byte_matrix", "load_words", "padded_words", "plain_decimals", "word_matrix"]
+__all__ = ["byte_matrix", "general_numbers", "load_words", "padded_words", "plain_decimals",
+           "word_matrix"]
 
 _EXACT_POWERS = 22  # 10^22 is the largest power of ten that is an exact double
 _EXACT_INTEGER = 2**53  # every integer up to this is an exact double
@@ -206,3 +207,29 @@ def plain_decimals(matrix: NDArray[np.uint8], lengths: NDArray[Any]
     values /= powers[np.minimum(after, _EXACT_POWERS)]
     np.negative(values, out=values, where=minus)
     return values, read
+
+
+def general_numbers(text: NDArray[np.bytes_], dtype: type[np.generic]) -> NDArray[Any] | None:
+    """Byte strings as numbers of ``dtype`` by numpy's parser (Python's rules, but no
+    ``_``: ``1_0`` is no number, as for ``strtod``); None where one is not a number, or,
+    for ``float64``, not a finite one (the caller names it or reads otherwise).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> general_numbers(np.array([b"1e-3", b"+2"]), np.float64).tolist()
+    [0.001, 2.0]
+    >>> general_numbers(np.array([b"1_0"]), np.int64) is None
+    True
+    >>> general_numbers(np.array([b"inf"]), np.float64) is None
+    True
+    """
+    if b"_" in text.tobytes():
+        return None
+    try:
+        values: NDArray[Any] = text.astype(dtype)
+    except (ValueError, OverflowError):
+        return None
+    if dtype is np.float64 and not np.isfinite(values).all():
+        return None
+    return values

@@ -44,7 +44,7 @@ from prcurve.ranking.keys import Encoded, encode_words, rows_of_blocks, text_wor
 from prcurve.ranking.row_docs import RowDocs
 from prcurve.ranking.state import c_float_scores
 from prcurve.ranking.tables import Qrels, Run, read_qrels, read_run
-from prcurve.ranking.text_numbers import plain_decimals, word_matrix
+from prcurve.ranking.text_numbers import general_numbers, plain_decimals, word_matrix
 from prcurve.ranking.trec_format import SPECIAL_STARTS, exact_columns, joined, read_bytes
 
 __all__ = ["BLOCK_BYTES", "MAX_BLOCK_BYTES", "QRELS_EXACT_BYTES", "read_judged",
@@ -393,15 +393,11 @@ def _fill(buffer: bytearray, lines: _Lines, judged: _Judged, parts: _Parts, at: 
     score, read = plain_decimals(matrix, score_length)
     if not read.all():
         other = np.flatnonzero(~read)
-        text = matrix[other].view(f"S{matrix.shape[1]}").ravel()
-        if b"_" in text.tobytes():
+        text = matrix[other].view(f"S{matrix.shape[1]}").ravel()  # (a copy: contiguous)
+        values = general_numbers(text, np.float64)
+        if values is None:
             return False
-        try:
-            score[other] = text.astype(np.float64)
-        except (ValueError, OverflowError):
-            return False
-        if not np.isfinite(score[other]).all():
-            return False
+        score[other] = values
     del matrix
     doc_length = lines.lengths[1]
     doc = loaded_words(words, gap[:, 1] + 1, doc_length, (int(doc_length.max()) + 7) // 8)
