@@ -40,7 +40,14 @@ from prcurve.ranking import trec_reader
 from prcurve.ranking.byte_words import loaded_words
 from prcurve.ranking.hashing import numpy_only
 from prcurve.ranking.key_table import KeyTable
-from prcurve.ranking.keys import Encoded, encode_words, rows_of_blocks, text_words, word_key
+from prcurve.ranking.keys import (
+    Encoded,
+    distinct,
+    encode_words,
+    rows_of_blocks,
+    text_words,
+    word_key,
+)
 from prcurve.ranking.row_docs import RowDocs
 from prcurve.ranking.state import c_float_scores
 from prcurve.ranking.tables import Qrels, Run, read_qrels, read_run
@@ -177,7 +184,7 @@ class _Judged:
         entry_doc = self.pair_doc[entry]
         with np.errstate(over="ignore"):
             table_keys = self.doc_keys[entry_doc] ^ (entry_topic.astype(np.uint64) * _GOLDEN)
-        if np.unique(table_keys).shape[0] != total:
+        if distinct(table_keys).shape[0] != total:
             return None
         k_judged = len(self.doc_words)
         padded = words[:k_judged] + [np.zeros(n, dtype=np.uint64)] * (k_judged - len(words))
@@ -234,7 +241,7 @@ class _Parts:
         if n == 0:
             return None
         first = encode_words(joined(self.query_words))
-        if np.unique(first.codes).shape[0] != first.codes.shape[0]:
+        if distinct(first.codes).shape[0] != first.codes.shape[0]:
             return None  # a query's lines are not all together: read_run's path
         starts = np.concatenate(self.query_starts)
         queries = Encoded(first.labels, rows_of_blocks(first.codes, starts, n))
