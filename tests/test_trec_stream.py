@@ -9,6 +9,8 @@ import shlex
 import subprocess
 import sys
 import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
@@ -92,27 +94,34 @@ def _output(qrels: object, run: object, options: TrecEvalOptions) -> str:
         return f"error: {error}"
 
 
+@contextmanager
+def _blocks_of(size: int) -> Iterator[None]:
+    """Blocks of ``size`` bytes inside one Hypothesis example (a fixture's monkeypatch
+    lasts the whole test)."""
+    old = trec_stream.BLOCK_BYTES
+    trec_stream.BLOCK_BYTES = size
+    try:
+        yield
+    finally:
+        trec_stream.BLOCK_BYTES = old
+
+
 @settings(max_examples=40, deadline=None)
 @given(files=run_and_qrels(), block=st.integers(16, 400))
 def test_block_reader_equals_reading_whole(files: tuple[bytes, bytes], block: int) -> None:
     run_bytes, qrels_bytes = files
-    old = trec_stream.BLOCK_BYTES
-    trec_stream.BLOCK_BYTES = block
-    try:
-        with tempfile.TemporaryDirectory() as folder:
-            qrels_path, run_path = _write(Path(folder), run_bytes, qrels_bytes)
-            qrels, run = read_judged(qrels_path, run_path)
-            assert isinstance(run._docs, RowDocs)  # the block reader took it
-            whole, whole_qrels = read_run(run_path), read_qrels(qrels_path)
-            for options in OPTIONS:
-                assert _output(qrels, run, options) == _output(whole_qrels, whole, options)
-            assert run.query_id.tolist() == whole.query_id.tolist()
-            assert run.doc_id.tolist() == whole.doc_id.tolist()  # read again on demand
-            assert run.score.tolist() == whole.score.tolist()
-            assert run.run_id == whole.run_id
-            assert np.array_equal(run.line, whole.line)
-    finally:
-        trec_stream.BLOCK_BYTES = old
+    with _blocks_of(block), tempfile.TemporaryDirectory() as folder:
+        qrels_path, run_path = _write(Path(folder), run_bytes, qrels_bytes)
+        qrels, run = read_judged(qrels_path, run_path)
+        assert isinstance(run._docs, RowDocs)  # the block reader took it
+        whole, whole_qrels = read_run(run_path), read_qrels(qrels_path)
+        for options in OPTIONS:
+            assert _output(qrels, run, options) == _output(whole_qrels, whole, options)
+        assert run.query_id.tolist() == whole.query_id.tolist()
+        assert run.doc_id.tolist() == whole.doc_id.tolist()  # read again on demand
+        assert run.score.tolist() == whole.score.tolist()
+        assert run.run_id == whole.run_id
+        assert np.array_equal(run.line, whole.line)
 
 
 @settings(max_examples=30, deadline=None)
@@ -130,20 +139,14 @@ def test_a_repeated_document_is_found_in_any_block(
     at = data.draw(st.integers(i + 1, query[-1] + 1))
     separator = b"\t" if b"\t" in lines[0] else b" "
     lines.insert(at, separator.join([*fields[:4], b"0.75", fields[5]]))
-    old = trec_stream.BLOCK_BYTES
-    trec_stream.BLOCK_BYTES = block
-    try:
-        with tempfile.TemporaryDirectory() as folder:
-            qrels_path, run_path = _write(Path(folder), b"\n".join(lines) + b"\n",
-                                          qrels_bytes)
-            with pytest.raises(InvalidInputError) as whole:
-                read_run(run_path)
-            with pytest.raises(InvalidInputError) as blocks:
-                read_judged(qrels_path, run_path)
-            assert str(blocks.value) == str(whole.value)
-            assert read_judged_run(run_path, read_qrels(qrels_path)) is None
-    finally:
-        trec_stream.BLOCK_BYTES = old
+    with _blocks_of(block), tempfile.TemporaryDirectory() as folder:
+        qrels_path, run_path = _write(Path(folder), b"\n".join(lines) + b"\n", qrels_bytes)
+        with pytest.raises(InvalidInputError) as whole:
+            read_run(run_path)
+        with pytest.raises(InvalidInputError) as blocks:
+            read_judged(qrels_path, run_path)
+        assert str(blocks.value) == str(whole.value)
+        assert read_judged_run(run_path, read_qrels(qrels_path)) is None
 
 
 def test_ties_of_long_ids_sharing_prefixes(tmp_path: Path) -> None:
