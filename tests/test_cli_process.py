@@ -132,20 +132,18 @@ def test_the_evaluations_are_subcommands() -> None:
 
 # -- several runs in one process: each run's trec_eval output after a header ---------------
 
-TREC_DIR = V10
-
 
 def test_several_runs_print_each_run_s_trec_eval_output(
         monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
     # The reference: trec_eval's own recorded outputs of each run (quicktest: -m all_trec
     # -q on results.test is out.test.aq; with -c on results.trunc, out.test.aqc; -c changes
     # nothing for results.test, which answers every judged query).
-    monkeypatch.chdir(TREC_DIR)
+    monkeypatch.chdir(V10)
     assert main(["trec", "-m", "all_trec", "-q", "-c", "qrels.test", "results.test",
                  "results.trunc"]) == 0
     out = capsys.readouterr().out
-    assert out == ("==> results.test <==\n" + (TREC_DIR / "out.test.aq").read_text()
-                   + "\n==> results.trunc <==\n" + (TREC_DIR / "out.test.aqc").read_text())
+    assert out == ("==> results.test <==\n" + (V10 / "out.test.aq").read_text()
+                   + "\n==> results.trunc <==\n" + (V10 / "out.test.aqc").read_text())
 
 
 def test_one_process_for_several_runs_equals_a_process_per_run(tmp_path: Path) -> None:
