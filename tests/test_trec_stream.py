@@ -322,3 +322,37 @@ def test_a_query_longer_than_the_largest_block_goes_to_read_run(
     assert read_judged_run(run_path, qrels) is None
     _, fast = read_judged(qrels_path, run_path)
     assert fast.doc_id.tolist() == read_run(run_path).doc_id.tolist()
+
+
+def test_several_runs_each_read_in_blocks(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsysbinary: pytest.CaptureFixture[bytes],
+) -> None:
+    # `prcurve trec QRELS RUN RUN`: the first run is read by read_judged, a later one by
+    # read_judged_run with the qrels read once; both in blocks, each output that of the
+    # run read whole (and the first trec_eval's own recorded output, out.test.aq).
+    import prcurve.cli.trec as cli_trec
+
+    monkeypatch.setattr(trec_stream, "BLOCK_BYTES", 512)
+    taken: list[bool] = []
+    original = trec_stream.read_judged_run
+
+    def spy(path: Path, qrels: object) -> object:
+        found = original(path, qrels)  # type: ignore[arg-type]
+        taken.append(found is not None)
+        return found
+
+    monkeypatch.setattr(trec_stream, "read_judged_run", spy)  # read_judged's
+    monkeypatch.setattr(cli_trec, "read_judged_run", spy)  # the command's, for later runs
+    fields = [line.split() for line in (V10 / "results.test").read_bytes().splitlines()]
+    runs = [tmp_path / "results.test", tmp_path / "flipped"]  # plain: one space a gap
+    runs[0].write_bytes(b"".join(b" ".join(f) + b"\n" for f in fields))
+    runs[1].write_bytes(b"".join(b" ".join([*f[:4], repr(-float(f[4])).encode(), f[5]]) + b"\n"
+                                 for f in fields))  # scores negated: another ranking
+    qrels = V10 / "qrels.test"
+    assert main(["trec", "-m", "all_trec", "-q", str(qrels), *map(str, runs)]) == 0
+    options = TrecEvalOptions(measures=("all_trec",), per_query=True)
+    whole = [format_trec_eval(read_qrels(qrels), read_run(run), options) for run in runs]
+    assert whole[0].encode() == (V10 / "out.test.aq").read_bytes()
+    assert capsysbinary.readouterr().out == (
+        f"==> {runs[0]} <==\n{whole[0]}\n==> {runs[1]} <==\n{whole[1]}".encode())
+    assert taken == [True, True]
