@@ -89,6 +89,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit status (0 ok, 2 error; ``report``'s
     ``--fail-under`` gate gives 1).
 
+    ``argv`` None means the program's own process (:func:`run`): the arguments are
+    ``sys.argv``'s, and the process is set up for a short run (cycle collection paused
+    while modules load, then frozen; numpy without BLAS threads for an evaluation;
+    ``malloc`` keeping freed memory for large arrays). Given ``argv``, nothing of the
+    process changes.
+
     Examples
     --------
     >>> from prcurve.cli import main
