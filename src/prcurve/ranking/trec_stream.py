@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
-from typing import Any, NamedTuple
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
@@ -315,19 +315,22 @@ def _read_blocks(handle: Any, judged: _Judged, size: int) -> _Parts | None:
         buffer[:held] = buffer[lines.kept:end]
 
 
-class _Lines(NamedTuple):
+class _Lines:
     """A block's lines split (:func:`_lines`): the fields' bounds of the ``rows``
-    lines taken, each query's first row, words and qrels code, each row's query."""
+    lines taken, each query's first row, words and qrels code, each row's query;
+    ``kept``: the offset of the first byte not taken. (A class with slots, not a
+    NamedTuple: this module loads with every ``prcurve trec``, and a NamedTuple's
+    class costs about 0.3 ms to make; docs/architecture.md.)"""
 
-    gap: NDArray[np.intp]
-    lengths: list[NDArray[np.intp]]
-    rows: int
-    first: I64
-    query_words: list[U64]
-    codes: I64
-    topic: I64
-    kept: int  # the offset of the first byte not taken
-    run_id: str | None
+    __slots__ = ("codes", "first", "gap", "kept", "lengths", "query_words", "rows", "run_id",
+                 "topic")
+
+    def __init__(self, gap: NDArray[np.intp], lengths: list[NDArray[np.intp]], rows: int,
+                 first: I64, query_words: list[U64], codes: I64, topic: I64, kept: int,
+                 run_id: str | None) -> None:
+        self.gap, self.lengths, self.rows, self.first = gap, lengths, rows, first
+        self.query_words, self.codes, self.topic = query_words, codes, topic
+        self.kept, self.run_id = kept, run_id
 
 
 def _lines(buffer: bytearray, cut: int, separator: int, last: bool,
