@@ -17,15 +17,17 @@ from prcurve.cli.main import EVALUATIONS
 
 V10 = Path(__file__).parent / "fixtures" / "trec_eval_v10"
 QRELS, RUN = str(V10 / "qrels.test"), str(V10 / "results.test")
+_THEN_RUN = "import sys\nsys.argv[0] = 'prcurve'\nfrom prcurve.cli import run\nrun()"
 ENV = {k: v for k, v in os.environ.items()
        if k not in ("OPENBLAS_NUM_THREADS", "GOTO_NUM_THREADS", "OMP_NUM_THREADS")}
 
 
-def program(*argv: str, code: str | None = None, env: dict[str, str] | None = None
+def program(*argv: str, prelude: str | None = None, env: dict[str, str] | None = None
             ) -> subprocess.CompletedProcess[bytes]:
-    """``python -m prcurve ARGV`` (or ``code`` run with ``sys.argv`` set to it)."""
-    command = ([sys.executable, "-m", "prcurve", *argv] if code is None
-               else [sys.executable, "-c", code, *argv])
+    """``python -m prcurve ARGV``; with ``prelude``, that code first and then the program
+    as its console script runs it, ``sys.argv`` set to ARGV."""
+    command = ([sys.executable, "-m", "prcurve", *argv] if prelude is None
+               else [sys.executable, "-c", prelude + _THEN_RUN, *argv])
     return subprocess.run(command, capture_output=True, env=ENV if env is None else env,
                           check=False)
 
@@ -46,13 +48,10 @@ def test_the_program_prints_trec_eval_s_output_and_statuses() -> None:
 
 
 def test_atexit_functions_run_and_output_is_flushed() -> None:
-    code = ("import atexit, sys\n"
-            "atexit.register(lambda: sys.stderr.write('atexit ran\\n'))\n"
-            "sys.stdout.write('before ')  # buffered text from before the command\n"
-            "sys.argv[0] = 'prcurve'\n"
-            "from prcurve.cli import run\n"
-            "run()")
-    done = program("trec", "-m", "map", QRELS, RUN, code=code)
+    prelude = ("import atexit, sys\n"
+               "atexit.register(lambda: sys.stderr.write('atexit ran\\n'))\n"
+               "sys.stdout.write('before ')  # buffered text from before the command\n")
+    done = program("trec", "-m", "map", QRELS, RUN, prelude=prelude)
     assert done.returncode == 0
     assert done.stdout.startswith(b"before ")
     assert b"map" in done.stdout
@@ -61,15 +60,12 @@ def test_atexit_functions_run_and_output_is_flushed() -> None:
 
 def test_a_thread_still_running_is_waited_for() -> None:
     # With a thread of its own running, the program exits the usual way, which waits for it.
-    code = ("import sys, threading, time\n"
-            "def late():\n"
-            "    time.sleep(0.3)\n"
-            "    sys.stderr.write('thread done\\n')\n"
-            "threading.Thread(target=late).start()\n"
-            "sys.argv[0] = 'prcurve'\n"
-            "from prcurve.cli import run\n"
-            "run()")
-    done = program("trec", "-m", "map", QRELS, RUN, code=code)
+    prelude = ("import sys, threading, time\n"
+               "def late():\n"
+               "    time.sleep(0.3)\n"
+               "    sys.stderr.write('thread done\\n')\n"
+               "threading.Thread(target=late).start()\n")
+    done = program("trec", "-m", "map", QRELS, RUN, prelude=prelude)
     assert done.returncode == 0
     assert done.stderr == b"thread done\n"
 
@@ -136,20 +132,18 @@ def test_the_evaluations_are_subcommands() -> None:
 
 # -- several runs in one process: each run's trec_eval output after a header ---------------
 
-TREC_DIR = V10
-
 
 def test_several_runs_print_each_run_s_trec_eval_output(
         monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
     # The reference: trec_eval's own recorded outputs of each run (quicktest: -m all_trec
     # -q on results.test is out.test.aq; with -c on results.trunc, out.test.aqc; -c changes
     # nothing for results.test, which answers every judged query).
-    monkeypatch.chdir(TREC_DIR)
+    monkeypatch.chdir(V10)
     assert main(["trec", "-m", "all_trec", "-q", "-c", "qrels.test", "results.test",
                  "results.trunc"]) == 0
     out = capsys.readouterr().out
-    assert out == ("==> results.test <==\n" + (TREC_DIR / "out.test.aq").read_text()
-                   + "\n==> results.trunc <==\n" + (TREC_DIR / "out.test.aqc").read_text())
+    assert out == ("==> results.test <==\n" + (V10 / "out.test.aq").read_text()
+                   + "\n==> results.trunc <==\n" + (V10 / "out.test.aqc").read_text())
 
 
 def test_one_process_for_several_runs_equals_a_process_per_run(tmp_path: Path) -> None:

@@ -116,10 +116,9 @@ def test_a_small_trec_evaluation_imports_no_pyarrow_starts_no_thread_maps_nothin
     assert probe(large).startswith("['pyarrow']")
 
 
-def test_files_from_the_threshold_up_take_the_large_file_reader(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    _, run = _typical_run(tmp_path, topics=2, docs=10)
+@pytest.fixture
+def arrow_reads(monkeypatch: pytest.MonkeyPatch) -> list[bool]:
+    """A spy on the large-file reader (pyarrow's): one True per file it reads."""
     taken: list[bool] = []
     original = trec_reader._arrow_columns
 
@@ -128,15 +127,22 @@ def test_files_from_the_threshold_up_take_the_large_file_reader(
         return original(*args)
 
     monkeypatch.setattr(trec_reader, "_arrow_columns", spy)
+    return taken
+
+
+def test_files_from_the_threshold_up_take_the_large_file_reader(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, arrow_reads: list[bool],
+) -> None:
+    _, run = _typical_run(tmp_path, topics=2, docs=10)
     read_run(run)
-    assert taken == []
+    assert arrow_reads == []
     monkeypatch.setattr(trec_reader, "SMALL_FILE_BYTES", run.stat().st_size)
     read_run(run)  # exactly the threshold: large
-    assert taken == [True]
+    assert arrow_reads == [True]
 
 
 def test_once_pyarrow_csv_is_loaded_a_smaller_file_takes_its_reader(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, arrow_reads: list[bool],
 ) -> None:
     # pyarrow's import is what the small-file threshold saves; once it is paid, files
     # from ARROW_LOADED_SMALL_FILE_BYTES up go to its reader. The same columns either way.
@@ -145,19 +151,11 @@ def test_once_pyarrow_csv_is_loaded_a_smaller_file_takes_its_reader(
     _, run = _typical_run(tmp_path, topics=40, docs=300)
     size = run.stat().st_size
     assert trec_reader.ARROW_LOADED_SMALL_FILE_BYTES <= size < trec_reader.SMALL_FILE_BYTES
-    taken: list[bool] = []
-    original = trec_reader._arrow_columns
-
-    def spy(*args: Any) -> Any:
-        taken.append(True)
-        return original(*args)
-
-    monkeypatch.setattr(trec_reader, "_arrow_columns", spy)
     by_arrow = _columns(run, "run")
-    assert taken == [True]
+    assert arrow_reads == [True]
     monkeypatch.delitem(sys.modules, "pyarrow.csv")  # as in a process that never loaded it
     assert _columns(run, "run") == by_arrow
-    assert taken == [True]
+    assert arrow_reads == [True]
 
 
 # -- CSV and TSV files -------------------------------------------------------------------

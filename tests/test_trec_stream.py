@@ -9,6 +9,8 @@ import shlex
 import subprocess
 import sys
 import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
@@ -92,27 +94,34 @@ def _output(qrels: object, run: object, options: TrecEvalOptions) -> str:
         return f"error: {error}"
 
 
+@contextmanager
+def _blocks_of(size: int) -> Iterator[None]:
+    """Blocks of ``size`` bytes inside one Hypothesis example (a fixture's monkeypatch
+    lasts the whole test)."""
+    old = trec_stream.BLOCK_BYTES
+    trec_stream.BLOCK_BYTES = size
+    try:
+        yield
+    finally:
+        trec_stream.BLOCK_BYTES = old
+
+
 @settings(max_examples=40, deadline=None)
 @given(files=run_and_qrels(), block=st.integers(16, 400))
 def test_block_reader_equals_reading_whole(files: tuple[bytes, bytes], block: int) -> None:
     run_bytes, qrels_bytes = files
-    old = trec_stream.BLOCK_BYTES
-    trec_stream.BLOCK_BYTES = block
-    try:
-        with tempfile.TemporaryDirectory() as folder:
-            qrels_path, run_path = _write(Path(folder), run_bytes, qrels_bytes)
-            qrels, run = read_judged(qrels_path, run_path)
-            assert isinstance(run._docs, RowDocs)  # the block reader took it
-            whole, whole_qrels = read_run(run_path), read_qrels(qrels_path)
-            for options in OPTIONS:
-                assert _output(qrels, run, options) == _output(whole_qrels, whole, options)
-            assert run.query_id.tolist() == whole.query_id.tolist()
-            assert run.doc_id.tolist() == whole.doc_id.tolist()  # read again on demand
-            assert run.score.tolist() == whole.score.tolist()
-            assert run.run_id == whole.run_id
-            assert np.array_equal(run.line, whole.line)
-    finally:
-        trec_stream.BLOCK_BYTES = old
+    with _blocks_of(block), tempfile.TemporaryDirectory() as folder:
+        qrels_path, run_path = _write(Path(folder), run_bytes, qrels_bytes)
+        qrels, run = read_judged(qrels_path, run_path)
+        assert isinstance(run._docs, RowDocs)  # the block reader took it
+        whole, whole_qrels = read_run(run_path), read_qrels(qrels_path)
+        for options in OPTIONS:
+            assert _output(qrels, run, options) == _output(whole_qrels, whole, options)
+        assert run.query_id.tolist() == whole.query_id.tolist()
+        assert run.doc_id.tolist() == whole.doc_id.tolist()  # read again on demand
+        assert run.score.tolist() == whole.score.tolist()
+        assert run.run_id == whole.run_id
+        assert np.array_equal(run.line, whole.line)
 
 
 @settings(max_examples=30, deadline=None)
@@ -130,20 +139,14 @@ def test_a_repeated_document_is_found_in_any_block(
     at = data.draw(st.integers(i + 1, query[-1] + 1))
     separator = b"\t" if b"\t" in lines[0] else b" "
     lines.insert(at, separator.join([*fields[:4], b"0.75", fields[5]]))
-    old = trec_stream.BLOCK_BYTES
-    trec_stream.BLOCK_BYTES = block
-    try:
-        with tempfile.TemporaryDirectory() as folder:
-            qrels_path, run_path = _write(Path(folder), b"\n".join(lines) + b"\n",
-                                          qrels_bytes)
-            with pytest.raises(InvalidInputError) as whole:
-                read_run(run_path)
-            with pytest.raises(InvalidInputError) as blocks:
-                read_judged(qrels_path, run_path)
-            assert str(blocks.value) == str(whole.value)
-            assert read_judged_run(run_path, read_qrels(qrels_path)) is None
-    finally:
-        trec_stream.BLOCK_BYTES = old
+    with _blocks_of(block), tempfile.TemporaryDirectory() as folder:
+        qrels_path, run_path = _write(Path(folder), b"\n".join(lines) + b"\n", qrels_bytes)
+        with pytest.raises(InvalidInputError) as whole:
+            read_run(run_path)
+        with pytest.raises(InvalidInputError) as blocks:
+            read_judged(qrels_path, run_path)
+        assert str(blocks.value) == str(whole.value)
+        assert read_judged_run(run_path, read_qrels(qrels_path)) is None
 
 
 def test_ties_of_long_ids_sharing_prefixes(tmp_path: Path) -> None:
@@ -319,3 +322,37 @@ def test_a_query_longer_than_the_largest_block_goes_to_read_run(
     assert read_judged_run(run_path, qrels) is None
     _, fast = read_judged(qrels_path, run_path)
     assert fast.doc_id.tolist() == read_run(run_path).doc_id.tolist()
+
+
+def test_several_runs_each_read_in_blocks(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsysbinary: pytest.CaptureFixture[bytes],
+) -> None:
+    # `prcurve trec QRELS RUN RUN`: the first run is read by read_judged, a later one by
+    # read_judged_run with the qrels read once; both in blocks, each output that of the
+    # run read whole (and the first trec_eval's own recorded output, out.test.aq).
+    import prcurve.cli.trec as cli_trec
+
+    monkeypatch.setattr(trec_stream, "BLOCK_BYTES", 512)
+    taken: list[bool] = []
+    original = trec_stream.read_judged_run
+
+    def spy(path: Path, qrels: object) -> object:
+        found = original(path, qrels)  # type: ignore[arg-type]
+        taken.append(found is not None)
+        return found
+
+    monkeypatch.setattr(trec_stream, "read_judged_run", spy)  # read_judged's
+    monkeypatch.setattr(cli_trec, "read_judged_run", spy)  # the command's, for later runs
+    fields = [line.split() for line in (V10 / "results.test").read_bytes().splitlines()]
+    runs = [tmp_path / "results.test", tmp_path / "flipped"]  # plain: one space a gap
+    runs[0].write_bytes(b"".join(b" ".join(f) + b"\n" for f in fields))
+    runs[1].write_bytes(b"".join(b" ".join([*f[:4], repr(-float(f[4])).encode(), f[5]]) + b"\n"
+                                 for f in fields))  # scores negated: another ranking
+    qrels = V10 / "qrels.test"
+    assert main(["trec", "-m", "all_trec", "-q", str(qrels), *map(str, runs)]) == 0
+    options = TrecEvalOptions(measures=("all_trec",), per_query=True)
+    whole = [format_trec_eval(read_qrels(qrels), read_run(run), options) for run in runs]
+    assert whole[0].encode() == (V10 / "out.test.aq").read_bytes()
+    assert capsysbinary.readouterr().out == (
+        f"==> {runs[0]} <==\n{whole[0]}\n==> {runs[1]} <==\n{whole[1]}".encode())
+    assert taken == [True, True]

@@ -89,6 +89,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit status (0 ok, 2 error; ``report``'s
     ``--fail-under`` gate gives 1).
 
+    ``argv`` None means the program's own process (:func:`run`): the arguments are
+    ``sys.argv``'s, and the process is set up for a short run (cycle collection paused
+    while modules load, then frozen; numpy without BLAS threads for an evaluation;
+    ``malloc`` keeping freed memory for large arrays). Given ``argv``, nothing of the
+    process changes.
+
     Examples
     --------
     >>> from prcurve.cli import main
@@ -101,6 +107,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     before = words[:words.index(command)] if command in words else words
     if argv is None:  # the program's own process: no cycle collection while modules load
         gc.disable()
+        if command in EVALUATIONS:
+            import_numpy_one_blas_thread()
     try:
         parser = _parser(command, others=any(word in ("-h", "--help") for word in before))
     finally:
@@ -168,19 +176,17 @@ def run() -> NoReturn:
     """The ``prcurve`` program (its console script and ``python -m prcurve``):
     :func:`main` on the process's arguments, then exit with its status.
 
-    An evaluation (:data:`EVALUATIONS`) loads numpy without BLAS threads
-    (:func:`import_numpy_one_blas_thread`) and, once its output is flushed and the
-    ``atexit`` functions have run, ends the process with :func:`os._exit`: the
+    :func:`main` sets up the process (argv None): cycle collection paused while modules
+    load and then frozen; for an evaluation (:data:`EVALUATIONS`) numpy loaded first,
+    without BLAS threads (:func:`import_numpy_one_blas_thread`). An evaluation, once
+    its output is flushed and the ``atexit`` functions have run, ends the process with
+    :func:`os._exit`: the
     interpreter's teardown (clearing every module, numpy's included) is about 5% of
     a small ``prcurve trec``'s instructions and changes nothing the user sees. A
     process with threads of its own still running exits the usual way (which waits
     for them).
     """
-    command = _command_of(sys.argv[1:])
-    quick = command in EVALUATIONS
-    if quick:
-        gc.disable()  # as main() does while modules load: it freezes them, then enables
-        import_numpy_one_blas_thread()
+    quick = _command_of(sys.argv[1:]) in EVALUATIONS
     status = main()
     if not quick or ("threading" in sys.modules
                      and sys.modules["threading"].active_count() > 1):

@@ -108,8 +108,9 @@ def _run_trec(args: argparse.Namespace, run_path: str, qrels: Any = None,
             # A large run is read in blocks, joined with the qrels as it is read.
             if qrels is None:
                 qrels, run = read_judged(args.qrels, run_path)
-            else:
-                run = read_judged_run(run_path, qrels) or read_run(run_path)
+            else:  # a later run: the qrels read once
+                found = read_judged_run(run_path, qrels)
+                run = read_run(run_path) if found is None else found
         else:
             run = (parse_run(decoded(sys.stdin.buffer.read(), "<stdin>", "run"), "<stdin>")
                    if run_path == "-" else read_run(run_path))

@@ -21,7 +21,7 @@ from numpy.typing import NDArray
 
 from prcurve.ranking.text_numbers import load_words, padded_words
 
-__all__ = ["arrow_binary", "arrow_words", "byte_words"]
+__all__ = ["arrow_binary", "arrow_words", "byte_words", "loaded_words"]
 
 U64 = NDArray[np.uint64]
 I64 = NDArray[np.int64]
@@ -41,10 +41,18 @@ def byte_words(
     if n_words is None:
         n_words = max((int(lengths.max(initial=0)) + 7) // 8, 1)
     # A padded copy, so that every load stays inside it (text_numbers.load_words).
-    padded = padded_words(buffer, 8 * n_words)
+    return loaded_words(padded_words(buffer, 8 * n_words), starts, lengths, n_words)
+
+
+def loaded_words(words: U64, starts: NDArray[Any], lengths: NDArray[Any],
+                 n_words: int) -> list[U64]:
+    """:func:`byte_words` of bytes held as aligned 64-bit ``words``
+    (:func:`~prcurve.ranking.text_numbers.load_words`: ``padded_words``' or a buffer's
+    own, with at least ``8 * n_words`` bytes after each string's start and one more
+    word)."""
     out = []
     for k in range(n_words):
-        word = load_words(padded, starts + 8 * k if k else starts)
+        word = load_words(words, starts + 8 * k if k else starts)
         if np.little_endian:
             word.byteswap(inplace=True)  # the bytes read big-endian: words compare as they do
         word &= _MASKS[np.clip(lengths - 8 * k, 0, 8)]  # bytes past the string: zero

@@ -24,13 +24,8 @@ import numpy as np
 from numpy.typing import NDArray
 
 from prcurve.core.undefined import ratio
-from prcurve.ranking import graded
-from prcurve.ranking.kernels import (
-    _gains_of,
-    _interpolated_precision,
-    _judged_in_top,
-    compute,
-)
+from prcurve.ranking import graded, kernels
+from prcurve.ranking.kernels import _gains_of, _interpolated_precision, compute
 from prcurve.ranking.measures import Measure
 from prcurve.ranking.state import Rankings, segmented_cumsum
 
@@ -84,25 +79,23 @@ def _ks(group: list[Measure]) -> I64:
     return np.array([int(m.cutoff or 0) for m in group], dtype=np.int64)[:, None]
 
 
+# The kernels' own formulas, given the cutoffs as a column: (cutoffs x queries).
+
+
 def _precision(r: Rankings, group: list[Measure], convention: str, raw: bool) -> F64:
-    k = _ks(group)
-    return r.relevant_in_top(k) / k.astype(np.float64)  # kernels.precision: found / float(k)
+    return kernels.precision(r, _ks(group))
 
 
 def _recall(r: Rankings, group: list[Measure], convention: str, raw: bool) -> F64:
-    found = r.relevant_in_top(_ks(group)).astype(np.float64)
-    return ratio(found, r.n_relevant.astype(np.float64)[None, :], "R@k (no relevant documents)")
+    return kernels.recall(r, _ks(group))
 
 
 def _relative_precision(r: Rankings, group: list[Measure], convention: str, raw: bool) -> F64:
-    k = _ks(group)
-    return ratio(r.relevant_in_top(k).astype(np.float64),
-                 np.minimum(r.n_relevant[None, :], k).astype(np.float64),
-                 "relative_P (no relevant documents)")
+    return kernels._relative_precision(r, _ks(group))
 
 
 def _success(r: Rankings, group: list[Measure], convention: str, raw: bool) -> F64:
-    return (r.relevant_in_top(_ks(group)) > 0).astype(np.float64)
+    return kernels._success(r, _ks(group))
 
 
 def _average_precision(r: Rankings, group: list[Measure], convention: str, raw: bool) -> F64:
@@ -125,11 +118,7 @@ def _iprec(r: Rankings, group: list[Measure], convention: str, raw: bool) -> F64
 
 
 def _rprec_mult(r: Rankings, group: list[Measure], convention: str, raw: bool) -> F64:
-    multiple = np.array([float(m.cutoff or 0) for m in group])[:, None]
-    cutoff = np.trunc(multiple * r.n_relevant.astype(np.float64)[None, :] + 0.9).astype(np.int64)
-    cutoff = np.maximum(cutoff, 0)
-    found = r.relevant_in_top(cutoff).astype(np.float64)
-    return ratio(found, cutoff.astype(np.float64), "Rprec_mult (cutoff 0)")
+    return kernels._rprec_mult(r, np.array([float(m.cutoff or 0) for m in group])[:, None])
 
 
 def _ndcg_cut(r: Rankings, group: list[Measure], convention: str, raw: bool) -> F64:
@@ -143,9 +132,7 @@ def _ndcg_cut(r: Rankings, group: list[Measure], convention: str, raw: bool) -> 
 
 
 def _unjudged(r: Rankings, group: list[Measure], convention: str, raw: bool) -> F64:
-    k = _ks(group)
-    top = np.minimum(r.lengths[None, :], k)
-    return (top - _judged_in_top(r, k)) / k.astype(np.float64)
+    return kernels._unjudged(r, _ks(group))
 
 
 _BATCHED: dict[str, Callable[[Rankings, list[Measure], str, bool], F64]] = {

@@ -9,7 +9,7 @@ so only their distinct ids are compared; every row is then an integer.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 from numpy.typing import NDArray
@@ -383,9 +383,10 @@ def _ranking_order(
     pairs = np.flatnonzero(tie)
     if pairs.shape[0]:
         doc: I64 | None
-        if rows.doc is None:  # RowDocs: row i is document code i, ranked while read
-            rank = _label_rank(docs, np.zeros(0, dtype=np.int64), pairs)
-            rank, doc = (rank if order is None else rank[order]), None
+        rank: NDArray[np.signedinteger[Any]]
+        if rows.doc is None:  # RowDocs (_RunRows.grouped): row i is document code i,
+            tie_rank = cast(RowDocs, docs).rank  # its tie rank found while read
+            rank, doc = (tie_rank if order is None else tie_rank[order]), None
         else:
             doc = rows.doc if order is None else rows.doc[order]
             rank = _label_rank(docs, doc, pairs)
@@ -416,8 +417,6 @@ def _label_rank(docs: _keys.Encoded, doc: I64,
     as the ids do. All labels are sorted when there are few of them, else only
     the tied documents'. Labels not made yet (keys.Encoded.words) are not made:
     their words give the same order."""
-    if isinstance(docs, RowDocs):  # ranked among the tied rows while read (trec_stream)
-        return docs.rank
     n_labels = docs.n_labels
     rank = np.zeros(n_labels, dtype=np.int64)
     present = (np.arange(n_labels) if n_labels <= 2 * pairs.shape[0]

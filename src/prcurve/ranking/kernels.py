@@ -71,11 +71,15 @@ def average_precision(r: Rankings, k: int | None, denominator: str) -> F64:
     )
 
 
-def precision(r: Rankings, k: int) -> F64:
-    return r.relevant_in_top(k) / float(k)
+# The cutoff functions here take one cutoff or a column of them, (cutoffs x 1): then they
+# give a (cutoffs x queries) matrix, each row what the cutoff alone gives (ranking.cutoffs).
 
 
-def recall(r: Rankings, k: int) -> F64:
+def precision(r: Rankings, k: int | I64) -> F64:
+    return r.relevant_in_top(k) / np.asarray(k, dtype=np.float64)
+
+
+def recall(r: Rankings, k: int | I64) -> F64:
     return ratio(r.relevant_in_top(k).astype(np.float64), r.n_relevant.astype(np.float64),
                  "R@k (no relevant documents)")
 
@@ -199,7 +203,7 @@ def _bin_g(r: Rankings) -> F64:
     return ratio(total, r.n_relevant.astype(np.float64), "binG (no relevant documents)")
 
 
-def _rprec_mult(r: Rankings, multiple: float) -> F64:
+def _rprec_mult(r: Rankings, multiple: float | F64) -> F64:
     """trec_eval's Rprec_mult.m (m_Rprec_mult.c): precision at the cutoff
     (long) (m * R + 0.9)."""
     cutoff = np.trunc(multiple * r.n_relevant.astype(np.float64) + 0.9).astype(np.int64)
@@ -208,14 +212,14 @@ def _rprec_mult(r: Rankings, multiple: float) -> F64:
     return ratio(found, cutoff.astype(np.float64), "Rprec_mult (cutoff 0)")
 
 
-def _relative_precision(r: Rankings, k: int) -> F64:
+def _relative_precision(r: Rankings, k: int | I64) -> F64:
     """trec_eval's relative_P.k (m_rel_P.c): relevant in the top k / min(k, R)."""
     return ratio(r.relevant_in_top(k).astype(np.float64),
                  np.minimum(r.n_relevant, k).astype(np.float64),
                  "relative_P (no relevant documents)")
 
 
-def _success(r: Rankings, k: int) -> F64:
+def _success(r: Rankings, k: int | I64) -> F64:
     return (r.relevant_in_top(k) > 0).astype(np.float64)
 
 
@@ -267,11 +271,11 @@ def _num_nonrel_judged_ret(r: Rankings) -> F64:
     return (_judged_in_top(r, r.lengths) - r.n_relevant_retrieved).astype(np.float64)
 
 
-def _unjudged(r: Rankings, k: int) -> F64:
+def _unjudged(r: Rankings, k: int | I64) -> F64:
     """trec_eval's unj.k (m_unjudged.c): documents in the top k not judged with a
     grade >= 0, over k."""
     top = np.minimum(r.lengths, k)
-    return (top - _judged_in_top(r, k)) / float(k)
+    return (top - _judged_in_top(r, k)) / np.asarray(k, dtype=np.float64)
 
 
 def _utility(r: Rankings, measure: Measure) -> F64:

@@ -72,13 +72,6 @@ class RowDocs(Encoded):
     def n_labels(self) -> int:
         return self._n
 
-    @property
-    def label_kind(self) -> str:
-        return "S"
-
-    def with_codes(self, codes: NDArray[np.int64], dense: bool) -> Encoded:
-        return Encoded(self.labels, codes, dense)
-
     def as_run(self, run: Any) -> Any:
         """The same run with its document ids read and encoded (a plain
         :class:`~prcurve.ranking.Run`), to join with other judgments."""

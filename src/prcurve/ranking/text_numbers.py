@@ -14,7 +14,7 @@ double that :func:`float`, numpy and C's ``strtod`` (trec_eval's ``atof``)
 give. :func:`plain_decimals` reads those vectorised, over the columns of a
 byte matrix, and says which rows it read; every other text (exponents, a
 ``+`` sign, more than 15 digits, ``inf``, malformed text) is left to the
-caller's general parser.
+general parser, :func:`general_numbers` (numpy's, under the readers' rules).
 
 Examples
 --------
@@ -34,7 +34,8 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-__all__ = ["byte_matrix", "load_words", "padded_words", "plain_decimals"]
+__all__ = ["byte_matrix", "general_numbers", "load_words", "padded_words", "plain_decimals",
+           "word_matrix"]
 
 _EXACT_POWERS = 22  # 10^22 is the largest power of ten that is an exact double
 _EXACT_INTEGER = 2**53  # every integer up to this is an exact double
@@ -108,21 +109,28 @@ def byte_matrix(buffer: NDArray[np.uint8], starts: NDArray[Any], lengths: NDArra
     >>> m.shape, bytes(m[0]), bytes(m[1])
     ((2, 9), b'ab\\x00\\x00\\x00\\x00\\x00\\x00\\x00', b'cdefghijk')
     """
-    n = starts.shape[0]
     if width is None:
         width = int(lengths.max(initial=0))
     width = max(width, 1)
+    return word_matrix(padded_words(buffer, 8 * ((width + 7) // 8)), starts, lengths, width)
+
+
+def word_matrix(words: NDArray[np.uint64], starts: NDArray[Any], lengths: NDArray[Any],
+                width: int) -> NDArray[np.uint8]:
+    """:func:`byte_matrix` of bytes held as aligned 64-bit ``words`` (:func:`load_words`:
+    :func:`padded_words`' or a buffer's own, with at least ``8 * ceil(width / 8)``
+    bytes after each string's start and one more word)."""
+    n = starts.shape[0]
     n_words = (width + 7) // 8
-    padded = padded_words(buffer, 8 * n_words)
     # keep[b]: the mask of a word's first b bytes in memory order.
     keep = np.array([(1 << (8 * b)) - 1 if np.little_endian else ((1 << 64) - 1) ^ (
         (1 << (64 - 8 * b)) - 1) for b in range(9)], dtype=np.uint64)
-    words = np.empty((n, n_words), dtype=np.uint64)
+    out = np.empty((n, n_words), dtype=np.uint64)
     for k in range(n_words):
-        word = load_words(padded, starts + 8 * k if k else starts)
+        word = load_words(words, starts + 8 * k if k else starts)
         word &= keep[np.clip(lengths - 8 * k, 0, 8)]
-        words[:, k] = word
-    matrix = words.view(np.uint8)  # (n, 8 * n_words), row-major: the bytes in order
+        out[:, k] = word
+    matrix = out.view(np.uint8)  # (n, 8 * n_words), row-major: the bytes in order
     # A view of the first ``width`` columns: a C-contiguous copy would cost a copy call
     # per row (callers that need one make it: trec_format._as_strings).
     return matrix if matrix.shape[1] == width else matrix[:, :width]
@@ -199,3 +207,29 @@ def plain_decimals(matrix: NDArray[np.uint8], lengths: NDArray[Any]
     values /= powers[np.minimum(after, _EXACT_POWERS)]
     np.negative(values, out=values, where=minus)
     return values, read
+
+
+def general_numbers(text: NDArray[np.bytes_], dtype: type[np.generic]) -> NDArray[Any] | None:
+    """Byte strings as numbers of ``dtype`` by numpy's parser (Python's rules, but no
+    ``_``: ``1_0`` is no number, as for ``strtod``); None where one is not a number, or,
+    for ``float64``, not a finite one (the caller names it or reads otherwise).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> general_numbers(np.array([b"1e-3", b"+2"]), np.float64).tolist()
+    [0.001, 2.0]
+    >>> general_numbers(np.array([b"1_0"]), np.int64) is None
+    True
+    >>> general_numbers(np.array([b"inf"]), np.float64) is None
+    True
+    """
+    if b"_" in text.tobytes():
+        return None
+    try:
+        values: NDArray[Any] = text.astype(dtype)
+    except (ValueError, OverflowError):
+        return None
+    if dtype is np.float64 and not np.isfinite(values).all():
+        return None
+    return values

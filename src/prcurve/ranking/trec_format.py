@@ -33,7 +33,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from prcurve.ranking.keys import Encoded, byte_words, encode_words
-from prcurve.ranking.text_numbers import byte_matrix, plain_decimals
+from prcurve.ranking.text_numbers import byte_matrix, general_numbers, plain_decimals
 from prcurve.validation.ranking import (
     bad_zscores,
     empty_trec_file,
@@ -190,11 +190,8 @@ def _general_numbers(
 ) -> NDArray[Any]:
     """Byte strings as numbers by numpy's parser (Python's rules, but no ``_``); an
     error names the line (``line[i]`` is text i's) of the first that is not one."""
-    try:
-        values = None if b"_" in text.tobytes() else text.astype(dtype)  # "1_0" is no number
-    except (ValueError, OverflowError):
-        values = None
-    if values is not None and (dtype is not np.float64 or np.isfinite(values).all()):
+    values = general_numbers(text, dtype)
+    if values is not None:
         return values
     is_float = dtype is np.float64
     for i, item in enumerate(text.tolist()):

@@ -30,20 +30,28 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
-from typing import Any, NamedTuple
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
 from prcurve.errors import InvalidInputError
 from prcurve.ranking import trec_reader
+from prcurve.ranking.byte_words import loaded_words
 from prcurve.ranking.hashing import numpy_only
 from prcurve.ranking.key_table import KeyTable
-from prcurve.ranking.keys import Encoded, encode_words, rows_of_blocks, text_words, word_key
+from prcurve.ranking.keys import (
+    Encoded,
+    distinct,
+    encode_words,
+    rows_of_blocks,
+    text_words,
+    word_key,
+)
 from prcurve.ranking.row_docs import RowDocs
 from prcurve.ranking.state import c_float_scores
 from prcurve.ranking.tables import Qrels, Run, read_qrels, read_run
-from prcurve.ranking.text_numbers import plain_decimals
+from prcurve.ranking.text_numbers import general_numbers, plain_decimals, word_matrix
 from prcurve.ranking.trec_format import SPECIAL_STARTS, exact_columns, joined, read_bytes
 
 __all__ = ["BLOCK_BYTES", "MAX_BLOCK_BYTES", "QRELS_EXACT_BYTES", "read_judged",
@@ -65,8 +73,6 @@ _MAX_ID = 64  # longer ids (or scores) go to read_run
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 U64 = NDArray[np.uint64]
 I64 = NDArray[np.int64]
-_MASKS = np.array([0, *(((1 << (8 * k)) - 1) << (8 * (8 - k)) for k in range(1, 8)),
-                   2**64 - 1], dtype=np.uint64)
 
 
 def read_judged(qrels_path: str | os.PathLike[str],
@@ -178,7 +184,7 @@ class _Judged:
         entry_doc = self.pair_doc[entry]
         with np.errstate(over="ignore"):
             table_keys = self.doc_keys[entry_doc] ^ (entry_topic.astype(np.uint64) * _GOLDEN)
-        if np.unique(table_keys).shape[0] != total:
+        if distinct(table_keys).shape[0] != total:
             return None
         k_judged = len(self.doc_words)
         padded = words[:k_judged] + [np.zeros(n, dtype=np.uint64)] * (k_judged - len(words))
@@ -235,7 +241,7 @@ class _Parts:
         if n == 0:
             return None
         first = encode_words(joined(self.query_words))
-        if np.unique(first.codes).shape[0] != first.codes.shape[0]:
+        if distinct(first.codes).shape[0] != first.codes.shape[0]:
             return None  # a query's lines are not all together: read_run's path
         starts = np.concatenate(self.query_starts)
         queries = Encoded(first.labels, rows_of_blocks(first.codes, starts, n))
@@ -260,7 +266,7 @@ def _read_blocks(handle: Any, judged: _Judged, size: int) -> _Parts | None:
     taking in one block while the next was read, saved no time at 3·10^6 lines on 2
     cores and were removed: docs/benchmarks.md, session 32.)"""
     parts = _Parts(size)
-    buffer = bytearray(BLOCK_BYTES + _SLACK)
+    buffer = bytearray(-(-BLOCK_BYTES // 8) * 8 + _SLACK)  # whole words (_words)
     held = 0  # bytes carried to the buffer's start (its last query)
     separator: int | None = None
     while True:
@@ -309,32 +315,22 @@ def _read_blocks(handle: Any, judged: _Judged, size: int) -> _Parts | None:
         buffer[:held] = buffer[lines.kept:end]
 
 
-def _words_at(wide: U64, starts: NDArray[np.intp], lengths: I64, n_words: int) -> list[U64]:
-    """The big-endian, NUL-padded words of each field (keys.byte_words without a copy
-    of the block: ``wide`` is its 8-byte view at every offset, with slack after it)."""
-    out = []
-    for k in range(n_words):
-        word = wide[starts + 8 * k] if k else wide[starts]
-        if np.little_endian:
-            word.byteswap(inplace=True)
-        word &= _MASKS[np.clip(lengths - 8 * k, 0, 8)]
-        out.append(word)
-    return out
-
-
-class _Lines(NamedTuple):
+class _Lines:
     """A block's lines split (:func:`_lines`): the fields' bounds of the ``rows``
-    lines taken, each query's first row, words and qrels code, each row's query."""
+    lines taken, each query's first row, words and qrels code, each row's query;
+    ``kept``: the offset of the first byte not taken. (A class with slots, not a
+    NamedTuple: this module loads with every ``prcurve trec``, and a NamedTuple's
+    class costs about 0.3 ms to make; docs/architecture.md.)"""
 
-    gap: NDArray[np.intp]
-    lengths: list[NDArray[np.intp]]
-    rows: int
-    first: I64
-    query_words: list[U64]
-    codes: I64
-    topic: I64
-    kept: int  # the offset of the first byte not taken
-    run_id: str | None
+    __slots__ = ("codes", "first", "gap", "kept", "lengths", "query_words", "rows", "run_id",
+                 "topic")
+
+    def __init__(self, gap: NDArray[np.intp], lengths: list[NDArray[np.intp]], rows: int,
+                 first: I64, query_words: list[U64], codes: I64, topic: I64, kept: int,
+                 run_id: str | None) -> None:
+        self.gap, self.lengths, self.rows, self.first = gap, lengths, rows, first
+        self.query_words, self.codes, self.topic = query_words, codes, topic
+        self.kept, self.run_id = kept, run_id
 
 
 def _lines(buffer: bytearray, cut: int, separator: int, last: bool,
@@ -362,9 +358,9 @@ def _lines(buffer: bytearray, cut: int, separator: int, last: bool,
     lengths = [gap[:, 0] - start, gap[:, 2] - gap[:, 1] - 1, gap[:, 4] - gap[:, 3] - 1]
     if max(int(x.max()) for x in lengths) > _MAX_ID:
         return None
-    wide = _wide(buffer)
-    query = _words_at(wide, start, lengths[0], (int(lengths[0].max()) + 7) // 8)
-    del wide
+    words = _words(buffer)
+    query = loaded_words(words, start, lengths[0], (int(lengths[0].max()) + 7) // 8)
+    del words
     change = np.zeros(n, dtype=bool)
     change[0] = True
     for word in query:
@@ -385,11 +381,12 @@ def _lines(buffer: bytearray, cut: int, separator: int, last: bool,
                   cut if last else (int(start[rows]) if rows < n else cut), run_id)
 
 
-def _wide(buffer: bytearray) -> U64:
-    """The buffer as 8-byte words at every byte offset (a view)."""
-    wide: U64 = np.ndarray(shape=(len(buffer) - 7,), dtype=np.uint64,
-                           buffer=memoryview(buffer), strides=(1,))
-    return wide
+def _words(buffer: bytearray) -> U64:
+    """The buffer as aligned 64-bit words (a view; its length is whole words, and the
+    slack after a block holds the loads past a field's end:
+    text_numbers.load_words)."""
+    words: U64 = np.frombuffer(buffer, dtype=np.uint64)
+    return words
 
 
 def _fill(buffer: bytearray, lines: _Lines, judged: _Judged, parts: _Parts, at: int) -> bool:
@@ -398,25 +395,23 @@ def _fill(buffer: bytearray, lines: _Lines, judged: _Judged, parts: _Parts, at: 
     False where read_run must read the file (a document twice in a query, a score
     that is not a finite number)."""
     gap, rows, topic = lines.gap, lines.rows, lines.topic
-    wide = _wide(buffer)
+    words = _words(buffer)
     # The scores: plain decimals exactly (text_numbers), any other text by numpy.
-    matrix = _matrix(wide, gap[:, 3] + 1, lines.lengths[2])
-    score, read = plain_decimals(matrix, lines.lengths[2])
+    score_length = lines.lengths[2]
+    matrix = word_matrix(words, gap[:, 3] + 1, score_length,
+                         max(int(score_length.max(initial=0)), 1))
+    score, read = plain_decimals(matrix, score_length)
     if not read.all():
         other = np.flatnonzero(~read)
-        text = matrix[other].view(f"S{matrix.shape[1]}").ravel()
-        if b"_" in text.tobytes():
+        text = matrix[other].view(f"S{matrix.shape[1]}").ravel()  # (a copy: contiguous)
+        values = general_numbers(text, np.float64)
+        if values is None:
             return False
-        try:
-            score[other] = text.astype(np.float64)
-        except (ValueError, OverflowError):
-            return False
-        if not np.isfinite(score[other]).all():
-            return False
+        score[other] = values
     del matrix
     doc_length = lines.lengths[1]
-    doc = _words_at(wide, gap[:, 1] + 1, doc_length, (int(doc_length.max()) + 7) // 8)
-    del wide
+    doc = loaded_words(words, gap[:, 1] + 1, doc_length, (int(doc_length.max()) + 7) // 8)
+    del words
     if _repeats(topic, doc):
         return False  # a document twice in a query: read_run names the line
     judged_rows = judged.rows(lines.codes, topic, doc)
@@ -426,22 +421,6 @@ def _fill(buffer: bytearray, lines: _Lines, judged: _Judged, parts: _Parts, at: 
     parts.judged[at:at + rows] = judged_rows
     parts.rank[at:at + rows] = _tie_ranks(topic, score, doc)
     return True
-
-
-def _matrix(wide: U64, starts: NDArray[np.intp], lengths: I64) -> NDArray[np.uint8]:
-    """The fields as rows of a byte matrix, NUL past each (text_numbers.byte_matrix
-    from the block's 8-byte view, without a copy of the block)."""
-    width = max(int(lengths.max(initial=0)), 1)
-    n_words = (width + 7) // 8
-    words = np.empty((starts.shape[0], n_words), dtype=np.uint64)
-    keep = np.array([(1 << (8 * b)) - 1 if np.little_endian else ((1 << 64) - 1) ^ (
-        (1 << (64 - 8 * b)) - 1) for b in range(9)], dtype=np.uint64)
-    for k in range(n_words):
-        word = wide[starts + 8 * k] if k else wide[starts]
-        word &= keep[np.clip(lengths - 8 * k, 0, 8)]
-        words[:, k] = word
-    matrix = words.view(np.uint8)
-    return matrix if matrix.shape[1] == width else np.ascontiguousarray(matrix[:, :width])
 
 
 def _group_order(topic: I64, words: list[U64], rows: NDArray[np.intp]) -> NDArray[np.intp]:
