@@ -126,13 +126,11 @@ def prg_figure(curves: Mapping[str, PRCurve]) -> Figure:
     return figure
 
 
-def prg_details_html(curves: Mapping[str, PRCurve], *, figure: Figure | None = None,
-                     svg: str | None = None) -> str:
+def prg_details_html(curves: Mapping[str, PRCurve], *, svg: str | None = None) -> str:
     """The PRG figure as a collapsed ``<details>`` section of inline SVG for the HTML report:
-    one click opens it; no script, no request to any network. ``figure``: the curves'
-    :func:`prg_figure`, when it is drawn already (for prg_curve.png); ``svg``: its SVG
-    text, when that is made already (:func:`prcurve.present.report_figures.draw_pictures`);
-    else drawn here.
+    one click opens it; no script, no request to any network. ``svg``: the curves'
+    :func:`prg_figure` as SVG text, when that is made already (for prg_curve.png:
+    :func:`prcurve.present.report_figures.draw_pictures`); else drawn here.
 
     Examples
     --------
@@ -147,7 +145,7 @@ def prg_details_html(curves: Mapping[str, PRCurve], *, figure: Figure | None = N
     from prcurve.present.plot import svg_text
 
     if svg is None:
-        svg = svg_text(prg_figure(curves) if figure is None else figure)
+        svg = svg_text(prg_figure(curves))
     svg = svg[svg.index("<svg"):]  # inline: without the XML declaration and doctype
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UndefinedMetricWarning)
