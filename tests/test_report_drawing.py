@@ -295,6 +295,22 @@ def test_a_global_style_does_not_change_the_files(tmp_path: Path) -> None:
     assert figure.axes[0].xaxis.get_gridlines()[0].get_color() != "white"
 
 
+def test_a_global_style_does_not_change_the_page_drawn_alone() -> None:
+    # Report.to_html() (render_html without the pictures' SVG) draws its PRG figure
+    # itself: it was built in the user's settings (seaborn's grey axes) and saved in the
+    # default ones, unlike report.html's.
+    import matplotlib
+
+    from prcurve.present.prg_plot import prg_details_html
+
+    curves = {m.name: m.curve for m in _report().models}
+    plain = prg_details_html(curves)
+    with matplotlib.rc_context(SEABORN_LIKE):
+        styled = prg_details_html(curves)
+    assert "#eaeaf2" not in styled.lower()
+    assert styled == plain
+
+
 def test_without_the_default_style_the_files_change(monkeypatch: pytest.MonkeyPatch) -> None:
     # The check above can fail: drawn in the user's settings (as before this fix), the
     # pictures differ, and pr_curve.png's axes are seaborn's grey.

@@ -118,11 +118,16 @@ def plot_prg_curve(prg: PRGCurve, ax: Axes | None = None, *, label: str = "model
 
 
 def prg_figure(curves: Mapping[str, PRCurve]) -> Figure:
-    """The report's PRG figure (prg_curve.png): every model's PRG curve on one axes."""
+    """The report's PRG figure (prg_curve.png, and report.html's however the page is made):
+    every model's PRG curve on one axes, built in matplotlib's defaults
+    (:func:`prcurve.present.style.drawing_style`; save it inside that too)."""
     from matplotlib.figure import Figure
 
-    figure = Figure(figsize=PRG_FIGSIZE, layout="constrained")
-    plot_prg_curves(curves, figure.add_subplot())
+    from prcurve.present.style import drawing_style
+
+    with drawing_style():  # prcurve's own figure: not in the user's global settings
+        figure = Figure(figsize=PRG_FIGSIZE, layout="constrained")
+        plot_prg_curves(curves, figure.add_subplot())
     return figure
 
 

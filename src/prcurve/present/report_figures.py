@@ -132,8 +132,9 @@ def report_pictures(report: Any) -> ReportPictures:
         thresholds = plot_thresholds_grid(curves, beta=report.settings.beta,
                                           figure=Figure(layout="constrained"),
                                           colors=report.model_colors())
-        # The precision-recall-gain view (docs/pr_space.md), a figure of its own.
-        prg = prg_figure(curves)
+    # The precision-recall-gain view (docs/pr_space.md), a figure of its own (drawn in
+    # the default style by prg_figure itself, as report.html's is when drawn alone).
+    prg = prg_figure(curves)
     # Each picture through present.files: the same bytes every run.
     writers = [("pr_curve.png", figure_writer(pr, "pr_curve.png", dpi=DPI)),
                ("pr_curve.svg", figure_writer(pr, "pr_curve.svg", dpi=DPI)),
