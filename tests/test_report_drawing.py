@@ -311,6 +311,18 @@ def test_a_global_style_does_not_change_the_page_drawn_alone() -> None:
     assert styled == plain
 
 
+def test_a_global_style_does_not_change_a_curves_notebook_display() -> None:
+    # PRCurve's notebook figure was built in the user's settings and saved in the defaults.
+    import matplotlib
+
+    curve = _report().models[0].curve
+    plain = curve._repr_html_()
+    with matplotlib.rc_context(SEABORN_LIKE):
+        styled = curve._repr_html_()
+    assert "#eaeaf2" not in styled.lower()
+    assert styled == plain
+
+
 def test_without_the_default_style_the_files_change(monkeypatch: pytest.MonkeyPatch) -> None:
     # The check above can fail: drawn in the user's settings (as before this fix), the
     # pictures differ, and pr_curve.png's axes are seaborn's grey.
