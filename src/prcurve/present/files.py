@@ -21,7 +21,7 @@ import fnmatch
 import json
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from prcurve.core.safe_files import replace_file, write_files, write_text
 from prcurve.validation.files import check_not_an_input
@@ -63,12 +63,13 @@ def save_figure(figure: Any, path: Path, *, dpi: float) -> None:
     replace_file(path, figure_writer(figure, path.name, dpi=dpi))
 
 
-def figure_writer(figure: Any, name: str, *, dpi: float) -> Callable[[Path], None]:
+def figure_writer(figure: Any, name: str, *, dpi: float) -> Callable[[Path | IO[bytes]], None]:
     """A writer (for :func:`write_files`) saving ``figure`` in the format of ``name``'s
-    suffix, with :data:`STABLE_METADATA` and SVG ids from a fixed salt."""
+    suffix, with :data:`STABLE_METADATA` and SVG ids from a fixed salt, to a path or a
+    binary file object (the same bytes)."""
     fmt = Path(name).suffix.lstrip(".").lower()
 
-    def write(temp: Path) -> None:
+    def write(temp: Path | IO[bytes]) -> None:
         from prcurve.present.style import drawing_style
 
         with drawing_style():  # matplotlib's defaults, the SVG ids' fixed salt

@@ -39,7 +39,7 @@ from __future__ import annotations
 import io
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import IO, TYPE_CHECKING, Any, NamedTuple
 
 from prcurve.present.files import figure_writer
 from prcurve.present.style import drawing_style
@@ -61,7 +61,7 @@ class ReportPictures(NamedTuple):
     pr: Figure
     thresholds: Figure
     prg: Figure
-    writers: list[tuple[str, Callable[[Path], None]]]
+    writers: list[tuple[str, Callable[[Path | IO[bytes]], None]]]
 
 
 def keep_layout(figure: Figure) -> None:
@@ -105,11 +105,11 @@ def _pr_figure(report: Any, plot: Any) -> Figure:
     return figure
 
 
-def _first_save(figure: Figure, name: str, dpi: float) -> Callable[[Path], None]:
+def _first_save(figure: Figure, name: str, dpi: float) -> Callable[[Path | IO[bytes]], None]:
     """The writer of a figure's first file: it lays the figure out, then keeps the layout."""
     save = figure_writer(figure, name, dpi=dpi)
 
-    def write(temp: Path) -> None:
+    def write(temp: Path | IO[bytes]) -> None:
         save(temp)
         keep_layout(figure)
 
@@ -174,7 +174,7 @@ def draw_pictures(report: Any, on_prg_svg: Callable[[str], None] | None = None
 
     def render(name: str) -> None:
         buffer = io.BytesIO()
-        writers[name](buffer)  # type: ignore[arg-type]  # savefig takes a file object too
+        writers[name](buffer)
         files[name] = buffer.getvalue()
 
     render("prg_curve.png")  # lays the PRG figure out; the SVG keeps that layout
