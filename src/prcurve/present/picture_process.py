@@ -71,10 +71,6 @@ _CHILD = ("import pickle, sys; sys.path[:] = pickle.load(sys.stdin.buffer); "
           "from prcurve.present.picture_process import serve; serve()")
 """The child's program: this process's module search path first, then :func:`serve`."""
 
-_MATPLOTLIB = ("matplotlib.figure", "matplotlib.backends.backend_agg",
-               "matplotlib.backends.backend_svg", "matplotlib.style")
-"""What the child imports while it waits for the report."""
-
 
 def free_core() -> bool:
     """Whether a second process can run beside this one: at least two cores are this
@@ -318,7 +314,9 @@ def serve() -> None:
 
     reader = threading.Thread(target=receive, daemon=True)
     reader.start()
-    for name in _MATPLOTLIB:
+    from prcurve.present.files import MATPLOTLIB_MODULES
+
+    for name in MATPLOTLIB_MODULES:
         importlib.import_module(name)
     from prcurve.present.report_figures import draw_pictures
 
