@@ -99,6 +99,22 @@ def test_the_child_draws_the_same_bytes_as_this_process() -> None:
     assert [name for name, _ in here.files()] == list(PICTURES[:4])
 
 
+def test_the_child_draws_them_not_this_process(monkeypatch: pytest.MonkeyPatch) -> None:
+    # A child that failed would go unnoticed above: this process would draw the same
+    # bytes. Here this process cannot draw; the child (a fresh interpreter) is unaffected.
+    report = _report()
+    here = InProcessPictures(report)
+    expected = here.files(), here.prg_svg()
+
+    def not_here(report: Any, on_prg_svg: Any = None) -> Any:
+        raise AssertionError("drawn in this process")
+
+    monkeypatch.setattr(report_figures, "draw_pictures", not_here)
+    with PictureProcess.start() as process:
+        source = process.draw(report)
+        assert (source.files(), source.prg_svg()) == expected
+
+
 def test_a_multi_class_report_too() -> None:
     # Its macro-average curve and band (class_averages) travel with the pickled report.
     import prcurve
