@@ -166,13 +166,12 @@ class InProcessPictures:
 
 class PictureProcess:
     """The child process that draws a report's pictures (module docstring). Use it as a
-    context manager: leaving the block waits for the child (killing it first if it was
-    never given a report)."""
+    context manager: leaving the block waits for the child (killing it first unless its
+    pictures were received)."""
 
     def __init__(self, child: subprocess.Popen[bytes] | None) -> None:
         self._child = child
         self._report: Any = None
-        self._sent = False
         self._prg: str | None = None
         self._files: list[tuple[str, bytes]] | None = None
         self._here: InProcessPictures | None = None
@@ -217,11 +216,11 @@ class PictureProcess:
             self._send(None)  # the child stops
             self._here = InProcessPictures(report)
             return self._here
-        self._sent = self._send(report)
+        sent = self._send(report)
         if self._child is not None and self._child.stdin is not None:
             with contextlib.suppress(OSError):
                 self._child.stdin.close()
-        if self._sent:
+        if sent:
             self._reader = threading.Thread(target=self._read, name="prcurve-pictures",
                                             daemon=True)
             self._reader.start()
@@ -269,7 +268,8 @@ class PictureProcess:
         return self._files if self._files is not None else self._fallback().files()
 
     def close(self) -> None:
-        """Wait for the child; kill it first unless it was given a report to draw."""
+        """Wait for the child; kill it first unless its pictures were received (it was
+        never given a report, or the command failed before it needed them)."""
         child = self._child
         if child is None:
             return
