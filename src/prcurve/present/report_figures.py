@@ -76,15 +76,9 @@ def pr_figure(report: Any) -> Figure:
     per prevalence, each with its unachievable region. Laid out when its best-point
     labels are placed (:func:`prcurve.present.labels.place_labels`)."""
     # Figures built without pyplot: no GUI backend, no global state, nothing to close.
-    from prcurve.present import plot
-
-    with drawing_style():  # matplotlib's defaults, whatever the user's settings
-        return _pr_figure(report, plot)
-
-
-def _pr_figure(report: Any, plot: Any) -> Figure:
     from matplotlib.figure import Figure
 
+    from prcurve.present import plot
     from prcurve.present.glossary import FIGURE_NOTE
     from prcurve.present.macro_plot import macro_panels
 
@@ -93,15 +87,16 @@ def _pr_figure(report: Any, plot: Any) -> Figure:
     style = {"ap_method": report.settings.ap_method, "beta": report.settings.beta,
              "colors": report.model_colors()}
     extra = macro_panels(report.class_averages)
-    if len(groups) == 1 and not extra:
-        figure = Figure(figsize=plot.PR_FIGSIZE, dpi=plot.DPI, layout="constrained")
-        figure.supxlabel(FIGURE_NOTE, fontsize=7, color="0.35")  # before the labels
-        plot.plot_pr_curves(curves, figure.add_subplot(), **style)
-        return figure
-    titles = plot.panel_titles(groups, {m.name: m.input.name for m in report.models})
-    figure = Figure(dpi=plot.DPI, layout="constrained")
-    figure.supxlabel(FIGURE_NOTE, fontsize=9, color="0.35")
-    plot.plot_pr_curves_grid(groups, titles=titles, figure=figure, extra=extra, **style)
+    with drawing_style():  # matplotlib's defaults, whatever the user's settings
+        if len(groups) == 1 and not extra:
+            figure = Figure(figsize=plot.PR_FIGSIZE, dpi=plot.DPI, layout="constrained")
+            figure.supxlabel(FIGURE_NOTE, fontsize=7, color="0.35")  # before the labels
+            plot.plot_pr_curves(curves, figure.add_subplot(), **style)
+            return figure
+        titles = plot.panel_titles(groups, {m.name: m.input.name for m in report.models})
+        figure = Figure(dpi=plot.DPI, layout="constrained")
+        figure.supxlabel(FIGURE_NOTE, fontsize=9, color="0.35")
+        plot.plot_pr_curves_grid(groups, titles=titles, figure=figure, extra=extra, **style)
     return figure
 
 
