@@ -99,6 +99,22 @@ def test_the_child_draws_the_same_bytes_as_this_process() -> None:
     assert [name for name, _ in here.files()] == list(PICTURES[:4])
 
 
+def test_the_child_draws_them_not_this_process(monkeypatch: pytest.MonkeyPatch) -> None:
+    # A child that failed would go unnoticed above: this process would draw the same
+    # bytes. Here this process cannot draw; the child (a fresh interpreter) is unaffected.
+    report = _report()
+    here = InProcessPictures(report)
+    expected = here.files(), here.prg_svg()
+
+    def not_here(report: Any, on_prg_svg: Any = None) -> Any:
+        raise AssertionError("drawn in this process")
+
+    monkeypatch.setattr(report_figures, "draw_pictures", not_here)
+    with PictureProcess.start() as process:
+        source = process.draw(report)
+        assert (source.files(), source.prg_svg()) == expected
+
+
 def test_a_multi_class_report_too() -> None:
     # Its macro-average curve and band (class_averages) travel with the pickled report.
     import prcurve
@@ -293,6 +309,34 @@ def test_a_global_style_does_not_change_the_files(tmp_path: Path) -> None:
         assert a == b, name
     assert figure.axes[0].get_facecolor() == (1.0, 1.0, 1.0, 1.0)  # not seaborn's grey
     assert figure.axes[0].xaxis.get_gridlines()[0].get_color() != "white"
+
+
+def test_a_global_style_does_not_change_the_page_drawn_alone() -> None:
+    # Report.to_html() (render_html without the pictures' SVG) draws its PRG figure
+    # itself: it was built in the user's settings (seaborn's grey axes) and saved in the
+    # default ones, unlike report.html's.
+    import matplotlib
+
+    from prcurve.present.prg_plot import prg_details_html
+
+    curves = {m.name: m.curve for m in _report().models}
+    plain = prg_details_html(curves)
+    with matplotlib.rc_context(SEABORN_LIKE):
+        styled = prg_details_html(curves)
+    assert "#eaeaf2" not in styled.lower()
+    assert styled == plain
+
+
+def test_a_global_style_does_not_change_a_curves_notebook_display() -> None:
+    # PRCurve's notebook figure was built in the user's settings and saved in the defaults.
+    import matplotlib
+
+    curve = _report().models[0].curve
+    plain = curve._repr_html_()
+    with matplotlib.rc_context(SEABORN_LIKE):
+        styled = curve._repr_html_()
+    assert "#eaeaf2" not in styled.lower()
+    assert styled == plain
 
 
 def test_without_the_default_style_the_files_change(monkeypatch: pytest.MonkeyPatch) -> None:

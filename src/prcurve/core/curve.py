@@ -741,6 +741,9 @@ def _svg_of(curve: PRCurve) -> str:
     # Convenience display: the presentation layer above, imported lazily (docs/architecture.md).
     from prcurve.present.plot import plot_pr_curve, svg_text
 
-    figure = Figure(figsize=(6.4, 4.2), layout="constrained")
-    plot_pr_curve(curve, figure.add_subplot(), label="curve")
-    return svg_text(figure)
+    def build() -> Figure:  # built, as saved, in matplotlib's defaults (not the user's)
+        figure = Figure(figsize=(6.4, 4.2), layout="constrained")
+        plot_pr_curve(curve, figure.add_subplot(), label="curve")
+        return figure
+
+    return svg_text(build)

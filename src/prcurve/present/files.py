@@ -21,15 +21,15 @@ import fnmatch
 import json
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from prcurve.core.safe_files import replace_file, write_files, write_text
 from prcurve.validation.files import check_not_an_input
 from prcurve.validation.paths import output_is_folder
 
-__all__ = ["STABLE_METADATA", "check_names_free", "figure_writer", "preload_picture_modules",
-           "remove_stale", "replace_file", "save_figure", "stale_outputs", "write_files",
-           "write_text"]
+__all__ = ["MATPLOTLIB_MODULES", "STABLE_METADATA", "check_names_free", "figure_writer",
+           "preload_picture_modules", "remove_stale", "replace_file", "save_figure",
+           "stale_outputs", "write_files", "write_text"]
 
 
 STABLE_METADATA: dict[str, dict[str, Any]] = {
@@ -63,12 +63,13 @@ def save_figure(figure: Any, path: Path, *, dpi: float) -> None:
     replace_file(path, figure_writer(figure, path.name, dpi=dpi))
 
 
-def figure_writer(figure: Any, name: str, *, dpi: float) -> Callable[[Path], None]:
+def figure_writer(figure: Any, name: str, *, dpi: float) -> Callable[[Path | IO[bytes]], None]:
     """A writer (for :func:`write_files`) saving ``figure`` in the format of ``name``'s
-    suffix, with :data:`STABLE_METADATA` and SVG ids from a fixed salt."""
+    suffix, with :data:`STABLE_METADATA` and SVG ids from a fixed salt, to a path or a
+    binary file object (the same bytes)."""
     fmt = Path(name).suffix.lstrip(".").lower()
 
-    def write(temp: Path) -> None:
+    def write(temp: Path | IO[bytes]) -> None:
         from prcurve.present.style import drawing_style
 
         with drawing_style():  # matplotlib's defaults, the SVG ids' fixed salt
@@ -159,9 +160,14 @@ def remove_stale(paths: Sequence[Path], inputs: Sequence[str | Path]) -> list[Pa
     return removed
 
 
-_PICTURE_MODULES = ("matplotlib.figure", "matplotlib.backends.backend_agg",
-                    "matplotlib.backends.backend_svg", "bokeh.embed", "bokeh.layouts",
-                    "bokeh.models", "bokeh.plotting", "bokeh.resources")
+MATPLOTLIB_MODULES = ("matplotlib.figure", "matplotlib.backends.backend_agg",
+                      "matplotlib.backends.backend_svg", "matplotlib.style")
+"""What a report's pictures are drawn with (figures without pyplot, the PNG and SVG
+writers, :func:`prcurve.present.style.drawing_style`): imported ahead by
+:func:`preload_picture_modules` and by :mod:`prcurve.present.picture_process`'s child."""
+
+_PICTURE_MODULES = (*MATPLOTLIB_MODULES, "bokeh.embed", "bokeh.layouts", "bokeh.models",
+                    "bokeh.plotting", "bokeh.resources")
 """What :meth:`Report.write` imports to draw its pictures: about 2 s of Python."""
 
 

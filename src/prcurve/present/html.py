@@ -60,8 +60,6 @@ from prcurve.present.report_text import class_tables, curve_kind, positive_text
 from prcurve.present.style import model_color
 
 if TYPE_CHECKING:
-    from matplotlib.figure import Figure
-
     from prcurve.present.report import ClassAverages, ModelReport, Report
 
 __all__ = ["MAX_OPERATING_POINTS", "PAGE_WIDTH", "m4_reduce", "operating_points", "render_html",
@@ -406,7 +404,6 @@ def _styles() -> tuple[str, str]:
 
 
 def render_html(report: Report, *, title: str = "prcurve report",
-                prg_figure: Figure | None = None,
                 prg_svg: Callable[[], str] | None = None) -> str:
     """The report as one self-contained, interactive HTML page (Bokeh, inline resources).
 
@@ -416,13 +413,11 @@ def render_html(report: Report, *, title: str = "prcurve report",
         The report to show; every number comes from its models' curves.
     title : str, default "prcurve report"
         The page title.
-    prg_figure : matplotlib Figure, optional
-        The report's precision-recall-gain figure, already drawn for prg_curve.png, to
-        show inline (:mod:`prcurve.present.report_figures`); drawn here if None.
     prg_svg : callable, optional
-        Returns that figure's SVG text (made elsewhere, perhaps in another process:
-        :mod:`prcurve.present.picture_process`); called once, when the rest of the page
-        is built. Takes the place of ``prg_figure``.
+        Returns the report's precision-recall-gain figure as SVG text, the drawing of
+        prg_curve.png (:func:`prcurve.present.report_figures.draw_pictures`, perhaps in
+        another process: :mod:`prcurve.present.picture_process`), to show inline; called
+        once, when the rest of the page is built. Drawn here if None.
 
     Returns
     -------
@@ -516,7 +511,6 @@ def render_html(report: Report, *, title: str = "prcurve report",
 
     end = page.rindex("</body>")  # the page's own; Bokeh's inline script holds others
     page = (page[:end] + prg_details_html({m.name: m.curve for m in report.models},
-                                          figure=prg_figure,
                                           svg=None if prg_svg is None else prg_svg())
             + "\n" + glossary_html() + "\n" + page[end:])
     return _fixed_ids(page)

@@ -71,10 +71,6 @@ _CHILD = ("import pickle, sys; sys.path[:] = pickle.load(sys.stdin.buffer); "
           "from prcurve.present.picture_process import serve; serve()")
 """The child's program: this process's module search path first, then :func:`serve`."""
 
-_MATPLOTLIB = ("matplotlib.figure", "matplotlib.backends.backend_agg",
-               "matplotlib.backends.backend_svg", "matplotlib.style")
-"""What the child imports while it waits for the report."""
-
 
 def free_core() -> bool:
     """Whether a second process can run beside this one: at least two cores are this
@@ -170,13 +166,12 @@ class InProcessPictures:
 
 class PictureProcess:
     """The child process that draws a report's pictures (module docstring). Use it as a
-    context manager: leaving the block waits for the child (killing it first if it was
-    never given a report)."""
+    context manager: leaving the block waits for the child (killing it first unless its
+    pictures were received)."""
 
     def __init__(self, child: subprocess.Popen[bytes] | None) -> None:
         self._child = child
         self._report: Any = None
-        self._sent = False
         self._prg: str | None = None
         self._files: list[tuple[str, bytes]] | None = None
         self._here: InProcessPictures | None = None
@@ -221,11 +216,11 @@ class PictureProcess:
             self._send(None)  # the child stops
             self._here = InProcessPictures(report)
             return self._here
-        self._sent = self._send(report)
+        sent = self._send(report)
         if self._child is not None and self._child.stdin is not None:
             with contextlib.suppress(OSError):
                 self._child.stdin.close()
-        if self._sent:
+        if sent:
             self._reader = threading.Thread(target=self._read, name="prcurve-pictures",
                                             daemon=True)
             self._reader.start()
@@ -273,7 +268,8 @@ class PictureProcess:
         return self._files if self._files is not None else self._fallback().files()
 
     def close(self) -> None:
-        """Wait for the child; kill it first unless it was given a report to draw."""
+        """Wait for the child; kill it first unless its pictures were received (it was
+        never given a report, or the command failed before it needed them)."""
         child = self._child
         if child is None:
             return
@@ -318,7 +314,9 @@ def serve() -> None:
 
     reader = threading.Thread(target=receive, daemon=True)
     reader.start()
-    for name in _MATPLOTLIB:
+    from prcurve.present.files import MATPLOTLIB_MODULES
+
+    for name in MATPLOTLIB_MODULES:
         importlib.import_module(name)
     from prcurve.present.report_figures import draw_pictures
 

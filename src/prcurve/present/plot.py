@@ -136,16 +136,17 @@ def _pyplot() -> Any:
     return plt
 
 
-def svg_text(figure: Figure) -> str:
+def svg_text(figure: Figure | Callable[[], Figure]) -> str:
     """The figure as SVG text, the same bytes on every run (no date, fixed ids), for
-    notebooks and files.
+    notebooks and files, saved in :func:`prcurve.present.style.drawing_style`; given a
+    function that builds the figure (a notebook's own figure), built in it too.
 
     Examples
     --------
     >>> from matplotlib.figure import Figure
     >>> from prcurve.present.plot import svg_text
-    >>> svg_text(Figure()).lstrip().startswith("<?xml")
-    True
+    >>> svg_text(Figure()).lstrip().startswith("<?xml"), svg_text(Figure) == svg_text(Figure())
+    (True, True)
     """
     import io
 
@@ -153,7 +154,8 @@ def svg_text(figure: Figure) -> str:
 
     buffer = io.StringIO()
     with drawing_style():  # matplotlib's defaults, the SVG ids' fixed salt
-        figure.savefig(buffer, format="svg", metadata={"Date": None})
+        built = figure() if callable(figure) else figure
+        built.savefig(buffer, format="svg", metadata={"Date": None})
     return buffer.getvalue()
 
 

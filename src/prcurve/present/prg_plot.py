@@ -118,21 +118,24 @@ def plot_prg_curve(prg: PRGCurve, ax: Axes | None = None, *, label: str = "model
 
 
 def prg_figure(curves: Mapping[str, PRCurve]) -> Figure:
-    """The report's PRG figure (prg_curve.png): every model's PRG curve on one axes."""
+    """The report's PRG figure (prg_curve.png, and report.html's however the page is made):
+    every model's PRG curve on one axes, built in matplotlib's defaults
+    (:func:`prcurve.present.style.drawing_style`; save it inside that too)."""
     from matplotlib.figure import Figure
 
-    figure = Figure(figsize=PRG_FIGSIZE, layout="constrained")
-    plot_prg_curves(curves, figure.add_subplot())
+    from prcurve.present.style import drawing_style
+
+    with drawing_style():  # prcurve's own figure: not in the user's global settings
+        figure = Figure(figsize=PRG_FIGSIZE, layout="constrained")
+        plot_prg_curves(curves, figure.add_subplot())
     return figure
 
 
-def prg_details_html(curves: Mapping[str, PRCurve], *, figure: Figure | None = None,
-                     svg: str | None = None) -> str:
+def prg_details_html(curves: Mapping[str, PRCurve], *, svg: str | None = None) -> str:
     """The PRG figure as a collapsed ``<details>`` section of inline SVG for the HTML report:
-    one click opens it; no script, no request to any network. ``figure``: the curves'
-    :func:`prg_figure`, when it is drawn already (for prg_curve.png); ``svg``: its SVG
-    text, when that is made already (:func:`prcurve.present.report_figures.draw_pictures`);
-    else drawn here.
+    one click opens it; no script, no request to any network. ``svg``: the curves'
+    :func:`prg_figure` as SVG text, when that is made already (for prg_curve.png:
+    :func:`prcurve.present.report_figures.draw_pictures`); else drawn here.
 
     Examples
     --------
@@ -147,7 +150,7 @@ def prg_details_html(curves: Mapping[str, PRCurve], *, figure: Figure | None = N
     from prcurve.present.plot import svg_text
 
     if svg is None:
-        svg = svg_text(prg_figure(curves) if figure is None else figure)
+        svg = svg_text(prg_figure(curves))
     svg = svg[svg.index("<svg"):]  # inline: without the XML declaration and doctype
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UndefinedMetricWarning)

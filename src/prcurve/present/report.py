@@ -515,9 +515,10 @@ class Report:
                                       model.values, curve_file=name))
         final = replace(self, models=models)
         if plots:
-            # Each figure drawn and laid out once (present/report_figures.py), here or in a
-            # second process that draws while the page is built here; the page shows the
-            # same PRG drawing as SVG. The pictures are read when written: after the curves.
+            # Each figure drawn and laid out once (present/report_figures.py), here (all of
+            # them when the page asks for the PRG figure's SVG) or in a second process that
+            # draws while the page is built here (its files are waited for when written,
+            # after the curves); the page shows the same PRG drawing as SVG.
             from prcurve.present.html import render_html
             from prcurve.present.picture_process import InProcessPictures, picture_writer
             from prcurve.present.report_figures import PICTURE_FILES

@@ -39,7 +39,7 @@ from __future__ import annotations
 import io
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import IO, TYPE_CHECKING, Any, NamedTuple
 
 from prcurve.present.files import figure_writer
 from prcurve.present.style import drawing_style
@@ -61,7 +61,7 @@ class ReportPictures(NamedTuple):
     pr: Figure
     thresholds: Figure
     prg: Figure
-    writers: list[tuple[str, Callable[[Path], None]]]
+    writers: list[tuple[str, Callable[[Path | IO[bytes]], None]]]
 
 
 def keep_layout(figure: Figure) -> None:
@@ -76,15 +76,9 @@ def pr_figure(report: Any) -> Figure:
     per prevalence, each with its unachievable region. Laid out when its best-point
     labels are placed (:func:`prcurve.present.labels.place_labels`)."""
     # Figures built without pyplot: no GUI backend, no global state, nothing to close.
-    from prcurve.present import plot
-
-    with drawing_style():  # matplotlib's defaults, whatever the user's settings
-        return _pr_figure(report, plot)
-
-
-def _pr_figure(report: Any, plot: Any) -> Figure:
     from matplotlib.figure import Figure
 
+    from prcurve.present import plot
     from prcurve.present.glossary import FIGURE_NOTE
     from prcurve.present.macro_plot import macro_panels
 
@@ -93,23 +87,24 @@ def _pr_figure(report: Any, plot: Any) -> Figure:
     style = {"ap_method": report.settings.ap_method, "beta": report.settings.beta,
              "colors": report.model_colors()}
     extra = macro_panels(report.class_averages)
-    if len(groups) == 1 and not extra:
-        figure = Figure(figsize=plot.PR_FIGSIZE, dpi=plot.DPI, layout="constrained")
-        figure.supxlabel(FIGURE_NOTE, fontsize=7, color="0.35")  # before the labels
-        plot.plot_pr_curves(curves, figure.add_subplot(), **style)
-        return figure
-    titles = plot.panel_titles(groups, {m.name: m.input.name for m in report.models})
-    figure = Figure(dpi=plot.DPI, layout="constrained")
-    figure.supxlabel(FIGURE_NOTE, fontsize=9, color="0.35")
-    plot.plot_pr_curves_grid(groups, titles=titles, figure=figure, extra=extra, **style)
+    with drawing_style():  # matplotlib's defaults, whatever the user's settings
+        if len(groups) == 1 and not extra:
+            figure = Figure(figsize=plot.PR_FIGSIZE, dpi=plot.DPI, layout="constrained")
+            figure.supxlabel(FIGURE_NOTE, fontsize=7, color="0.35")  # before the labels
+            plot.plot_pr_curves(curves, figure.add_subplot(), **style)
+            return figure
+        titles = plot.panel_titles(groups, {m.name: m.input.name for m in report.models})
+        figure = Figure(dpi=plot.DPI, layout="constrained")
+        figure.supxlabel(FIGURE_NOTE, fontsize=9, color="0.35")
+        plot.plot_pr_curves_grid(groups, titles=titles, figure=figure, extra=extra, **style)
     return figure
 
 
-def _first_save(figure: Figure, name: str, dpi: float) -> Callable[[Path], None]:
+def _first_save(figure: Figure, name: str, dpi: float) -> Callable[[Path | IO[bytes]], None]:
     """The writer of a figure's first file: it lays the figure out, then keeps the layout."""
     save = figure_writer(figure, name, dpi=dpi)
 
-    def write(temp: Path) -> None:
+    def write(temp: Path | IO[bytes]) -> None:
         save(temp)
         keep_layout(figure)
 
@@ -132,8 +127,9 @@ def report_pictures(report: Any) -> ReportPictures:
         thresholds = plot_thresholds_grid(curves, beta=report.settings.beta,
                                           figure=Figure(layout="constrained"),
                                           colors=report.model_colors())
-        # The precision-recall-gain view (docs/pr_space.md), a figure of its own.
-        prg = prg_figure(curves)
+    # The precision-recall-gain view (docs/pr_space.md), a figure of its own (drawn in
+    # the default style by prg_figure itself, as report.html's is when drawn alone).
+    prg = prg_figure(curves)
     # Each picture through present.files: the same bytes every run.
     writers = [("pr_curve.png", figure_writer(pr, "pr_curve.png", dpi=DPI)),
                ("pr_curve.svg", figure_writer(pr, "pr_curve.svg", dpi=DPI)),
@@ -173,7 +169,7 @@ def draw_pictures(report: Any, on_prg_svg: Callable[[str], None] | None = None
 
     def render(name: str) -> None:
         buffer = io.BytesIO()
-        writers[name](buffer)  # type: ignore[arg-type]  # savefig takes a file object too
+        writers[name](buffer)
         files[name] = buffer.getvalue()
 
     render("prg_curve.png")  # lays the PRG figure out; the SVG keeps that layout
