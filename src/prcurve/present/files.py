@@ -5,9 +5,9 @@ The one safe writer is :mod:`prcurve.core.safe_files` (re-exported here):
 it, so that an existing file or link in the output folder is replaced and never
 written into (a link's target, an input perhaps, is untouched), and
 :func:`write_files` writes a report's set of files all or none.
-:func:`save_figure` saves a picture with fixed metadata (no date, no writer
-version, SVG ids from a fixed salt), so two runs give the same bytes;
-:func:`figure_writer` is the same as a writer for :func:`write_files`.
+:func:`figure_writer` saves a picture with fixed metadata (no date, no writer
+version, SVG ids from a fixed salt), so two runs give the same bytes, as a writer
+for :func:`write_files` or :func:`replace_file`.
 :func:`stale_outputs` finds the files an earlier run listed in its report.json
 that this run does not write, to remove them (docs/report.md, "Files"). Every
 file prcurve writes (``report``, ``demo``, ``coco``, ``voc``,
@@ -28,8 +28,8 @@ from prcurve.validation.files import check_not_an_input
 from prcurve.validation.paths import output_is_folder
 
 __all__ = ["MATPLOTLIB_MODULES", "STABLE_METADATA", "check_names_free", "figure_writer",
-           "preload_picture_modules", "remove_stale", "replace_file", "save_figure",
-           "stale_outputs", "write_files", "write_text"]
+           "preload_picture_modules", "remove_stale", "replace_file", "stale_outputs",
+           "write_files", "write_text"]
 
 
 STABLE_METADATA: dict[str, dict[str, Any]] = {
@@ -40,33 +40,27 @@ STABLE_METADATA: dict[str, dict[str, Any]] = {
 between runs and machines."""
 
 
-def save_figure(figure: Any, path: Path, *, dpi: float) -> None:
-    """Save a matplotlib figure to ``path`` (format from its suffix) through
-    :func:`replace_file`, with :data:`STABLE_METADATA` and SVG ids from a fixed salt,
-    so two runs give the same bytes; inside :func:`prcurve.present.style.drawing_style`
-    (the user's global matplotlib settings do not reach the file).
+def figure_writer(figure: Any, name: str, *, dpi: float) -> Callable[[Path | IO[bytes]], None]:
+    """A writer (for :func:`write_files` or :func:`replace_file`) saving ``figure`` in
+    the format of ``name``'s suffix, with :data:`STABLE_METADATA` and SVG ids from a
+    fixed salt, to a path or a binary file object (the same bytes), so two runs give
+    the same bytes; inside :func:`prcurve.present.style.drawing_style` (the user's
+    global matplotlib settings do not reach the file).
 
     Examples
     --------
     >>> import tempfile
     >>> from pathlib import Path
     >>> from matplotlib.figure import Figure
-    >>> from prcurve.present.files import save_figure
+    >>> from prcurve.present.files import figure_writer, replace_file
     >>> folder = Path(tempfile.mkdtemp())
     >>> figure = Figure()
     >>> _ = figure.add_subplot().plot([0, 1], [1, 0])
-    >>> save_figure(figure, folder / "a.svg", dpi=72)
-    >>> save_figure(figure, folder / "b.svg", dpi=72)
+    >>> replace_file(folder / "a.svg", figure_writer(figure, "a.svg", dpi=72))
+    >>> replace_file(folder / "b.svg", figure_writer(figure, "b.svg", dpi=72))
     >>> (folder / "a.svg").read_bytes() == (folder / "b.svg").read_bytes()
     True
     """
-    replace_file(path, figure_writer(figure, path.name, dpi=dpi))
-
-
-def figure_writer(figure: Any, name: str, *, dpi: float) -> Callable[[Path | IO[bytes]], None]:
-    """A writer (for :func:`write_files`) saving ``figure`` in the format of ``name``'s
-    suffix, with :data:`STABLE_METADATA` and SVG ids from a fixed salt, to a path or a
-    binary file object (the same bytes)."""
     fmt = Path(name).suffix.lstrip(".").lower()
 
     def write(temp: Path | IO[bytes]) -> None:
