@@ -38,6 +38,8 @@ function escape(text) {
   return String(text).replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
 }
 function count(x) { return Number.isInteger(x) ? String(x) : x.toPrecision(6); }
+// A threshold to 8 significant digits, without trailing zeros (0.7571, not 0.75710000).
+function thresholdText(t) { return String(Number(t.toPrecision(8))); }
 // Kept point predicting positive for score >= t: the last kept threshold >= t, or none.
 function atThreshold(s, t) {
   let lo = 0, hi = s.threshold.length;  // thresholds descend
@@ -83,10 +85,10 @@ function render(mode, value) {
     if (unreached) where = "no operating point reaches " + mode + " >= " + value;
     else if (i < 0) where = "threshold above every score: nothing predicted positive";
     else if (mode === "threshold" && t !== value)
-      where = "score >= " + value + ": the same predictions as threshold " + t.toPrecision(8) +
+      where = "score >= " + value + ": the same predictions as threshold " + thresholdText(t) +
         (s.kept < s.n_thresholds ? " (the nearest kept threshold at or above)"
                                  : " (this model's lowest score at or above)");
-    else where = "threshold " + t.toPrecision(8);
+    else where = "threshold " + thresholdText(t);
     let rows = "";
     RATES.forEach(function (name) {
       rows += "<tr><td>" + name + '</td><td data-rate="' + name + '">' + fmt(r[name]) +
