@@ -71,9 +71,9 @@ def test_two_workers_report_the_single_process_numbers(tmp_path: Path, kind: str
     # workers: each worker screens its own first rows, the first worker's decides the
     # file's screen or, "later", does not); None: one piece, one busy worker.
     if piece is not None:
-        from prcurve.io import dask as dask_io
+        from prcurve.io import piece_tasks
 
-        monkeypatch.setattr(dask_io, "_PIECE_ROWS", piece)
+        monkeypatch.setattr(piece_tasks, "PIECE_ROWS", piece)
     path = _write(tmp_path / f"{kind}.parquet", kind)
     single = _report(path, tmp_path / "single", "--stream", *BUDGET)
     workers = _report(path, tmp_path / "workers", "--stream", *BUDGET, "--workers",

@@ -26,7 +26,7 @@ from prcurve.errors import InvalidInputError
 pa = pytest.importorskip("pyarrow")
 pq = pytest.importorskip("pyarrow.parquet")
 
-from prcurve.io import dask as dask_io  # noqa: E402  (after pyarrow's importorskip)
+from prcurve.io import piece_tasks  # noqa: E402  (after pyarrow's importorskip)
 from prcurve.io.batches import choose_columns, input_files, open_dataset  # noqa: E402
 from prcurve.io.workers import WorkerPool, local_scores  # noqa: E402
 
@@ -68,7 +68,7 @@ def test_exact_state_by_ranges_equals_one_process(pool: WorkerPool, tmp_path: Pa
                                                   seed: int) -> None:
     # Pieces of a few rows: several per worker, or fewer pieces than workers; scores with
     # ties (few decimals); all positives or none in some ranges.
-    monkeypatch.setattr(dask_io, "_PIECE_ROWS", piece)
+    monkeypatch.setattr(piece_tasks, "PIECE_ROWS", piece)
     rng = np.random.default_rng(seed)
     y = rng.random(n) < 0.3
     y[0] = True
@@ -82,7 +82,7 @@ def test_exact_state_by_ranges_equals_one_process(pool: WorkerPool, tmp_path: Pa
 @pytest.mark.parametrize("kind", ["int64", "float32"])
 def test_scores_of_other_types(pool: WorkerPool, tmp_path: Path,
                                monkeypatch: pytest.MonkeyPatch, kind: str) -> None:
-    monkeypatch.setattr(dask_io, "_PIECE_ROWS", 300)
+    monkeypatch.setattr(piece_tasks, "PIECE_ROWS", 300)
     rng = np.random.default_rng(5)
     y = rng.random(2000) < 0.2
     if kind == "float32":
@@ -95,7 +95,7 @@ def test_scores_of_other_types(pool: WorkerPool, tmp_path: Path,
 
 
 def test_weights(pool: WorkerPool, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(dask_io, "_PIECE_ROWS", 500)
+    monkeypatch.setattr(piece_tasks, "PIECE_ROWS", 500)
     rng = np.random.default_rng(7)
     y = rng.random(3000) < 0.2
     scores = np.round(rng.standard_normal(3000), 2)
