@@ -298,6 +298,7 @@ class _ColumnState:
             self.accumulator.add(scores, BinaryLabels(positive=positive, soft=None), weights)
         self.first = []
         self.count_codes(final=True)
+        exact: ThresholdCounts | None = None
         if self.binned is None and self.max_distinct is not None and (
                 len(self.accumulator) > self.max_distinct):
             # The last check: exact only within the budget, whatever the batches' order
@@ -311,8 +312,10 @@ class _ColumnState:
             return StreamedCounts(self.column, self.binned, "binned", self.rows,
                                   self.max_distinct, self.switched_at, ap_bounds(self.binned),
                                   self.rows_dropped, dict(self.dropped))
-        return StreamedCounts(self.column, self.exact(), "exact", self.rows, self.max_distinct,
-                              None, None, self.rows_dropped, dict(self.dropped))
+        # The state the last check counted, not counted a second time.
+        return StreamedCounts(self.column, self.exact() if exact is None else exact, "exact",
+                              self.rows, self.max_distinct, None, None, self.rows_dropped,
+                              dict(self.dropped))
 
 
 def distinct_scores(parts: list[NDArray[np.floating[Any]]]) -> int:
