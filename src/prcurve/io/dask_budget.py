@@ -17,9 +17,8 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from prcurve.core.arrow import primitive_numpy
 from prcurve.core.bin_edges import equal_width_edges
-from prcurve.io.readers import arrow_to_numpy, need
+from prcurve.io.readers import arrow_numbers, need
 from prcurve.io.rows import LabelRule, RowProblem, check_block
 
 __all__ = ["equal_edges", "packed", "read_groups", "screen", "screen_groups", "screened_rows",
@@ -53,13 +52,7 @@ def read_groups(path: str, groups: list[int], spec: Any, use_threads: bool = Fal
         # One thread in a task: a worker's threads are Dask's to give (pyarrow's own pool
         # would make one single-threaded worker use every core of its machine).
         table = file.read_row_groups(groups, columns=spec.columns, use_threads=use_threads)
-    columns = {}
-    for name in spec.columns:
-        column = table.column(name)
-        if pa.types.is_floating(column.type) and column.null_count == 0:
-            columns[name] = primitive_numpy(pa, column)
-        else:
-            columns[name] = arrow_to_numpy(pa, column)
+    columns = {name: arrow_numbers(pa, table.column(name)) for name in spec.columns}
     return columns, int(table.num_rows)
 
 
