@@ -169,6 +169,28 @@ def test_report_with_dropped_rows_and_two_models(tmp_path: Path,
     capsys.readouterr()
 
 
+def test_bins_over_the_kept_rows_range_with_dropped_rows(tmp_path: Path,
+                                                        capsys: pytest.CaptureFixture[str]
+                                                        ) -> None:
+    # --bins with missing scores dropped: no Parquet statistics range (nulls), so the
+    # workers' range pass finds each column's range over its kept rows, as one process.
+    rng = np.random.default_rng(12)
+    y = rng.random(4000) < 0.2
+    a = (rng.standard_normal(4000) + y).tolist()
+    for row in (5, 900, 3999):
+        a[row] = None
+    path = tmp_path / "nulls.parquet"
+    pq.write_table(pa.table({"label": y.astype(np.int64), "a": pa.array(a, pa.float64())}),
+                   path, row_group_size=500)
+    single = _report(path, "--drop-invalid", "--bins", "40")
+    workers = _report(path, "--drop-invalid", "--bins", "40", "--workers", "2")
+    assert workers["models"][0]["state"]["mode"] == "binned"
+    assert workers["models"][0]["curve"] == single["models"][0]["curve"]
+    assert workers["models"][0]["rows_dropped"] == single["models"][0]["rows_dropped"] == 3
+    assert workers["models"][0]["average_precision"] == single["models"][0]["average_precision"]
+    capsys.readouterr()
+
+
 def test_the_text_report_names_the_workers(tmp_path: Path,
                                            capsys: pytest.CaptureFixture[str]) -> None:
     # The text says who read the rows and made the state: local workers, not "streamed".

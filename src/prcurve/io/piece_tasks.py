@@ -22,6 +22,7 @@ Examples
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -29,22 +30,47 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from prcurve.core.bin_edges import equal_width_edges
 from prcurve.core.binned import BinnedCounts, empty_over
 from prcurve.core.counts import ThresholdCounts
 from prcurve.errors import InvalidInputError
-from prcurve.io.dask_budget import packed, read_groups, unpacked
 from prcurve.io.dask_parts import Budget, Part, State, some_values, within_budget
-from prcurve.io.readers import need
-from prcurve.io.rows import LabelRule, RowProblem, check_block
+from prcurve.io.readers import arrow_numbers, need
+from prcurve.io.rows import CheckedBlock, LabelRule, RowProblem, check_block
 from prcurve.validation.arrays import distinct_values
 from prcurve.validation.files import dask_partition_error
 from prcurve.validation.labels import BinaryLabels, check_labels
 
-__all__ = ["PIECE_ROWS", "Piece", "TaskSpec", "count_piece", "empty_states", "parquet_pieces",
-           "raise_problem", "read_piece"]
+__all__ = ["PIECE_ROWS", "Kept", "Piece", "TaskSpec", "check_piece", "check_rows", "count_piece",
+           "empty_states", "equal_edges", "kept_rows", "packed", "parquet_pieces",
+           "raise_problem", "read_groups", "read_piece", "unpacked"]
 
 PIECE_ROWS = 1 << 22  # rows of consecutive row groups read at a time (at least one group)
 _FEW_LABELS = 3  # a partition with more distinct labels has soft labels (checked there)
+
+Kept = tuple[NDArray[Any], NDArray[np.bool_], NDArray[np.float64] | None]
+"""One score column's kept rows: (scores, positive, weights or None)."""
+
+
+@functools.lru_cache(maxsize=8)
+def equal_edges(low: float, high: float, n_bins: int) -> NDArray[np.float64]:
+    """Equal-width edges, one array per process for each (low, high, bins): every task
+    of a worker gets the same object (``empty_over`` checks it once)."""
+    return equal_width_edges(low, high, n_bins)
+
+
+def packed(edges: NDArray[np.float64] | None) -> Any:
+    """Equal-width edges as (low, high, bins), to cross to the workers (Dask warns about
+    graphs over 10 MB); other edges as they are."""
+    if edges is None or edges.shape[0] < 2:
+        return edges
+    compact = (float(edges[0]), float(edges[-1]), int(edges.shape[0] - 1))
+    return compact if np.array_equal(equal_edges(*compact), edges) else edges
+
+
+def unpacked(edges: Any) -> NDArray[np.float64] | None:
+    """The edges of :func:`packed`, rebuilt once per process."""
+    return equal_edges(*edges) if isinstance(edges, tuple) else edges
 
 
 @dataclass
@@ -110,28 +136,14 @@ def count_piece(columns: dict[str, NDArray[Any]], n: int, index: int, spec: Task
         return empty
     if spec.rule is None:
         return _count_library(columns, index, spec, empty)
-    rule = LabelRule(spec.rule.column, spec.rule.positive)
-    try:
-        block = check_block(columns[spec.label], rule,
-                            None if spec.weight is None else columns[spec.weight], spec.weight,
-                            {s: columns[s] for s in spec.scores}, spec.drop_invalid)
-    except RowProblem as problem:
-        empty.problem = (index, problem)
+    kept = check_piece(empty, columns, index, spec)
+    if kept is None:
         return empty
-    empty.rules = [(index, rule)]
-    empty.positives = int(np.count_nonzero(block.positive))
+    if spec.mode == "range":
+        empty.ranges = [_range(scores) for scores, _, _ in kept]
+        return empty
     states: list[State] = []
-    for column, edges in zip(spec.scores, spec.edges, strict=True):
-        keep = block.keep[column]
-        scores, positive, weights = block.scores[column], block.positive, block.weights
-        if keep is not None:
-            scores, positive = scores[keep], positive[keep]
-            weights = None if weights is None else weights[keep]
-        empty.kept.append(int(scores.shape[0]))
-        empty.kept_positives.append(int(np.count_nonzero(positive)))
-        empty.dropped.append(dict(block.dropped.get(column, {})))
-        if spec.mode == "range":
-            continue
+    for (scores, positive, weights), edges in zip(kept, spec.edges, strict=True):
         labels = BinaryLabels(positive=positive, soft=None)
         if edges is None:
             states.append(within_budget(ThresholdCounts._from_checked(scores, labels, weights),
@@ -140,15 +152,55 @@ def count_piece(columns: dict[str, NDArray[Any]], n: int, index: int, spec: Task
             binned = empty_over(edges)
             binned._add_checked(scores, labels, weights, threads=1)  # threads: Dask's
             states.append(binned)
-    if spec.mode == "range":
-        empty.ranges = [_range(block.scores[c], block.keep[c]) for c in spec.scores]
-    else:
-        empty.states = states
+    empty.states = states
     return empty
 
 
-def _range(scores: NDArray[Any], keep: NDArray[np.bool_] | None) -> tuple[float, float]:
-    kept = scores if keep is None else scores[keep]
+def check_rows(columns: dict[str, NDArray[Any]], spec: TaskSpec
+               ) -> tuple[LabelRule, CheckedBlock]:
+    """A piece's rows checked by ``prcurve report``'s file rules (:func:`check_block`):
+    the label rule they showed (a fresh one, merged with the others' by the caller) and
+    the checked block. Raises :class:`~prcurve.io.rows.RowProblem` at a bad row."""
+    rule = LabelRule(spec.label, None if spec.rule is None else spec.rule.positive)
+    block = check_block(columns[spec.label], rule,
+                        None if spec.weight is None else columns[spec.weight], spec.weight,
+                        {s: columns[s] for s in spec.scores}, spec.drop_invalid)
+    return rule, block
+
+
+def kept_rows(block: CheckedBlock, column: str) -> Kept:
+    """The rows of ``block`` that ``column`` keeps (all of them without ``drop_invalid``)."""
+    keep = block.keep[column]
+    scores, positive, weights = block.scores[column], block.positive, block.weights
+    if keep is not None:
+        scores, positive = scores[keep], positive[keep]
+        weights = None if weights is None else weights[keep]
+    return scores, positive, weights
+
+
+def check_piece(part: Part, columns: dict[str, NDArray[Any]], index: int, spec: TaskSpec
+                ) -> list[Kept] | None:
+    """:func:`check_rows` of piece ``index``, noted in ``part`` (its label rule, positives,
+    and per column the kept rows, kept positives and dropped rows by reason); returns
+    each score column's kept rows, or None after noting the piece's problem."""
+    try:
+        rule, block = check_rows(columns, spec)
+    except RowProblem as problem:
+        part.problem = (index, problem)
+        return None
+    part.rules = [(index, rule)]
+    part.positives = int(np.count_nonzero(block.positive))
+    kept = []
+    for column in spec.scores:
+        scores, positive, weights = kept_rows(block, column)
+        part.kept.append(int(scores.shape[0]))
+        part.kept_positives.append(int(np.count_nonzero(positive)))
+        part.dropped.append(dict(block.dropped.get(column, {})))
+        kept.append((scores, positive, weights))
+    return kept
+
+
+def _range(kept: NDArray[Any]) -> tuple[float, float]:
     if not kept.shape[0]:
         return np.inf, -np.inf
     return float(np.min(kept)), float(np.max(kept))
@@ -189,6 +241,17 @@ def _count_library(columns: dict[str, NDArray[Any]], index: int, spec: TaskSpec,
     return empty
 
 
+def read_groups(path: str, groups: list[int], spec: TaskSpec, use_threads: bool = False
+                ) -> tuple[dict[str, NDArray[Any]], int]:
+    """The spec's columns of row groups of one Parquet file, as a task reads them."""
+    pa = need("pyarrow", "Parquet files")
+    pq = need("pyarrow.parquet", "Parquet files")
+    with pq.ParquetFile(path) as file:
+        # One thread in a task: a worker's threads are Dask's to give (pyarrow's own pool
+        # would make one single-threaded worker use every core of its machine).
+        table = file.read_row_groups(groups, columns=spec.columns, use_threads=use_threads)
+    columns = {name: arrow_numbers(pa, table.column(name)) for name in spec.columns}
+    return columns, int(table.num_rows)
 
 
 def read_piece(path: str, groups: list[int], index: int, spec: TaskSpec

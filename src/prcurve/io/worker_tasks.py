@@ -41,8 +41,7 @@ from prcurve.core.heap import reuse_freed_memory
 from prcurve.core.sorting import set_sort_threads
 from prcurve.io.dask_budget import screen_groups
 from prcurve.io.dask_parts import Part, merge_parts
-from prcurve.io.piece_tasks import TaskSpec, count_piece, read_piece
-from prcurve.io.rows import LabelRule, RowProblem, check_block
+from prcurve.io.piece_tasks import TaskSpec, check_piece, count_piece, read_piece
 from prcurve.validation.labels import BinaryLabels
 
 __all__ = ["SAMPLE_PER_PIECE", "Source", "serve", "state_layout"]
@@ -172,23 +171,10 @@ def _hold_piece(part: Part, columns: dict[str, NDArray[Any]], n: int, index: int
                 samples: list[list[NDArray[Any]]]) -> None:
     """One piece's rows checked, each column's kept rows written, ``part`` filled in."""
     part.sizes = [(index, n)]
-    rule = LabelRule(spec.label, None if spec.rule is None else spec.rule.positive)
-    try:
-        block = check_block(columns[spec.label], rule,
-                            None if spec.weight is None else columns[spec.weight],
-                            spec.weight, {s: columns[s] for s in spec.scores},
-                            spec.drop_invalid)
-    except RowProblem as problem:
-        part.problem = (index, problem)
+    kept = check_piece(part, columns, index, spec)
+    if kept is None:
         return
-    part.rules = [(index, rule)]
-    part.positives = int(np.count_nonzero(block.positive))
-    for c, column in enumerate(spec.scores):
-        keep = block.keep[column]
-        scores, positive, weights = block.scores[column], block.positive, block.weights
-        if keep is not None:
-            scores, positive = scores[keep], positive[keep]
-            weights = None if weights is None else weights[keep]
+    for c, (scores, positive, weights) in enumerate(kept):
         stem = os.path.join(folder, f"w{worker}-p{index}-c{c}")
         scores.tofile(stem + ".scores")
         positive.tofile(stem + ".positive")
@@ -197,9 +183,6 @@ def _hold_piece(part: Part, columns: dict[str, NDArray[Any]], n: int, index: int
         sources[c].append((stem, int(scores.shape[0]), scores.dtype.str))
         step = max(1, scores.shape[0] // SAMPLE_PER_PIECE)
         samples[c].append(scores[::step].copy())
-        part.kept.append(int(scores.shape[0]))
-        part.kept_positives.append(int(np.count_nonzero(positive)))
-        part.dropped.append(dict(block.dropped.get(column, {})))
 
 
 def _load(file: str, dtype: Any, n: int) -> NDArray[Any]:
