@@ -374,6 +374,6 @@ def dask_scores(files: list[str], name: str, columns: Columns, positive: str | N
         switched = [screened if p else None for p in past]
     result, pieces = _compute(files, spec, split_every, dask, compute, files)
     raise_problem(result, pieces, name)
-    return finish_input(result, spec.within, columns, name, len(files), positive,
+    return finish_input(result, columns, name, len(files), positive,
                         bins is None and max_distinct is not None, max_distinct, switched,
                         "dask")

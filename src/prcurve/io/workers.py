@@ -327,5 +327,5 @@ def local_scores(pool: WorkerPool, files: list[str], name: str, columns: Columns
             screened = screened_rows(files, int(max_distinct or 0))
             switched = [screened if p else None for p in past]
     raise_problem(result, list(pieces), name)
-    return finish_input(result, spec.within, columns, name, len(files), positive, budgeted,
+    return finish_input(result, columns, name, len(files), positive, budgeted,
                         max_distinct, switched, "workers")
