@@ -227,8 +227,11 @@ def _edges(bins: int | ArrayLike | None, data: Any, spec: TaskSpec, files: list[
             ranges = [r if np.isfinite(r[0]) else (0.0, 1.0) for r in result.ranges]
         else:
             frame = dask_frame(data, spec.columns)
-            ranges = dask.compute(*[(frame[s].min(), frame[s].max()) for s in scores],
-                                  **compute)
+            # Watched as the counts are: lost workers are an error, never a wait for ever.
+            ends = compute_watching(dask, [end for s in scores
+                                           for end in (frame[s].min(), frame[s].max())],
+                                    **compute)
+            ranges = list(zip(ends[::2], ends[1::2], strict=True))
         return [resolve_edges(int(bins), np.array([float(lo), float(hi)]))
                 for lo, hi in ranges]
     return [check_edges("bins", bins)] * len(scores)
