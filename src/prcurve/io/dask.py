@@ -52,7 +52,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from prcurve.core.binned import BinnedCounts, resolve_edges
+from prcurve.core.binned import BinnedCounts
 from prcurve.core.counts import ThresholdCounts
 from prcurve.errors import InvalidInputError
 from prcurve.io.batches import Columns, input_files, parquet_statistics_range
@@ -63,6 +63,7 @@ from prcurve.io.piece_tasks import (
     Piece,
     TaskSpec,
     count_piece,
+    equal_width_over,
     parquet_pieces,
     raise_problem,
     read_piece,
@@ -218,22 +219,17 @@ def _edges(bins: int | ArrayLike | None, data: Any, spec: TaskSpec, files: list[
         # the Parquet statistics of local files when they have them, else one pass.
         known = [None if files is None else parquet_statistics_range(files, s) for s in scores]
         if all(r is not None for r in known):
-            ranges: Sequence[Any] = known
-        elif spec.rule is not None:
-            ranging = TaskSpec(spec.label, scores, spec.weight, [None] * len(scores),
-                               rule=spec.rule, mode="range", drop_invalid=spec.drop_invalid)
-            result, pieces = _compute(data, ranging, split_every, dask, compute, files)
+            return equal_width_over(int(bins), known)
+        if spec.rule is not None:
+            result, pieces = _compute(data, spec.ranging(), split_every, dask, compute, files)
             raise_problem(result, pieces, name)
-            ranges = [r if np.isfinite(r[0]) else (0.0, 1.0) for r in result.ranges]
-        else:
-            frame = dask_frame(data, spec.columns)
-            # Watched as the counts are: lost workers are an error, never a wait for ever.
-            ends = compute_watching(dask, [end for s in scores
-                                           for end in (frame[s].min(), frame[s].max())],
-                                    **compute)
-            ranges = list(zip(ends[::2], ends[1::2], strict=True))
-        return [resolve_edges(int(bins), np.array([float(lo), float(hi)]))
-                for lo, hi in ranges]
+            return equal_width_over(int(bins), [], result)
+        frame = dask_frame(data, spec.columns)
+        # Watched as the counts are: lost workers are an error, never a wait for ever.
+        ends = compute_watching(dask, [end for s in scores
+                                       for end in (frame[s].min(), frame[s].max())],
+                                **compute)
+        return equal_width_over(int(bins), list(zip(ends[::2], ends[1::2], strict=True)))
     return [check_edges("bins", bins)] * len(scores)
 
 

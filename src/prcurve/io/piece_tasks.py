@@ -31,7 +31,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from prcurve.core.bin_edges import equal_width_edges
-from prcurve.core.binned import BinnedCounts, empty_over
+from prcurve.core.binned import BinnedCounts, empty_over, resolve_edges
 from prcurve.core.counts import ThresholdCounts
 from prcurve.errors import InvalidInputError
 from prcurve.io.dask_parts import Budget, Part, State, some_values, within_budget
@@ -42,8 +42,8 @@ from prcurve.validation.files import dask_partition_error
 from prcurve.validation.labels import BinaryLabels, check_labels
 
 __all__ = ["PIECE_ROWS", "Kept", "Piece", "TaskSpec", "check_piece", "check_rows", "count_piece",
-           "empty_states", "equal_edges", "kept_rows", "packed", "parquet_pieces",
-           "raise_problem", "read_groups", "read_piece", "unpacked"]
+           "empty_states", "equal_edges", "equal_width_over", "kept_rows", "packed",
+           "parquet_pieces", "raise_problem", "read_groups", "read_piece", "unpacked"]
 
 PIECE_ROWS = 1 << 22  # rows of consecutive row groups read at a time (at least one group)
 _FEW_LABELS = 3  # a partition with more distinct labels has soft labels (checked there)
@@ -117,10 +117,25 @@ class TaskSpec:
         self.__dict__.update(state)
 
 
+    def ranging(self) -> TaskSpec:
+        """This spec asking each piece for its score columns' ranges (``mode="range"``):
+        the pass that places equal-width bins where Parquet statistics do not."""
+        return TaskSpec(self.label, self.scores, self.weight, [None] * len(self.scores),
+                        rule=self.rule, mode="range", drop_invalid=self.drop_invalid)
+
     @property
     def columns(self) -> list[str]:
         return [self.label, *([self.weight] if self.weight else []),
                 *[s for s in self.scores if s not in (self.label, self.weight)]]
+
+
+def equal_width_over(n_bins: int, ranges: Sequence[Any],
+                     result: Part | None = None) -> list[NDArray[np.float64] | None]:
+    """``n_bins`` equal-width bins over each column's (low, high), or over the ranges a
+    range pass found (``result``: a column without kept scores over (0, 1))."""
+    if result is not None:
+        ranges = [r if np.isfinite(r[0]) else (0.0, 1.0) for r in result.ranges]
+    return [resolve_edges(n_bins, np.array([float(lo), float(hi)])) for lo, hi in ranges]
 
 
 def empty_states(spec: TaskSpec) -> list[State]:

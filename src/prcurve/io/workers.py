@@ -48,12 +48,17 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from prcurve.core.binned import resolve_edges
 from prcurve.core.counts import ThresholdCounts
 from prcurve.io.batches import Columns, parquet_statistics_range
 from prcurve.io.dask_budget import screen, screened_rows
 from prcurve.io.dask_parts import Part, finish_input, merge_parts
-from prcurve.io.piece_tasks import Piece, TaskSpec, parquet_pieces, raise_problem
+from prcurve.io.piece_tasks import (
+    Piece,
+    TaskSpec,
+    equal_width_over,
+    parquet_pieces,
+    raise_problem,
+)
 from prcurve.io.readers import need
 from prcurve.io.rows import LabelRule
 from prcurve.io.worker_tasks import Source, state_layout
@@ -203,14 +208,10 @@ def _edges(n_bins: int, files: Sequence[str], spec: TaskSpec, pool: WorkerPool,
     else one pass of the workers (as ``prcurve.io.dask._edges``)."""
     known = [parquet_statistics_range(files, s) for s in spec.scores]
     if all(r is not None for r in known):
-        ranges: Sequence[Any] = known
-    else:
-        ranging = TaskSpec(spec.label, spec.scores, spec.weight, [None] * len(spec.scores),
-                           rule=spec.rule, mode="range", drop_invalid=spec.drop_invalid)
-        result, _ = _counted(pool, pieces, ranging)
-        raise_problem(result, list(pieces), name)
-        ranges = [r if np.isfinite(r[0]) else (0.0, 1.0) for r in result.ranges]
-    return [resolve_edges(n_bins, np.array([float(lo), float(hi)])) for lo, hi in ranges]
+        return equal_width_over(n_bins, known)
+    result, _ = _counted(pool, pieces, spec.ranging())
+    raise_problem(result, list(pieces), name)
+    return equal_width_over(n_bins, [], result)
 
 
 def _shared_folder(need: int) -> str:
