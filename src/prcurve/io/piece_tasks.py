@@ -116,7 +116,6 @@ class TaskSpec:
             state["switch_edges"] = [unpacked(e) for e in state["switch_edges"]]
         self.__dict__.update(state)
 
-
     def ranging(self) -> TaskSpec:
         """This spec asking each piece for its score columns' ranges (``mode="range"``):
         the pass that places equal-width bins where Parquet statistics do not."""
