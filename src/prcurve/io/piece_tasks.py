@@ -2,10 +2,14 @@
 the tasks of :mod:`prcurve.io.dask` and the local worker processes of
 :mod:`prcurve.io.workers` (``prcurve report --workers N``) share.
 
-- :class:`TaskSpec`: what every task needs (columns, bins, label rules, the budget);
+- :class:`TaskSpec`: what every task needs (columns, bins, label rules, the budget),
+  its equal-width edges sent as (low, high, bins) (:func:`packed`);
 - :func:`parquet_pieces`: the files cut into pieces of about :data:`PIECE_ROWS` rows;
 - :func:`read_piece` and :func:`count_piece`: a piece's columns, then its states (or
   ranges), or what is wrong with its rows, as a :class:`~prcurve.io.dask_parts.Part`;
+- :func:`check_rows`, :func:`kept_rows` and :func:`check_piece`: a piece's rows checked
+  by ``prcurve report``'s file rules and each score column's kept rows, for the counts,
+  the workers' held rows and the budget's screen alike;
 - :func:`raise_problem`: the first problem of a merged result raised with its file and
   row (in the process that called, never in a task).
 
