@@ -13,13 +13,13 @@
    of each test module, once its fixtures are finalized, what it made is collected
    and what outlives it is frozen too. At the session's end everything is unfrozen
    for pytest's last collection.
-2. ``PRCURVE_TESTS_REQUIRE_ALL=1`` (set by .ci/run): any skip fails the run, so CI,
-   which installs every system part, runs every test. Without it, a test that
-   needs a system part the machine lacks skips with one line naming what to install.
    The same for matplotlib's global settings: a library a test calls may change them
    (tidecv's ``TIDE()`` runs seaborn's ``set(style="whitegrid")``, light grey axes),
    and every later figure of that process was drawn with them. After each test, any
    ``rcParams`` entry that differs from matplotlib's own start-up value is put back.
+2. ``PRCURVE_TESTS_REQUIRE_ALL=1`` (set by .ci/run): any skip fails the run, so CI,
+   which installs every system part, runs every test. Without it, a test that
+   needs a system part the machine lacks skips with one line naming what to install.
 3. No test's outcome depends on how busy the machine is: Hypothesis's timing checks
    (its 200 ms deadline per example and the too-slow health check of data generation)
    are off, so a loaded machine or a second test worker (pytest-xdist) cannot fail a

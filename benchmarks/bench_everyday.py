@@ -18,7 +18,10 @@ Cases (data written to a temporary folder, deleted afterwards):
 
 - start-up: ``python -c "import numpy"`` (the reference), ``import prcurve``,
   ``prcurve --version``, ``prcurve --help``;
-- TREC, 50 topics x 1,000 documents (bench_trec's generator, 1.5 MB):
+- TREC, 50 topics x 1,000 documents (bench_trec's generator, 1.5 MB: document ids
+  "d<number>" drawn per topic from a 5*10^7 collection, so about 50,000 distinct;
+  scores in [0, 20) with 4 decimals, a few ties per topic; 5,000 judgments, 30% of
+  them relevant, grades 1-2):
   ``prcurve trec -m all_trec`` (output checked identical, byte for byte, to the C
   trec_eval's), the C trec_eval (skipped with a line when no binary or source is
   given), a pytrec_eval process (its file parsers and every measure of all_trec
@@ -148,10 +151,10 @@ def cases(files: dict[str, Path], binary: Path | None, python: str = PY
             "prcurve --version": [PY, "-m", "prcurve", "--version"],
             "prcurve --help": [PY, "-m", "prcurve", "--help"],
         },
-        "TREC, 50 topics x 1,000 documents (1.5 MB)": trec,
+        "TREC, 50 topics x 1,000 documents (1.5 MB; ~50,000 distinct ids; 4-decimal scores)": trec,
         f"TREC, {RUNS} runs of 50 x 1,000: one process or a process each": several(
             files, binary, PY),
-        "COCO boxes, 100 images, 10,000 detections": {
+        "COCO boxes, 100 images, 80 categories, 10,000 detections": {
             "prcurve coco": [PY, "-m", "prcurve", "coco", gt, dt],
             "faster-coco-eval process": [PY, "-c", COCO_SCRIPT.format(
                 imports="from faster_coco_eval import COCO, COCOeval_faster as COCOeval",
@@ -161,14 +164,14 @@ def cases(files: dict[str, Path], binary: Path | None, python: str = PY
                 imports="from pycocotools.coco import COCO\n"
                         "from pycocotools.cocoeval import COCOeval", print_stats=False), gt, dt],
         },
-        "report, 10^4 rows (CSV)": {
+        "report, 10^4 rows (CSV; 30% positives; float64 scores, 6 decimals, nearly all distinct)": {
             "import numpy": [PY, "-c", "import numpy"],
             "prcurve report FILE (text, 95% CI)": [PY, "-m", "prcurve", "report", csv],
             "prcurve report FILE --ci none": [PY, "-m", "prcurve", "report", csv, "--ci",
                                               "none"],
             "scikit-learn process (AP + curve)": [PY, "-c", SKLEARN_SCRIPT, csv],
         },
-        "report with plots and HTML, 10^4 rows (CSV)": {
+        "report with plots and HTML, 10^4 rows (CSV; the same file)": {
             "import matplotlib, pyplot (Agg) and bokeh": [PY, "-c", DRAWING_IMPORTS],
             "prcurve report FILE --out DIR": [PY, "-m", "prcurve", "report", csv, "--out",
                                               str(files["out"])],

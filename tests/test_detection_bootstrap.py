@@ -95,6 +95,32 @@ def _detector_pair(noise_a: float, noise_b: float, seed: int = 0) -> tuple[Any, 
     return detector(noise_a), detector(noise_b)
 
 
+@pytest.mark.parametrize("protocol", ["coco", "voc"])
+def test_no_ground_truth_gives_an_undefined_estimate(protocol: str) -> None:
+    # The branch the early return above skips: no category has ground truth, so
+    # pycocotools prints -1 and VOC's mean is NaN; the estimate, the interval and the
+    # difference are NaN, and no resample gives evidence either way (p = 1).
+    from prcurve.detection import evaluate_voc
+
+    ground_truth = {"images": [{"id": 1, "width": 100, "height": 100},
+                               {"id": 2, "width": 100, "height": 100}],
+                    "categories": [{"id": 1, "name": "a"}], "annotations": []}
+    results = [{"image_id": 1, "category_id": 1, "bbox": [0, 0, 10, 10], "score": 0.9}]
+    evaluation = (evaluate_coco if protocol == "coco" else evaluate_voc)(ground_truth, results)
+    if protocol == "coco":
+        assert evaluation.stats[0] == -1
+    else:
+        assert math.isnan(evaluation.mean_ap[0])
+    intervals = bootstrap_detection(evaluation, n_resamples=20, seed=0)
+    for interval in intervals.values():
+        assert math.isnan(interval.estimate)
+        assert math.isnan(interval.lower)
+        assert math.isnan(interval.upper)
+    comparison = compare_detectors(evaluation, evaluation, n_resamples=20, seed=0)
+    assert math.isnan(comparison.difference.estimate)
+    assert comparison.p_value == 1.0
+
+
 def test_intervals_are_reproducible_and_ordered() -> None:
     evaluation, _ = _detector_pair(2.0, 2.0)
     first = bootstrap_detection(evaluation, n_resamples=150, seed=3)

@@ -7,6 +7,7 @@ A readable character-by-character scanner is the oracle of where the cuts may fa
 
 from __future__ import annotations
 
+import gc
 import itertools
 import json
 import sys
@@ -100,12 +101,15 @@ def test_anything_else_is_none_or_the_same_list(text: str, window: int) -> None:
     try:
         whole = json.loads(raw)
     except ValueError:
+        with pytest.raises(json.JSONDecodeError):  # not JSON whole: not JSON in parts
+            joined(raw, parts)
         return
     assert joined(raw, parts) == whole
 
 
 @pytest.mark.parametrize("raw", [b"", b"{}", b'{"a": [1, 2]}', b"[1]", b"[]", b"[1, 2",
-                                 b"[1, 2]]", b"[1, 2] [3]", b'[1, "2]', b"1, 2", b"[1, 2]x"])
+                                 b"[1, 2]]", b"[1, 2] [3]", b'[1, "2]', b"1, 2", b"[1, 2]x",
+                                 b"[,{}]", b"[ \n, [1]]"])
 def test_what_cannot_be_cut_is_parsed_whole(raw: bytes) -> None:
     assert array_parts(raw, part_bytes=1) is None
 
@@ -131,12 +135,42 @@ def test_a_large_results_file_is_read_in_parts(tmp_path: Path,
     assert max(calls) < 1 << 13
 
 
+def test_a_gzip_results_file_is_read_in_parts(tmp_path: Path,
+                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    # The sibling of the plain file above: the parts are cut from the decompressed bytes.
+    import gzip
+
+    records = [{"image_id": i, "category_id": 2, "score": 1 / (i + 3), "bbox": [i, 1, 2, 3]}
+               for i in range(300)]
+    path = tmp_path / "results.json.gz"
+    path.write_bytes(gzip.compress(json.dumps(records).encode()))
+    sizes: list[int] = []
+    real = orjson.loads
+
+    def counting(data: Any) -> Any:
+        sizes.append(len(data))
+        return real(data)
+
+    monkeypatch.setattr(coco_json, "PART_BYTES", 1 << 10)
+    monkeypatch.setattr(orjson, "loads", counting)
+    assert coco_json.read_json(path, "detections") == records
+    assert len(sizes) > 5
+
+
+def test_a_file_refused_whole_is_refused_in_parts(tmp_path: Path,
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    # "[ ," opens no element: the first part alone would read as "[]".
+    path = tmp_path / "results.json"
+    path.write_bytes(b'[ ,{"a": 1}, {"a": 2}, {"a": 3}]')
+    monkeypatch.setattr(coco_json, "PART_BYTES", 1)
+    with pytest.raises(InvalidInputError, match="not valid JSON"):
+        coco_json.read_json(path, "detections")
+
+
 @pytest.mark.parametrize("text", ['[{"a": 1}, {"a": 2}]', '[{"a": 1}, {"a": ]'])
 @pytest.mark.parametrize("enabled", [True, False])
 def test_the_collector_is_paused_while_parsing_and_left_as_it_was(
         text: str, enabled: bool, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import gc
-
     path = tmp_path / "results.json"
     path.write_text(text)
     seen: list[bool] = []
@@ -156,6 +190,42 @@ def test_the_collector_is_paused_while_parsing_and_left_as_it_was(
         else:
             assert len(coco_json.read_json(path, "detections")) == 2
         assert seen == [False]
+        assert gc.isenabled() is enabled
+    finally:
+        gc.enable()
+
+
+@pytest.mark.parametrize("enabled", [True, False])
+def test_orjson_parts_and_json_lines_parse_with_the_collector_paused(
+        enabled: bool, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # The siblings of the json path above: orjson, a part at a time, and the JSON Lines
+    # rows that prcurve.io.readers parses in Python.
+    from prcurve.io import readers
+
+    seen: list[bool] = []
+
+    def watching(real: Any) -> Any:
+        def parse(*args: Any, **kwargs: Any) -> Any:
+            seen.append(gc.isenabled())
+            return real(*args, **kwargs)
+        return parse
+
+    records = [{"image_id": i, "category_id": 1, "score": 0.5} for i in range(20)]
+    results = tmp_path / "results.json"
+    results.write_text(json.dumps(records))
+    lines = tmp_path / "scores.jsonl"
+    lines.write_text('{"label": 1, "score": 0.5}\n{"label": 0, "score": 0.25}\n')
+    monkeypatch.setattr(coco_json, "PART_BYTES", 1 << 6)
+    monkeypatch.setattr(orjson, "loads", watching(orjson.loads))
+    monkeypatch.setattr(json, "loads", watching(json.loads))
+    (gc.enable if enabled else gc.disable)()
+    try:
+        assert coco_json.read_json(results, "detections") == records
+        parts = len(seen)
+        columns = readers._read_jsonl_python(lines, None)
+        assert columns["score"].tolist() == [0.5, 0.25]
+        assert parts > 2
+        assert seen == [False] * (parts + 2)
         assert gc.isenabled() is enabled
     finally:
         gc.enable()

@@ -156,6 +156,7 @@ def test_text_words_are_the_ids_bytes() -> None:
     assert words is not None
     assert len(words) == 2
     assert _keys.word_labels(words).tolist() == [i.encode("latin-1") for i in ids.tolist()]
+    assert _keys.word_labels(words, text=True).tolist() == ids.tolist()  # Latin-1 back
     order = np.lexsort(tuple(reversed(words)))
     assert ids[order].tolist() == sorted(ids.tolist())
     # Characters beyond Latin-1, empty ids and long ids are left to the general path.

@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from prcurve.core.csv_writers import csv_cell, csv_line, numeric_csv
+from prcurve.core.csv_writers import csv_line, csv_rows, numeric_csv
 from prcurve.core.safe_files import replace_file
 
 __all__ = ["Table"]
@@ -215,19 +215,9 @@ class Table:
             with io.BytesIO() as buffer:
                 write(buffer)
                 return str(buffer.getbuffer(), "utf-8")  # no copy of the bytes first
-        texts = self._text_columns(digits)
+        # A number's text (repr, fixed decimals, nan) needs no quotes (csv_rows' plain).
         numbers = [values.dtype.kind in "biuf" for values in self._columns.values()]
-        lines = [csv_line(self._columns)]
-        if numbers == [False]:  # one text column: a line of one empty cell is "" (csv_line)
-            lines.extend(map(csv_line, zip(*texts, strict=True)))
-        else:
-            # A number's text (repr, fixed decimals, nan) is never empty and never holds a
-            # comma, a quote or a line end: only other columns' cells go through csv_cell,
-            # and the rows are joined as they are (a csv_line per row, quoting every cell,
-            # took the Python writer 1.6x the CPU: docs/benchmarks.md, session 32).
-            texts = [text if number else list(map(csv_cell, text))
-                     for text, number in zip(texts, numbers, strict=True)]
-            lines.extend(map(",".join, zip(*texts, strict=True)))
+        lines = [csv_line(self._columns), *csv_rows(self._text_columns(digits), numbers)]
         return "\n".join(lines) + "\n"
 
     def write_csv(self, path: str | Path, digits: int | Mapping[str, int] | None = None

@@ -86,7 +86,6 @@ class _Resampler:
         labels = protocol.area_labels
         if "all" not in labels:
             raise _checks.unknown_setting("area", "all", list(labels))
-        self.evaluation = evaluation
         self.voc = isinstance(protocol, VOCProtocol)
         r = evaluation._records
         self.records = r

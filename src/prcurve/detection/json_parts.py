@@ -53,7 +53,8 @@ def array_parts(raw: bytes | memoryview, part_bytes: int = PART_BYTES,
     separate it from its neighbours: ``b"[" + raw[start:stop] + b"]"`` is an array of
     those elements, and the ranges' elements, joined, are the array's. A cut falls
     before an element that is an object or an array (a record), so the scan follows
-    brackets and quotes only, never the commas inside records.
+    brackets and quotes only, never the commas inside records. No range is only white
+    space: parsed as parts, a document that is not JSON is refused as it is whole.
     """
     data = np.frombuffer(raw, dtype=np.uint8)
     prefix = bytes(data[:64])
@@ -98,6 +99,10 @@ def array_parts(raw: bytes | memoryview, part_bytes: int = PART_BYTES,
         before = bytes(data[low:opening]).rstrip(_WHITE_SPACE)
         if before.endswith(b","):
             comma = low + len(before) - 1
+            if len(bounds) == 1 and not bytes(data[start:comma]).strip(_WHITE_SPACE):
+                # No element before it ("[ ,"): that part would read as "[]", though the
+                # whole is not JSON. Every later part holds the element at the cut before.
+                continue
             bounds.extend((comma, comma + 1))
     bounds.append(close)
     if len(bounds) == 2:

@@ -35,12 +35,6 @@ _Int = TypeVar("_Int", bound=np.integer[Any])
 _MULTIPLIER = np.uint64(0x100000001B3)  # FNV-1's 64-bit prime
 
 
-def _finalize(values: U64, scratch: U64 | None = None) -> U64:
-    """Murmur3's 64-bit finalizer, in place: a bijection that spreads every bit
-    (:func:`~prcurve.ranking.word_groups.finalize`, shifting through ``scratch``)."""
-    return _groups.finalize(values, scratch)
-
-
 def id_keys(ids: NDArray[Any]) -> U64:
     """One ``uint64`` per id: equal ids give equal keys.
 
@@ -52,7 +46,7 @@ def id_keys(ids: NDArray[Any]) -> U64:
     """
     with np.errstate(over="ignore"):
         if ids.dtype.kind in "iu":
-            return _finalize(ids.astype(np.int64).view(np.uint64))
+            return _groups.finalize(ids.astype(np.int64).view(np.uint64))
         ids = np.ascontiguousarray(ids)
         unit = 4 if ids.dtype.kind == "U" else 1
         width = ids.dtype.itemsize // unit
@@ -63,7 +57,7 @@ def id_keys(ids: NDArray[Any]) -> U64:
         for column in range(width - 1, -1, -1):
             out *= _MULTIPLIER
             out += columns[:, column]
-        return _finalize(out)
+        return _groups.finalize(out)
 
 
 def byte_order(ids: NDArray[Any]) -> NDArray[Any]:
@@ -297,9 +291,9 @@ def encode(ids: NDArray[Any], *, grouped: bool = False, sort_labels: bool = Fals
             return Encoded(block_ids.labels, rows_of_blocks(block_ids.codes, starts, n))
     words = text_words(ids) if n else None
     if words is not None:  # short text ids: exact words, no check against the ids needed
-        # Text back as text: the bytes were code points below 256.
-        encoded = encode_words(words, text=ids.dtype.kind == "U")
-        out = encoded.with_codes(encoded.codes, False)
+        # Text back as text: the bytes were code points below 256. (A fresh encoding,
+        # not dense: encode_words never says so.)
+        out = encode_words(words, text=ids.dtype.kind == "U")
         if ids.dtype.kind == "U":  # the labels, when made, as wide as the ids
             out.label_dtype = ids.dtype
         return by_label(out) if sort_labels else out
@@ -434,13 +428,10 @@ _SAMPLE = 1 << 20  # rows whose distinct keys seed the table (the rest are looke
 
 
 def _distinct_codes(key: U64) -> tuple[U64, I64]:
-    """The distinct keys (in no particular order) and each row's index among them:
-    one sort for a large column of mostly distinct keys
-    (:mod:`~prcurve.ranking.distinct_keys`), pyarrow's hash table for another large
-    column, when installed; otherwise the keys
-    of a sample of rows first, then those of the rows not found."""
-    if key.shape[0] >= _distinct.SORT_ROWS and _distinct.mostly_distinct(key):
-        return _distinct.sorted_codes(key)  # real document ids: a sort
+    """The distinct keys (in no particular order) and each row's index among them,
+    for a column that is short or not mostly distinct (:func:`encode_words` sorts
+    the others): pyarrow's hash table for a large column, when installed; otherwise
+    the keys of a sample of rows first, then those of the rows not found."""
     pa = arrow_module(key.shape[0])
     if pa is not None:
         return _arrow_dictionary(numpy_to_arrow(pa, key), np.uint64)
@@ -470,18 +461,20 @@ def _mix(words: list[U64]) -> U64:
         for begin in range(0, n, _groups.BLOCK_ROWS):
             block = out[begin:begin + _groups.BLOCK_ROWS]
             block[...] = words[0][begin:begin + _groups.BLOCK_ROWS]
-            _finalize(block, scratch[:block.shape[0]])
+            _groups.finalize(block, scratch[:block.shape[0]])
             for word in words[1:]:
                 block *= _MULTIPLIER
                 block ^= word[begin:begin + _groups.BLOCK_ROWS]
-                _finalize(block, scratch[:block.shape[0]])
+                _groups.finalize(block, scratch[:block.shape[0]])
     return out
 
 
 def word_labels(words: list[U64], *, text: bool = False) -> NDArray[Any]:
     """Byte strings back from their big-endian words (NUL padding dropped); with
-    ``text``, as numpy text instead, each byte one character (Latin-1, exact:
-    :func:`latin1_text` without the byte strings in between).
+    ``text``, as numpy text instead, each byte one character (Latin-1, exact): the
+    bytes widened to 32-bit code points and viewed as numpy's ``U`` of the same width,
+    one vectorised pass (``np.char.decode`` calls a codec per element: 0.6 us a label,
+    6 s for 10^7 labels here, against 0.1 s).
 
     The words are written once into big-endian storage, whose bytes are then the
     ids' bytes in order; only the columns up to the longest label are kept.
@@ -513,25 +506,6 @@ def word_labels(words: list[U64], *, text: bool = False) -> NDArray[Any]:
     return np.ascontiguousarray(points).view(f"S{width}").reshape(-1)
 
 
-def latin1_text(labels: NDArray[np.bytes_]) -> NDArray[np.str_]:
-    """Byte strings as text, each byte one character (Latin-1, exact): the bytes
-    widened to 32-bit code points and viewed as numpy's ``U`` of the same width, one
-    vectorised pass (``np.char.decode`` calls a codec per element: 0.6 us a label,
-    6 s for 10^7 labels here, against 0.1 s).
-
-    Examples
-    --------
-    >>> latin1_text(np.array([b"d1", b"\\xe9t\\xe9", b""])).tolist() == ["d1", "\\xe9t\\xe9", ""]
-    True
-    """
-    width = labels.dtype.itemsize
-    if width == 0:
-        return labels.astype("U1")
-    points = np.ascontiguousarray(labels).view(np.uint8).reshape(labels.shape[0], width)
-    text: NDArray[np.str_] = points.astype(np.uint32).view(f"U{width}").reshape(-1)
-    return text
-
-
 def encode_words(words: list[U64], *, grouped: bool = False, text: bool = False) -> Encoded:
     """Dictionary-encode byte-string ids given as words: word k of a row holds
     its bytes 8k..8k+7, big-endian, NUL-padded (ids hold no NUL), so equal
@@ -561,16 +535,16 @@ def encode_words(words: list[U64], *, grouped: bool = False, text: bool = False)
             return Encoded(None, groups.codes, label_keys=groups.known, key_words=len(words),
                            words=[groups.known] if len(words) == 1 else words, text=text,
                            word_rows=None if len(words) == 1 else groups.first_row)
-        known, codes = groups.known, groups.codes  # a hash collision: below
+        # Else two ids share a hash (a group holds other words): the exact encoding below.
     else:
         known, codes = _distinct_codes(key)
-    if len(words) == 1:
-        return Encoded(None, codes, label_keys=known, key_words=1, words=[known], text=text)
-    some_row = np.empty(known.shape[0], dtype=np.int64)
-    some_row[codes] = np.arange(n)
-    if _same_words(words, codes, some_row):
-        return Encoded(None, codes, label_keys=known, key_words=len(words),
-                       words=[w[some_row] for w in words], text=text)
+        if len(words) == 1:
+            return Encoded(None, codes, label_keys=known, key_words=1, words=[known], text=text)
+        some_row = np.empty(known.shape[0], dtype=np.int64)
+        some_row[codes] = np.arange(n)
+        if _same_words(words, codes, some_row):
+            return Encoded(None, codes, label_keys=known, key_words=len(words),
+                           words=[w[some_row] for w in words], text=text)
     stacked = np.stack(words, axis=1)  # a hash collision: encode the word tuples exactly
     labels, inverse = np.unique(stacked, axis=0, return_inverse=True)
     return Encoded(word_labels([labels[:, k] for k in range(len(words))], text=text),

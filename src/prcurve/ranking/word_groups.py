@@ -1,22 +1,25 @@
-"""Rows of mostly distinct 64-bit keys grouped by one sort, with what the encoding of
-ids as words needs from it: each group's first row and the pairs of rows that share
-a key (issue 26, item 5).
+"""Rows of mostly distinct 64-bit keys grouped by one sort: the distinct keys, each
+row's index among them, each group's first row and the pairs of rows that share a
+key (issue 26, item 5). Which columns are mostly distinct is
+:mod:`~prcurve.ranking.distinct_keys`'s call.
 
-:func:`~prcurve.ranking.distinct_keys.sorted_codes` gives the distinct keys and each
-row's index among them. The encoding of text ids as words
-(:func:`~prcurve.ranking.keys.encode_words`) also needs to know that rows sharing a
-key (a hash of several words) share their words, and some row of each label to take
-its words from. Both come out of the sort here: in sorted order a row equal in key to
+The encoding of text ids as words (:func:`~prcurve.ranking.keys.encode_words`) needs
+the distinct keys and each row's index among them, and also to know that rows sharing
+a key (a hash of several words) share their words, and some row of each label to take
+its words from. All come out of the sort here: in sorted order a row equal in key to
 the row before it is compared with that row only (equality is then a chain through
 each group), and each group's first row stands for its label. Before, the check
 counted every code's rows (a scatter of every row) and gathered the stand-in's words
 for each shared row, and every label's words were gathered at once (0.45 s and
 0.2-0.4 s of CPU at 10^7 rows, 9·10^6 distinct ids).
 
-The sort itself is :func:`~prcurve.ranking.distinct_keys.sorted_codes`'s: the key's
-top bits and the row number packed into one ``uint64`` and sorted. Rows whose top
-bits equal their neighbour's are the only ones whose full keys are read (the others
-are distinct); those are few when the keys are spread (hashes). A key that is a word
+The sort: each key's top ``64 - b`` bits and its row number (``b`` bits, ``2^b >=
+n``) packed into one ``uint64`` and sorted by ``np.sort`` (no argsort); the row
+numbers then read back give the order of the rows by their keys' top bits. Rows whose
+top bits equal their neighbour's are the only ones whose full keys are read (the
+others are distinct); keys equal in their top bits but not in full are put in order
+by sorting just their groups by the full key, so the groups are exact. Those are few
+when the keys are spread (hashes). A key that is a word
 itself (ids of up to 8 bytes, exact) is not spread: "1234567" and "1234568" share
 their top 5 bytes, and a run of 10^7 such ids would have nearly every row in a group
 of equal top bits (the second sort of those groups took 2.4 s for 10^7 seven-digit
