@@ -159,9 +159,9 @@ def test_only_the_program_keeps_freed_memory(
     # (argv None: `prcurve trec ...`) asks for it, for `trec` only.
     import importlib
 
-    cli_main = importlib.import_module("prcurve.cli.main")  # the module (cli.main is main())
+    heap = importlib.import_module("prcurve.core.heap")  # imported by main() when it calls
     calls: list[int] = []
-    monkeypatch.setattr(cli_main, "reuse_freed_memory", lambda: calls.append(1) or True)
+    monkeypatch.setattr(heap, "reuse_freed_memory", lambda: calls.append(1) or True)
     argv = ["trec", "-m", "map", str(V10 / "qrels.test"), str(V10 / "results.test")]
     assert main(argv) == 0
     assert calls == []
@@ -184,7 +184,7 @@ def test_reuse_freed_memory_on_glibc_same_output(tmp_path: Path) -> None:
 
     glibc = bool(getattr(os, "confstr_names", {}).get("CS_GNU_LIBC_VERSION")
                  and os.confstr("CS_GNU_LIBC_VERSION"))
-    code = "from prcurve.cli.common import reuse_freed_memory; print(reuse_freed_memory())"
+    code = "from prcurve.core.heap import reuse_freed_memory; print(reuse_freed_memory())"
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, check=True)
     assert done.stdout.decode().strip() == str(glibc)
     argv = ["trec", "-m", "all_trec", "-q", str(V10 / "qrels.test"), str(V10 / "results.test")]

@@ -94,3 +94,33 @@ def test_a_live_cluster_computes(tmp_path: Path) -> None:
     assert isinstance(state, ThresholdCounts)
     assert state.tp.tolist() == expected.tp.tolist()
     assert state.thresholds.tolist() == expected.thresholds.tolist()
+
+
+def test_equal_width_bins_of_a_dataframe_on_a_cluster_without_workers_raise(
+        orphaned: Any) -> None:
+    # bins=N over a Dask DataFrame with the library's label rules: the scores' range is
+    # computed first (min and max, not the counting tasks); that graph is watched too.
+    import threading
+
+    import pandas as pd
+
+    dd = pytest.importorskip("dask.dataframe")
+    rng = np.random.default_rng(1)
+    frame = pd.DataFrame({"label": (rng.random(200) < 0.3).astype(np.int64),
+                          "score": rng.random(200)})
+    ddf = dd.from_pandas(frame, npartitions=2)
+    raised: list[BaseException] = []
+
+    def count() -> None:
+        try:
+            pr_counts(ddf, label="label", score="score", bins=4)
+        except BaseException as error:  # reported to the test's thread
+            raised.append(error)
+
+    waiting = threading.Thread(target=count, daemon=True)  # a wait for ever fails, not hangs
+    waiting.start()
+    waiting.join(60)
+    assert not waiting.is_alive(), "pr_counts waited for ever on a cluster without workers"
+    assert len(raised) == 1
+    assert isinstance(raised[0], InvalidInputError)
+    assert "the Dask cluster has had no worker for 1 seconds" in str(raised[0])

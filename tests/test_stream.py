@@ -454,6 +454,8 @@ def test_report_switches_to_bins_and_reports_bounds(
     (["--max-distinct", "0"], "--max-distinct: expected an integer >= 1 or 'none'"),
     (["--switch-bins", "many"], "--switch-bins: expected an integer from 1 to 67108864"),
     (["--workers", "2", "--dask", "tcp://x:1"], "--dask: given together with --workers"),
+    (["--workers", "0"], "--workers: expected an integer >= 1, found '0'"),
+    (["--workers", "two"], "--workers: expected an integer >= 1, found 'two'"),
 ])
 def test_report_streaming_bad_options(tmp_path: Path, capsys: pytest.CaptureFixture[str],
                                       argv_tail: list[str], message: str) -> None:

@@ -71,9 +71,9 @@ def test_two_workers_report_the_single_process_numbers(tmp_path: Path, kind: str
     # workers: each worker screens its own first rows, the first worker's decides the
     # file's screen or, "later", does not); None: one piece, one busy worker.
     if piece is not None:
-        from prcurve.io import dask as dask_io
+        from prcurve.io import piece_tasks
 
-        monkeypatch.setattr(dask_io, "_PIECE_ROWS", piece)
+        monkeypatch.setattr(piece_tasks, "PIECE_ROWS", piece)
     path = _write(tmp_path / f"{kind}.parquet", kind)
     single = _report(path, tmp_path / "single", "--stream", *BUDGET)
     workers = _report(path, tmp_path / "workers", "--stream", *BUDGET, "--workers",
@@ -126,3 +126,37 @@ def test_merges_within_a_budget_depend_on_the_rows_only(budget: int, group: int)
         expected = whole.to_binned(edges)
         assert state.pos.tolist() == expected.pos.tolist()
         assert state.neg.tolist() == expected.neg.tolist()
+
+
+@pytest.mark.parametrize(("kind", "mode"), [("screen", "binned"), ("later", "binned"),
+                                            ("within", "exact")])
+def test_one_dask_task_keeps_the_budget(tmp_path: Path, kind: str, mode: str) -> None:
+    # One piece, so one task and no merge: its exact state is checked against the budget
+    # where it is counted, and "later" (the screen passes, the rest does not) is binned
+    # as one process streaming the file bins it.
+    pytest.importorskip("dask")
+    from prcurve.io.batches import choose_columns, open_dataset
+    from prcurve.io.dask import dask_scores
+    from prcurve.io.stream import stream_scores
+
+    path = _write(tmp_path / f"{kind}.parquet", kind)
+    columns = choose_columns(open_dataset([str(path)], "parquet").schema, "data", "label",
+                             ["score"], None)
+    one = dask_scores([str(path)], "data", columns, max_distinct=500, switch_bins=64,
+                      scheduler="sync").models[0]
+    streamed = stream_scores(path, label="label", scores=["score"], max_distinct=500,
+                             switch_bins=64).models[0]
+    assert one.mode == streamed.mode == mode
+    from prcurve.core.binned import BinnedCounts
+    from prcurve.core.counts import ThresholdCounts
+
+    if mode == "binned":
+        assert isinstance(one.counts, BinnedCounts)
+        assert isinstance(streamed.counts, BinnedCounts)
+        assert one.counts.pos.tolist() == streamed.counts.pos.tolist()
+        assert one.counts.neg.tolist() == streamed.counts.neg.tolist()
+    else:
+        assert isinstance(one.counts, ThresholdCounts)
+        assert isinstance(streamed.counts, ThresholdCounts)
+        assert one.counts.thresholds.tolist() == streamed.counts.thresholds.tolist()
+        assert one.counts.tp.tolist() == streamed.counts.tp.tolist()

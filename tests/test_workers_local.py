@@ -26,7 +26,7 @@ from prcurve.errors import InvalidInputError
 pa = pytest.importorskip("pyarrow")
 pq = pytest.importorskip("pyarrow.parquet")
 
-from prcurve.io import dask as dask_io  # noqa: E402  (after pyarrow's importorskip)
+from prcurve.io import piece_tasks  # noqa: E402  (after pyarrow's importorskip)
 from prcurve.io.batches import choose_columns, input_files, open_dataset  # noqa: E402
 from prcurve.io.workers import WorkerPool, local_scores  # noqa: E402
 
@@ -68,7 +68,7 @@ def test_exact_state_by_ranges_equals_one_process(pool: WorkerPool, tmp_path: Pa
                                                   seed: int) -> None:
     # Pieces of a few rows: several per worker, or fewer pieces than workers; scores with
     # ties (few decimals); all positives or none in some ranges.
-    monkeypatch.setattr(dask_io, "_PIECE_ROWS", piece)
+    monkeypatch.setattr(piece_tasks, "PIECE_ROWS", piece)
     rng = np.random.default_rng(seed)
     y = rng.random(n) < 0.3
     y[0] = True
@@ -82,7 +82,7 @@ def test_exact_state_by_ranges_equals_one_process(pool: WorkerPool, tmp_path: Pa
 @pytest.mark.parametrize("kind", ["int64", "float32"])
 def test_scores_of_other_types(pool: WorkerPool, tmp_path: Path,
                                monkeypatch: pytest.MonkeyPatch, kind: str) -> None:
-    monkeypatch.setattr(dask_io, "_PIECE_ROWS", 300)
+    monkeypatch.setattr(piece_tasks, "PIECE_ROWS", 300)
     rng = np.random.default_rng(5)
     y = rng.random(2000) < 0.2
     if kind == "float32":
@@ -95,7 +95,7 @@ def test_scores_of_other_types(pool: WorkerPool, tmp_path: Path,
 
 
 def test_weights(pool: WorkerPool, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(dask_io, "_PIECE_ROWS", 500)
+    monkeypatch.setattr(piece_tasks, "PIECE_ROWS", 500)
     rng = np.random.default_rng(7)
     y = rng.random(3000) < 0.2
     scores = np.round(rng.standard_normal(3000), 2)
@@ -166,6 +166,28 @@ def test_report_with_dropped_rows_and_two_models(tmp_path: Path,
     single.pop("comparison")
     assert workers == single
     assert workers["models"][0]["rows_dropped"] == 3
+    capsys.readouterr()
+
+
+def test_bins_over_the_kept_rows_range_with_dropped_rows(tmp_path: Path,
+                                                        capsys: pytest.CaptureFixture[str]
+                                                        ) -> None:
+    # --bins with missing scores dropped: no Parquet statistics range (nulls), so the
+    # workers' range pass finds each column's range over its kept rows, as one process.
+    rng = np.random.default_rng(12)
+    y = rng.random(4000) < 0.2
+    a = (rng.standard_normal(4000) + y).tolist()
+    for row in (5, 900, 3999):
+        a[row] = None
+    path = tmp_path / "nulls.parquet"
+    pq.write_table(pa.table({"label": y.astype(np.int64), "a": pa.array(a, pa.float64())}),
+                   path, row_group_size=500)
+    single = _report(path, "--drop-invalid", "--bins", "40")
+    workers = _report(path, "--drop-invalid", "--bins", "40", "--workers", "2")
+    assert workers["models"][0]["state"]["mode"] == "binned"
+    assert workers["models"][0]["curve"] == single["models"][0]["curve"]
+    assert workers["models"][0]["rows_dropped"] == single["models"][0]["rows_dropped"] == 3
+    assert workers["models"][0]["average_precision"] == single["models"][0]["average_precision"]
     capsys.readouterr()
 
 

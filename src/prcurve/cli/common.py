@@ -11,8 +11,8 @@ from typing import IO, Any, NoReturn
 
 from prcurve.errors import InvalidInputError
 
-__all__ = ["Formatter", "Parser", "UsageError", "guard", "is_terminal", "reuse_freed_memory",
-           "say", "terminal_columns"]
+__all__ = ["Formatter", "Parser", "UsageError", "guard", "is_terminal", "say",
+           "terminal_columns"]
 
 
 class UsageError(Exception):
@@ -88,11 +88,3 @@ def guard(run: Callable[[], int]) -> int:
     except Exception as error:  # a bug; still one line, never a traceback
         print(f"prcurve: internal error: {type(error).__name__}: {error}", file=sys.stderr)
         return 2
-
-
-def reuse_freed_memory() -> bool:
-    """:func:`prcurve.core.heap.reuse_freed_memory` for the program's own process (loaded
-    here when called: ``prcurve --help`` loads nothing of ``prcurve.core``)."""
-    from prcurve.core.heap import reuse_freed_memory as keep_freed_memory
-
-    return keep_freed_memory()

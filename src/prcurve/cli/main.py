@@ -24,7 +24,7 @@ from importlib import import_module
 from typing import Any, NoReturn
 
 from prcurve._version import __version__
-from prcurve.cli.common import Parser, UsageError, reuse_freed_memory
+from prcurve.cli.common import Parser, UsageError
 
 __all__ = ["COMMANDS", "EVALUATIONS", "main", "register", "run"]
 
@@ -128,7 +128,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"prcurve: error: {error}", file=sys.stderr)
         return 2
     if argv is None and getattr(args, "large_arrays", False):
-        reuse_freed_memory()  # the program's own process only (see its docstring)
+        # The program's own process only (see its docstring); loaded here: `prcurve
+        # --help` loads nothing of prcurve.core.
+        from prcurve.core.heap import reuse_freed_memory
+
+        reuse_freed_memory()
     handler: Callable[[argparse.Namespace], int] = args.handler
     return handler(args)
 

@@ -432,8 +432,7 @@ def _load_dask(args: argparse.Namespace, bins: int | None) -> tuple[list[Any], l
 
     if args.dask is not None and args.workers is not None:
         raise dask_options_conflict()
-    if args.workers is not None:
-        check_workers(args.workers)
+    # --workers N was checked by execute, before the fork server started.
     plans = []  # every input checked before a scheduler is contacted
     for path in args.inputs:
         files, fmt, name = input_files(path, args.input_format)

@@ -96,7 +96,7 @@ def register(subparsers: Any) -> None:
         "9: cutoff (long)(r*R + 0.9) and float32 scores, as trec_eval 9 and pytrec_eval",
     )
     trec_compare.add_arguments(trec)
-    # large_arrays: the program's malloc keeps freed memory (cli.common.reuse_freed_memory)
+    # large_arrays: the program's malloc keeps freed memory (core.heap.reuse_freed_memory)
     trec.set_defaults(handler=_trec, large_arrays=True)
 
 

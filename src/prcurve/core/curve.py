@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from prcurve.core import curve_blocks as blocks
 from prcurve.core.average_precision import (
     AREA_METHODS,
     APMethod,
@@ -25,7 +26,7 @@ from prcurve.core.average_precision import (
     check_method,
 )
 from prcurve.core.binned import BinnedCounts, resolve_edges
-from prcurve.core.confusion import ConfusionMatrix, _f_beta, _precision, _prevalence
+from prcurve.core.confusion import ConfusionMatrix, _prevalence
 from prcurve.core.counts import (
     RecallSteps,
     ThresholdCounts,
@@ -38,7 +39,7 @@ from prcurve.core.curve_blocks import VIEW_BLOCK, best_f_index, select_index
 from prcurve.core.integer_scores import thresholds_at_or_above
 from prcurve.core.roc import ROCCurve
 from prcurve.core.table import Table
-from prcurve.core.undefined import ZeroDivision, ratio, undefined, undefined_scope
+from prcurve.core.undefined import ZeroDivision, undefined, undefined_scope
 from prcurve.errors import UndefinedMetricWarning
 from prcurve.validation.arrays import (
     as_1d,
@@ -263,23 +264,20 @@ class PRCurve:
     def precision(self) -> F64:
         """TP / (TP + FP) at each threshold."""
         with undefined_scope(self.zero_division):
-            return _precision(self.tp, self.fp, 0.0, 0.0)  # FN, TN do not enter PPV
+            return blocks.precisions(self.tp, self.fp)
 
     @cached_property
     def recall(self) -> F64:
         """TP / n_pos at each threshold (undefined when there are no positives)."""
         with undefined_scope(self.zero_division):
-            return ratio(self.tp, np.full_like(self.tp, self.n_pos), "recall")
+            return blocks.recalls(self.tp, self.n_pos)
 
     def f_beta(self, beta: float = 1.0) -> F64:
         """F-beta at each threshold (0 where TP = 0 and a FP or FN exists)."""
         b = check_positive_number("beta", beta)
-        tp, fp, fn = self.tp, self.fp, self.fn
-        k = scale_exponent(self.n_pos + self.n_neg)
-        if k:  # counts of extreme size (weights like 1e300): an exact power-of-two unit
-            tp, fp, fn = (np.ldexp(c, k) for c in (tp, fp, fn))
+        k = scale_exponent(self.n_pos + self.n_neg)  # counts of extreme size: a unit 2**-k
         with undefined_scope(self.zero_division):
-            return _f_beta(tp, fp, fn, b)
+            return blocks.f_betas(self.tp, self.fp, self.fn, k, b)
 
     def interpolated_precision(self, recall: ArrayLike | None = None) -> F64:
         """Interpolated precision p_interp(r) = max over r' >= r of p(r') (seeds 000, 003).
@@ -346,8 +344,8 @@ class PRCurve:
         if len(self) > VIEW_BLOCK and "precision" not in self.__dict__:
             # A long curve: the rates of one threshold, by the arrays' own formulas.
             tp, fp = self.tp[index:index + 1], self.fp[index:index + 1]
-            precision = float(_precision(tp, fp, 0.0, 0.0)[0])
-            recall = float(ratio(tp, np.full_like(tp, self.n_pos), "recall")[0])
+            precision = float(blocks.precisions(tp, fp)[0])
+            recall = float(blocks.recalls(tp, self.n_pos)[0])
         else:
             precision, recall = float(self.precision[index]), float(self.recall[index])
         return OperatingPoint(

@@ -19,7 +19,7 @@ from prcurve.core.confusion import _f_beta, _precision
 from prcurve.core.counts import SUM_TOLERANCE, scale_exponent
 from prcurve.core.undefined import ratio
 
-__all__ = ["VIEW_BLOCK", "best_f_index", "select_index"]
+__all__ = ["VIEW_BLOCK", "best_f_index", "f_betas", "precisions", "recalls", "select_index"]
 
 F64 = NDArray[np.float64]
 
@@ -27,13 +27,19 @@ VIEW_BLOCK = 1 << 20
 """Thresholds whose views are computed together (8 MiB per float64 array)."""
 
 
+def f_betas(tp: F64, fp: F64, fn: F64, k: int, beta: float) -> F64:
+    """F-beta at each of these thresholds, the counts taken in units of ``2**-k``
+    (:func:`~prcurve.core.counts.scale_exponent`: counts of extreme size, weights like
+    1e300): :meth:`prcurve.PRCurve.f_beta`, whole or a block at a time."""
+    if k:
+        tp, fp, fn = (np.ldexp(c, k) for c in (tp, fp, fn))
+    return _f_beta(tp, fp, fn, beta)
+
+
 def _f_block(tp: F64, fp: F64, n_pos: float, k: int, beta: float, start: int) -> F64:
     stop = start + VIEW_BLOCK
-    tp_b, fp_b = tp[start:stop], fp[start:stop]
-    fn_b = n_pos - tp_b
-    if k:  # counts of extreme size: the same power-of-two unit as PRCurve.f_beta
-        tp_b, fp_b, fn_b = (np.ldexp(c, k) for c in (tp_b, fp_b, fn_b))
-    return _f_beta(tp_b, fp_b, fn_b, beta)
+    tp_b = tp[start:stop]
+    return f_betas(tp_b, fp[start:stop], n_pos - tp_b, k, beta)
 
 
 def best_f_index(tp: F64, fp: F64, n_pos: float, n_neg: float, beta: float
@@ -72,10 +78,22 @@ def best_f_index(tp: F64, fp: F64, n_pos: float, n_neg: float, beta: float
     return None  # not reached: the block holding the best holds a value near it
 
 
+def precisions(tp: F64, fp: F64) -> F64:
+    """TP / (TP + FP) at each of these thresholds: :attr:`prcurve.PRCurve.precision`, whole
+    or a block at a time (FN and TN do not enter PPV)."""
+    return _precision(tp, fp, 0.0, 0.0)
+
+
+def recalls(tp: F64, n_pos: float) -> F64:
+    """TP / n_pos at each of these thresholds (undefined without positives):
+    :attr:`prcurve.PRCurve.recall`, whole or a block at a time."""
+    return ratio(tp, np.full_like(tp, n_pos), "recall")
+
+
 def _rates(tp: F64, fp: F64, n_pos: float, start: int) -> tuple[F64, F64]:
-    """Precision and recall of one block, by :class:`prcurve.PRCurve`'s formulas."""
+    """Precision and recall of one block."""
     tp_b, fp_b = tp[start:start + VIEW_BLOCK], fp[start:start + VIEW_BLOCK]
-    return _precision(tp_b, fp_b, 0.0, 0.0), ratio(tp_b, np.full_like(tp_b, n_pos), "recall")
+    return precisions(tp_b, fp_b), recalls(tp_b, n_pos)
 
 
 def _largest(values: F64) -> float:

@@ -25,12 +25,12 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from prcurve.core.arrow import primitive_numpy
 from prcurve.errors import InvalidInputError
 from prcurve.io.columns import check_roles, choose_label, refuse_decimal_commas
 from prcurve.io.readers import (
     FORMATS,
     RowsCallback,
+    arrow_numbers,
     arrow_to_numpy,
     check_unique_names,
     csv_convert_options,
@@ -398,13 +398,6 @@ def choose_columns(schema: Any, name: str, label: str | None, scores: Sequence[s
     return Columns(label, label_chosen, chosen, how, weight, skipped)
 
 
-def _numbers(pa: Any, column: Any) -> NDArray[Any]:
-    """A numeric column as NumPy without a copy when it has no nulls (float32 kept)."""
-    if pa.types.is_floating(column.type) and column.null_count == 0:
-        return primitive_numpy(pa, column)
-    return arrow_to_numpy(pa, column)
-
-
 class BatchReader:
     """The batches of the input, checked: one place for every row-level rule."""
 
@@ -470,11 +463,12 @@ class BatchReader:
 
     def _check(self, pa: Any, record: Any, scores: Sequence[str]) -> Batch:
         c = self.columns
-        weights = None if c.weight is None else _numbers(pa, record.column(c.weight))
+        weights = None if c.weight is None else arrow_numbers(pa, record.column(c.weight))
         for column in self.promoted.intersection(scores):
-            refuse_rounded_integers(column, _numbers(pa, record.column(column)))
-        return check_block(_numbers(pa, record.column(c.label)), self.labels, weights, c.weight,
-                           {column: _numbers(pa, record.column(column)) for column in scores},
+            refuse_rounded_integers(column, arrow_numbers(pa, record.column(column)))
+        return check_block(arrow_numbers(pa, record.column(c.label)), self.labels, weights,
+                           c.weight,
+                           {column: arrow_numbers(pa, record.column(column)) for column in scores},
                            self.drop_invalid)
 
 

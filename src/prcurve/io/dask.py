@@ -46,46 +46,43 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from prcurve.core.binned import BinnedCounts, empty_over, resolve_edges
+from prcurve.core.binned import BinnedCounts
 from prcurve.core.counts import ThresholdCounts
 from prcurve.errors import InvalidInputError
 from prcurve.io.batches import Columns, input_files, parquet_statistics_range
-from prcurve.io.dask_budget import packed, read_groups, screen, screened_rows, unpacked
-from prcurve.io.dask_parts import (
-    Budget,
-    Part,
-    State,
-    finish_input,
-    merge_parts,
-    some_values,
-    within_budget,
-)
+from prcurve.io.dask_budget import screen, screened_rows
+from prcurve.io.dask_parts import Part, State, finish_input, merge_parts
 from prcurve.io.dask_watch import compute_watching
+from prcurve.io.piece_tasks import (
+    Piece,
+    TaskSpec,
+    count_piece,
+    equal_width_over,
+    parquet_pieces,
+    raise_problem,
+    read_piece,
+)
 from prcurve.io.readers import arrow_to_numpy, need
-from prcurve.io.rows import LabelRule, RowProblem, check_block
-from prcurve.validation.arrays import check_edges, check_n_bins, distinct_values
+from prcurve.io.rows import LabelRule
+from prcurve.validation.arrays import check_edges, check_n_bins
 from prcurve.validation.files import (
     bad_option,
     dask_missing_columns,
-    dask_partition_error,
     empty_input,
     not_a_dask_input,
 )
-from prcurve.validation.labels import BinaryLabels, check_labels, check_positive_class
+from prcurve.validation.labels import check_labels, check_positive_class
 from prcurve.validation.paths import check_distinct_files, no_files_given
 
 __all__ = ["dask_scores", "pr_counts"]
 
-_PIECE_ROWS = 1 << 22  # rows of consecutive row groups read at a time (at least one group)
 _TASKS_PER_THREAD = 16  # tasks per thread at least (each folding consecutive pieces)
-_FEW_LABELS = 3  # a partition with more distinct labels has soft labels (checked there)
 
 
 def need_dask() -> tuple[Any, Any]:
@@ -141,178 +138,23 @@ def dask_frame(data: Any, columns: list[str], optional: Sequence[str] = ()) -> A
     return frame[columns + [c for c in optional if c in found and c not in columns]]
 
 
-# -- what a task returns -----------------------------------------------------------------
-
-
-@dataclass
-class _Spec:
-    """What every task needs: the columns, the bins, and how labels are read.
-
-    ``rule`` set: the file rules of ``prcurve report`` (:func:`check_block`);
-    else the library's (``from_scores`` with ``pos_label``, soft labels allowed).
-    ``mode`` is ``"count"`` (states) or ``"range"`` (each column's smallest and
-    largest valid score, for equal-width bins).
-    """
-
-    label: str
-    scores: list[str]
-    weight: str | None
-    edges: list[NDArray[np.float64] | None]
-    pos_label: Any = None
-    rule: LabelRule | None = None
-    mode: str = "count"
-    drop_invalid: bool = False
-    # The distinct-score budget of ``prcurve report`` (issue 26, item 7): an exact
-    # column's state past ``budget`` thresholds is binned over its ``switch_edges``.
-    budget: int | None = None
-    switch_edges: list[NDArray[np.float64] | None] | None = None
-
-    @property
-    def within(self) -> Budget | None:
-        if self.budget is None or self.switch_edges is None:
-            return None
-        return self.budget, self.switch_edges
-
-    def __getstate__(self) -> dict[str, Any]:
-        # Equal-width edges as (low, high, bins): Dask warns about graphs over 10 MB.
-        state = dict(self.__dict__)
-        state["edges"] = [packed(e) for e in self.edges]
-        if self.switch_edges is not None:
-            state["switch_edges"] = [packed(e) for e in self.switch_edges]
-        return state
-
-    def __setstate__(self, state: dict[str, Any]) -> None:
-        state["edges"] = [unpacked(e) for e in state["edges"]]
-        if state.get("switch_edges") is not None:
-            state["switch_edges"] = [unpacked(e) for e in state["switch_edges"]]
-        self.__dict__.update(state)
-
-
-    @property
-    def columns(self) -> list[str]:
-        return [self.label, *([self.weight] if self.weight else []),
-                *[s for s in self.scores if s not in (self.label, self.weight)]]
-
-
-def _empty_states(spec: _Spec) -> list[State]:
-    return [ThresholdCounts.empty() if e is None else empty_over(e) for e in spec.edges]
-
-
-def _count(columns: dict[str, NDArray[Any]], n: int, index: int, spec: _Spec) -> Part:
-    """One partition's states (or ranges), or what is wrong with its rows."""
-    empty = Part([(index, n)], _empty_states(spec),
-                  ranges=[(np.inf, -np.inf)] * len(spec.scores))
-    if n == 0:
-        return empty
-    if spec.rule is None:
-        return _count_library(columns, index, spec, empty)
-    rule = LabelRule(spec.rule.column, spec.rule.positive)
-    try:
-        block = check_block(columns[spec.label], rule,
-                            None if spec.weight is None else columns[spec.weight], spec.weight,
-                            {s: columns[s] for s in spec.scores}, spec.drop_invalid)
-    except RowProblem as problem:
-        empty.problem = (index, problem)
-        return empty
-    empty.rules = [(index, rule)]
-    empty.positives = int(np.count_nonzero(block.positive))
-    states: list[State] = []
-    for column, edges in zip(spec.scores, spec.edges, strict=True):
-        keep = block.keep[column]
-        scores, positive, weights = block.scores[column], block.positive, block.weights
-        if keep is not None:
-            scores, positive = scores[keep], positive[keep]
-            weights = None if weights is None else weights[keep]
-        empty.kept.append(int(scores.shape[0]))
-        empty.kept_positives.append(int(np.count_nonzero(positive)))
-        empty.dropped.append(dict(block.dropped.get(column, {})))
-        if spec.mode == "range":
-            continue
-        labels = BinaryLabels(positive=positive, soft=None)
-        if edges is None:
-            states.append(within_budget(ThresholdCounts._from_checked(scores, labels, weights),
-                                        spec.within, len(states)))
-        else:
-            binned = empty_over(edges)
-            binned._add_checked(scores, labels, weights, threads=1)  # threads: Dask's
-            states.append(binned)
-    if spec.mode == "range":
-        empty.ranges = [_range(block.scores[c], block.keep[c]) for c in spec.scores]
-    else:
-        empty.states = states
-    return empty
-
-
-def _range(scores: NDArray[Any], keep: NDArray[np.bool_] | None) -> tuple[float, float]:
-    kept = scores if keep is None else scores[keep]
-    if not kept.shape[0]:
-        return np.inf, -np.inf
-    return float(np.min(kept)), float(np.max(kept))
-
-
-def _count_library(columns: dict[str, NDArray[Any]], index: int, spec: _Spec,
-                   empty: Part) -> Part:
-    y = columns[spec.label]
-    w = None if spec.weight is None else np.asarray(columns[spec.weight], dtype=np.float64)
-    states: list[State] = []
-    try:
-        if spec.pos_label is not None:
-            # Whether pos_label occurs is a property of the whole, not of a partition: a
-            # partition of negatives only is fine. Its labels become booleans here, and
-            # the absent-pos_label rule is applied to the whole (pr_counts_columns).
-            positive = check_labels(spec.label, y, spec.pos_label, check_positive=False)
-            y = np.asarray(positive.positive, dtype=bool)  # set whenever pos_label is given
-            if y.any():
-                empty.matched = True
-            else:
-                empty.unmatched = some_values(distinct_values(columns[spec.label]).tolist())
-        for score, e in zip(spec.scores, spec.edges, strict=True):
-            s = columns[score]
-            if e is None:
-                states.append(ThresholdCounts.from_scores(y, s, sample_weight=w))
-            else:
-                states.append(BinnedCounts.from_scores(y, s, e, sample_weight=w))
-        if spec.pos_label is None:  # labels checked above: hard ones noted for the whole
-            values = np.unique(np.asarray(y))
-            if values.shape[0] > _FEW_LABELS:
-                empty.soft = True
-            else:
-                empty.labels = values.tolist()
-    except (InvalidInputError, ValueError, TypeError) as error:
-        empty.problem = (index, str(error))
-        return empty
-    empty.states = states
-    return empty
-
-
-def _frame_task(frame: Any, index: int, spec: _Spec) -> Part:
+def _frame_task(frame: Any, index: int, spec: TaskSpec) -> Part:
     """A partition of a Dask DataFrame (its rows counted from the data's first row)."""
     if spec.rule is not None:
         pa = need("pyarrow", "Dask partitions")
         columns = {c: arrow_to_numpy(pa, pa.Array.from_pandas(frame[c])) for c in spec.columns}
     else:
         columns = {c: frame[c].to_numpy() for c in spec.columns}
-    return _count(columns, len(frame), index, spec)
+    return count_piece(columns, len(frame), index, spec)
 
 
-def _read_piece(path: str, groups: list[int], index: int, spec: _Spec
-                ) -> tuple[dict[str, NDArray[Any]], int] | Part:
-    """Row groups of one Parquet file: the spec's columns and rows, or (unreadable) the
-    result that says so."""
-    try:
-        return read_groups(path, groups, spec)
-    except (OSError, ValueError, TypeError) as error:
-        return Part([(index, 0)], _empty_states(spec), problem=(index, f"cannot read "
-                     f"{path!r}: {error}"))
-
-
-def _piece_task(path: str, groups: list[int], index: int, spec: _Spec) -> Part:
+def _piece_task(path: str, groups: list[int], index: int, spec: TaskSpec) -> Part:
     """Row groups of one Parquet file, read here (the task knows its file and rows)."""
-    read = _read_piece(path, groups, index, spec)
-    return read if isinstance(read, Part) else _count(*read, index, spec)
+    read = read_piece(path, groups, index, spec)
+    return read if isinstance(read, Part) else count_piece(*read, index, spec)
 
 
-def _pieces_task(pieces: list[tuple[str, list[int], int]], spec: _Spec) -> Part:
+def _pieces_task(pieces: list[tuple[str, list[int], int]], spec: TaskSpec) -> Part:
     """Several pieces read and counted one after the other, folded into one result."""
     result = _piece_task(*pieces[0], spec)
     for path, groups, index in pieces[1:]:
@@ -321,7 +163,7 @@ def _pieces_task(pieces: list[tuple[str, list[int], int]], spec: _Spec) -> Part:
     return result
 
 
-def _merge_task(spec: _Spec, *parts: Part) -> Part:
+def _merge_task(spec: TaskSpec, *parts: Part) -> Part:
     return merge_parts(*parts, within=spec.within)
 
 
@@ -339,40 +181,12 @@ def _cluster_threads() -> int:
 # -- the graph ---------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class _Piece:
-    path: str
-    groups: list[int]
-    first_row: int  # the file's row number of the piece's first row
-
-
-def _pieces(files: Sequence[str]) -> list[_Piece]:
-    """Consecutive row groups of each file, about ``_PIECE_ROWS`` rows per piece."""
-    pq = need("pyarrow.parquet", "Parquet files")
-    pieces = []
-    for path in files:
-        metadata = pq.read_metadata(path)
-        groups: list[int] = []
-        rows = 0
-        first = 1
-        for g in range(metadata.num_row_groups):
-            groups.append(g)
-            rows += metadata.row_group(g).num_rows
-            if rows >= _PIECE_ROWS:
-                pieces.append(_Piece(path, groups, first))
-                first += rows
-                groups, rows = [], 0
-        if groups or not pieces or pieces[-1].path != path:
-            pieces.append(_Piece(path, groups, first))
-    return pieces
-
-
-def _compute(data: Any, spec: _Spec, split_every: int, dask: Any,
-             compute: dict[str, Any], files: list[str] | None) -> tuple[Part, list[_Piece] | None]:
+def _compute(data: Any, spec: TaskSpec, split_every: int, dask: Any,
+             compute: dict[str, Any], files: list[str] | None) -> tuple[Part, list[Piece] | None]:
     delayed = dask.delayed
     shared = delayed(spec)
     if files is not None:
-        pieces = _pieces(files)
+        pieces = parquet_pieces(files)
         # Consecutive pieces folded in one task (one state per task, not per piece):
         # at least 16 tasks per thread of the cluster (balance), and beyond that pieces
         # folded so that states and merges do not grow with the data.
@@ -393,22 +207,7 @@ def _compute(data: Any, spec: _Spec, split_every: int, dask: Any,
     return compute_watching(dask, level[0], **compute), pieces
 
 
-def _raise_problem(result: Part, pieces: list[_Piece] | None, name: str) -> None:
-    """The first problem found, with its file and row (or the data's row)."""
-    if result.problem is None:
-        return
-    index, problem = result.problem
-    if pieces is not None:
-        path, first_row = pieces[index].path, pieces[index].first_row
-    else:
-        sizes = dict(result.sizes)
-        path, first_row = name, 1 + sum(sizes[i] for i in sizes if i < index)
-    if isinstance(problem, RowProblem):
-        raise problem.error(path, first_row)
-    raise dask_partition_error(index, first_row, problem)
-
-
-def _edges(bins: int | ArrayLike | None, data: Any, spec: _Spec, files: list[str] | None,
+def _edges(bins: int | ArrayLike | None, data: Any, spec: TaskSpec, files: list[str] | None,
            split_every: int, dask: Any, compute: dict[str, Any], name: str
            ) -> list[NDArray[np.float64] | None]:
     scores = spec.scores
@@ -420,19 +219,17 @@ def _edges(bins: int | ArrayLike | None, data: Any, spec: _Spec, files: list[str
         # the Parquet statistics of local files when they have them, else one pass.
         known = [None if files is None else parquet_statistics_range(files, s) for s in scores]
         if all(r is not None for r in known):
-            ranges: Sequence[Any] = known
-        elif spec.rule is not None:
-            ranging = _Spec(spec.label, scores, spec.weight, [None] * len(scores),
-                            rule=spec.rule, mode="range", drop_invalid=spec.drop_invalid)
-            result, pieces = _compute(data, ranging, split_every, dask, compute, files)
-            _raise_problem(result, pieces, name)
-            ranges = [r if np.isfinite(r[0]) else (0.0, 1.0) for r in result.ranges]
-        else:
-            frame = dask_frame(data, spec.columns)
-            ranges = dask.compute(*[(frame[s].min(), frame[s].max()) for s in scores],
-                                  **compute)
-        return [resolve_edges(int(bins), np.array([float(lo), float(hi)]))
-                for lo, hi in ranges]
+            return equal_width_over(int(bins), known)
+        if spec.rule is not None:
+            result, pieces = _compute(data, spec.ranging(), split_every, dask, compute, files)
+            raise_problem(result, pieces, name)
+            return equal_width_over(int(bins), [], result)
+        frame = dask_frame(data, spec.columns)
+        # Watched as the counts are: lost workers are an error, never a wait for ever.
+        ends = compute_watching(dask, [end for s in scores
+                                       for end in (frame[s].min(), frame[s].max())],
+                                **compute)
+        return equal_width_over(int(bins), list(zip(ends[::2], ends[1::2], strict=True)))
     return [check_edges("bins", bins)] * len(scores)
 
 
@@ -459,12 +256,12 @@ def pr_counts_columns(
     files = _local_parquet_files(data)
     if files is None:  # checks the columns of a DataFrame or remote data before any task
         dask_frame(data, [label, *([weight] if weight else []), *scores])
-    spec = _Spec(label, list(scores), weight, [], pos_label=pos_label)
+    spec = TaskSpec(label, list(scores), weight, [], pos_label=pos_label)
     spec.edges = _edges(bins, data, spec, files, split_every, dask, compute, "data")
     if files is not None:
         _check_parquet_columns(files, spec.columns)
     result, pieces = _compute(data, spec, split_every, dask, compute, files)
-    _raise_problem(result, pieces, "data")
+    raise_problem(result, pieces, "data")
     rows = sum(n for _, n in result.sizes)
     if rows == 0:
         raise empty_input("data", "no rows")
@@ -563,8 +360,8 @@ def dask_scores(files: list[str], name: str, columns: Columns, positive: str | N
     """
     dask, _ = need_dask()
     split_every = _check_split_every(split_every)
-    spec = _Spec(columns.label, list(columns.scores), columns.weight, [],
-                 rule=LabelRule(columns.label, positive), drop_invalid=drop_invalid)
+    spec = TaskSpec(columns.label, list(columns.scores), columns.weight, [],
+                    rule=LabelRule(columns.label, positive), drop_invalid=drop_invalid)
     spec.edges = _edges(bins, files, spec, files, split_every, dask, compute, name)
     switched: list[int | None] = [None] * len(spec.scores)
     if bins is None and max_distinct is not None:
@@ -575,7 +372,7 @@ def dask_scores(files: list[str], name: str, columns: Columns, positive: str | N
         screened = screened_rows(files, max_distinct)
         switched = [screened if p else None for p in past]
     result, pieces = _compute(files, spec, split_every, dask, compute, files)
-    _raise_problem(result, pieces, name)
-    return finish_input(result, spec.within, columns, name, len(files), positive,
+    raise_problem(result, pieces, name)
+    return finish_input(result, columns, name, len(files), positive,
                         bins is None and max_distinct is not None, max_distinct, switched,
                         "dask")

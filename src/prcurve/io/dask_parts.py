@@ -147,20 +147,19 @@ def _sum_counts(counts: tuple[dict[str, int], ...]) -> dict[str, int]:
     return total
 
 
-def finish_input(result: Part, within: Budget | None, columns: Columns, name: str, files: int,
+def finish_input(result: Part, columns: Columns, name: str, files: int,
                  positive: str | None, budgeted: bool, max_distinct: int | None,
                  switched: Sequence[int | None], engine: str) -> Any:
     """The ``StreamedInput`` of the merged ``result`` of every part (no problem left):
-    the last budget check, the label rule of all parts, and the rules of the whole.
+    the label rule of all parts, and the rules of the whole. Its states are within the
+    budget already: each piece's exact state is checked when counted
+    (``piece_tasks.count_piece``) and every merge checks again (:func:`merge_parts`).
 
     ``budgeted``: the distinct-score budget ``max_distinct`` applied (no ``--bins``);
     ``switched[i]``: the rows the screen read when column ``i`` was binned from the start.
     """
     from prcurve.io.stream import StreamedCounts, StreamedInput  # io: the report's input
 
-    if within is not None:  # a single part's state is not merged: the last check
-        result.states = [within_budget(state, within, i)
-                         for i, state in enumerate(result.states)]
     rule = LabelRule(columns.label, positive)
     try:
         for _, one in sorted(result.rules, key=lambda r: r[0]):

@@ -42,21 +42,24 @@ def active_client() -> Any:
 def compute_watching(dask: Any, graph: Any, option: str = "--dask",
                      **compute: Any) -> Any:
     """``dask.compute(graph, **compute)[0]``, watching the workers of an active
-    distributed client (see the module's text)."""
+    distributed client (see the module's text). ``graph``: one Dask collection or a list
+    of them (then a list of their values)."""
     client = None if compute else active_client()
     if client is None:
         return dask.compute(graph, **compute)[0]
     import distributed
 
     wait: Any = distributed.wait
-    future = client.compute(graph)
+    futures = client.compute(graph)  # a list of futures for a list of collections
+    pending = futures if isinstance(futures, list) else [futures]
     alone_since: float | None = None
     try:
         while True:
             with contextlib.suppress(TimeoutError):  # a second passed: look at the workers
-                wait(future, timeout=_POLL_SECONDS)
-            if future.done():
-                return future.result()
+                wait(pending, timeout=_POLL_SECONDS)
+            if all(future.done() for future in pending):
+                values = [future.result() for future in pending]
+                return values if isinstance(futures, list) else values[0]
             try:
                 workers = client.scheduler_info().get("workers", {})
             except (OSError, TimeoutError) as error:
@@ -73,4 +76,5 @@ def compute_watching(dask: Any, graph: Any, option: str = "--dask",
     except distributed.KilledWorker as error:
         raise workers_lost(option, f"Dask workers died running a task ({error})") from None
     finally:
-        future.release()
+        for future in pending:
+            future.release()

@@ -47,6 +47,7 @@ __all__ = [
     "FORMATS",
     "RawTable",
     "RowsCallback",
+    "arrow_numbers",
     "arrow_to_numpy",
     "check_unique_names",
     "detect_format",
@@ -552,6 +553,16 @@ def arrow_to_numpy(pa: Any, column: Any) -> NDArray[Any]:
     except UnicodeDecodeError:  # pyarrow's JSON reader does not check UTF-8: keep the bytes
         raw = column.cast(pa.large_binary() if pa.types.is_large_string(kind) else pa.binary())
         return _decoded(object_array(raw.to_pylist()))
+
+
+def arrow_numbers(pa: Any, column: Any) -> NDArray[Any]:
+    """:func:`arrow_to_numpy`, except that a floating column without missing values keeps
+    its type (float32 stays float32) and is not copied: the columns of labels, scores and
+    weights that the streamed and Parquet-task readers check
+    (:func:`prcurve.io.rows.check_block`)."""
+    if pa.types.is_floating(column.type) and column.null_count == 0:
+        return primitive_numpy(pa, column)
+    return arrow_to_numpy(pa, column)
 
 
 _INT64 = np.iinfo(np.int64)

@@ -283,12 +283,17 @@ class _ColumnState:
         # count them exactly only when it has passed the limit and grown by half since.
         size = len(self.accumulator)
         if size > self.max_distinct and size > 1.5 * self.checked_at:
-            exact = self.accumulator.counts()
-            self.checked_at = len(exact)
-            if len(exact) > self.max_distinct:
-                self.binned = exact.to_binned(switch())
-                self.accumulator = ExactAccumulator()
-                self.switched_at = rows_read
+            self.check_budget(rows_read, switch)
+
+    def check_budget(self, rows_read: int, switch: Callable[[], F64]) -> ThresholdCounts:
+        """Count the exact state (returned); past the budget, bin it from here on."""
+        exact = self.accumulator.counts()
+        self.checked_at = len(exact)
+        if self.max_distinct is not None and len(exact) > self.max_distinct:
+            self.binned = exact.to_binned(switch())
+            self.accumulator = ExactAccumulator()
+            self.switched_at = rows_read
+        return exact
 
     def exact(self) -> ThresholdCounts:
         return self.accumulator.counts()
@@ -298,21 +303,21 @@ class _ColumnState:
             self.accumulator.add(scores, BinaryLabels(positive=positive, soft=None), weights)
         self.first = []
         self.count_codes(final=True)
+        exact: ThresholdCounts | None = None
         if self.binned is None and self.max_distinct is not None and (
                 len(self.accumulator) > self.max_distinct):
             # The last check: exact only within the budget, whatever the batches' order
             # (the checks on the way skip sizes within 1.5x of the last count). The
             # state is then a function of the rows alone, as on Dask (issue 26, item 7).
-            exact = self.accumulator.counts()
-            if len(exact) > self.max_distinct:
-                self.binned = exact.to_binned(switch())
-                self.switched_at = rows_read
+            exact = self.check_budget(rows_read, switch)
         if self.binned is not None:
             return StreamedCounts(self.column, self.binned, "binned", self.rows,
                                   self.max_distinct, self.switched_at, ap_bounds(self.binned),
                                   self.rows_dropped, dict(self.dropped))
-        return StreamedCounts(self.column, self.exact(), "exact", self.rows, self.max_distinct,
-                              None, None, self.rows_dropped, dict(self.dropped))
+        # The state the last check counted, not counted a second time.
+        return StreamedCounts(self.column, self.exact() if exact is None else exact, "exact",
+                              self.rows, self.max_distinct, None, None, self.rows_dropped,
+                              dict(self.dropped))
 
 
 def distinct_scores(parts: list[NDArray[np.floating[Any]]]) -> int:

@@ -10,7 +10,7 @@ Two kinds of work:
 
 - **count** (the distinct-score budget, or ``--bins``): consecutive pieces of row groups
   read (the next piece while one is counted), checked and counted as one Dask task
-  does (:func:`prcurve.io.dask._count`:
+  does (:func:`prcurve.io.piece_tasks.count_piece`:
   binned, or exact within the budget), after the worker screened its own first rows
   as the single process screens the file's; the result is a small
   :class:`~prcurve.io.dask_parts.Part`.
@@ -39,11 +39,9 @@ from numpy.typing import NDArray
 from prcurve.core.counts import ThresholdCounts
 from prcurve.core.heap import reuse_freed_memory
 from prcurve.core.sorting import set_sort_threads
-from prcurve.io.dask import _count as count_rows
-from prcurve.io.dask import _read_piece, _Spec
 from prcurve.io.dask_budget import screen_groups
 from prcurve.io.dask_parts import Part, merge_parts
-from prcurve.io.rows import LabelRule, RowProblem, check_block
+from prcurve.io.piece_tasks import TaskSpec, check_piece, count_piece, read_piece
 from prcurve.validation.labels import BinaryLabels
 
 __all__ = ["SAMPLE_PER_PIECE", "Source", "serve", "state_layout"]
@@ -83,7 +81,7 @@ def serve(connection: Connection, threads: int) -> None:
             connection.send(("ok", result))
 
 
-def _read_ahead(pieces: Sequence[tuple[str, list[int], int]], spec: _Spec
+def _read_ahead(pieces: Sequence[tuple[str, list[int], int]], spec: TaskSpec
                 ) -> Iterator[tuple[str, int, tuple[dict[str, NDArray[Any]], int] | Part]]:
     """Each piece read (path, index, its columns and rows or the result of a failed read)
     while the one before is counted, on one reading thread (pyarrow's decoding releases
@@ -91,11 +89,11 @@ def _read_ahead(pieces: Sequence[tuple[str, list[int], int]], spec: _Spec
     from concurrent.futures import ThreadPoolExecutor  # here: the workers' own thread
 
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="prcurve-read") as reader:
-        ahead = reader.submit(_read_piece, *pieces[0], spec)
+        ahead = reader.submit(read_piece, *pieces[0], spec)
         for k, (path, _, index) in enumerate(pieces):
             read = ahead.result()
             if k + 1 < len(pieces):
-                ahead = reader.submit(_read_piece, *pieces[k + 1], spec)
+                ahead = reader.submit(read_piece, *pieces[k + 1], spec)
             yield path, index, read
 
 
@@ -118,7 +116,7 @@ def _small_pages() -> None:
 
 
 def _count(held: dict[int, ThresholdCounts], pieces: list[tuple[str, list[int], int]],
-           spec: _Spec) -> tuple[Part, list[bool], bool] | None:
+           spec: TaskSpec) -> tuple[Part, list[bool], bool] | None:
     """Consecutive pieces counted and folded into one result (None without pieces).
 
     Under the distinct-score budget the worker first screens its own first rows, as the
@@ -136,7 +134,7 @@ def _count(held: dict[int, ThresholdCounts], pieces: list[tuple[str, list[int], 
         spec.edges = [e if p else None for p, e in zip(past, spec.switch_edges, strict=True)]
     result: Part | None = None
     for _, index, read in _read_ahead(pieces, spec):
-        part = read if isinstance(read, Part) else count_rows(*read, index, spec)
+        part = read if isinstance(read, Part) else count_piece(*read, index, spec)
         result = part if result is None else merge_parts(result, part, within=spec.within)
     if result is None:  # unreachable: there are pieces
         raise ValueError("no pieces counted")
@@ -144,7 +142,7 @@ def _count(held: dict[int, ThresholdCounts], pieces: list[tuple[str, list[int], 
 
 
 def _hold(held: dict[int, ThresholdCounts], pieces: list[tuple[str, list[int], int]],
-          spec: _Spec, folder: str, worker: int
+          spec: TaskSpec, folder: str, worker: int
           ) -> tuple[Part | None, list[list[Source]], list[NDArray[Any]]]:
     """Read and check this worker's pieces; write each column's kept rows to ``folder``.
 
@@ -169,27 +167,14 @@ def _hold(held: dict[int, ThresholdCounts], pieces: list[tuple[str, list[int], i
 
 
 def _hold_piece(part: Part, columns: dict[str, NDArray[Any]], n: int, index: int,
-                spec: _Spec, folder: str, worker: int, sources: list[list[Source]],
+                spec: TaskSpec, folder: str, worker: int, sources: list[list[Source]],
                 samples: list[list[NDArray[Any]]]) -> None:
     """One piece's rows checked, each column's kept rows written, ``part`` filled in."""
     part.sizes = [(index, n)]
-    rule = LabelRule(spec.label, None if spec.rule is None else spec.rule.positive)
-    try:
-        block = check_block(columns[spec.label], rule,
-                            None if spec.weight is None else columns[spec.weight],
-                            spec.weight, {s: columns[s] for s in spec.scores},
-                            spec.drop_invalid)
-    except RowProblem as problem:
-        part.problem = (index, problem)
+    kept = check_piece(part, columns, index, spec)
+    if kept is None:
         return
-    part.rules = [(index, rule)]
-    part.positives = int(np.count_nonzero(block.positive))
-    for c, column in enumerate(spec.scores):
-        keep = block.keep[column]
-        scores, positive, weights = block.scores[column], block.positive, block.weights
-        if keep is not None:
-            scores, positive = scores[keep], positive[keep]
-            weights = None if weights is None else weights[keep]
+    for c, (scores, positive, weights) in enumerate(kept):
         stem = os.path.join(folder, f"w{worker}-p{index}-c{c}")
         scores.tofile(stem + ".scores")
         positive.tofile(stem + ".positive")
@@ -198,9 +183,6 @@ def _hold_piece(part: Part, columns: dict[str, NDArray[Any]], n: int, index: int
         sources[c].append((stem, int(scores.shape[0]), scores.dtype.str))
         step = max(1, scores.shape[0] // SAMPLE_PER_PIECE)
         samples[c].append(scores[::step].copy())
-        part.kept.append(int(scores.shape[0]))
-        part.kept_positives.append(int(np.count_nonzero(positive)))
-        part.dropped.append(dict(block.dropped.get(column, {})))
 
 
 def _load(file: str, dtype: Any, n: int) -> NDArray[Any]:

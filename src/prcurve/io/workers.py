@@ -48,12 +48,17 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from prcurve.core.binned import resolve_edges
 from prcurve.core.counts import ThresholdCounts
 from prcurve.io.batches import Columns, parquet_statistics_range
-from prcurve.io.dask import _Piece, _pieces, _raise_problem, _Spec
 from prcurve.io.dask_budget import screen, screened_rows
 from prcurve.io.dask_parts import Part, finish_input, merge_parts
+from prcurve.io.piece_tasks import (
+    Piece,
+    TaskSpec,
+    equal_width_over,
+    parquet_pieces,
+    raise_problem,
+)
 from prcurve.io.readers import need
 from prcurve.io.rows import LabelRule
 from prcurve.io.worker_tasks import Source, state_layout
@@ -179,12 +184,12 @@ class WorkerPool:
                            "before returning its result")
 
 
-def _share_tasks(pieces: Sequence[_Piece], size: int) -> list[list[tuple[str, list[int], int]]]:
+def _share_tasks(pieces: Sequence[Piece], size: int) -> list[list[tuple[str, list[int], int]]]:
     return [[(pieces[i].path, pieces[i].groups, i) for i in share]
             for share in shares(len(pieces), size)]
 
 
-def _counted(pool: WorkerPool, pieces: Sequence[_Piece], spec: _Spec
+def _counted(pool: WorkerPool, pieces: Sequence[Piece], spec: TaskSpec
              ) -> tuple[Part, list[bool] | None]:
     """Each worker counts its share (one folded result); the parent merges the N. Also
     returns the screen of the first worker's first rows when it decided the file's (the
@@ -197,20 +202,16 @@ def _counted(pool: WorkerPool, pieces: Sequence[_Piece], spec: _Spec
             first[1] if first is not None and first[2] else None)
 
 
-def _edges(n_bins: int, files: Sequence[str], spec: _Spec, pool: WorkerPool,
-           pieces: Sequence[_Piece], name: str) -> list[NDArray[np.float64] | None]:
+def _edges(n_bins: int, files: Sequence[str], spec: TaskSpec, pool: WorkerPool,
+           pieces: Sequence[Piece], name: str) -> list[NDArray[np.float64] | None]:
     """Equal-width edges over each column's full range: from the Parquet statistics,
     else one pass of the workers (as ``prcurve.io.dask._edges``)."""
     known = [parquet_statistics_range(files, s) for s in spec.scores]
     if all(r is not None for r in known):
-        ranges: Sequence[Any] = known
-    else:
-        ranging = _Spec(spec.label, spec.scores, spec.weight, [None] * len(spec.scores),
-                        rule=spec.rule, mode="range", drop_invalid=spec.drop_invalid)
-        result, _ = _counted(pool, pieces, ranging)
-        _raise_problem(result, list(pieces), name)
-        ranges = [r if np.isfinite(r[0]) else (0.0, 1.0) for r in result.ranges]
-    return [resolve_edges(n_bins, np.array([float(lo), float(hi)])) for lo, hi in ranges]
+        return equal_width_over(n_bins, known)
+    result, _ = _counted(pool, pieces, spec.ranging())
+    raise_problem(result, list(pieces), name)
+    return equal_width_over(n_bins, [], result)
 
 
 def _shared_folder(need: int) -> str:
@@ -224,7 +225,7 @@ def _shared_folder(need: int) -> str:
     return tempfile.mkdtemp(prefix="prcurve-workers-", dir=place)
 
 
-def _bytes_needed(pieces: Sequence[_Piece], spec: _Spec) -> int:
+def _bytes_needed(pieces: Sequence[Piece], spec: TaskSpec) -> int:
     """At most the bytes the exact path writes: each row's score (8), label (1) and
     weight (8) per column, and 24 bytes a threshold of the state."""
     pq = need("pyarrow.parquet", "Parquet files")
@@ -233,7 +234,7 @@ def _bytes_needed(pieces: Sequence[_Piece], spec: _Spec) -> int:
     return int(rows) * per_row * len(spec.scores)
 
 
-def _exact(pool: WorkerPool, pieces: Sequence[_Piece], spec: _Spec) -> Part:
+def _exact(pool: WorkerPool, pieces: Sequence[Piece], spec: TaskSpec) -> Part:
     """The exact state of every column, built by ranges of scores on the workers."""
     folder = _shared_folder(_bytes_needed(pieces, spec))
     try:
@@ -304,9 +305,10 @@ def local_scores(pool: WorkerPool, files: list[str], name: str, columns: Columns
     """Parquet files counted on ``pool`` with ``prcurve report``'s rules: the
     ``StreamedInput`` (``engine="workers"``) of :func:`prcurve.io.dask.dask_scores`,
     the same state and numbers as one process (docs/scale.md)."""
-    spec = _Spec(columns.label, list(columns.scores), columns.weight, [None] * len(columns.scores),
-                 rule=LabelRule(columns.label, positive), drop_invalid=drop_invalid)
-    pieces = _pieces(files)
+    spec = TaskSpec(columns.label, list(columns.scores), columns.weight,
+                    [None] * len(columns.scores), rule=LabelRule(columns.label, positive),
+                    drop_invalid=drop_invalid)
+    pieces = parquet_pieces(files)
     switched: list[int | None] = [None] * len(spec.scores)
     budgeted = bins is None and max_distinct is not None
     if bins is None and max_distinct is None:
@@ -325,6 +327,6 @@ def local_scores(pool: WorkerPool, files: list[str], name: str, columns: Columns
             past = first if first is not None else screen(files, spec, int(max_distinct or 0))
             screened = screened_rows(files, int(max_distinct or 0))
             switched = [screened if p else None for p in past]
-    _raise_problem(result, list(pieces), name)
-    return finish_input(result, spec.within, columns, name, len(files), positive, budgeted,
+    raise_problem(result, list(pieces), name)
+    return finish_input(result, columns, name, len(files), positive, budgeted,
                         max_distinct, switched, "workers")

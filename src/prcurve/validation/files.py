@@ -475,7 +475,7 @@ def dask_options_conflict() -> InvalidInputError:
 
 
 def check_workers(value: Any) -> int:
-    """Local Dask workers for ``--workers``: an integer >= 1."""
+    """``--workers N``, the local worker processes (prcurve.io.workers): an integer >= 1."""
     try:
         number = int(value)
     except (TypeError, ValueError):
