@@ -34,12 +34,15 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from prcurve.ranking.long_decimals import MAX_AFTER, divided_by_power_of_ten
+
 __all__ = ["byte_matrix", "general_numbers", "load_words", "padded_words", "plain_decimals",
            "word_matrix"]
 
 _EXACT_POWERS = 22  # 10^22 is the largest power of ten that is an exact double
-_EXACT_INTEGER = 2**53  # every integer up to this is an exact double
-_MAX_DIGITS = 18  # 10^18 < 2^63: the integer of up to 18 digits never overflows int64
+_EXACT_INTEGER = np.uint64(2**53)  # every integer up to this is an exact double
+_MAX_DIGITS = 19  # significant digits: 10^19 < 2^64, the integer never overflows uint64
+_LONGEST = MAX_AFTER + 2  # bytes of a decimal read: a minus, a digit, the point, 23 digits
 
 
 def padded_words(buffer: NDArray[np.uint8], extra: int) -> NDArray[np.uint64]:
@@ -142,24 +145,31 @@ def plain_decimals(matrix: NDArray[np.uint8], lengths: NDArray[Any]
 
     A plain decimal is an optional ``-``, then digits with at most one ``.``
     among or around them (``5``, ``-0.25``, ``.5``, ``5.``), at least one digit,
-    the digits as one integer below 2^53 and at most 22 of them after the point.
+    at most 19 significant ones (from the first that is not 0) and at most
+    :data:`~prcurve.ranking.long_decimals.MAX_AFTER` (23) after the point, in at
+    most 25 bytes. Digits M below 2^53 with at most 22 after the point take
+    Clinger's fast path (one division); the others (17-digit ``repr`` text) take
+    :func:`~prcurve.ranking.long_decimals.divided_by_power_of_ten`.
     Returns ``(values, read)``: ``values[i]`` is the row's number where
     ``read[i]``, garbage elsewhere (the caller parses those rows).
 
     Examples
     --------
     >>> import numpy as np
-    >>> texts = [b"0.1", b"-0", b"5.", b".5", b"+1", b"1_0", b"-", b"12345678901234567"]
+    >>> texts = [b"0.1", b"-0", b"5.", b".5", b"+1", b"1_0", b"-", b"12345678901234567",
+    ...          b"0.30000000000000004", b"12345678901234567890"]
     >>> buffer = np.frombuffer(b"".join(texts), dtype=np.uint8)
     >>> lengths = np.array([len(t) for t in texts])
     >>> starts = np.concatenate(([0], np.cumsum(lengths)[:-1]))
     >>> values, read = plain_decimals(byte_matrix(buffer, starts, lengths), lengths)
     >>> read.tolist()
-    [True, True, True, True, False, False, False, False]
-    >>> [float(v) for v in values[:4]], bool(np.signbit(values[1]))
-    ([0.1, -0.0, 5.0, 0.5], True)
+    [True, True, True, True, False, False, False, True, True, False]
+    >>> [float(v) for v in values[read]]
+    [0.1, -0.0, 5.0, 0.5, 1.2345678901234568e+16, 0.30000000000000004]
+    >>> bool(np.signbit(values[1]))
+    True
     """
-    longest = _MAX_DIGITS + 2  # a minus, the digits and a point: longer text is not read
+    longest = _LONGEST
     if matrix.shape[1] > longest:
         matrix = matrix[:, :longest]
     n, width = matrix.shape
@@ -179,34 +189,57 @@ def plain_decimals(matrix: NDArray[np.uint8], lengths: NDArray[Any]
     read &= lengths <= longest
     n_dots = np.add.reduce(is_dot, axis=0, dtype=np.uint8)
     read &= n_dots <= 1
-    n_digits = np.add.reduce(is_digit, axis=0, dtype=np.uint8)  # width <= 20: no overflow
-    read &= (n_digits >= 1) & (n_digits <= _MAX_DIGITS)
+    n_digits = np.add.reduce(is_digit, axis=0, dtype=np.uint8)  # width <= 25: no overflow
+    read &= n_digits >= 1
+    long = np.flatnonzero(n_digits > _MAX_DIGITS)
+    if long.shape[0]:
+        # Significant digits (from the first that is not 0): at most 19, so that M <
+        # 10^19 < 2^64 (leading zeros, as in 0.000123..., add nothing to M).
+        read[long] &= _significant(columns[:, long]) <= _MAX_DIGITS
     # Digits after the point: in a row read, every byte after the point up to the row's
     # length is a digit (NUL only pads past the end), so they are length - 1 - the
     # point's column (0 without a point). Column sums, no accumulation along the rows.
-    point = np.zeros(n, dtype=np.int64)
+    point = np.zeros(n, dtype=np.uint8)
     for column in range(1, width):
-        point += is_dot[column] * np.int64(column)
+        point += is_dot[column] * np.uint8(column)
     after = np.where(n_dots == 1, lengths - 1 - point, 0)
     np.maximum(after, 0, out=after)  # (rows not read: any value, none negative)
-    read &= after <= _EXACT_POWERS
+    read &= after <= MAX_AFTER
+    np.minimum(after, MAX_AFTER, out=after)
     # The digits as one integer, Horner's rule over the columns (other bytes skipped:
-    # times 1 plus 0).
+    # times 1 plus 0); exact in uint64 for the rows read (M < 10^19).
     digit *= is_digit
-    integer = np.zeros(n, dtype=np.int64)
-    for column in range(width):
-        factor = is_digit[column] * np.int64(9)
-        factor += 1
+    integer = digit[0].astype(np.uint64)
+    factor = np.empty(n, dtype=np.uint8)  # 10 for a digit, 1 for any other byte
+    for column in range(1, width):
+        np.multiply(is_digit[column], np.uint8(9), out=factor)
+        factor += np.uint8(1)
         integer *= factor
         integer += digit[column]
-    read &= integer <= _EXACT_INTEGER
     # One correctly rounded division of two exact doubles (Clinger's fast path); the
     # powers from Python's integers (exact), not from pow().
-    powers = np.array([float(10**k) for k in range(_EXACT_POWERS + 1)])
+    fast = integer <= _EXACT_INTEGER
+    fast &= after <= _EXACT_POWERS
+    powers = np.array([float(10**k) for k in range(MAX_AFTER + 1)])
     values = integer.astype(np.float64)
-    values /= powers[np.minimum(after, _EXACT_POWERS)]
+    values /= powers.take(after)
+    rest = np.flatnonzero(read & ~fast)
+    if rest.shape[0]:
+        values[rest], read[rest] = divided_by_power_of_ten(integer[rest], after[rest])
     np.negative(values, out=values, where=minus)
     return values, read
+
+
+def _significant(columns: NDArray[np.uint8]) -> NDArray[np.uint8]:
+    """The digits of each column of ``columns`` (bytes of a row in each column) from
+    the first that is not 0."""
+    started = np.zeros(columns.shape[1], dtype=bool)
+    significant = np.zeros(columns.shape[1], dtype=np.uint8)
+    for row in columns:
+        is_digit = (row >= 48) & (row <= 57)
+        started |= is_digit & (row != 48)
+        significant += started & is_digit
+    return significant
 
 
 def general_numbers(text: NDArray[np.bytes_], dtype: type[np.generic]) -> NDArray[Any] | None:
