@@ -27,12 +27,24 @@ from prcurve.core.sorting import (
     set_sort_threads,
     sort_segments,
     sort_threads,
-    sorted_copy,
     split_sort,
 )
 from prcurve.errors import InvalidInputError
 
 FINITE = st.floats(-1e6, 1e6, allow_nan=False, allow_infinity=False, width=64)
+
+
+def sorted_copy(values, *, where=None, threads=None, min_parallel=None):
+    """``np.sort(values[where])`` by :func:`sort_segments` on a copy, as the exact states
+    use it (``packed``): the parts come from :func:`sorting.parts_for`."""
+    out = values.copy() if where is None else values[where]
+    parts = sorting.parts_for(out.shape[0], threads, min_parallel)
+    if parts == 1:
+        out.sort()
+        return out
+    with concurrent.futures.ThreadPoolExecutor(max_workers=parts) as pool:
+        sort_segments(out, parts, pool)
+    return out
 
 
 @FAST

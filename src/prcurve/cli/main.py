@@ -97,7 +97,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     Examples
     --------
-    >>> from prcurve.cli import main
+    >>> from prcurve.cli.main import main
     >>> main(["trec", "no-such-qrels", "no-such-run"])  # the error goes to stderr
     2
     """

@@ -9,7 +9,6 @@ array at once. Three ways are used, chosen by what follows the sort:
   the array ends up ascending, equal to ``np.sort`` element for element (the sorted
   order of a set of numbers is unique; only ``-0.0`` and ``0.0`` may trade places, as
   they may within ``np.sort`` itself, and every state turns ``-0.0`` into ``0.0``).
-  :func:`sorted_copy` is this on a copy.
 - :func:`split_sort` makes a sorted copy by ranges of values with every step in the
   threads: each thread copies (negated, for decreasing scores) and partitions one
   contiguous part of the input by splitters drawn from a sample, then gathers and
@@ -32,9 +31,11 @@ saves.
 Examples
 --------
 >>> import numpy as np
->>> from prcurve.core.sorting import sorted_copy
+>>> from prcurve.core.sorting import sort_segments
 >>> values = np.random.default_rng(0).random(1000)
->>> bool(np.array_equal(sorted_copy(values, threads=3, min_parallel=10), np.sort(values)))
+>>> want = np.sort(values)
+>>> bounds = sort_segments(values, 3)
+>>> bool(np.array_equal(values, want))
 True
 """
 
@@ -51,8 +52,7 @@ if TYPE_CHECKING:  # imported where threads start: small inputs never load it (i
     from concurrent.futures import ThreadPoolExecutor
 
 __all__ = ["MIN_PARALLEL", "Split", "count_below", "locate", "part_bounds", "parts_for",
-           "run_parts", "set_sort_threads", "sort_segments", "sort_threads", "sorted_copy",
-           "split_sort"]
+           "run_parts", "set_sort_threads", "sort_segments", "sort_threads", "split_sort"]
 
 MIN_PARALLEL = 1 << 20
 """Arrays with fewer values are sorted on one core (read at each call: tests may lower it)."""
@@ -172,33 +172,6 @@ def sort_segments(values: NDArray[Any], parts: int,
     # The value at a kth may also end the range below: cut at its first occurrence.
     return [0, *(int(np.searchsorted(values[:kth + 1], values[kth], side="left"))
                  for kth in kths), n]
-
-
-def sorted_copy(values: NDArray[S], *, where: NDArray[np.bool_] | None = None,
-                threads: int | None = None, min_parallel: int | None = None) -> NDArray[S]:
-    """``np.sort(values[where])`` of a 1-d array without NaN, on ``threads`` cores.
-
-    Parameters
-    ----------
-    values : ndarray, shape (n,)
-        Numbers without NaN (scores that passed validation).
-    where : ndarray of bool, shape (n,), optional
-        The values to sort (by default all).
-    threads : int, optional
-        Threads to use; by default :func:`sort_threads`.
-    min_parallel : int, optional
-        Arrays with fewer values are sorted on one core; by default :data:`MIN_PARALLEL`.
-    """
-    out = values.copy() if where is None else values[where]  # never sort the caller's array
-    parts = parts_for(out.shape[0], threads, min_parallel)
-    if parts == 1:
-        out.sort()
-        return out
-    from concurrent.futures import ThreadPoolExecutor  # lazily: issue 26
-
-    with ThreadPoolExecutor(max_workers=parts) as pool:
-        sort_segments(out, parts, pool)
-    return out
 
 
 class Split:
