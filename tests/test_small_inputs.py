@@ -144,26 +144,18 @@ def test_files_from_the_threshold_up_take_the_large_file_reader(
 def test_once_pyarrow_csv_is_loaded_a_smaller_file_takes_its_reader(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, arrow_reads: list[bool],
 ) -> None:
-    # pyarrow's import is what the small-file threshold saves; once it is paid, qrels
-    # and runs of long scores from ARROW_LOADED_SMALL_FILE_BYTES up go to its reader,
-    # runs of short scores stay with the exact one. The same columns either way.
+    # pyarrow's import is what the small-file threshold saves; once it is paid, files
+    # from ARROW_LOADED_SMALL_FILE_BYTES up go to its reader. The same columns either way.
     import pyarrow.csv  # noqa: F401 - loaded, as after an earlier large file
 
-    qrels, run = _typical_run(tmp_path, topics=40, docs=300)  # scores of 7 bytes
-    qrels.write_text("".join(f"{300 + t} 0 d{j} {j % 3}\n" for t in range(40)
-                             for j in range(300)))
-    long = tmp_path / "long"
-    long.write_text("".join(f"{300 + t} Q0 d{r} {r + 1} {(1000 - r) / 7!r} bench\n"
-                            for t in range(40) for r in range(300)))
-    for path in (qrels, run, long):
-        size = path.stat().st_size
-        assert trec_reader.ARROW_LOADED_SMALL_FILE_BYTES <= size < trec_reader.SMALL_FILE_BYTES
-    by_arrow = [_columns(path, kind) for path, kind in
-                ((qrels, "qrels"), (run, "run"), (long, "run"))]
-    assert arrow_reads == [True, True]  # the qrels and the long scores
+    _, run = _typical_run(tmp_path, topics=40, docs=300)
+    size = run.stat().st_size
+    assert trec_reader.ARROW_LOADED_SMALL_FILE_BYTES <= size < trec_reader.SMALL_FILE_BYTES
+    by_arrow = _columns(run, "run")
+    assert arrow_reads == [True]
     monkeypatch.delitem(sys.modules, "pyarrow.csv")  # as in a process that never loaded it
-    assert [_columns(qrels, "qrels"), _columns(run, "run"), _columns(long, "run")] == by_arrow
-    assert arrow_reads == [True, True]
+    assert _columns(run, "run") == by_arrow
+    assert arrow_reads == [True]
 
 
 # -- CSV and TSV files -------------------------------------------------------------------

@@ -17,9 +17,7 @@ A small file (below :data:`SMALL_FILE_BYTES`; a typical run of 50 topics x
 1,000 documents is 1.5 MB) goes to the exact reader directly: one vectorised
 pass over its bytes in memory costs less than importing pyarrow (about 0.1 s),
 starting its threads and mapping the file (issue 26; the crossover, about 4 MB,
-in docs/benchmarks.md, "Everyday sizes"). Once ``pyarrow.csv`` is loaded, qrels
-and runs of long scores take pyarrow's reader from
-:data:`ARROW_LOADED_SMALL_FILE_BYTES` (:func:`_exact_reads`).
+in docs/benchmarks.md, "Everyday sizes").
 """
 
 from __future__ import annotations
@@ -57,36 +55,16 @@ pyarrow's reader with small files."""
 
 ARROW_LOADED_SMALL_FILE_BYTES = 128 << 10
 """The same once ``pyarrow.csv`` is imported (an earlier large file, or the caller's
-own use), for qrels and for runs with long scores (:data:`LONG_SCORE_BYTES`): its
-import no longer costs anything, and from about this size its reader and encoding
-beat the exact reader (docs/benchmarks.md, issue 26, session 33: qrels 1.2x, runs of
-17-digit scores 1.3-1.5x, from 0.25-0.37 MiB). A run of shorter scores (``19.9682``)
-stays with the exact reader up to :data:`SMALL_FILE_BYTES` (it takes 0.6-0.75x
-pyarrow's CPU up to 2 MiB, the same at 2.6 MiB)."""
-
-LONG_SCORE_BYTES = 16
-"""Scores of a run's first lines this long on average (Python's ``repr`` of a float64,
-``'%.17g'``: 17-19 bytes) make :data:`ARROW_LOADED_SMALL_FILE_BYTES` apply to it."""
-
-_HEAD_BYTES = 8192  # the first lines, to see how long the scores are
+own use): its import no longer costs anything, and from about this size its reader
+and encoding beat the exact reader (``compare_runs`` of ten 3.8 MiB runs read 1.8x
+faster; docs/benchmarks.md, session 32)."""
 
 
-def _exact_reads(size: int, kind: str, head: bytes) -> bool:
-    """Whether a file of ``size`` bytes (decompressed), of which ``head`` are the
-    first, is read by the exact reader rather than pyarrow's."""
-    if size >= SMALL_FILE_BYTES:
-        return False
-    if size < ARROW_LOADED_SMALL_FILE_BYTES or "pyarrow.csv" not in sys.modules:
-        return True
-    return kind == "run" and not _long_scores(head)
-
-
-def _long_scores(head: bytes) -> bool:
-    """Whether the scores (fifth fields) of the whole lines in ``head`` are
-    :data:`LONG_SCORE_BYTES` long or longer on average."""
-    scores = [fields[4] for fields in (line.split() for line in head.split(b"\n")[:-1])
-              if len(fields) >= 6 and not fields[0].startswith(b"#")]
-    return bool(scores) and sum(map(len, scores)) >= LONG_SCORE_BYTES * len(scores)
+def _small_file_bytes() -> int:
+    """The size under which a file is read by the exact reader, now."""
+    if "pyarrow.csv" in sys.modules:
+        return min(SMALL_FILE_BYTES, ARROW_LOADED_SMALL_FILE_BYTES)
+    return SMALL_FILE_BYTES
 
 
 def read_columns(path: str | os.PathLike[str], kind: str) -> Columns:
@@ -102,12 +80,7 @@ def read_columns(path: str | os.PathLike[str], kind: str) -> Columns:
     if os.path.isdir(source):
         raise unreadable_file(kind, source, "it is a directory, not a file")
     try:
-        size = os.path.getsize(source)
-        small = size < SMALL_FILE_BYTES
-        if small and size >= ARROW_LOADED_SMALL_FILE_BYTES and "pyarrow.csv" in sys.modules:
-            with open(source, "rb") as handle:
-                head = handle.read(_HEAD_BYTES)
-            small = head.startswith(SPECIAL_STARTS) or _exact_reads(size, kind, head)
+        small = os.path.getsize(source) < _small_file_bytes()
     except OSError:
         small = False  # open() below names the problem
     if small:  # one plain pass in memory (decompressed: parse_columns decides again)
@@ -129,7 +102,7 @@ def read_columns(path: str | os.PathLike[str], kind: str) -> Columns:
 
 def parse_columns(data: bytes, source: str, kind: str) -> Columns:
     """The columns of a qrels or run file held in memory (decompressed)."""
-    if _exact_reads(len(data), kind, data[:_HEAD_BYTES]):
+    if len(data) < _small_file_bytes():
         return exact_columns(np.frombuffer(data, dtype=np.uint8), source, kind)
     sniffer = _sniff(data)
     if sniffer.delimiter() is not None:
