@@ -43,19 +43,23 @@ and with its error bound written for this use:
    integer ending in zeros and P, just below it, ends in ones. Such a decimal is
    ``M / 10^k = (M / 5^k) / 2^k`` with ``5^k`` dividing M: the integer ``M / 5^k``
    (below 2^64) is rounded by the ``k = 0`` case (exact, ties to even) and scaled
-   by ``2^-k``. Any other row the test keeps would be ``M / 10^k`` not dyadic
-   with 74 bits of P equal to one: no 19-digit decimal is (N. Mushtak and D.
-   Lemire, "Fast number parsing without fallback", Software: Practice and
-   Experience 53(6), 2023, prove that the first product's test already suffices
-   with a 128-bit T); such a row would be left to the general parser, not read.
-7. The double is ``mantissa * 2^e`` (``np.ldexp``, exact: every ``M / 10^k`` with
-   ``k <=`` :data:`MAX_AFTER` is a normal double), signed by the caller.
+   by ``2^-k``. Any other row the test keeps (no double nor midpoint, yet with
+   74 bits of P equal to one) is not read here but left to the general parser:
+   none is known, and N. Mushtak and D. Lemire ("Fast number parsing without
+   fallback", Software: Practice and Experience 53(6), 2023) prove that a 128-bit
+   product always decides for decimals of at most 19 digits; correctness here does
+   not rely on it.
+7. The double is ``mantissa * 2^e``, written as its bits ``((e + 1075 - 1) << 52)
+   + mantissa`` (a mantissa of 2^53, rounded up, carries into the exponent): every
+   ``M / 10^k`` with ``k <=`` :data:`MAX_AFTER` is a normal double. The caller signs it.
 
 tests/test_long_decimals.py holds the result equal to :func:`float` bit for bit on
-random doubles printed with ``repr``, ``'%.16g'``, ``'%.17g'`` and ``'%.19g'``, random
-digit strings of 1-19 digits, and constructed midpoints between adjacent doubles
-(exact, and moved by one unit in the 17th to 19th digit), and the rows not read to
-be exactly those the proof leaves.
+random doubles printed with ``repr``, ``'%.16g'``, ``'%.17g'``, ``'%.19g'``,
+``'%.17f'`` and ``'%.19f'``, random digit strings of 1-19 digits with the point
+anywhere, decimals at and beside the midpoints of adjacent doubles (exact, and cut to
+16-19 digits, moved by one unit in the last), doubles and midpoints written with
+trailing digits (step 6), and to exact fractions for any ``M < 2^64``; every one of
+them is read (none is left to the general parser).
 
 Examples
 --------
