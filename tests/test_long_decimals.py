@@ -17,7 +17,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from prcurve.ranking import read_run, trec_reader, trec_stream
-from prcurve.ranking.long_decimals import MAX_AFTER, divided_by_power_of_ten
+from prcurve.ranking.long_decimals import MAX_AFTER, MAX_POWER, divided_by_power_of_ten
 from prcurve.ranking.tables import Run
 from prcurve.ranking.text_numbers import byte_matrix, plain_decimals
 from prcurve.ranking.trec_eval import TrecEvalOptions, format_trec_eval
@@ -36,14 +36,29 @@ def _read(texts: list[bytes]) -> tuple[np.ndarray, np.ndarray]:
     return plain_decimals(byte_matrix(buffer, starts, lengths), lengths)
 
 
-def _plain(text: bytes) -> bool:
-    """The rule of plain_decimals, slowly: what it must read."""
-    body = text[1:] if text.startswith(b"-") else text
-    if body.count(b".") > 1 or not body.replace(b".", b"").isdigit():
+_SMALLEST_NORMAL = Fraction(1, 2**1022)
+
+
+def reads_exactly(text: bytes) -> bool:
+    """The rule of plain_decimals, slowly: the texts it must read (and no others)."""
+    if len(text) > 25:
         return False
-    after = len(body) - 1 - body.index(b".") if b"." in body else 0
-    return (len(text) <= 25 and len(body.replace(b".", b"").lstrip(b"0")) <= 19
-            and after <= MAX_AFTER)
+    body = text[1:] if text.startswith(b"-") else text
+    mantissa, e, power = body.lower().partition(b"e")
+    if mantissa.count(b".") > 1 or not mantissa.replace(b".", b"").isdigit():
+        return False
+    digits = mantissa.replace(b".", b"")
+    after = len(mantissa) - 1 - mantissa.index(b".") if b"." in mantissa else 0
+    if len(digits.lstrip(b"0")) > 19:
+        return False
+    if not e:
+        return after <= MAX_AFTER
+    sign = power[:1] if power[:1] in (b"-", b"+") else b""
+    if not 1 <= len(power) - len(sign) <= 4 or not power[len(sign):].isdigit():
+        return False
+    k = after - int(power)
+    value = Fraction(int(digits), 10**k) if k >= 0 else None
+    return 0 <= k <= 342 and value is not None and (value == 0 or value >= _SMALLEST_NORMAL)
 
 
 def _check(texts: list[bytes]) -> None:
@@ -51,7 +66,7 @@ def _check(texts: list[bytes]) -> None:
     a run (parse_numbers: the rest by numpy) are float() of every text."""
     values, read = _read(texts)
     for text, value, was_read in zip(texts, values.tolist(), read.tolist(), strict=True):
-        assert was_read == _plain(text), text
+        assert was_read == reads_exactly(text), text
         if was_read:
             assert _bits([value]) == _bits([float(text)]), text
     texts = [t for t in texts if math.isfinite(float(t))]  # (others are refused)
@@ -67,7 +82,7 @@ doubles = st.floats(allow_nan=False, allow_infinity=False)
 scores = st.one_of(doubles, st.floats(-1e4, 1e4), st.floats(0, 1),
                    st.floats(1e-5, 1e-3), st.floats(2.0**49, 2.0**64))
 FORMATS = [repr, "%.16g".__mod__, "%.17g".__mod__, "%.19g".__mod__, "%.17f".__mod__,
-           "%.19f".__mod__]
+           "%.19f".__mod__, "%.16e".__mod__, "%.3E".__mod__]
 
 
 @given(st.lists(st.tuples(scores, st.sampled_from(FORMATS)), min_size=1, max_size=40))
@@ -143,13 +158,30 @@ def test_exact_midpoints_round_to_even() -> None:
     assert values[:4].tolist() == [2.0**52, 2.0**52 + 2, 2.0**53, 2.0**53 + 4]
 
 
-@given(st.integers(1, 2**64 - 1), st.integers(0, MAX_AFTER))
+@given(st.integers(1, 2**64 - 1), st.integers(0, MAX_AFTER) | st.integers(0, MAX_POWER))
 def test_divided_equals_the_exact_quotient_rounded(integer: int, after: int) -> None:
-    # Fraction's float() divides two Python integers: correctly rounded.
+    # Fraction's float() divides two Python integers: correctly rounded. Results below
+    # the normal doubles are not read.
     values, read = divided_by_power_of_ten(np.array([integer], dtype=np.uint64),
                                            np.array([after]))
-    assert read.tolist() == [True]
-    assert _bits([values[0]]) == _bits([float(Fraction(integer, 10**after))])
+    exact = Fraction(integer, 10**after)
+    assert read.tolist() == [exact >= _SMALLEST_NORMAL]
+    if read[0]:
+        assert _bits([values[0]]) == _bits([float(exact)])
+
+
+@pytest.mark.parametrize(("text", "read"), [
+    (b"1.2345678901234567e-05", True), (b"-9.8e-300", True), (b"7E-5", True),
+    (b"1e+00", True), (b"12.5e1", True), (b"1.5e-0005", True),
+    (b"2.2250738585072014e-308", True),  # the smallest normal double
+    (b"2.2250738585072011e-308", False),  # below it: subnormal, numpy's parser
+    (b"4.9e-324", False), (b"1e5", False), (b"1e-00005", False), (b"0e-400", False),
+])
+def test_numbers_with_an_exponent(text: bytes, read: bool) -> None:
+    values, was_read = _read([text])
+    assert was_read.tolist() == [read] == [reads_exactly(text)]
+    if read:
+        assert _bits([values[0]]) == _bits([float(text)])
 
 
 @given(st.integers(1, MAX_AFTER), st.data())
@@ -226,6 +258,17 @@ def test_random_bit_patterns_printed_by_repr() -> None:
     texts += [f"{v:.17f}".encode() for v in raw.tolist() if 1e-6 < abs(v) < 1e6]
     values, read = _read(texts)
     for text, value, was_read in zip(texts, values.tolist(), read.tolist(), strict=True):
-        assert was_read == _plain(text)
+        assert was_read == reads_exactly(text), text
         if was_read:
             assert struct.pack("<d", value) == struct.pack("<d", float(text))
+
+
+def test_step_6_reads_only_dyadic_values() -> None:
+    # M / 10^k is a double or a midpoint only where 5^k divides M; for k > 27 no M
+    # below 2^64 is divisible (5^28 > 2^64), whatever M % 5^27 is.
+    from prcurve.ranking.long_decimals import _dyadic
+
+    integer = np.array([5**27 * 2, 5**27 * 2, 5**3 * 7, 5**3 * 7 + 1], dtype=np.uint64)
+    values, read = _dyadic(integer, np.array([27, 30, 3, 3]))
+    assert read.tolist() == [True, False, True, False]
+    assert values[[0, 2]].tolist() == [2 / 2**27, 7 / 2**3]

@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from tests.test_long_decimals import reads_exactly
 
 from prcurve.errors import InvalidInputError
 from prcurve.ranking.text_numbers import byte_matrix, plain_decimals
@@ -29,13 +30,7 @@ def _bits(value: float) -> int:
 
 def _oracle_reads(text: bytes) -> bool:
     """The rule, written out slowly: what plain_decimals must read."""
-    body = text[1:] if text.startswith(b"-") else text
-    if body.count(b".") > 1 or not body.replace(b".", b"").isdigit():
-        return False
-    digits = body.replace(b".", b"")
-    after = len(body) - 1 - body.index(b".") if b"." in body else 0
-    significant = digits.lstrip(b"0")
-    return len(text) <= 25 and len(significant) <= 19 and after <= 23
+    return reads_exactly(text)
 
 
 decimals = st.builds(
@@ -86,7 +81,8 @@ def test_edges_read_exactly(text: bytes, expected: float) -> None:
 @pytest.mark.parametrize("text", [
     b"12345678901234567890",  # 20 significant digits: M no longer fits 64 bits
     b"0.000000000000000000000001",  # 24 digits after the point
-    b"1e5", b"+1", b"1_0", b"-", b".", b"--1", b"1-", b"1..2", b"inf", b"nan", b"0x10",
+    b"1e5", b"1.5e+3", b"1e-00005", b"1e-400", b"+1", b"1_0", b"-", b".", b"--1", b"1-",
+    b"1..2", b"1e", b"1e+-5", b"1e5.0", b"e5", b"1.e2", b"inf", b"nan", b"0x10",
     b"-00000000000000000000001.5",  # longer than the 25 bytes a read decimal may take
 ])
 def test_other_text_left_to_the_general_parser(text: bytes) -> None:

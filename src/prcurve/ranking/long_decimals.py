@@ -7,8 +7,9 @@ float64, ``'%.17g'``, many tools) have M up to 10^17 and fall outside it; this
 module reads them, vectorised, as the same double as Python's :func:`float` (and
 C's ``strtod``, trec_eval's ``atof``): :func:`divided_by_power_of_ten` gives the
 double nearest to ``M / 10^k`` for any integer ``1 <= M < 2^64`` (every decimal of
-at most 19 significant digits) and ``0 <= k <=`` :data:`MAX_AFTER`, and says which
-rows it could not decide (left to the general parser).
+at most 19 significant digits) and ``0 <= k <=`` :data:`MAX_POWER`, and says which
+rows it could not decide or that are below the normal doubles (left to the general
+parser).
 
 The method is Eisel and Lemire's (D. Lemire, "Number parsing at a gigabyte per
 second", Software: Practice and Experience 51(8), 2021; N. Tao's account of it,
@@ -50,8 +51,10 @@ and with its error bound written for this use:
    product always decides for decimals of at most 19 digits; correctness here does
    not rely on it.
 7. The double is ``mantissa * 2^e``, written as its bits ``((e + 1075 - 1) << 52)
-   + mantissa`` (a mantissa of 2^53, rounded up, carries into the exponent): every
-   ``M / 10^k`` with ``k <=`` :data:`MAX_AFTER` is a normal double. The caller signs it.
+   + mantissa`` (a mantissa of 2^53, rounded up, carries into the exponent), when
+   ``e + 1074 >= 0``: ``M / 10^k >= 2^-1022``, a normal double (no ``M / 10^k`` with
+   ``k >= 0`` overflows). Smaller values (subnormal: their rounding is another) are
+   not read. The caller signs it.
 
 tests/test_long_decimals.py holds the result equal to :func:`float` bit for bit on
 random doubles printed with ``repr``, ``'%.16g'``, ``'%.17g'``, ``'%.19g'``,
@@ -79,10 +82,16 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-__all__ = ["MAX_AFTER", "divided_by_power_of_ten"]
+__all__ = ["MAX_AFTER", "MAX_POWER", "divided_by_power_of_ten"]
 
 MAX_AFTER = 23
-"""The most digits after the point read here (the table's last power of ten)."""
+"""The most digits after the point of a plain decimal read (the readers' limit)."""
+
+MAX_POWER = 342
+"""The largest k of ``M / 10^k`` read here: 10^-342 times any M below 2^64 is below
+the normal doubles (the table's last power of ten)."""
+
+_MAX_FIVE = 27  # 5^27 < 2^64 < 5^28
 
 U64 = NDArray[np.uint64]
 _LOW_32 = np.uint64(0xFFFFFFFF)
@@ -93,12 +102,12 @@ _1, _3, _9, _32, _52, _63, _64 = (np.uint64(i) for i in (1, 3, 9, 32, 52, 63, 64
 
 
 @cache
-def _powers() -> tuple[U64, U64, U64]:
-    """For k = 0 .. MAX_AFTER: the high and low words of T = floor(2^s / 10^k), and
+def _powers() -> tuple[U64, U64, NDArray[np.int64]]:
+    """For k = 0 .. MAX_POWER: the high and low words of T = floor(2^s / 10^k), and
     ``1148 - s`` (step 7's exponent, less the bit length and the top bit; step 2 of
     the module's method; exact integers, built on first use)."""
     high, low, offset = [], [], []
-    for k in range(MAX_AFTER + 1):
+    for k in range(MAX_POWER + 1):
         s = 127 if k == 0 else 127 + (10**k).bit_length()
         t = (1 << s) // 10**k
         if not (1 << 127) <= t < (1 << 128):  # pragma: no cover - fixed by s
@@ -107,7 +116,7 @@ def _powers() -> tuple[U64, U64, U64]:
         low.append(t & ((1 << 64) - 1))
         offset.append(1148 - s)
     return (np.array(high, dtype=np.uint64), np.array(low, dtype=np.uint64),
-            np.array(offset, dtype=np.uint64))
+            np.array(offset, dtype=np.int64))
 
 
 def _product(a: U64, b: U64) -> tuple[U64, U64]:
@@ -141,9 +150,9 @@ def _bit_length(m: U64) -> U64:
 def divided_by_power_of_ten(integer: U64, after: NDArray[Any]
                             ) -> tuple[NDArray[np.float64], NDArray[np.bool_]]:
     """The doubles nearest to ``integer / 10^after`` (ties to even), for ``1 <=
-    integer < 2^64`` and ``0 <= after <=`` :data:`MAX_AFTER`; ``read[i]`` False where
-    the row is left to a general parser (step 6 of the module's method: no
-    such row is known).
+    integer < 2^64`` and ``0 <= after <=`` :data:`MAX_POWER`; ``read[i]`` False where
+    the row is left to a general parser (a subnormal result, step 7, or step 6's
+    undecided rows, of which none is known).
 
     Examples
     --------
@@ -208,13 +217,17 @@ def _divided_block(integer: U64, after: NDArray[Any]
     # M / 10^k ~ top 54 bits * 2^(128 + g - z - s) = mantissa * 2^E, E = 65 + g +
     # length - s; as bits, ((E + 1074) << 52) + mantissa (mantissa in [2^52, 2^53]).
     biased = offset.take(after)
-    biased += length
-    biased += top
-    biased <<= _52
-    biased += mantissa
-    values: NDArray[np.float64] = biased.view(np.float64)
+    biased += length.view(np.int64)
+    biased += top.view(np.int64)
+    read &= biased >= 0  # step 7: below 2^-1022, subnormal
+    np.maximum(biased, 0, out=biased)
+    bits = biased.view(np.uint64)
+    bits <<= _52
+    bits += mantissa
+    values: NDArray[np.float64] = bits.view(np.float64)
     if dyadic.shape[0]:  # step 6
-        values[dyadic], read[dyadic] = _dyadic(integer[dyadic], after[dyadic])
+        values[dyadic], exact_read = _dyadic(integer[dyadic], after[dyadic])
+        read[dyadic] &= exact_read
     return values, read
 
 
@@ -223,8 +236,10 @@ def _dyadic(integer: U64, after: NDArray[Any]
     """Step 6: ``integer / 10^after`` where ``5^after`` divides the integer, as the
     integer ``integer / 5^after`` rounded (k = 0, exact) times ``2^-after``; read False
     elsewhere."""
-    fives = np.array([5**k for k in range(MAX_AFTER + 1)], dtype=np.uint64)[after]
-    read = integer % fives == 0
+    # 5^k divides no integer below 2^64 for k > 27 (5^28 > 2^64): 1 there, read False.
+    fives = np.array([5**k for k in range(_MAX_FIVE + 1)], dtype=np.uint64).take(
+        np.minimum(after, _MAX_FIVE))
+    read = (integer % fives == 0) & (after <= _MAX_FIVE)
     whole = np.maximum(integer // fives, _1)  # (1 where not read: any value)
     values, _ = divided_by_power_of_ten(whole, np.zeros_like(after))
     return np.ldexp(values, -after.astype(np.int32)), read

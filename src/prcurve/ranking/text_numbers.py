@@ -11,20 +11,24 @@ the digits, read as one integer M, are below 2^53 and k digits follow the
 point with k <= 22, then M and 10^k are both exact doubles, and one IEEE
 division M / 10^k is the correctly rounded value of the decimal -- the same
 double that :func:`float`, numpy and C's ``strtod`` (trec_eval's ``atof``)
-give. :func:`plain_decimals` reads those vectorised, over the columns of a
-byte matrix, and says which rows it read; every other text (exponents, a
-``+`` sign, more than 15 digits, ``inf``, malformed text) is left to the
-general parser, :func:`general_numbers` (numpy's, under the readers' rules).
+give. Digits M up to 19 significant ones (``repr``'s 17-digit scores) and numbers
+with an exponent (``1.2e-05``, as ``repr`` writes below 1e-4) are read exactly
+too, by Eisel and Lemire's method (:mod:`prcurve.ranking.long_decimals`).
+:func:`plain_decimals` reads those vectorised, over the columns of a byte matrix,
+and says which rows it read; every other text (a ``+`` sign before the digits, more
+than 19 significant digits, an exponent above the digits after the point, a result
+below the normal doubles, ``inf``, malformed text) is left to the general parser,
+:func:`general_numbers` (numpy's, under the readers' rules).
 
 Examples
 --------
 >>> import numpy as np
->>> buffer = np.frombuffer(b"19.9682 -0.5 7 1e-3", dtype=np.uint8)
->>> starts, lengths = np.array([0, 8, 13, 15]), np.array([7, 4, 1, 4])
+>>> buffer = np.frombuffer(b"19.9682 -0.5 7 1e-3 1e3", dtype=np.uint8)
+>>> starts, lengths = np.array([0, 8, 13, 15, 20]), np.array([7, 4, 1, 4, 3])
 >>> matrix = byte_matrix(buffer, starts, lengths)
 >>> values, read = plain_decimals(matrix, lengths)
 >>> values[read].tolist(), read.tolist()
-([19.9682, -0.5, 7.0], [True, True, True, False])
+([19.9682, -0.5, 7.0, 0.001], [True, True, True, True, False])
 """
 
 from __future__ import annotations
@@ -34,7 +38,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from prcurve.ranking.long_decimals import MAX_AFTER, divided_by_power_of_ten
+from prcurve.ranking.long_decimals import MAX_AFTER, MAX_POWER, divided_by_power_of_ten
 
 __all__ = ["byte_matrix", "general_numbers", "load_words", "padded_words", "plain_decimals",
            "word_matrix"]
@@ -147,9 +151,12 @@ def plain_decimals(matrix: NDArray[np.uint8], lengths: NDArray[Any]
     among or around them (``5``, ``-0.25``, ``.5``, ``5.``), at least one digit,
     at most 19 significant ones (from the first that is not 0) and at most
     :data:`~prcurve.ranking.long_decimals.MAX_AFTER` (23) after the point, in at
-    most 25 bytes. Digits M below 2^53 with at most 22 after the point take
-    Clinger's fast path (one division); the others (17-digit ``repr`` text) take
-    :func:`~prcurve.ranking.long_decimals.divided_by_power_of_ten`.
+    most 25 bytes; or such digits, ``e`` or ``E``, an optional sign and 1 to 4 digits,
+    where the exponent is at most the digits after the point (``1.25e-05``, not
+    ``1e5``) and the value zero or a normal double. Digits M below 2^53 with at most
+    22 after the point (or, with an exponent, k = digits after the point - exponent
+    <= 22) take Clinger's fast path (one division); the others (17-digit ``repr``
+    text) take :func:`~prcurve.ranking.long_decimals.divided_by_power_of_ten`.
     Returns ``(values, read)``: ``values[i]`` is the row's number where
     ``read[i]``, garbage elsewhere (the caller parses those rows).
 
@@ -216,18 +223,93 @@ def plain_decimals(matrix: NDArray[np.uint8], lengths: NDArray[Any]
         factor += np.uint8(1)
         integer *= factor
         integer += digit[column]
+    values = _scaled(integer, after, read)
+    other = np.flatnonzero(~read)
+    if other.shape[0]:  # with an exponent (1.2e-05), as repr writes below 1e-4
+        values[other], read[other] = _with_exponent(columns[:, other], lengths[other])
+    np.negative(values, out=values, where=minus)
+    return values, read
+
+
+def _scaled(integer: NDArray[np.uint64], after: NDArray[np.int64], read: NDArray[np.bool_]
+            ) -> NDArray[np.float64]:
+    """``integer / 10^after`` for the rows ``read`` (rows left undecided: ``read`` set
+    False), garbage elsewhere; ``after`` at most MAX_POWER."""
     # One correctly rounded division of two exact doubles (Clinger's fast path); the
     # powers from Python's integers (exact), not from pow().
     fast = integer <= _EXACT_INTEGER
     fast &= after <= _EXACT_POWERS
-    powers = np.array([float(10**k) for k in range(MAX_AFTER + 1)])
+    powers = np.array([float(10**k) for k in range(_EXACT_POWERS + 1)])
     values = integer.astype(np.float64)
-    values /= powers.take(after)
-    rest = np.flatnonzero(read & ~fast)
+    values /= powers.take(np.minimum(after, _EXACT_POWERS))
+    rest = np.flatnonzero(read & ~fast & (integer > 0))
     if rest.shape[0]:
         values[rest], read[rest] = divided_by_power_of_ten(integer[rest], after[rest])
-    np.negative(values, out=values, where=minus)
-    return values, read
+    return values
+
+
+def _with_exponent(columns: NDArray[np.uint8], lengths: NDArray[Any]
+                   ) -> tuple[NDArray[np.float64], NDArray[np.bool_]]:
+    """The rows (columns of ``columns``, the bytes of a row in each) that are a plain
+    decimal, ``e`` or ``E``, an optional sign and 1 to 4 digits, read exactly where M /
+    10^k has k = (digits after the point) - exponent in 0 .. MAX_POWER and is zero or
+    a normal double (not negated: the caller signs them)."""
+    width, n = columns.shape
+    read = np.ones(n, dtype=bool)
+    seen_e = np.zeros(n, dtype=bool)  # an e in an earlier column
+    after_e = np.zeros(n, dtype=bool)  # the column before was the e
+    exponent_minus = np.zeros(n, dtype=bool)
+    n_e = np.zeros(n, dtype=np.uint8)
+    e_column = np.zeros(n, dtype=np.uint8)
+    n_dots = np.zeros(n, dtype=np.uint8)
+    point = np.zeros(n, dtype=np.uint8)
+    n_digits = np.zeros(n, dtype=np.uint8)
+    exponent_digits = np.zeros(n, dtype=np.uint8)
+    exponent = np.zeros(n, dtype=np.int16)  # 4 digits at most (more: wraps, not read)
+    started = np.zeros(n, dtype=bool)
+    significant = np.zeros(n, dtype=np.uint8)
+    integer = np.zeros(n, dtype=np.uint64)
+    for column in range(width):
+        byte = columns[column]
+        digit = byte - np.uint8(48)
+        is_digit = digit < 10
+        digit *= is_digit
+        is_e = (byte | np.uint8(32)) == 101
+        is_dot = byte == 46
+        minus = byte == 45
+        mantissa = is_digit & ~seen_e
+        fine = is_dot | is_e
+        fine &= ~seen_e
+        fine |= is_digit
+        fine |= byte == 0
+        fine |= (minus | (byte == 43)) & after_e
+        if column == 0:
+            fine |= minus
+        read &= fine
+        exponent_minus |= minus & after_e
+        n_e += is_e
+        e_column += is_e * np.uint8(column)
+        n_dots += is_dot
+        point += is_dot * np.uint8(column)
+        n_digits += mantissa
+        started |= mantissa & (digit != 0)
+        significant += started & mantissa
+        integer *= mantissa * np.uint8(9) + np.uint8(1)
+        integer += digit * mantissa
+        in_exponent = is_digit & seen_e
+        exponent_digits += in_exponent
+        exponent *= in_exponent * np.int16(9) + np.int16(1)
+        exponent += digit * in_exponent
+        seen_e |= is_e
+        after_e = is_e
+    read &= (n_e == 1) & (n_dots <= 1) & (n_digits >= 1) & (significant <= _MAX_DIGITS)
+    read &= (exponent_digits >= 1) & (exponent_digits <= 4) & (lengths <= _LONGEST)
+    # Digits after the point (the point before the e), less the exponent.
+    after = np.where(n_dots == 1, e_column.astype(np.int64) - 1 - point, 0)
+    after -= np.where(exponent_minus, -exponent, exponent)
+    read &= (after >= 0) & (after <= MAX_POWER)
+    np.clip(after, 0, MAX_POWER, out=after)
+    return _scaled(integer, after, read), read
 
 
 def _significant(columns: NDArray[np.uint8]) -> NDArray[np.uint8]:
