@@ -58,11 +58,12 @@ and with its error bound written for this use:
 
 tests/test_long_decimals.py holds the result equal to :func:`float` bit for bit on
 random doubles printed with ``repr``, ``'%.16g'``, ``'%.17g'``, ``'%.19g'``,
-``'%.17f'`` and ``'%.19f'``, random digit strings of 1-19 digits with the point
-anywhere, decimals at and beside the midpoints of adjacent doubles (exact, and cut to
-16-19 digits, moved by one unit in the last), doubles and midpoints written with
-trailing digits (step 6), and to exact fractions for any ``M < 2^64``; every one of
-them is read (none is left to the general parser).
+``'%.17f'``, ``'%.19f'``, ``'%.16e'`` and ``'%.3E'``, random digit strings of 1-19
+digits with the point anywhere, decimals at and beside the midpoints of adjacent
+doubles (exact, and cut to 16-19 digits, moved by one unit in the last), doubles and
+midpoints written with trailing digits (step 6), and to exact fractions for any
+``M < 2^64`` and ``k <=`` :data:`MAX_POWER`; every one of them with a normal result is
+read (none is left to the general parser).
 
 Examples
 --------
