@@ -219,6 +219,9 @@ TREC_SHAPES: dict[str, TrecShape] = {
     "4-decimal scores; 1-2 judgments a query)": (
         "msmarco", {"topics": 6980, "docs": 1000, "judged": 2, "ids": "numeric"},
         ["-m", "all_trec"]),
+    "trec 10^5 topics x 100 docs (10^7 lines; distinct numeric ids; 4-decimal scores; 1-2 "
+    "judgments a topic)": ("wide", {"topics": 100_000, "docs": 100, "judged": 2,
+                                    "ids": "numeric"}, ["-m", "all_trec"]),
     "trec one topic x 10^6 docs (distinct ids; 4-decimal scores: ~9*10^4 tied pairs; 5*10^5 "
     "judgments)": ("deep", {"topics": 1, "docs": 1_000_000}, ["-m", "all_trec"]),
     "trec every score equal: 50 x 1,000 (distinct ids)": (
@@ -263,9 +266,12 @@ def pytrec_measures(options: list[str]) -> list[str] | None:
     return ALL_TREC if wanted == ["all_trec"] else wanted
 
 
+Check = Callable[[dict[str, bytes]], str]
+
+
 def trec_tools(name: str, shape: TrecShape, folder: Path, binary: Path | None,
-               python: str, before: str | None) -> tuple[dict[str, list[str]], Callable[
-                   [dict[str, bytes]], str]]:
+               python: str, before: str | None, skip: list[str]
+               ) -> tuple[dict[str, list[str]], Check]:
     file_name, arguments, options = shape
     qrels, run = trec_files(folder, file_name, **arguments)
     if name.startswith("trec -c"):  # judged topics the run does not have
@@ -286,7 +292,7 @@ def trec_tools(name: str, shape: TrecShape, folder: Path, binary: Path | None,
     if binary is not None:
         tools["trec_eval (C)"] = [str(binary), *options, str(qrels), str(run)]
     measures = pytrec_measures(options)
-    if measures is not None:
+    if measures is not None and "pytrec_eval" not in skip:
         tools["pytrec_eval process"] = [python, "-c", PYTREC, str(qrels), str(run),
                                         json.dumps(measures)]
 
@@ -463,15 +469,24 @@ def main() -> None:
     parser.add_argument("--only", nargs="*", default=None, metavar="TEXT",
                         help="only the shapes whose name contains one of these")
     parser.add_argument("--skip", nargs="*", default=[], metavar="TOOL",
-                        help="peers left out (e.g. pycocotools)")
+                        help="peers left out: pycocotools, faster-coco-eval, pytrec_eval")
     parser.add_argument("--before", default=None, metavar="PYTHON",
                         help="also time every prcurve command with this interpreter")
     parser.add_argument("--folder", default=None, help="keep the inputs here")
     parser.add_argument("--list", action="store_true")
+    parser.add_argument("--write", nargs="+", help=argparse.SUPPRESS)
     args = parser.parse_args()
     names = [*TREC_SHAPES, *RANKING_SHAPES, *COCO_SHAPES]
     if args.list:
         print("\n".join(names))
+        return
+    if args.write:  # the child that writes the inputs (this process stays small)
+        folder = Path(args.write[0])
+        for name in args.write[1:]:
+            if name in TREC_SHAPES:
+                trec_files(folder, TREC_SHAPES[name][0], **TREC_SHAPES[name][1])
+            elif name in COCO_SHAPES:
+                coco_files(folder, COCO_SHAPES[name][0], **COCO_SHAPES[name][1])
         return
     chosen = [n for n in names if args.only is None or any(t in n for t in args.only)]
     binary = Path(args.trec_eval) if args.trec_eval else None
@@ -480,12 +495,14 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as temporary:
         folder = Path(args.folder or temporary)
         folder.mkdir(parents=True, exist_ok=True)
+        # Written by a child: a forked child's peak resident set counts its parent's.
+        subprocess.run([PY, __file__, "--write", str(folder), *chosen], check=True)
         print(f"# load average before: {os.getloadavg()}", flush=True)
         rows = []
         for name in chosen:
             if name in TREC_SHAPES:
                 tools, check = trec_tools(name, TREC_SHAPES[name], folder, binary, PY,
-                                          args.before)
+                                          args.before, args.skip)
             elif name in RANKING_SHAPES:
                 tools, check = ranking_tools(name, RANKING_SHAPES[name], PY, args.before)
             else:
