@@ -79,3 +79,15 @@ def test_one_long_segment_takes_few_numpy_calls() -> None:
     elapsed = time.process_time() - start
     assert total[0] == running[-1] == float(np.cumsum(values)[-1])
     assert elapsed < 0.5  # the stepped loop took about 2 s here
+
+
+def test_log2_table_is_libms_log2_as_it_grows() -> None:
+    """The table of log2 of ranks (DCG's discounts) holds math.log2 of every rank, filled
+    again as larger ranks come (session 33: filled by ``map`` instead of a list)."""
+    import math
+
+    from prcurve.ranking.graded import log2_of
+
+    for largest in (5, 3000, 70_001):
+        ranks = np.arange(1, largest + 1)
+        assert log2_of(ranks).tolist() == [math.log2(r) for r in range(1, largest + 1)]
