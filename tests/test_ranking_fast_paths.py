@@ -34,18 +34,16 @@ MEASURES = ["AP", "P@2", "RR", "num_rel_ret", "ndcg"]
 @contextlib.contextmanager
 def fast(on: bool, threads: bool = False) -> Iterator[None]:
     """pyarrow's paths for every column length (True) or for none (False); with
-    ``threads``, pyarrow's hashing split into parts of one row, three threads, and
-    dicts converted one row's dict at a time."""
-    original = _hashing.ARROW_ROWS, _hashing.ENCODE_PART_ROWS, _dicts.PART_ROWS
+    ``threads``, pyarrow's hashing split into parts of one row and three threads."""
+    original = _hashing.ARROW_ROWS, _hashing.ENCODE_PART_ROWS
     _hashing.ARROW_ROWS = 0 if on else 1 << 62
     if threads:
         _hashing.ENCODE_PART_ROWS = 1
-        _dicts.PART_ROWS = 1
         set_sort_threads(3)
     try:
         yield
     finally:
-        _hashing.ARROW_ROWS, _hashing.ENCODE_PART_ROWS, _dicts.PART_ROWS = original
+        _hashing.ARROW_ROWS, _hashing.ENCODE_PART_ROWS = original
         set_sort_threads(None)
 
 
@@ -367,40 +365,52 @@ def test_dict_scores_fast_path_equals_general_path(scores: list[list[Any]]) -> N
     assert outcomes[0] == outcomes[1] == outcomes[2]
 
 
-DOC_IDS = st.one_of(st.text(alphabet=ID_TEXT, max_size=4), st.sampled_from([b"a", None, 7]))
+DOC_IDS = st.one_of(st.text(alphabet=ID_TEXT, max_size=4),
+                    st.sampled_from([b"a", None, 7, -3, 2**63, True, "a\0", "\0", "", "\u00e9"]))
 
 
 @settings(max_examples=200, deadline=None)
-@given(docs=st.lists(st.lists(DOC_IDS, max_size=4, unique=True), min_size=1, max_size=5),
-       part_rows=st.integers(1, 6))
-def test_dict_ids_in_parts_equal_the_general_path(docs: list[list[Any]], part_rows: int) -> None:
-    """Dicts converted by pyarrow in parts of ``part_rows`` rows (a dict never split,
-    empty dicts among them): the same labels and codes as one pass and as the general
-    path, and the same refusal when a part holds bytes, None or a number among the text."""
+@given(docs=st.lists(st.lists(DOC_IDS, max_size=4, unique=True), min_size=1, max_size=5))
+def test_dict_ids_as_one_column_equal_the_general_path(docs: list[list[Any]]) -> None:
+    """Document ids of dicts taken as one numpy column (all ``str`` without a NUL, or all
+    ``int`` within int64): the same tables as the general path, which numbers each
+    Python id in a dict, and the same refusal of bytes among text, None, numbers among
+    text, ``bool``; a NUL (which a ``U`` array would drop at its end) or an integer
+    beyond int64 goes the general way (issue 26, session 33)."""
     nested = {f"q{i}": {d: float(j) for j, d in enumerate(row)} for i, row in enumerate(docs)}
     outcomes = []
-    for on, rows in ((True, part_rows), (True, 1 << 20), (False, 1 << 20)):
-        with fast(on):
-            original, _dicts.PART_ROWS = _dicts.PART_ROWS, rows
-            try:
-                run = Run.from_dict(nested)
-                outcomes.append(("ok", run.query_id.tolist(), run.doc_id.tolist(),
-                                 run.score.tolist()))
-            except InvalidInputError as error:
-                outcomes.append(("refused", str(error).split(":")[0]))
-            finally:
-                _dicts.PART_ROWS = original
-    assert outcomes[0] == outcomes[1] == outcomes[2]
+    original = _dicts._doc_column
+    for column in (original, lambda ids: None):
+        _dicts._doc_column = column  # type: ignore[assignment]
+        try:
+            run = Run.from_dict(nested)
+            outcomes.append(("ok", run.query_id.tolist(), run.doc_id.tolist(),
+                             run.score.tolist()))
+        except InvalidInputError as error:
+            outcomes.append(("refused", str(error).split(":")[0]))
+        finally:
+            _dicts._doc_column = original  # type: ignore[assignment]
+    assert outcomes[0] == outcomes[1]
 
 
-def test_dict_parts_hold_whole_dicts_of_about_part_rows() -> None:
-    inner = [dict.fromkeys(range(k)) for k in (3, 0, 5, 1, 0, 0, 9, 2)]
-    lengths = np.array([len(d) for d in inner])
-    original, _dicts.PART_ROWS = _dicts.PART_ROWS, 4
-    try:
-        parts = _dicts._parts(inner, lengths)
-    finally:
-        _dicts.PART_ROWS = original
-    # Each part ends with the dict that reaches the next multiple of 4 rows.
-    assert [[len(d) for d in part] for part in parts] == [[3, 0, 5], [1, 0, 0, 9], [2]]
-    assert [d for part in parts for d in part] == inner
+def test_dict_ids_ending_with_a_nul_are_refused_not_joined_to_their_twin() -> None:
+    """"a" and "a\0" are two documents, which numpy's str arrays cannot tell apart (they
+    drop trailing NULs): refused with the argument named, where the dicts' ids used to be
+    read as "a" twice (session 33). A NUL inside an id is kept."""
+    with pytest.raises(InvalidInputError, match=r"doc_id.*NUL"):
+        Run.from_dict({"q": {"a": 2.0, "a\0": 1.0}})
+    with pytest.raises(InvalidInputError, match=r"query_id.*NUL"):
+        Run.from_dict({"q\0": {"a": 2.0}})
+    run = Run.from_dict({"q": {"a": 2.0, "a\0b": 1.0}})
+    assert sorted(run.doc_id.tolist()) == ["a", "a\0b"]
+    result = evaluate({"q": {"a\0b": 1}}, run, ["AP"])
+    assert result.per_query["AP"].tolist() == [0.5]
+
+
+def test_integer_ids_beyond_int64_are_refused_with_the_argument_named() -> None:
+    """A Python int beyond int64 among integer ids: an InvalidInputError, where numpy's
+    OverflowError used to escape (session 33)."""
+    with pytest.raises(InvalidInputError, match=r"doc_id.*int64"):
+        Run.from_dict({"q": {2**63: 1.0, 5: 2.0}})
+    with pytest.raises(InvalidInputError, match=r"query_id.*int64"):
+        Run.from_arrays(np.array([2**64], dtype=object), np.array(["d"]), np.array([1.0]))

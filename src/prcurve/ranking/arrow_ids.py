@@ -1,5 +1,5 @@
 """Id columns encoded by pyarrow itself: columns pyarrow holds (a pyarrow Table's,
-pandas' pyarrow storage) and ids given as Python objects (the keys of dicts), as
+pandas' pyarrow storage), as
 labels and codes (:class:`~prcurve.ranking.keys.Encoded`), one dictionary across
 chunks and parts, with no Python object per row. pyarrow is imported when used.
 
@@ -16,7 +16,6 @@ Examples
 from __future__ import annotations
 
 import importlib
-from collections.abc import Iterable
 from typing import Any
 
 import numpy as np
@@ -26,7 +25,7 @@ from prcurve.core.arrow import arrow_values, numpy_to_arrow
 from prcurve.core.sorting import part_bounds, parts_for, run_parts
 from prcurve.ranking import distinct_keys as _distinct
 from prcurve.ranking.byte_words import arrow_binary, chunk_words
-from prcurve.ranking.hashing import arrow_dictionary, arrow_module
+from prcurve.ranking.hashing import arrow_dictionary
 from prcurve.ranking.keys import (
     Encoded,
     by_label,
@@ -35,7 +34,7 @@ from prcurve.ranking.keys import (
     rows_of_blocks,
 )
 
-__all__ = ["arrow_encode", "arrow_labels_codes", "arrow_objects"]
+__all__ = ["arrow_encode"]
 
 I64 = NDArray[np.int64]
 
@@ -164,45 +163,3 @@ def _distinct_short_ids(pa: Any, pc: Any, chunks: Any) -> Encoded | None:
     return encoded.with_codes(encoded.codes, True)  # labels made when asked for
 
 
-def arrow_objects(parts: Iterable[Iterable[Any]], n: int, first: Any) -> Any | None:
-    """``n`` ids given as Python objects (iterables of them, each read once, in
-    order; ``first`` is the first id), all ``str``, converted by pyarrow part by part
-    (no list of them): a pyarrow chunked array for :func:`arrow_labels_codes`; None
-    without pyarrow, for a short column, or for anything else, which the general
-    path checks and names. Parts of some 10^4 ids convert about a fifth faster than
-    one pass over all of them (the part's strings stay in cache).
-
-    The type is inferred, never imposed: imposed, ``string`` would turn a ``bytes``
-    id into text (and ``binary`` a ``str`` id into bytes), silently joining two ids
-    the general path keeps apart and refuses. Inferred, a ``bytes`` among the ``str``
-    makes its part ``binary``, another object fails, and ``None`` is a null: all
-    left to the general path. (A column of ``bytes`` goes there too: inference
-    cannot tell it from one mixing ``bytes`` and ``str``.)
-    """
-    pa = arrow_module(n)
-    if pa is None or not isinstance(first, str):
-        return None
-    arrays = []
-    for part in parts:
-        try:
-            array = pa.array(part)
-        except (pa.ArrowException, TypeError, ValueError, OverflowError):
-            return None  # another kind of id among them
-        if len(array) == 0:  # nothing to infer from (its type is null)
-            continue
-        if array.null_count or not pa.types.is_string(array.type):
-            return None
-        arrays.append(array)
-    if sum(map(len, arrays)) != n:
-        return None
-    return pa.chunked_array(arrays, type=pa.string())
-
-
-def arrow_labels_codes(array: Any, threads: int | None = None) -> Encoded:
-    """A pyarrow array of ids without nulls dictionary-encoded (:func:`arrow_dictionary`):
-    labels as an object array (for the caller to check), codes int64. pyarrow
-    holds the GIL only to list the distinct labels, so this may run in a
-    thread while another one works with Python objects (``threads=1``: in that
-    thread only, leaving the other core to the Python work)."""
-    dictionary, codes = arrow_dictionary(array, threads)
-    return Encoded(np.array(dictionary.to_pylist(), dtype=object), codes, dense=True)

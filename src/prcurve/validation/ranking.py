@@ -125,13 +125,26 @@ def check_id_column(name: str, values: ArrayLike, n: int | None = None) -> NDArr
     if array.shape[0] == 0:
         return array.astype(str)
     if array.dtype.kind == "O":
-        kinds = {type(v) for v in array.tolist()}
+        listed = array.tolist()
+        kinds = {type(v) for v in listed}
         if kinds <= {str}:
+            # numpy's str arrays drop a string's trailing NULs: "a\0" would become "a".
+            if "\0" in "".join(listed) and any(v.endswith("\0") for v in listed):
+                raise InvalidInputError(
+                    name, "an id ending with a NUL character ('\\0')",
+                    "remove the NUL characters from the ids",
+                )
             return array.astype(str)
         if kinds <= {bytes}:
             return array.astype(bytes)
         if all(issubclass(k, (int, np.integer)) and not issubclass(k, bool) for k in kinds):
-            return array.astype(np.int64)
+            try:
+                return array.astype(np.int64)
+            except OverflowError:  # a Python int beyond int64 (was a traceback)
+                raise InvalidInputError(
+                    name, "integer ids beyond the int64 range",
+                    "pass such ids as strings",
+                ) from None
         raise InvalidInputError(
             name, f"expected string or integer ids, found {sorted(k.__name__ for k in kinds)}",
             "pass ids as strings (or all integers)",
