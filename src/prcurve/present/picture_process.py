@@ -21,13 +21,17 @@ about the longer of the two, not their sum (issue 26, item 3; docs/report.md).
   killed, sends something unexpected) makes this process draw the pictures itself,
   in-process: the user gets the same files, or the same one-line error that drawing
   here raises. The child's standard error is discarded: it never prints a traceback.
+- A child that hangs is given up after :data:`WAIT_SECONDS` (5 minutes, from the moment
+  the report is sent; a 10^4-row report takes it about 1 s): it is killed and the
+  pictures are drawn here.
 - :meth:`PictureProcess.close` (a ``with`` block) always waits for the child; a child
   still working when the command fails is killed first. No process is left behind.
 
 The child is started only when a core is free for it (:func:`free_core`: two cores or
 more, and a load average below their number); on a machine whose cores are all busy it
 would only add its start-up to the work. The environment variable ``PRCURVE_PICTURES``
-overrides that: ``child`` always starts it, ``here`` never does.
+overrides that: ``child`` always starts it, ``here`` never does; any other value (not
+blank) is an :class:`~prcurve.errors.InvalidInputError` naming the variable.
 
 Reports too large to send cheaply (more than :data:`MAX_SENT_THRESHOLDS` operating
 points in all) are drawn here, and the child is told to stop.
@@ -52,6 +56,7 @@ import pickle
 import subprocess
 import sys
 import threading
+import time
 from collections.abc import Callable
 from pathlib import Path
 from types import TracebackType
@@ -60,8 +65,15 @@ from typing import TYPE_CHECKING, Any, BinaryIO, Protocol
 if TYPE_CHECKING:
     from prcurve.present.report_figures import DrawnPictures
 
-__all__ = ["MAX_SENT_THRESHOLDS", "InProcessPictures", "PictureProcess", "PictureSource",
-           "free_core", "picture_writer", "serve"]
+__all__ = ["MAX_SENT_THRESHOLDS", "WAIT_SECONDS", "InProcessPictures", "PictureProcess",
+           "PictureSource", "free_core", "picture_writer", "serve"]
+
+WAIT_SECONDS = 300.0
+"""The longest this process waits for the child's pictures, from the moment it sends the
+report: then the child is killed and the pictures are drawn here. The child draws a
+10^4-row report in about 1 s on an idle machine and a report of
+:data:`MAX_SENT_THRESHOLDS` operating points in a few seconds, so only a child that hangs
+(or a machine stopped for minutes) reaches it."""
 
 MAX_SENT_THRESHOLDS = 2_000_000
 """The most operating points (all models together) of a report sent to the child; a larger
@@ -118,9 +130,12 @@ def _running_now() -> int | None:
 
 def _wanted() -> bool:
     """``PRCURVE_PICTURES``: ``child`` always starts the child, ``here`` never does;
-    unset (or anything else): when :func:`free_core`."""
-    setting = os.environ.get("PRCURVE_PICTURES", "").strip().lower()
-    return setting == "child" or (setting != "here" and free_core())
+    unset (or blank): when :func:`free_core`. Any other value is refused
+    (:func:`prcurve.validation.paths.check_pictures_setting`)."""
+    from prcurve.validation.paths import check_pictures_setting
+
+    setting = check_pictures_setting(os.environ.get("PRCURVE_PICTURES"))
+    return setting == "child" or (setting is None and free_core())
 
 
 class PictureSource(Protocol):
@@ -179,6 +194,7 @@ class PictureProcess:
         # and a child blocked on writing its PRG SVG would draw nothing more meanwhile.
         self._reader: threading.Thread | None = None
         self._prg_read = threading.Event()
+        self._deadline = 0.0  # time.monotonic() after which the child is given up
 
     @classmethod
     def start(cls) -> PictureProcess:
@@ -209,27 +225,32 @@ class PictureProcess:
     def draw(self, report: Any) -> PictureSource:
         """Send ``report`` to the child; returns where to take its pictures from (this
         object, or the report's :class:`InProcessPictures` for a report too large to
-        send)."""
+        send). The report is sent and the answers read by a thread, so that a child that
+        hangs holds this process up for :data:`WAIT_SECONDS` at most."""
         self._report = report
         size = sum(len(m.curve) for m in report.models)
         if size > MAX_SENT_THRESHOLDS:
             self._send(None)  # the child stops
             self._here = InProcessPictures(report)
             return self._here
-        sent = self._send(report)
-        if self._child is not None and self._child.stdin is not None:
-            with contextlib.suppress(OSError):
-                self._child.stdin.close()
-        if sent:
-            self._reader = threading.Thread(target=self._read, name="prcurve-pictures",
-                                            daemon=True)
+        if self._child is not None:
+            self._deadline = time.monotonic() + WAIT_SECONDS
+            self._reader = threading.Thread(target=self._exchange, args=(report,),
+                                            name="prcurve-pictures", daemon=True)
             self._reader.start()
         return self
 
-    def _read(self) -> None:
+    def _exchange(self, report: Any) -> None:
+        """Send the report, then read the child's messages as they come (a pipe holds
+        64 KiB, and a child blocked on writing its PRG SVG would draw nothing more)."""
         try:
-            svg = self._receive("prg")
-            self._prg = svg if isinstance(svg, str) else None
+            sent = self._send(report)
+            if self._child is not None and self._child.stdin is not None:
+                with contextlib.suppress(OSError):
+                    self._child.stdin.close()
+            if sent:
+                svg = self._receive("prg")
+                self._prg = svg if isinstance(svg, str) else None
         finally:
             self._prg_read.set()
         if self._prg is None:
@@ -239,6 +260,20 @@ class PictureProcess:
                 isinstance(f, tuple) and len(f) == 2 and isinstance(f[0], str)
                 and isinstance(f[1], bytes) for f in files):
             self._files = files
+
+    def _left(self) -> float:
+        return max(self._deadline - time.monotonic(), 0.0)
+
+    def _give_up(self) -> None:
+        """The child is past :data:`WAIT_SECONDS`: kill it (its pipes then end, and the
+        reading thread with them); the pictures are drawn here."""
+        child, reader = self._child, self._reader
+        if child is not None:
+            with contextlib.suppress(OSError):
+                child.kill()
+        if reader is not None:
+            reader.join()
+        self._files = None  # whatever came, the fallback draws every file
 
     def _receive(self, kind: str) -> Any:
         """The child's next message, when it is ``(kind, value)``; else None (it failed)."""
@@ -258,13 +293,15 @@ class PictureProcess:
         return self._here
 
     def prg_svg(self) -> str:
-        if self._reader is not None:
-            self._prg_read.wait()
+        if self._reader is not None and not self._prg_read.wait(self._left()):
+            self._give_up()
         return self._prg if self._prg is not None else self._fallback().prg_svg()
 
     def files(self) -> list[tuple[str, bytes]]:
         if self._reader is not None:
-            self._reader.join()
+            self._reader.join(self._left())
+            if self._reader.is_alive():
+                self._give_up()
         return self._files if self._files is not None else self._fallback().files()
 
     def close(self) -> None:
