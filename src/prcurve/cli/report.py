@@ -521,9 +521,10 @@ def _start_drawing(args: argparse.Namespace, loaded_inputs: list[Any] | None) ->
     import in a thread meanwhile would slow the counting (the GIL). Streamed inputs are
     large: their pictures are drawn here, their modules imported in a thread now."""
     from prcurve.present.files import preload_picture_modules
-    from prcurve.present.picture_process import PictureProcess
+    from prcurve.present.picture_process import PictureProcess, stop_early
 
     if loaded_inputs is None and _wants_streaming(args):
+        stop_early()  # started from the words (a folder, a large file): not needed
         preload_picture_modules()
         return nullcontext(None)
     return PictureProcess.start()

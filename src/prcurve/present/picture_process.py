@@ -57,7 +57,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, BinaryIO, Protocol
@@ -66,7 +66,7 @@ if TYPE_CHECKING:
     from prcurve.present.report_figures import DrawnPictures
 
 __all__ = ["MAX_SENT_THRESHOLDS", "WAIT_SECONDS", "InProcessPictures", "PictureProcess",
-           "PictureSource", "free_core", "picture_writer", "serve"]
+           "PictureSource", "free_core", "picture_writer", "serve", "start_early", "stop_early"]
 
 WAIT_SECONDS = 300.0
 """The longest this process waits for the child's pictures, from the moment it sends the
@@ -138,6 +138,88 @@ def _wanted() -> bool:
     return setting == "child" or (setting is None and free_core())
 
 
+_early: subprocess.Popen[bytes] | None = None
+"""The drawing process :func:`start_early` started, until :meth:`PictureProcess.start`
+takes it (or :func:`stop_early` stops it)."""
+
+_NOT_DRAWING = ("--no-plots", "--stream", "--dask", "--workers")
+"""``prcurve report`` options under which the command draws no picture in a second process."""
+
+
+def _asks_for_pictures(words: Sequence[str]) -> bool:
+    """Whether ``prcurve report`` with these words writes pictures read whole: ``--out``
+    given, and none of :data:`_NOT_DRAWING` (nor an abbreviation of one, as argparse
+    takes them). A guess from the words before they are parsed: a wrong guess costs a
+    process started in vain, or started later, never a different result."""
+    names = [word.split("=", 1)[0] for word in words if word.startswith("--")]
+    if not any(name == "--out" for name in names):
+        return False
+    return not any(option.startswith(name) for name in names if len(name) >= 4
+                   for option in _NOT_DRAWING)
+
+
+def start_early(words: Sequence[str]) -> None:
+    """Start the drawing process at the very start of ``prcurve report`` (``words``: its
+    command line), before NumPy and the command's modules load, when the words ask for
+    pictures (:func:`_asks_for_pictures`) and one would be started anyway (:func:`_wanted`;
+    an invalid ``PRCURVE_PICTURES`` starts none and is reported by the command). It
+    imports matplotlib while this process loads its modules, parses and counts:
+    started once the command's modules had loaded, it began about 0.15 s later, all of
+    it on the critical path (docs/report.md, "Two processes").
+    :meth:`PictureProcess.start` takes it; one that is not taken (the command failed
+    before, or streams its inputs) is stopped by :func:`stop_early`, at the latest when
+    this process exits."""
+    global _early
+    if _early is not None or not sys.executable or not _asks_for_pictures(words):
+        return
+    from prcurve.errors import InvalidInputError
+
+    try:
+        if not _wanted():
+            return
+    except InvalidInputError:  # the command reports it, once it has parsed its arguments
+        return
+    _early = _spawn()
+    if _early is not None:
+        import atexit
+
+        atexit.register(stop_early)
+
+
+def stop_early() -> None:
+    """Stop the process :func:`start_early` started, unless it was taken: close its input
+    (it stops at the end of its input, or is killed) and wait for it."""
+    global _early
+    child, _early = _early, None
+    if child is None:
+        return
+    child.kill()
+    for stream in (child.stdin, child.stdout):
+        if stream is not None:
+            with contextlib.suppress(OSError):
+                stream.close()
+    child.wait()
+
+
+def _spawn() -> subprocess.Popen[bytes] | None:
+    """A fresh interpreter running :func:`serve`, sent this process's ``sys.path``."""
+    try:
+        child = subprocess.Popen([sys.executable, "-c", _CHILD], stdin=subprocess.PIPE,
+                                 stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    except OSError:
+        return None
+    try:
+        if child.stdin is None:
+            raise OSError("no pipe")
+        pickle.dump(sys.path, child.stdin, protocol=pickle.HIGHEST_PROTOCOL)
+        child.stdin.flush()
+    except OSError:  # it died at once: the pictures are drawn here
+        child.kill()
+        child.wait()
+        return None
+    return child
+
+
 class PictureSource(Protocol):
     """Where :meth:`prcurve.present.report.Report.write` takes its pictures from."""
 
@@ -198,19 +280,16 @@ class PictureProcess:
 
     @classmethod
     def start(cls) -> PictureProcess:
-        """Start the child (it imports matplotlib and waits for a report). When it cannot
-        be started, or no core is free for it (:func:`free_core`), the pictures will be
-        drawn in this process."""
+        """Start the child (it imports matplotlib and waits for a report), or take the one
+        :func:`start_early` started. When it cannot be started, or no core is free for it
+        (:func:`free_core`), the pictures will be drawn in this process."""
+        global _early
+        if _early is not None:
+            child, _early = _early, None
+            return cls(child)
         if not sys.executable or not _wanted():  # embedded, or nothing to gain
             return cls(None)
-        try:
-            child = subprocess.Popen([sys.executable, "-c", _CHILD], stdin=subprocess.PIPE,
-                                     stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
-        except OSError:
-            return cls(None)
-        process = cls(child)
-        process._send(sys.path)
-        return process
+        return cls(_spawn())
 
     def _send(self, value: Any) -> bool:
         if self._child is None or self._child.stdin is None:
