@@ -6,8 +6,11 @@ work is independent, so the command draws the pictures in a child process while 
 reads the inputs, counts and builds the page itself: on two cores the wall time is
 about the longer of the two, not their sum (issue 26, item 3; docs/report.md).
 
-- :meth:`PictureProcess.start` starts the child before the inputs are read; it imports
-  matplotlib while this process reads and counts. The child is a fresh interpreter
+- :func:`start_early` starts the child at the very start of the ``prcurve report``
+  program, before NumPy and the command's modules load (``prcurve.cli.main`` calls it
+  when the command's words ask for pictures); :meth:`PictureProcess.start` takes that
+  child, or starts one before the inputs are read. It imports matplotlib while this
+  process loads, reads and counts. The child is a fresh interpreter
   (``sys.executable -c``), not a fork: this process has NumPy's (OpenBLAS's) threads
   by then, after which ``fork`` may deadlock (and warns from Python 3.12), and a fresh
   interpreter works the same on every platform. It runs with this process's
