@@ -192,8 +192,8 @@ def start_early(words: Sequence[str]) -> None:
 
 
 def stop_early() -> None:
-    """Stop the process :func:`start_early` started, unless it was taken: close its input
-    (it stops at the end of its input, or is killed) and wait for it."""
+    """Stop the process :func:`start_early` started, unless it was taken: kill it (it has
+    no work of ours yet), close its pipes and wait for it (no zombie)."""
     global _early
     child, _early = _early, None
     if child is None:
