@@ -75,3 +75,31 @@ def test_a_users_setting_wins(monkeypatch: pytest.MonkeyPatch) -> None:
     html.render_html(_report())
     assert calls == [1]
     assert os.environ["BOKEH_VALIDATE_DOC"] == "true"
+
+
+def test_the_iso_f_lines_are_one_renderer_of_every_level(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # One MultiLine for the four iso-F lines (session 33: 27 fewer Bokeh models); each of
+    # its lines is F1 = f, checked against the formula: p = f r / (2 r - f).
+    import bokeh.embed
+    from bokeh.models import GlyphRenderer, MultiLine
+
+    documents: list[Any] = []
+    file_html = bokeh.embed.file_html
+
+    def kept(document: Any, *args: Any, **kwargs: Any) -> str:
+        documents.append(document)
+        return file_html(document, *args, **kwargs)
+
+    monkeypatch.setattr(bokeh.embed, "file_html", kept)
+    html.render_html(_report())
+    lines = [r.data_source.data for r in documents[0].models
+             if isinstance(r, GlyphRenderer) and isinstance(r.glyph, MultiLine)]
+    assert len(lines) == 1  # the page's one PR plot
+    xs, ys = lines[0]["xs"], lines[0]["ys"]
+    assert len(xs) == len(ys) == 4
+    for f, r, p in zip((0.2, 0.4, 0.6, 0.8), xs, ys, strict=True):
+        r, p = np.asarray(r), np.asarray(p)
+        assert r.min() >= f / 2 - 1e-12  # where p = 1
+        assert r.max() == pytest.approx(1.0)
+        np.testing.assert_allclose(p, f * r / (2 * r - f), rtol=1e-12)
