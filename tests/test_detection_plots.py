@@ -48,3 +48,23 @@ def test_class_curves_draw_each_category_curve(protocol: str) -> None:
             best = curve.best_f()
             assert ax.get_lines()[1].get_xdata().tolist() == [best.recall]
     plt.close("all")
+
+
+@pytest.mark.parametrize("categories", [1, 2, 3, 5])
+def test_few_categories_are_not_thumbnails(categories: int) -> None:
+    # One category was a 2.4-inch figure (360 pixels wide at 150 dpi) with its title
+    # wrapped: panels are at least 2.4 inches and the figure at least 4.8 inches wide.
+    import matplotlib.pyplot as plt
+
+    evaluation = evaluate_coco(*random_case(5))
+    chosen = [c.item() for c in evaluation.categories[:categories]]
+    figure = evaluation.plot_class_curves(chosen)
+    width, height = figure.get_size_inches()
+    assert width >= 4.8
+    assert width == pytest.approx(max(4.8, 2.4 * min(len(chosen), 8)))
+    for ax in figure.axes:  # every panel's axes at least 1.6 by 1.3 inches
+        box = ax.get_position()
+        assert box.width * width >= 1.6
+        assert box.height * height >= 1.3
+    assert "\n" not in figure.get_suptitle()  # the title fits one line
+    plt.close("all")

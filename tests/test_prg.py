@@ -304,8 +304,11 @@ def test_plot_draws_the_points_and_the_hull() -> None:
     np.testing.assert_array_equal(drawn.curves["m"].get_ydata(), points["precision_gain"][rows])
     np.testing.assert_array_equal(drawn.hulls["m"].get_xdata(),
                                   curve.prg().convex_hull()["recall_gain"])
-    assert drawn.curves["m"].get_label() == "m: AUPRG = 0.708"
-    assert curve.prg().plot(label="x").curves["x"].get_label() == "x: AUPRG = 0.708"
+    # four significant digits (the page's summary line shows the same): 0.7083, not 0.708
+    area = f"{curve.prg().auprg():.4g}"
+    assert len(area.replace("0.", "", 1)) == 4
+    assert drawn.curves["m"].get_label() == f"m: AUPRG = {area}"
+    assert curve.prg().plot(label="x").curves["x"].get_label() == f"x: AUPRG = {area}"
 
 
 def test_report_writes_the_prg_figure_and_the_page_shows_it(tmp_path: object) -> None:

@@ -7,6 +7,7 @@ import json
 import os
 import re
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -14,6 +15,7 @@ import numpy as np
 import pytest
 
 from prcurve.cli import main
+from prcurve.errors import InvalidInputError
 from prcurve.present import picture_process, report_figures
 from prcurve.present.picture_process import InProcessPictures, PictureProcess
 from prcurve.present.report_build import evaluate
@@ -180,6 +182,63 @@ def test_a_failed_child_means_drawn_here(program: str, monkeypatch: pytest.Monke
         assert svg == here.prg_svg()
 
 
+@linux_only
+def test_a_hung_child_is_killed_and_the_pictures_drawn_here(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # A child that reads the report and then sleeps for ever: after WAIT_SECONDS this
+    # process kills it and draws the same files itself; no process is left.
+    monkeypatch.setattr(picture_process, "_CHILD",
+                        "import sys, time; sys.stdin.buffer.read(); time.sleep(600)")
+    monkeypatch.setattr(picture_process, "WAIT_SECONDS", 1.0)
+    report = _report()
+    here = InProcessPictures(report)
+    before = _children()
+    started = time.monotonic()
+    with PictureProcess.start() as process:
+        assert len(_children()) == len(before) + 1
+        source = process.draw(report)
+        assert source.prg_svg() == here.prg_svg()
+        assert source.files() == here.files()
+    assert time.monotonic() - started < 30  # not the child's 600 s
+    assert _children() == before
+
+
+@linux_only
+def test_a_child_that_hangs_after_its_svg_is_given_up_too(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    program = ("import pickle, sys, time; sys.stdin.buffer.read(); "
+               "pickle.dump(('prg', 'svg'), sys.stdout.buffer); sys.stdout.flush(); "
+               "time.sleep(600)")
+    monkeypatch.setattr(picture_process, "_CHILD", program)
+    monkeypatch.setattr(picture_process, "WAIT_SECONDS", 1.0)
+    report = _report()
+    started = time.monotonic()
+    with PictureProcess.start() as process:
+        source = process.draw(report)
+        assert source.prg_svg() == "svg"  # it came in time
+        assert source.files() == InProcessPictures(report).files()
+    assert time.monotonic() - started < 30
+
+
+@pytest.mark.parametrize("value", ["chld", "yes", "1"])
+def test_a_misspelt_setting_is_refused(value: str, scores: Path, tmp_path: Path,
+                                       monkeypatch: pytest.MonkeyPatch,
+                                       capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setenv("PRCURVE_PICTURES", value)
+    assert main(["report", str(scores), "--out", str(tmp_path / "out")]) == 2
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == 1
+    assert err[0] == (
+        f"prcurve: error: PRCURVE_PICTURES: unknown value {value!r} (an environment "
+        "variable). Set it to 'child' (draw the pictures in a second process) or 'here' "
+        "(in this process), or unset it (a second process when a core is free).")
+    assert not (tmp_path / "out").exists()  # refused before anything is made
+    with pytest.raises(InvalidInputError, match="PRCURVE_PICTURES: unknown value"):
+        PictureProcess.start()
+    # Without pictures it is not used, and not read.
+    assert main(["report", str(scores), "--out", str(tmp_path / "out"), "--no-plots"]) == 0
+
+
 def test_free_core_counts_the_threads_running_now(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.undo()  # the real one
     running = picture_process._running_now()
@@ -219,7 +278,7 @@ def test_free_core(monkeypatch: pytest.MonkeyPatch) -> None:
 @linux_only
 @pytest.mark.parametrize(("free", "setting", "started"), [
     (False, None, False), (True, None, True), (False, "child", True), (True, "here", False),
-    (True, "other", True)])
+    (False, " Child ", True), (True, "", True)])
 def test_when_the_child_is_started(free: bool, setting: str | None, started: bool,
                                    monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(picture_process, "free_core", lambda: free)

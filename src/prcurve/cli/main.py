@@ -103,6 +103,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     """
     words = list(sys.argv[1:] if argv is None else argv)
     command = _command_of(words)
+    if argv is None and command == "report":  # its drawing process, before the imports
+        from prcurve.present.picture_process import start_early
+
+        start_early(words)
     # The other subcommands' one-line parsers only where they show: prcurve's own help.
     before = words[:words.index(command)] if command in words else words
     if argv is None:  # the program's own process: no cycle collection while modules load

@@ -39,7 +39,7 @@ from prcurve.validation.files import (
     dask_unreachable,
     unwritable_output,
 )
-from prcurve.validation.paths import check_distinct_files
+from prcurve.validation.paths import check_distinct_files, check_pictures_setting
 from prcurve.validation.space import check_n_resamples
 
 __all__ = [
@@ -503,6 +503,8 @@ def execute(args: argparse.Namespace, loaded_inputs: list[Any] | None = None,
         check_distinct_files(args.inputs, "its models would be reported twice")
     if args.out is not None and loaded_inputs is None:  # never write into or over an input
         check_out_folder(args.out, args.inputs)
+    if args.out is not None and not args.no_plots:  # before the folder is made
+        check_pictures_setting(os.environ.get("PRCURVE_PICTURES"))
     out = prepare_out(args.out) if args.out is not None else None
     with ExitStack() as stack:
         drawing = None
@@ -519,9 +521,10 @@ def _start_drawing(args: argparse.Namespace, loaded_inputs: list[Any] | None) ->
     import in a thread meanwhile would slow the counting (the GIL). Streamed inputs are
     large: their pictures are drawn here, their modules imported in a thread now."""
     from prcurve.present.files import preload_picture_modules
-    from prcurve.present.picture_process import PictureProcess
+    from prcurve.present.picture_process import PictureProcess, stop_early
 
     if loaded_inputs is None and _wants_streaming(args):
+        stop_early()  # started from the words (a folder, a large file): not needed
         preload_picture_modules()
         return nullcontext(None)
     return PictureProcess.start()

@@ -157,13 +157,17 @@ def plot_class_curves(
     kind = similarity_name(getattr(evaluation.protocol, "iou_type", "bbox"))
     # The figure's title (which similarity, which threshold), wrapped to the figure's
     # width (about 12 characters an inch at this size), with room above the panels.
+    # Panels 2.4 inches wide; a figure of one category is 4.8 inches wide, not a 2.4-inch
+    # thumbnail (360 pixels at 150 dpi, its title wrapped over two lines).
+    panel = max(2.4, 4.8 / cols)
+    width = panel * cols
     title = textwrap.wrap(f"Precision-recall per category at {kind} >= {iou_threshold:g}",
-                          max(18, int(12 * 2.4 * cols)))
+                          max(18, int(12 * width)))
     extra = 0.2 + 0.2 * len(title)
-    height = 2.2 * rows + 0.6 + extra
-    figure = _pyplot().figure(figsize=(2.4 * cols, height))
+    height = 2.2 * panel / 2.4 * rows + 0.6 + extra
+    figure = _pyplot().figure(figsize=(width, height))
     axes = figure.subplots(rows, cols, squeeze=False)
-    figure.subplots_adjust(left=0.6 / (2.4 * cols), right=1 - 0.1 / (2.4 * cols),
+    figure.subplots_adjust(left=0.6 / width, right=1 - 0.1 / width,
                            bottom=0.5 / height, top=1 - (0.3 + extra) / height,
                            wspace=0.3, hspace=0.55)
     for panel, k in enumerate(ks):

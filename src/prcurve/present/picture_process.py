@@ -6,8 +6,11 @@ work is independent, so the command draws the pictures in a child process while 
 reads the inputs, counts and builds the page itself: on two cores the wall time is
 about the longer of the two, not their sum (issue 26, item 3; docs/report.md).
 
-- :meth:`PictureProcess.start` starts the child before the inputs are read; it imports
-  matplotlib while this process reads and counts. The child is a fresh interpreter
+- :func:`start_early` starts the child at the very start of the ``prcurve report``
+  program, before NumPy and the command's modules load (``prcurve.cli.main`` calls it
+  when the command's words ask for pictures); :meth:`PictureProcess.start` takes that
+  child, or starts one before the inputs are read. It imports matplotlib while this
+  process loads, reads and counts. The child is a fresh interpreter
   (``sys.executable -c``), not a fork: this process has NumPy's (OpenBLAS's) threads
   by then, after which ``fork`` may deadlock (and warns from Python 3.12), and a fresh
   interpreter works the same on every platform. It runs with this process's
@@ -21,13 +24,17 @@ about the longer of the two, not their sum (issue 26, item 3; docs/report.md).
   killed, sends something unexpected) makes this process draw the pictures itself,
   in-process: the user gets the same files, or the same one-line error that drawing
   here raises. The child's standard error is discarded: it never prints a traceback.
+- A child that hangs is given up after :data:`WAIT_SECONDS` (5 minutes, from the moment
+  the report is sent; a 10^4-row report takes it about 1 s): it is killed and the
+  pictures are drawn here.
 - :meth:`PictureProcess.close` (a ``with`` block) always waits for the child; a child
   still working when the command fails is killed first. No process is left behind.
 
 The child is started only when a core is free for it (:func:`free_core`: two cores or
 more, and a load average below their number); on a machine whose cores are all busy it
 would only add its start-up to the work. The environment variable ``PRCURVE_PICTURES``
-overrides that: ``child`` always starts it, ``here`` never does.
+overrides that: ``child`` always starts it, ``here`` never does; any other value (not
+blank) is an :class:`~prcurve.errors.InvalidInputError` naming the variable.
 
 Reports too large to send cheaply (more than :data:`MAX_SENT_THRESHOLDS` operating
 points in all) are drawn here, and the child is told to stop.
@@ -52,7 +59,8 @@ import pickle
 import subprocess
 import sys
 import threading
-from collections.abc import Callable
+import time
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, BinaryIO, Protocol
@@ -60,16 +68,25 @@ from typing import TYPE_CHECKING, Any, BinaryIO, Protocol
 if TYPE_CHECKING:
     from prcurve.present.report_figures import DrawnPictures
 
-__all__ = ["MAX_SENT_THRESHOLDS", "InProcessPictures", "PictureProcess", "PictureSource",
-           "free_core", "picture_writer", "serve"]
+__all__ = ["MAX_SENT_THRESHOLDS", "WAIT_SECONDS", "InProcessPictures", "PictureProcess",
+           "PictureSource", "free_core", "picture_writer", "serve", "start_early", "stop_early"]
+
+WAIT_SECONDS = 300.0
+"""The longest this process waits for the child's pictures, from the moment it sends the
+report: then the child is killed and the pictures are drawn here. The child draws a
+10^4-row report in about 1 s on an idle machine and a report of
+:data:`MAX_SENT_THRESHOLDS` operating points in a few seconds, so only a child that hangs
+(or a machine stopped for minutes) reaches it."""
 
 MAX_SENT_THRESHOLDS = 2_000_000
 """The most operating points (all models together) of a report sent to the child; a larger
 report is drawn in-process (pickling its curves would cost more than drawing saves)."""
 
-_CHILD = ("import pickle, sys; sys.path[:] = pickle.load(sys.stdin.buffer); "
+_CHILD = ("import gc; gc.disable(); "
+          "import pickle, sys; sys.path[:] = pickle.load(sys.stdin.buffer); "
           "from prcurve.present.picture_process import serve; serve()")
-"""The child's program: this process's module search path first, then :func:`serve`."""
+"""The child's program: no cycle collection while its modules load (:func:`serve` then
+freezes what they made), this process's module search path, then :func:`serve`."""
 
 
 def free_core() -> bool:
@@ -118,9 +135,94 @@ def _running_now() -> int | None:
 
 def _wanted() -> bool:
     """``PRCURVE_PICTURES``: ``child`` always starts the child, ``here`` never does;
-    unset (or anything else): when :func:`free_core`."""
-    setting = os.environ.get("PRCURVE_PICTURES", "").strip().lower()
-    return setting == "child" or (setting != "here" and free_core())
+    unset (or blank): when :func:`free_core`. Any other value is refused
+    (:func:`prcurve.validation.paths.check_pictures_setting`)."""
+    from prcurve.validation.paths import check_pictures_setting
+
+    setting = check_pictures_setting(os.environ.get("PRCURVE_PICTURES"))
+    return setting == "child" or (setting is None and free_core())
+
+
+_early: subprocess.Popen[bytes] | None = None
+"""The drawing process :func:`start_early` started, until :meth:`PictureProcess.start`
+takes it (or :func:`stop_early` stops it)."""
+
+_NOT_DRAWING = ("--no-plots", "--stream", "--dask", "--workers")
+"""``prcurve report`` options under which the command draws no picture in a second process."""
+
+
+def _asks_for_pictures(words: Sequence[str]) -> bool:
+    """Whether ``prcurve report`` with these words writes pictures read whole: ``--out``
+    given, and none of :data:`_NOT_DRAWING` (nor an abbreviation of one, as argparse
+    takes them). A guess from the words before they are parsed: a wrong guess costs a
+    process started in vain, or started later, never a different result."""
+    names = [word.split("=", 1)[0] for word in words if word.startswith("--")]
+    if not any(name == "--out" for name in names):
+        return False
+    return not any(option.startswith(name) for name in names if len(name) >= 4
+                   for option in _NOT_DRAWING)
+
+
+def start_early(words: Sequence[str]) -> None:
+    """Start the drawing process at the very start of ``prcurve report`` (``words``: its
+    command line), before NumPy and the command's modules load, when the words ask for
+    pictures (:func:`_asks_for_pictures`) and one would be started anyway (:func:`_wanted`;
+    an invalid ``PRCURVE_PICTURES`` starts none and is reported by the command). It
+    imports matplotlib while this process loads its modules, parses and counts:
+    started once the command's modules had loaded, it began about 0.15 s later, all of
+    it on the critical path (docs/report.md, "Two processes").
+    :meth:`PictureProcess.start` takes it; one that is not taken (the command failed
+    before, or streams its inputs) is stopped by :func:`stop_early`, at the latest when
+    this process exits."""
+    global _early
+    if _early is not None or not sys.executable or not _asks_for_pictures(words):
+        return
+    from prcurve.errors import InvalidInputError
+
+    try:
+        if not _wanted():
+            return
+    except InvalidInputError:  # the command reports it, once it has parsed its arguments
+        return
+    _early = _spawn()
+    if _early is not None:
+        import atexit
+
+        atexit.register(stop_early)
+
+
+def stop_early() -> None:
+    """Stop the process :func:`start_early` started, unless it was taken: kill it (it has
+    no work of ours yet), close its pipes and wait for it (no zombie)."""
+    global _early
+    child, _early = _early, None
+    if child is None:
+        return
+    child.kill()
+    for stream in (child.stdin, child.stdout):
+        if stream is not None:
+            with contextlib.suppress(OSError):
+                stream.close()
+    child.wait()
+
+
+def _spawn() -> subprocess.Popen[bytes] | None:
+    """A fresh interpreter running :func:`serve`, sent this process's ``sys.path``."""
+    try:
+        child = subprocess.Popen([sys.executable, "-c", _CHILD], stdin=subprocess.PIPE,
+                                 stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    except OSError:
+        return None
+    try:
+        if child.stdin is None:
+            raise OSError("no pipe")
+        pickle.dump(sys.path, child.stdin, protocol=pickle.HIGHEST_PROTOCOL)
+        child.stdin.flush()
+    except OSError:  # it died at once: the pictures are drawn here
+        child.kill()
+        child.wait()
+        return None
+    return child
 
 
 class PictureSource(Protocol):
@@ -179,22 +281,20 @@ class PictureProcess:
         # and a child blocked on writing its PRG SVG would draw nothing more meanwhile.
         self._reader: threading.Thread | None = None
         self._prg_read = threading.Event()
+        self._deadline = 0.0  # time.monotonic() after which the child is given up
 
     @classmethod
     def start(cls) -> PictureProcess:
-        """Start the child (it imports matplotlib and waits for a report). When it cannot
-        be started, or no core is free for it (:func:`free_core`), the pictures will be
-        drawn in this process."""
+        """Start the child (it imports matplotlib and waits for a report), or take the one
+        :func:`start_early` started. When it cannot be started, or no core is free for it
+        (:func:`free_core`), the pictures will be drawn in this process."""
+        global _early
+        if _early is not None:
+            child, _early = _early, None
+            return cls(child)
         if not sys.executable or not _wanted():  # embedded, or nothing to gain
             return cls(None)
-        try:
-            child = subprocess.Popen([sys.executable, "-c", _CHILD], stdin=subprocess.PIPE,
-                                     stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
-        except OSError:
-            return cls(None)
-        process = cls(child)
-        process._send(sys.path)
-        return process
+        return cls(_spawn())
 
     def _send(self, value: Any) -> bool:
         if self._child is None or self._child.stdin is None:
@@ -209,27 +309,32 @@ class PictureProcess:
     def draw(self, report: Any) -> PictureSource:
         """Send ``report`` to the child; returns where to take its pictures from (this
         object, or the report's :class:`InProcessPictures` for a report too large to
-        send)."""
+        send). The report is sent and the answers read by a thread, so that a child that
+        hangs holds this process up for :data:`WAIT_SECONDS` at most."""
         self._report = report
         size = sum(len(m.curve) for m in report.models)
         if size > MAX_SENT_THRESHOLDS:
             self._send(None)  # the child stops
             self._here = InProcessPictures(report)
             return self._here
-        sent = self._send(report)
-        if self._child is not None and self._child.stdin is not None:
-            with contextlib.suppress(OSError):
-                self._child.stdin.close()
-        if sent:
-            self._reader = threading.Thread(target=self._read, name="prcurve-pictures",
-                                            daemon=True)
+        if self._child is not None:
+            self._deadline = time.monotonic() + WAIT_SECONDS
+            self._reader = threading.Thread(target=self._exchange, args=(report,),
+                                            name="prcurve-pictures", daemon=True)
             self._reader.start()
         return self
 
-    def _read(self) -> None:
+    def _exchange(self, report: Any) -> None:
+        """Send the report, then read the child's messages as they come (a pipe holds
+        64 KiB, and a child blocked on writing its PRG SVG would draw nothing more)."""
         try:
-            svg = self._receive("prg")
-            self._prg = svg if isinstance(svg, str) else None
+            sent = self._send(report)
+            if self._child is not None and self._child.stdin is not None:
+                with contextlib.suppress(OSError):
+                    self._child.stdin.close()
+            if sent:
+                svg = self._receive("prg")
+                self._prg = svg if isinstance(svg, str) else None
         finally:
             self._prg_read.set()
         if self._prg is None:
@@ -239,6 +344,20 @@ class PictureProcess:
                 isinstance(f, tuple) and len(f) == 2 and isinstance(f[0], str)
                 and isinstance(f[1], bytes) for f in files):
             self._files = files
+
+    def _left(self) -> float:
+        return max(self._deadline - time.monotonic(), 0.0)
+
+    def _give_up(self) -> None:
+        """The child is past :data:`WAIT_SECONDS`: kill it (its pipes then end, and the
+        reading thread with them); the pictures are drawn here."""
+        child, reader = self._child, self._reader
+        if child is not None:
+            with contextlib.suppress(OSError):
+                child.kill()
+        if reader is not None:
+            reader.join()
+        self._files = None  # whatever came, the fallback draws every file
 
     def _receive(self, kind: str) -> Any:
         """The child's next message, when it is ``(kind, value)``; else None (it failed)."""
@@ -258,13 +377,15 @@ class PictureProcess:
         return self._here
 
     def prg_svg(self) -> str:
-        if self._reader is not None:
-            self._prg_read.wait()
+        if self._reader is not None and not self._prg_read.wait(self._left()):
+            self._give_up()
         return self._prg if self._prg is not None else self._fallback().prg_svg()
 
     def files(self) -> list[tuple[str, bytes]]:
         if self._reader is not None:
-            self._reader.join()
+            self._reader.join(self._left())
+            if self._reader.is_alive():
+                self._give_up()
         return self._files if self._files is not None else self._fallback().files()
 
     def close(self) -> None:
@@ -302,6 +423,7 @@ def serve() -> None:
     pictures and write ``("prg", svg)`` then ``("files", [(name, bytes), ...])`` to
     standard output (pickled). It stops at once on an empty input or ``None``; on an
     error it writes nothing more and exits (the parent then draws in-process)."""
+    import gc
     import importlib
 
     channel, source = sys.stdout.buffer, sys.stdin.buffer
@@ -320,6 +442,11 @@ def serve() -> None:
         importlib.import_module(name)
     from prcurve.present.report_figures import draw_pictures
 
+    # What the imports made lives as long as the process: set aside for good, so that the
+    # drawing's collections do not scan it (as prcurve.cli.main does for the command's
+    # imports; about 0.02 s of the child's 1.4 s of CPU at 10^4 rows, docs/benchmarks.md).
+    gc.freeze()
+    gc.enable()
     reader.join()
     report = received[0] if received else None
     if report is None:

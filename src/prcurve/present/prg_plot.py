@@ -3,7 +3,9 @@
 :func:`plot_prg_curves` draws each curve in PRG space as Flach and Kull (2015) and their
 reference ``prg`` package draw it: the unit square [0, 1]², the straight segments between
 the operating points (with the points where the curve enters the square), the points as
-dots, and the upper convex hull dashed; the legend carries each AUPRG. The always-positive
+dots, and the upper convex hull dashed; the legend carries each AUPRG to four significant
+digits, as report.html's summary line does (a report's files hold no other AUPRG: three
+digits could show two different models' areas as one number). The always-positive
 classifier is the point (1, 0) and the random baseline is the whole x-axis, at any
 prevalence. Nothing here computes a metric: the values are views of
 :class:`~prcurve.space.prg.PRGCurve`.
@@ -16,7 +18,7 @@ Examples
 >>> curve = pr_curve([1, 1, 0, 0, 1, 0], [0.8, 0.8, 0.6, 0.4, 0.4, 0.2])
 >>> drawn = plot_prg_curves({"model": curve}, Figure().add_subplot())
 >>> drawn.curves["model"].get_label()
-'model: AUPRG = 0.708'
+'model: AUPRG = 0.7083'
 """
 
 from __future__ import annotations
@@ -84,7 +86,7 @@ def plot_prg_curves(
         # reduction, within a pixel of the whole (present/lines.py)
         x, y = drawn_points(points["recall_gain"][rows], points["precision_gain"][rows],
                             pixel_columns(ax))
-        (line,) = ax.plot(x, y, linewidth=1.8, label=f"{name}: AUPRG = {area:.3g}")
+        (line,) = ax.plot(x, y, linewidth=1.8, label=f"{name}: AUPRG = {area:.4g}")
         real = rows & (points["is_crossing"] == 0) & (points["in_unit_square"] == 1)
         if real.sum() <= MAX_MARKERS:
             ax.plot(points["recall_gain"][real], points["precision_gain"][real], "o",

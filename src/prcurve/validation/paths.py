@@ -1,5 +1,7 @@
 """Messages and checks about lists of files and output names: a file listed twice, an
-empty list, an output file whose name a folder takes (docs/cli.md, "Files")."""
+empty list, an output file whose name a folder takes (docs/cli.md, "Files"); and the
+``PRCURVE_PICTURES`` setting of how a report's picture files are drawn (docs/report.md,
+"Two processes")."""
 
 from __future__ import annotations
 
@@ -10,8 +12,40 @@ from pathlib import Path
 
 from prcurve.errors import InvalidInputError
 
-__all__ = ["check_distinct_files", "no_files_given", "output_is_folder",
-           "output_not_a_folder"]
+__all__ = ["PICTURES_SETTINGS", "check_distinct_files", "check_pictures_setting",
+           "no_files_given", "output_is_folder", "output_not_a_folder"]
+
+PICTURES_SETTINGS = ("child", "here")
+"""The values of the environment variable ``PRCURVE_PICTURES`` (besides unset or empty)."""
+
+
+def check_pictures_setting(value: str | None) -> str | None:
+    """The environment variable ``PRCURVE_PICTURES`` (``value``: its text, None when
+    unset): ``"child"`` (draw a report's pictures in a second process), ``"here"`` (in
+    this one) or None (unset or blank: a second process when a core is free), case and
+    surrounding spaces ignored. Anything else is refused: a misspelt value would
+    otherwise silently mean the default.
+
+    Examples
+    --------
+    >>> check_pictures_setting(" Child "), check_pictures_setting(None), check_pictures_setting("")
+    ('child', None, None)
+    >>> check_pictures_setting("chld")
+    Traceback (most recent call last):
+    ...
+    prcurve.errors.InvalidInputError: PRCURVE_PICTURES: unknown value 'chld' (an environment \
+variable). Set it to 'child' (draw the pictures in a second process) or 'here' (in this \
+process), or unset it (a second process when a core is free).
+    """
+    if value is None or not value.strip():
+        return None
+    setting = value.strip().lower()
+    if setting not in PICTURES_SETTINGS:
+        raise InvalidInputError(
+            "PRCURVE_PICTURES", f"unknown value {value!r} (an environment variable)",
+            "set it to 'child' (draw the pictures in a second process) or 'here' (in this "
+            "process), or unset it (a second process when a core is free)")
+    return setting
 
 
 def no_files_given(argument: str = "source") -> InvalidInputError:
