@@ -507,11 +507,20 @@ def execute(args: argparse.Namespace, loaded_inputs: list[Any] | None = None,
         check_pictures_setting(os.environ.get("PRCURVE_PICTURES"))
     out = prepare_out(args.out) if args.out is not None else None
     with ExitStack() as stack:
+        stack.callback(_finish_preloading)  # no import left running when the command returns
         drawing = None
         if out is not None and not args.no_plots:
             drawing = stack.enter_context(_start_drawing(args, loaded_inputs))
         return _execute(args, loaded_inputs, listing, settings, baseline, correction, gates,
                         out, drawing)
+
+
+def _finish_preloading() -> None:
+    """:func:`prcurve.present.files.finish_preloading`, where that module is loaded (only
+    then can a preload have started)."""
+    files = sys.modules.get("prcurve.present.files")
+    if files is not None:
+        files.finish_preloading()
 
 
 def _start_drawing(args: argparse.Namespace, loaded_inputs: list[Any] | None) -> Any:

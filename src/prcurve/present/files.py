@@ -218,4 +218,24 @@ def preload_picture_modules() -> None:
             except Exception:  # reported where the module is used, with its message
                 return
 
-    threading.Thread(target=load, name="prcurve-preload", daemon=True).start()
+    thread = threading.Thread(target=load, name="prcurve-preload", daemon=True)
+    _preloading.append(thread)
+    thread.start()
+
+
+_preloading: list[Any] = []
+"""The threads :func:`preload_picture_modules` started and nobody waited for yet."""
+
+
+def finish_preloading() -> None:
+    """Wait for every import :func:`preload_picture_modules` started.
+
+    Called before this thread imports the same modules itself (:meth:`Report.write
+    <prcurve.present.report.Report.write>`) and when ``prcurve report`` returns: a
+    command run in a caller's process (``prcurve.cli.main([...])``) never leaves an
+    import running in a thread, where the caller would find a half-initialised module in
+    ``sys.modules`` (a test's check of matplotlib's settings did: ``module 'matplotlib'
+    has no attribute 'rcParams'``).
+    """
+    while _preloading:
+        _preloading.pop().join()

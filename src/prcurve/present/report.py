@@ -48,7 +48,7 @@ from prcurve.core.curve import PRCurve
 from prcurve.core.table import Table
 from prcurve.errors import UndefinedMetricWarning
 from prcurve.present import report_text
-from prcurve.present.files import remove_stale, stale_outputs, write_files
+from prcurve.present.files import finish_preloading, remove_stale, stale_outputs, write_files
 from prcurve.validation.files import (
     bad_fail_under,
     gate_out_of_range,
@@ -519,6 +519,7 @@ class Report:
             # them when the page asks for the PRG figure's SVG) or in a second process that
             # draws while the page is built here (its files are waited for when written,
             # after the curves); the page shows the same PRG drawing as SVG.
+            finish_preloading()  # its imports, not this thread's at the same time
             from prcurve.present.html import render_html
             from prcurve.present.picture_process import InProcessPictures, picture_writer
             from prcurve.present.report_figures import PICTURE_FILES
