@@ -237,30 +237,115 @@ def test_a_killed_worker_is_an_error_not_a_wait(tmp_path: Path) -> None:
             _state(workers, [str(path)])
 
 
-def test_without_room_in_shared_memory_the_temporary_folder_serves(
+def test_without_memfd_an_unlinked_temporary_file_serves(
         pool: WorkerPool, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    # A container's /dev/shm may hold 64 MiB: with too little room (here: none), the
-    # rows and the state go to the temporary folder, and the state is the same.
-    from prcurve.io import workers as workers_io
+    # Where os.memfd_create is missing (not Linux), the rows the workers exchange and the
+    # state go through temporary files unlinked at once: the same state, no name left.
+    import os
+    import tempfile
 
-    made: list[str] = []
-    real = workers_io.tempfile.mkdtemp
-
-    def mkdtemp(**options: Any) -> str:
-        made.append(real(**options))
-        return made[-1]
-
-    monkeypatch.setattr(workers_io, "_SHARED_MEMORY", str(tmp_path / "no-such-folder"))
-    monkeypatch.setattr(workers_io.tempfile, "mkdtemp", mkdtemp)
+    monkeypatch.delattr(os, "memfd_create", raising=False)
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "temporary"))
+    (tmp_path / "temporary").mkdir()
     rng = np.random.default_rng(13)
     y = rng.random(1000) < 0.2
     scores = np.round(rng.standard_normal(1000), 2)
     path = tmp_path / "t.parquet"
-    pq.write_table(pa.table({"label": y, "score": scores}), path)
+    pq.write_table(pa.table({"label": y, "score": scores}), path, row_group_size=200)
+    monkeypatch.setattr(piece_tasks, "PIECE_ROWS", 200)
     _same(_state(pool, [str(path)]), ThresholdCounts.from_scores(y, scores))
-    assert made
-    assert not made[0].startswith("/dev/shm")
-    assert not Path(made[0]).exists()  # removed at the end
+    assert list((tmp_path / "temporary").iterdir()) == []
+
+
+_KILLED_PARENT = """
+import os, signal, sys
+from prcurve.io import workers
+from prcurve.io.batches import choose_columns, open_dataset
+
+path = sys.argv[1]
+columns = choose_columns(open_dataset([path], "parquet").schema, "x", "label", ["score"], None)
+with workers.WorkerPool(2) as pool:
+    run = pool.run
+
+    def killed_after(tasks, fds=None):
+        results = run(tasks, fds)
+        if any(t is not None and t[0] == after for t in tasks):
+            print(*[p.pid for p in pool._processes], flush=True)
+            os.kill(os.getpid(), signal.SIGKILL)  # as the kernel's OOM killer would
+        return results
+
+    after = sys.argv[2]
+    pool.run = killed_after
+    workers.local_scores(pool, [path], "x", columns)
+"""
+
+
+@pytest.mark.parametrize("after", ["hold", "scatter", "segment", "write"])
+def test_a_killed_parent_leaves_no_file_behind(tmp_path: Path, after: str) -> None:
+    # The rows the workers exchange and the state's file have no name (memfd): a parent
+    # SIGKILLed at any step leaves nothing in /dev/shm or the temporary folder, and its
+    # workers end (their pipe closes).
+    import os
+    import subprocess
+    import sys
+    import tempfile
+    import time
+
+    def leftovers() -> set[str]:
+        found = set()
+        for folder in ("/dev/shm", tempfile.gettempdir()):
+            if os.path.isdir(folder):
+                found |= {f"{folder}/{name}" for name in os.listdir(folder)
+                          if name.startswith("prcurve-workers")}
+        return found
+
+    before = leftovers()
+    rng = np.random.default_rng(17)
+    y = rng.random(5000) < 0.2
+    path = tmp_path / "k.parquet"
+    pq.write_table(pa.table({"label": y, "score": rng.standard_normal(5000)}), path,
+                   row_group_size=500)
+    done = subprocess.run([sys.executable, "-c", _KILLED_PARENT, str(path), after],
+                          capture_output=True, text=True, timeout=120, check=False)
+    assert done.returncode == -9, done.stderr
+    pids = [int(p) for p in done.stdout.split()]
+    assert len(pids) == 2
+    assert leftovers() <= before
+    deadline = time.monotonic() + 10
+    while any(os.path.exists(f"/proc/{pid}") for pid in pids) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not any(os.path.exists(f"/proc/{pid}") for pid in pids)
+
+
+_UNGUARDED = """
+import sys
+from prcurve.cli import main
+
+code = main(["report", sys.argv[1], "--format", "json", "--workers", "2"])
+print("exit", code)
+"""
+
+
+def test_a_script_without_a_main_guard_runs_the_workers(tmp_path: Path) -> None:
+    # multiprocessing makes each new process import the parent's main module: a script
+    # calling main(... --workers 2) at its top level, unguarded, would run again there
+    # (and fail: processes started while bootstrapping). The workers start without it.
+    import subprocess
+    import sys
+
+    rng = np.random.default_rng(19)
+    y = rng.random(3000) < 0.2
+    path = tmp_path / "g.parquet"
+    pq.write_table(pa.table({"label": y.astype(np.int64), "score": rng.random(3000) + y}),
+                   path, row_group_size=500)
+    script = tmp_path / "script.py"
+    script.write_text(_UNGUARDED)
+    done = subprocess.run([sys.executable, str(script), str(path)], capture_output=True,
+                          text=True, timeout=120, check=False, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.count("exit 0") == 1
+    report = json.loads(done.stdout[:done.stdout.rindex("exit 0")])
+    assert report["inputs"][0]["engine"] == "workers"
 
 
 def test_a_worker_killed_during_its_task_is_an_error_not_a_wait(tmp_path: Path) -> None:
