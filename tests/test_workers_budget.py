@@ -25,6 +25,16 @@ pq = pytest.importorskip("pyarrow.parquet")
 BUDGET = ["--max-distinct", "500", "--switch-bins", "64"]
 
 
+@pytest.fixture(autouse=True)
+def _pool_always(monkeypatch: pytest.MonkeyPatch) -> None:
+    """These tests are of the pool: started whatever the machine's cores and the files'
+    rows (``prcurve.io.workers.one_process_reason``; its own tests set the limits)."""
+    from prcurve.io import workers
+
+    monkeypatch.setattr(workers, "POOL_MIN_CORES", 1)
+    monkeypatch.setattr(workers, "POOL_MIN_ROWS", 0)
+
+
 def _write(path: Path, kind: str) -> Path:
     rng = np.random.default_rng(3)
     n = 12_000

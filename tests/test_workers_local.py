@@ -31,6 +31,16 @@ from prcurve.io.batches import choose_columns, input_files, open_dataset  # noqa
 from prcurve.io.workers import WorkerPool, local_scores  # noqa: E402
 
 
+@pytest.fixture(autouse=True)
+def _pool_always(monkeypatch: pytest.MonkeyPatch) -> None:
+    """These tests are of the pool: started whatever the machine's cores and the files'
+    rows (``prcurve.io.workers.one_process_reason``; its own tests set the limits)."""
+    from prcurve.io import workers
+
+    monkeypatch.setattr(workers, "POOL_MIN_CORES", 1)
+    monkeypatch.setattr(workers, "POOL_MIN_ROWS", 0)
+
+
 @pytest.fixture(scope="module")
 def pool() -> Iterator[WorkerPool]:
     with WorkerPool(3) as workers:
@@ -320,6 +330,9 @@ def test_a_killed_parent_leaves_no_file_behind(tmp_path: Path, after: str) -> No
 _UNGUARDED = """
 import sys
 from prcurve.cli import main
+from prcurve.io import workers
+
+workers.POOL_MIN_CORES, workers.POOL_MIN_ROWS = 1, 0  # the pool, whatever the machine
 
 code = main(["report", sys.argv[1], "--format", "json", "--workers", "2"])
 print("exit", code)
@@ -370,3 +383,70 @@ def test_a_worker_killed_during_its_task_is_an_error_not_a_wait(tmp_path: Path) 
                 _state(workers, [str(path)])
         finally:
             timer.join()
+
+
+def _rows_file(path: Path, n: int) -> Path:
+    rng = np.random.default_rng(23)
+    y = rng.random(n) < 0.2
+    pq.write_table(pa.table({"label": y.astype(np.int64), "score": rng.random(n) + y}), path,
+                   row_group_size=max(1, n // 4))
+    return path
+
+
+@pytest.mark.parametrize(("options", "engine", "why"), [
+    # Where one process streams: too few cores for the pool (this rule's 4 > 2 here).
+    (["--stream"], "stream", "this process may use 2 cores, fewer than 4, and one process "
+     "keeps them busy"),
+    # Too few rows, exact or streamed.
+    ([], None, "1000 rows, fewer than 1001: too few for a pool to pay"),
+])
+def test_one_process_where_a_pool_cannot_pay(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                             capsys: pytest.CaptureFixture[str],
+                                             options: list[str], engine: str | None,
+                                             why: str) -> None:
+    # --workers 2 runs the single process's code (the same report, numbers and engine),
+    # and says so in the report's notes, its text and on standard error.
+    from prcurve.io import workers
+
+    monkeypatch.setattr(workers, "available_cores", lambda: 2)
+    monkeypatch.setattr(workers, "POOL_MIN_CORES", 4)
+    monkeypatch.setattr(workers, "POOL_MIN_ROWS", 1001 if not options else 0)
+    path = _rows_file(tmp_path / "r.parquet", 1000)
+    single = _report(path, *options)
+    pooled = _report(path, *options, "--workers", "2")
+    note = f"--workers 2: {why}; read as without --workers (the same numbers; docs/scale.md)"
+    assert pooled["notes"] == [note, *single["notes"]]
+    pooled["notes"] = single["notes"]
+    assert pooled == single
+    assert single["inputs"][0].get("engine") == engine
+    assert note in capsys.readouterr().err
+    assert main(["report", str(path), *options, "--workers", "2", "--ci", "none"]) == 0
+    assert f"note: {note}" in capsys.readouterr().out
+
+
+def test_the_pool_where_it_pays(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                capsys: pytest.CaptureFixture[str]) -> None:
+    # Enough rows and cores where one process streams; enough rows where it reads the
+    # file whole (the exact state: the parent holds it alone), whatever the cores.
+    from prcurve.io import workers
+
+    monkeypatch.setattr(workers, "POOL_MIN_CORES", 4)
+    monkeypatch.setattr(workers, "POOL_MIN_ROWS", 1000)
+    path = _rows_file(tmp_path / "r.parquet", 1000)
+    for cores, options in ((4, ["--stream"]), (2, []), (1, [])):
+        monkeypatch.setattr(workers, "available_cores", lambda cores=cores: cores)
+        report = _report(path, *options, "--workers", "2")
+        assert report["inputs"][0]["engine"] == "workers"
+        assert not any("--workers" in note for note in report["notes"])
+    capsys.readouterr()
+
+
+def test_one_process_reason_reads_no_metadata_it_does_not_need(tmp_path: Path) -> None:
+    from prcurve.io.workers import one_process_reason
+
+    broken = tmp_path / "broken.parquet"
+    broken.write_bytes(b"not parquet")
+    # Decided before the files are read; an unreadable file is left to the pool's path,
+    # which names it.
+    assert one_process_reason(1, [str(broken)], streams=True) is not None
+    assert one_process_reason(2, [str(broken)], streams=False, cores=8) is None

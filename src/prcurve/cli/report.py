@@ -157,8 +157,9 @@ def register(subparsers: Any) -> None:
                        help="compute the counts of Parquet inputs on the Dask scheduler at "
                        "ADDRESS (e.g. tcp://10.0.0.5:8786)")
     scale.add_argument("--workers", default=None, metavar="N",
-                       help="compute the counts of Parquet inputs on N local worker "
-                       "processes (no Dask needed)")
+                       help="count Parquet inputs on N local worker processes (no Dask); "
+                       "under 2^23 rows, or streamed on under 4 cores, one process is faster "
+                       "and runs instead, the same numbers (docs/scale.md; the report says so)")
     add_output_options(report)
     report.set_defaults(handler=run_report)
 
@@ -466,6 +467,23 @@ def _load_dask(args: argparse.Namespace, bins: int | None) -> tuple[list[Any], l
     return streamed, notes
 
 
+def _one_process_reason(args: argparse.Namespace, n_workers: int) -> str | None:
+    """Why ``--workers N`` runs the single process's code here, or None for the pool."""
+    from prcurve.io.workers import inputs_one_process_reason
+
+    if args.dask is not None:  # --dask beside --workers: the pool's path refuses it
+        return None
+    return inputs_one_process_reason(args.inputs, args.input_format, n_workers,
+                                     streams=_single_streams(args))
+
+
+def _one_process_notes(args: argparse.Namespace) -> list[str]:
+    note = getattr(args, "one_process_note", None)
+    if note is not None:
+        say(note)
+    return [] if note is None else [note]
+
+
 def _emit(report: Any, args: argparse.Namespace, files: Sequence[str]) -> None:
     if args.format == "json":
         sys.stdout.write(report.to_json(files))
@@ -482,11 +500,13 @@ def _emit(report: Any, args: argparse.Namespace, files: Sequence[str]) -> None:
 
 def execute(args: argparse.Namespace, loaded_inputs: list[Any] | None = None,
              listing: bool = False) -> int:
+    one_process = None
     if loaded_inputs is None and getattr(args, "workers", None) is not None:
-        check_workers(args.workers)
-        from prcurve.io.workers import start_fork_server
+        one_process = _one_process_reason(args, check_workers(args.workers))
+        if one_process is None:
+            from prcurve.io.workers import start_fork_server
 
-        start_fork_server()  # its imports overlap this process's own until the workers start
+            start_fork_server()  # its imports overlap this process's own until the workers start
     from prcurve.present.report import parse_fail_under
 
     labels = list(getattr(args, "labels", None) or getattr(args, "label", None) or [])
@@ -494,6 +514,10 @@ def execute(args: argparse.Namespace, loaded_inputs: list[Any] | None = None,
     check_distinct_labels(labels)
     if len(labels) > 1 and loaded_inputs is None and _wants_streaming(args):
         raise classes_in_memory_only("--label", "--label " + " --label ".join(labels))
+    if one_process is not None:  # the single process's code: the same numbers, sooner
+        args.workers = None
+        args.one_process_note = (f"{one_process}; read as without --workers (the same numbers;"
+                                 " docs/scale.md)")
     settings = _settings(args)
     baseline = getattr(args, "baseline", None)
     correction = check_choice("--correction", getattr(args, "correction", "holm"),
@@ -536,6 +560,7 @@ def _execute(args: argparse.Namespace, loaded_inputs: list[Any] | None, listing:
         load = _load_dask if (args.dask is not None or args.workers is not None) else (
             _load_streamed)
         streamed, notes = load(args, settings.bins)
+        notes[:0] = _one_process_notes(args)
         if baseline is not None:
             notes.append(f"--baseline {baseline}: streamed inputs keep counts, not scores, "
                          "so their models are not compared")
@@ -543,6 +568,7 @@ def _execute(args: argparse.Namespace, loaded_inputs: list[Any] | None, listing:
     else:
         if loaded_inputs is None:
             loaded_inputs, notes = _load(args, binned=settings.bins is not None)
+            notes[:0] = _one_process_notes(args)
         else:
             notes = []
         report = build_report(loaded_inputs, settings, notes, baseline=baseline,
