@@ -394,11 +394,12 @@ def _rows_file(path: Path, n: int) -> Path:
 
 
 @pytest.mark.parametrize(("options", "engine", "why"), [
-    # Where one process streams: too few cores for the pool (this rule's 4 > 2 here).
+    # Too few cores for the pool (this rule's 4 > 2 here), streamed or read whole.
     (["--stream"], "stream", "this process may use 2 cores, fewer than 4, and one process "
      "keeps them busy"),
-    # Too few rows, exact or streamed.
-    ([], None, "1000 rows, fewer than 1001: too few for a pool to pay"),
+    ([], None, "this process may use 2 cores, fewer than 4, and one process keeps them busy"),
+    # Too few rows.
+    (["--max-distinct", "none"], None, "1000 rows, fewer than 1001: too few for a pool to pay"),
 ])
 def test_one_process_where_a_pool_cannot_pay(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                              capsys: pytest.CaptureFixture[str],
@@ -408,9 +409,10 @@ def test_one_process_where_a_pool_cannot_pay(tmp_path: Path, monkeypatch: pytest
     # and says so in the report's notes, its text and on standard error.
     from prcurve.io import workers
 
-    monkeypatch.setattr(workers, "available_cores", lambda: 2)
+    few_rows = "1000 rows" in why
+    monkeypatch.setattr(workers, "available_cores", lambda: 8 if few_rows else 2)
     monkeypatch.setattr(workers, "POOL_MIN_CORES", 4)
-    monkeypatch.setattr(workers, "POOL_MIN_ROWS", 1001 if not options else 0)
+    monkeypatch.setattr(workers, "POOL_MIN_ROWS", 1001 if few_rows else 0)
     path = _rows_file(tmp_path / "r.parquet", 1000)
     single = _report(path, *options)
     pooled = _report(path, *options, "--workers", "2")
@@ -426,27 +428,31 @@ def test_one_process_where_a_pool_cannot_pay(tmp_path: Path, monkeypatch: pytest
 
 def test_the_pool_where_it_pays(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                 capsys: pytest.CaptureFixture[str]) -> None:
-    # Enough rows and cores where one process streams; enough rows where it reads the
-    # file whole (the exact state: the parent holds it alone), whatever the cores.
+    # Two workers or more, enough cores and rows: the pool, streamed or read whole.
     from prcurve.io import workers
 
     monkeypatch.setattr(workers, "POOL_MIN_CORES", 4)
     monkeypatch.setattr(workers, "POOL_MIN_ROWS", 1000)
+    monkeypatch.setattr(workers, "available_cores", lambda: 4)
     path = _rows_file(tmp_path / "r.parquet", 1000)
-    for cores, options in ((4, ["--stream"]), (2, []), (1, [])):
-        monkeypatch.setattr(workers, "available_cores", lambda cores=cores: cores)
+    for options in (["--stream"], []):
         report = _report(path, *options, "--workers", "2")
         assert report["inputs"][0]["engine"] == "workers"
         assert not any("--workers" in note for note in report["notes"])
     capsys.readouterr()
 
 
-def test_one_process_reason_reads_no_metadata_it_does_not_need(tmp_path: Path) -> None:
+def test_one_process_reason_reads_no_metadata_it_does_not_need(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from prcurve.io import workers
     from prcurve.io.workers import one_process_reason
 
+    monkeypatch.setattr(workers, "POOL_MIN_CORES", 4)
+    monkeypatch.setattr(workers, "POOL_MIN_ROWS", 1000)
     broken = tmp_path / "broken.parquet"
     broken.write_bytes(b"not parquet")
     # Decided before the files are read; an unreadable file is left to the pool's path,
     # which names it.
-    assert one_process_reason(1, [str(broken)], streams=True) is not None
-    assert one_process_reason(2, [str(broken)], streams=False, cores=8) is None
+    assert one_process_reason(1, [str(broken)]) is not None
+    assert one_process_reason(2, [str(broken)], cores=2) is not None
+    assert one_process_reason(2, [str(broken)], cores=8) is None

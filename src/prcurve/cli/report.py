@@ -158,8 +158,9 @@ def register(subparsers: Any) -> None:
                        "ADDRESS (e.g. tcp://10.0.0.5:8786)")
     scale.add_argument("--workers", default=None, metavar="N",
                        help="count Parquet inputs on N local worker processes (no Dask); "
-                       "under 2^23 rows, or streamed on under 4 cores, one process is faster "
-                       "and runs instead, the same numbers (docs/scale.md; the report says so)")
+                       "for one worker, under 4 cores or under 2^23 rows, one process is "
+                       "faster and runs instead, the same numbers (docs/scale.md; the report "
+                       "says so)")
     add_output_options(report)
     report.set_defaults(handler=run_report)
 
@@ -473,8 +474,7 @@ def _one_process_reason(args: argparse.Namespace, n_workers: int) -> str | None:
 
     if args.dask is not None:  # --dask beside --workers: the pool's path refuses it
         return None
-    return inputs_one_process_reason(args.inputs, args.input_format, n_workers,
-                                     streams=_single_streams(args))
+    return inputs_one_process_reason(args.inputs, args.input_format, n_workers)
 
 
 def _one_process_notes(args: argparse.Namespace) -> list[str]:

@@ -123,9 +123,11 @@ def _huge_pages(enabled: bool) -> None:
     Off for the exact state's tasks: where the kernel compacts memory to find huge pages
     on a fault (``defrag`` set to ``madvise``), their fresh arrays cost a worker 0.5-1 s of
     system time at 3*10^7 rows, against about 0.2 s with small pages (docs/benchmarks.md,
-    session 32). On (NumPy's default) for counting: there each piece's arrays reuse the
-    last one's pages, and small pages cost a worker's half of 10^8 rows 0.7-0.8 s of
-    system time against 0.13-0.25 s (session 33). NumPy's switch is private
+    session 32). On (NumPy's default) for counting, as in the single process: there each
+    piece's arrays reuse the last one's pages (a worker's half of 10^8 rows, in one
+    process: 0.68-0.81 s of system time with small pages against 0.13-0.25 s in two
+    pairs of runs, 0.15-0.29 s against 0.10-0.25 s in three more; session 33). NumPy's
+    switch is private
     (``NUMPY_MADVISE_HUGEPAGE`` is read at import); where it is missing, nothing
     changes."""
     import importlib

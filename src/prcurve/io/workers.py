@@ -74,19 +74,18 @@ __all__ = ["POOL_MIN_CORES", "POOL_MIN_ROWS", "WorkerPool", "anonymous_file", "a
            "start_fork_server"]
 
 POOL_MIN_CORES = 4
-"""Where one process would stream (the distinct-score budget), the fewest cores (those
-this process may run on) on which ``--workers N`` starts its pool. One process already
-keeps most of 2 cores busy there (1.1-1.3 s of CPU a second of wall at 10^8 rows: it
-reads ahead while it counts), and two workers spend 1.5-1.8 times its CPU, so they need
-more than 2 cores to gain; on this project's 2-core machine they were 1.07-1.3x slower
-(docs/benchmarks.md, sessions 32 and 33). Not measured above 2 cores; 4 leaves a margin."""
+"""The fewest cores (those this process may run on) on which ``--workers N`` starts its
+pool. One process already keeps most of 2 cores busy (it reads ahead while it counts,
+and sorts on every core): its CPU is 1.1-1.3x its wall time at 3*10^7 and 10^8 rows on
+this project's 2-core machine, and two workers spend 1.3-1.8 times its CPU, so they need
+more than 2 busy cores to gain; on 2 cores they were 1.04-2.1x slower (docs/benchmarks.md,
+sessions 32 and 33). Not measured above 2 cores; 4 leaves a margin."""
 
 POOL_MIN_ROWS = 2 * PIECE_ROWS
 """The fewest rows for which ``--workers N`` starts its pool: below two pieces of row
 groups one worker would read them all, and starting the pool (a fork server and its
 imports, 0.3-0.5 s of CPU) pays for nothing; one process holds such a file in under
 0.5 GB."""
-
 
 _CLOSE_SECONDS = 5.0  # how long a worker may take to leave before it is terminated
 
@@ -98,30 +97,26 @@ def available_cores() -> int:
     return os.cpu_count() or 1
 
 
-def one_process_reason(n_workers: int, files: Sequence[str], streams: bool,
+def one_process_reason(n_workers: int, files: Sequence[str],
                        cores: int | None = None) -> str | None:
     """Why ``--workers n_workers`` over these Parquet ``files`` runs the single process's
-    code instead of a pool (the same numbers, sooner), or None when the pool runs.
-
-    ``streams``: whether one process would stream these inputs (the distinct-score
-    budget). Then one process runs for one worker, on fewer than :data:`POOL_MIN_CORES`
-    cores or for fewer than :data:`POOL_MIN_ROWS` rows: it is faster and holds no more
-    than the pool's parent. Where one process would read the inputs whole (the exact
-    state), the pool runs from :data:`POOL_MIN_ROWS` rows whatever the cores: its parent
-    holds the state alone, 0.81 GB at 3*10^7 rows against one process's 1.41 GB.
+    code instead of a pool (the same numbers, sooner), or None when the pool runs: one
+    worker, fewer than :data:`POOL_MIN_CORES` cores, or fewer than :data:`POOL_MIN_ROWS`
+    rows. (Where one process reads a file whole, it then holds the rows too: 1.41 GB at
+    3*10^7 rows, where the pool's parent holds 0.81 GB; docs/scale.md.)
 
     Examples
     --------
     >>> from prcurve.io.workers import one_process_reason
-    >>> one_process_reason(1, [], streams=True)
+    >>> one_process_reason(1, [])
     '--workers 1: one worker is one process'
-    >>> one_process_reason(2, [], streams=True, cores=2)
+    >>> one_process_reason(2, [], cores=2)
     '--workers 2: this process may use 2 cores, fewer than 4, and one process keeps them busy'
     """
     cores = available_cores() if cores is None else cores
-    if streams and n_workers < 2:
+    if n_workers < 2:
         return f"--workers {n_workers}: one worker is one process"
-    if streams and cores < POOL_MIN_CORES:
+    if cores < POOL_MIN_CORES:
         return (f"--workers {n_workers}: this process may use {cores} cores, fewer than "
                 f"{POOL_MIN_CORES}, and one process keeps them busy")
     pq = need("pyarrow.parquet", "Parquet files")
@@ -136,7 +131,7 @@ def one_process_reason(n_workers: int, files: Sequence[str], streams: bool,
 
 
 def inputs_one_process_reason(inputs: Sequence[str], input_format: str | None,
-                              n_workers: int, streams: bool) -> str | None:
+                              n_workers: int) -> str | None:
     """:func:`one_process_reason` for ``prcurve report``'s inputs (files or folders); None
     where one is not Parquet or not found: the pool's path refuses it with its message."""
     files = []
@@ -148,7 +143,7 @@ def inputs_one_process_reason(inputs: Sequence[str], input_format: str | None,
         if fmt != "parquet":
             return None
         files.extend(found)
-    return one_process_reason(n_workers, files, streams)
+    return one_process_reason(n_workers, files)
 
 
 def shares(n_pieces: int, n_workers: int) -> list[list[int]]:
