@@ -62,6 +62,7 @@ def serve(connection: Connection, threads: int) -> None:
     """
     set_sort_threads(threads)
     reuse_freed_memory()  # each piece's large arrays reuse the last one's pages, not fresh ones
+    _huge_pages(False)
     held: dict[Any, Any] = {}
     while True:
         try:
@@ -118,16 +119,15 @@ def _read_ahead(pieces: Sequence[tuple[str, list[int], int]], spec: TaskSpec
 
 
 def _huge_pages(enabled: bool) -> None:
-    """Whether NumPy ``madvise``s this worker's large arrays ``MADV_HUGEPAGE``.
-
-    Off for the exact state's tasks: where the kernel compacts memory to find huge pages
-    on a fault (``defrag`` set to ``madvise``), their fresh arrays cost a worker 0.5-1 s of
-    system time at 3*10^7 rows, against about 0.2 s with small pages (docs/benchmarks.md,
-    session 32). On (NumPy's default) for counting, as in the single process: there each
-    piece's arrays reuse the last one's pages (a worker's half of 10^8 rows, in one
-    process: 0.68-0.81 s of system time with small pages against 0.13-0.25 s in two
-    pairs of runs, 0.15-0.29 s against 0.10-0.25 s in three more; session 33). NumPy's
-    switch is private
+    """Whether NumPy ``madvise``s this worker's large arrays ``MADV_HUGEPAGE`` (off in the
+    workers): where the kernel compacts memory to find huge pages on a fault (``defrag``
+    set to ``madvise``), a worker's fresh arrays cost it 0.5-1 s of system time at 3*10^7
+    rows, against about 0.2 s with small pages (docs/benchmarks.md, session 32). For
+    counting (pieces whose arrays reuse the last one's pages) session 33 measured no
+    clear difference either way (a worker's half of 10^8 rows in one process: 0.15-0.81 s
+    of system time with small pages, 0.10-0.25 s with huge ones, in five pairs of runs
+    under load 2-4; whole commands under load 5-6 spent more CPU with huge pages), so the
+    workers keep small pages throughout. NumPy's switch is private
     (``NUMPY_MADVISE_HUGEPAGE`` is read at import); where it is missing, nothing
     changes."""
     import importlib
@@ -153,7 +153,6 @@ def _count(held: dict[Any, Any], pieces: list[tuple[str, list[int], int]],
     """
     if not pieces:
         return None
-    _huge_pages(True)
     past, decided = [False] * len(spec.scores), True
     if spec.budget is not None and spec.switch_edges is not None:
         past, decided = screen_groups([(path, g) for path, groups, _ in pieces for g in groups],
@@ -177,7 +176,6 @@ def _hold(held: dict[Any, Any], pieces: list[tuple[str, list[int], int]], spec: 
     counts, the first problem: a :class:`Part` without states), each column's scores'
     dtypes (one per piece with rows) and a sample of each column's kept scores.
     """
-    _huge_pages(False)
     result: Part | None = None
     kinds: list[list[str]] = [[] for _ in spec.scores]
     samples: list[list[NDArray[Any]]] = [[] for _ in spec.scores]
