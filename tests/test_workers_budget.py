@@ -96,7 +96,7 @@ def test_workers_follow_the_budget_where_one_process_streams(tmp_path: Path) -> 
     # Without --stream a small file is read whole by one process: exact, whatever its
     # distinct scores; --workers keeps that state (no budget applies).
     path = _write(tmp_path / "screen.parquet", "screen")
-    workers = _report(path, tmp_path / "workers", *BUDGET, "--workers", "1")
+    workers = _report(path, tmp_path / "workers", *BUDGET, "--workers", "2")
     single = _report(path, tmp_path / "single", *BUDGET)
     model = workers["models"][0]
     assert model["state"]["mode"] == "exact"
