@@ -13,7 +13,7 @@ alternating the commands, best of ``--repeat``:
 - with ``--workers N``: ``prcurve report FILE --workers N`` by this interpreter (and by
   ``--before``), whose report.json must hold the single process's numbers (item 7); with
   ``--pool-always`` also with the pool forced where one process would run instead
-  (``prcurve.io.workers.one_process_reason``).
+  (``prcurve.io.pool_rule.one_process_reason``).
 
 Time is wall and CPU (user + sys of the process and every descendant: this script
 adopts orphans (``PR_SET_CHILD_SUBREAPER``) and reaps them, so the workers of
@@ -57,8 +57,8 @@ COMMAND = """
 import sys
 from prcurve.cli import main
 if sys.argv[1] == "--pool-always":  # the pool whatever the cores and rows (session 33)
-    from prcurve.io import workers
-    workers.POOL_MIN_CORES, workers.POOL_MIN_ROWS = 1, 0
+    from prcurve.io import pool_rule
+    pool_rule.POOL_MIN_CORES, pool_rule.POOL_MIN_ROWS = 1, 0
     del sys.argv[1]
 code = main(sys.argv[1:])
 for line in open("/proc/self/status"):
@@ -152,7 +152,7 @@ def main() -> int:
     parser.add_argument("--keep", help="keep (and reuse) the generated files in this folder")
     parser.add_argument("--pool-always", action="store_true",
                         help="also time this interpreter's --workers N with the pool forced "
-                        "(prcurve.io.workers.POOL_MIN_CORES and POOL_MIN_ROWS set aside), "
+                        "(prcurve.io.pool_rule.POOL_MIN_CORES and POOL_MIN_ROWS set aside), "
                         "where one process would run instead")
     args = parser.parse_args()
     folder = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="prcurve-large-"))

@@ -28,11 +28,11 @@ BUDGET = ["--max-distinct", "500", "--switch-bins", "64"]
 @pytest.fixture(autouse=True)
 def _pool_always(monkeypatch: pytest.MonkeyPatch) -> None:
     """These tests are of the pool: started whatever the machine's cores and the files'
-    rows (``prcurve.io.workers.one_process_reason``; its own tests set the limits)."""
-    from prcurve.io import workers
+    rows (``prcurve.io.pool_rule.one_process_reason``; its own tests set the limits)."""
+    from prcurve.io import pool_rule
 
-    monkeypatch.setattr(workers, "POOL_MIN_CORES", 1)
-    monkeypatch.setattr(workers, "POOL_MIN_ROWS", 0)
+    monkeypatch.setattr(pool_rule, "POOL_MIN_CORES", 1)
+    monkeypatch.setattr(pool_rule, "POOL_MIN_ROWS", 0)
 
 
 def _write(path: Path, kind: str) -> Path:

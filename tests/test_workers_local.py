@@ -28,17 +28,18 @@ pq = pytest.importorskip("pyarrow.parquet")
 
 from prcurve.io import piece_tasks  # noqa: E402  (after pyarrow's importorskip)
 from prcurve.io.batches import choose_columns, input_files, open_dataset  # noqa: E402
+from prcurve.io.pool_rule import POOL_MIN_ROWS  # noqa: E402  (before any test sets it)
 from prcurve.io.workers import WorkerPool, local_scores  # noqa: E402
 
 
 @pytest.fixture(autouse=True)
 def _pool_always(monkeypatch: pytest.MonkeyPatch) -> None:
     """These tests are of the pool: started whatever the machine's cores and the files'
-    rows (``prcurve.io.workers.one_process_reason``; its own tests set the limits)."""
-    from prcurve.io import workers
+    rows (``prcurve.io.pool_rule.one_process_reason``; its own tests set the limits)."""
+    from prcurve.io import pool_rule
 
-    monkeypatch.setattr(workers, "POOL_MIN_CORES", 1)
-    monkeypatch.setattr(workers, "POOL_MIN_ROWS", 0)
+    monkeypatch.setattr(pool_rule, "POOL_MIN_CORES", 1)
+    monkeypatch.setattr(pool_rule, "POOL_MIN_ROWS", 0)
 
 
 @pytest.fixture(scope="module")
@@ -330,9 +331,9 @@ def test_a_killed_parent_leaves_no_file_behind(tmp_path: Path, after: str) -> No
 _UNGUARDED = """
 import sys
 from prcurve.cli import main
-from prcurve.io import workers
+from prcurve.io import pool_rule
 
-workers.POOL_MIN_CORES, workers.POOL_MIN_ROWS = 1, 0  # the pool, whatever the machine
+pool_rule.POOL_MIN_CORES, pool_rule.POOL_MIN_ROWS = 1, 0  # the pool, whatever the machine
 
 code = main(["report", sys.argv[1], "--format", "json", "--workers", "2"])
 print("exit", code)
@@ -410,12 +411,12 @@ def test_one_process_where_a_pool_cannot_pay(tmp_path: Path, monkeypatch: pytest
                                              why: str) -> None:
     # --workers 2 runs the single process's code (the same report, numbers and engine),
     # and says so in the report's notes, its text and on standard error.
-    from prcurve.io import workers
+    from prcurve.io import pool_rule
 
     few_rows = "1000 rows" in why
-    monkeypatch.setattr(workers, "available_cores", lambda: 8 if few_rows else 2)
-    monkeypatch.setattr(workers, "POOL_MIN_CORES", 4)
-    monkeypatch.setattr(workers, "POOL_MIN_ROWS", 1001 if few_rows else 0)
+    monkeypatch.setattr(pool_rule, "available_cores", lambda: 8 if few_rows else 2)
+    monkeypatch.setattr(pool_rule, "POOL_MIN_CORES", 4)
+    monkeypatch.setattr(pool_rule, "POOL_MIN_ROWS", 1001 if few_rows else 0)
     path = _rows_file(tmp_path / "r.parquet", 1000)
     single = _report(path, *options)
     pooled = _report(path, *options, "--workers", "2")
@@ -432,11 +433,11 @@ def test_one_process_where_a_pool_cannot_pay(tmp_path: Path, monkeypatch: pytest
 def test_the_pool_where_it_pays(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                 capsys: pytest.CaptureFixture[str]) -> None:
     # Two workers or more, enough cores and rows: the pool, streamed or read whole.
-    from prcurve.io import workers
+    from prcurve.io import pool_rule
 
-    monkeypatch.setattr(workers, "POOL_MIN_CORES", 4)
-    monkeypatch.setattr(workers, "POOL_MIN_ROWS", 1000)
-    monkeypatch.setattr(workers, "available_cores", lambda: 4)
+    monkeypatch.setattr(pool_rule, "POOL_MIN_CORES", 4)
+    monkeypatch.setattr(pool_rule, "POOL_MIN_ROWS", 1000)
+    monkeypatch.setattr(pool_rule, "available_cores", lambda: 4)
     path = _rows_file(tmp_path / "r.parquet", 1000)
     for options in (["--stream"], []):
         report = _report(path, *options, "--workers", "2")
@@ -447,11 +448,13 @@ def test_the_pool_where_it_pays(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
 
 def test_one_process_reason_reads_no_metadata_it_does_not_need(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from prcurve.io import workers
-    from prcurve.io.workers import one_process_reason
+    from prcurve.io import pool_rule
+    from prcurve.io.piece_tasks import PIECE_ROWS
+    from prcurve.io.pool_rule import one_process_reason
 
-    monkeypatch.setattr(workers, "POOL_MIN_CORES", 4)
-    monkeypatch.setattr(workers, "POOL_MIN_ROWS", 1000)
+    assert POOL_MIN_ROWS == 2 * PIECE_ROWS  # two pieces (pool_rule imports neither)
+    monkeypatch.setattr(pool_rule, "POOL_MIN_CORES", 4)
+    monkeypatch.setattr(pool_rule, "POOL_MIN_ROWS", 1000)
     broken = tmp_path / "broken.parquet"
     broken.write_bytes(b"not parquet")
     # Decided before the files are read; an unreadable file is left to the pool's path,

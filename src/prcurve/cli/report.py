@@ -470,7 +470,7 @@ def _load_dask(args: argparse.Namespace, bins: int | None) -> tuple[list[Any], l
 
 def _one_process_reason(args: argparse.Namespace, n_workers: int) -> str | None:
     """Why ``--workers N`` runs the single process's code here, or None for the pool."""
-    from prcurve.io.workers import inputs_one_process_reason
+    from prcurve.io.pool_rule import inputs_one_process_reason
 
     if args.dask is not None:  # --dask beside --workers: the pool's path refuses it
         return None

@@ -52,98 +52,24 @@ import numpy as np
 from numpy.typing import NDArray
 
 from prcurve.core.counts import ThresholdCounts
-from prcurve.errors import InvalidInputError
-from prcurve.io.batches import Columns, input_files, parquet_statistics_range
+from prcurve.io.batches import Columns, parquet_statistics_range
 from prcurve.io.dask_budget import screen, screened_rows
 from prcurve.io.dask_parts import Part, finish_input, merge_parts
 from prcurve.io.piece_tasks import (
-    PIECE_ROWS,
     Piece,
     TaskSpec,
     equal_width_over,
     parquet_pieces,
     raise_problem,
 )
-from prcurve.io.readers import need
+from prcurve.io.pool_rule import available_cores
 from prcurve.io.rows import LabelRule
 from prcurve.io.worker_tasks import send_fds, state_layout
 from prcurve.validation.files import workers_lost
 
-__all__ = ["POOL_MIN_CORES", "POOL_MIN_ROWS", "WorkerPool", "anonymous_file", "available_cores",
-           "inputs_one_process_reason", "local_scores", "one_process_reason", "shares",
-           "start_fork_server"]
-
-POOL_MIN_CORES = 4
-"""The fewest cores (those this process may run on) on which ``--workers N`` starts its
-pool. One process already keeps most of 2 cores busy (it reads ahead while it counts,
-and sorts on every core): its CPU is 1.1-1.3x its wall time at 3*10^7 and 10^8 rows on
-this project's 2-core machine, and two workers spend 1.3-1.8 times its CPU, so they need
-more than 2 busy cores to gain; on 2 cores they were 1.04-2.1x slower (docs/benchmarks.md,
-sessions 32 and 33). Not measured above 2 cores; 4 leaves a margin."""
-
-POOL_MIN_ROWS = 2 * PIECE_ROWS
-"""The fewest rows for which ``--workers N`` starts its pool: below two pieces of row
-groups one worker would read them all, and starting the pool (a fork server and its
-imports, 0.3-0.5 s of CPU) pays for nothing; one process holds such a file in under
-0.5 GB."""
+__all__ = ["WorkerPool", "anonymous_file", "local_scores", "shares", "start_fork_server"]
 
 _CLOSE_SECONDS = 5.0  # how long a worker may take to leave before it is terminated
-
-
-def available_cores() -> int:
-    """The cores this process may run on (its affinity, where the system says)."""
-    if hasattr(os, "sched_getaffinity"):
-        return len(os.sched_getaffinity(0))
-    return os.cpu_count() or 1
-
-
-def one_process_reason(n_workers: int, files: Sequence[str],
-                       cores: int | None = None) -> str | None:
-    """Why ``--workers n_workers`` over these Parquet ``files`` runs the single process's
-    code instead of a pool (the same numbers, sooner), or None when the pool runs: one
-    worker, fewer than :data:`POOL_MIN_CORES` cores, or fewer than :data:`POOL_MIN_ROWS`
-    rows. (Where one process reads a file whole, it then holds the rows too: 1.41 GB at
-    3*10^7 rows, where the pool's parent holds 0.81 GB; docs/scale.md.)
-
-    Examples
-    --------
-    >>> from prcurve.io.workers import one_process_reason
-    >>> one_process_reason(1, [])
-    '--workers 1: one worker is one process'
-    >>> one_process_reason(2, [], cores=2)
-    '--workers 2: this process may use 2 cores, fewer than 4, and one process keeps them busy'
-    """
-    cores = available_cores() if cores is None else cores
-    if n_workers < 2:
-        return f"--workers {n_workers}: one worker is one process"
-    if cores < POOL_MIN_CORES:
-        return (f"--workers {n_workers}: this process may use {cores} cores, fewer than "
-                f"{POOL_MIN_CORES}, and one process keeps them busy")
-    pq = need("pyarrow.parquet", "Parquet files")
-    try:
-        rows = sum(int(pq.read_metadata(path).num_rows) for path in files)
-    except (OSError, ValueError):  # unreadable: the pool's path says so, with the file
-        return None
-    if rows < POOL_MIN_ROWS:
-        return (f"--workers {n_workers}: {rows} rows, fewer than {POOL_MIN_ROWS}: too few "
-                "for a pool to pay")
-    return None
-
-
-def inputs_one_process_reason(inputs: Sequence[str], input_format: str | None,
-                              n_workers: int) -> str | None:
-    """:func:`one_process_reason` for ``prcurve report``'s inputs (files or folders); None
-    where one is not Parquet or not found: the pool's path refuses it with its message."""
-    files = []
-    for path in inputs:
-        try:
-            found, fmt, _ = input_files(path, input_format)
-        except InvalidInputError:
-            return None
-        if fmt != "parquet":
-            return None
-        files.extend(found)
-    return one_process_reason(n_workers, files)
 
 
 def shares(n_pieces: int, n_workers: int) -> list[list[int]]:
