@@ -476,3 +476,28 @@ def test_one_process_reason_reads_no_metadata_it_does_not_need(
     assert one_process_reason(1, [str(broken)]) is not None
     assert one_process_reason(2, [str(broken)], cores=2) is not None
     assert one_process_reason(2, [str(broken)], cores=8) is None
+
+
+def test_a_temporary_folder_too_long_for_the_servers_socket_is_one_line(
+        tmp_path: Path) -> None:
+    # multiprocessing puts the fork server's Unix socket in the temporary folder: a path
+    # too long for AF_UNIX (108 bytes on Linux) is a one-line error saying what to do.
+    import os
+    import subprocess
+    import sys
+
+    deep = tmp_path / ("t" * 100)
+    deep.mkdir()
+    path = _rows_file(tmp_path / "r.parquet", 1000)
+    script = ("import sys\nfrom prcurve.cli import main\nfrom prcurve.io import pool_rule\n"
+              "pool_rule.POOL_MIN_CORES, pool_rule.POOL_MIN_ROWS = 1, 0\n"
+              "sys.exit(main(sys.argv[1:]))\n")
+    done = subprocess.run([sys.executable, "-c", script, "report", str(path), "--workers", "2"],
+                          capture_output=True, text=True, timeout=120, check=False,
+                          env={**os.environ, "TMPDIR": str(deep)})
+    assert done.returncode == 2
+    lines = done.stderr.strip().splitlines()
+    assert lines[-1] == ("prcurve: error: --workers: cannot start the worker processes in the "
+                         f"temporary folder {str(deep)!r}: AF_UNIX path too long. Set TMPDIR "
+                         "to a short, writable folder (e.g. /tmp), or run without --workers.")
+    assert "Traceback" not in done.stderr

@@ -65,7 +65,7 @@ from prcurve.io.piece_tasks import (
 from prcurve.io.pool_rule import available_cores
 from prcurve.io.rows import LabelRule
 from prcurve.io.worker_tasks import send_fds, state_layout
-from prcurve.validation.files import workers_lost
+from prcurve.validation.files import workers_lost, workers_unstartable
 
 __all__ = ["WorkerPool", "anonymous_file", "local_scores", "shares", "start_fork_server"]
 
@@ -87,7 +87,11 @@ def start_fork_server() -> Any:
     context = multiprocessing.get_context("forkserver")
     # The server imports the worker's modules once; every worker is a fork of it.
     context.set_forkserver_preload(["prcurve.io.worker_tasks"])
-    forkserver.ensure_running()
+    try:
+        forkserver.ensure_running()
+    except OSError as error:  # its socket lives in the temporary folder ("path too long")
+        raise workers_unstartable(tempfile.gettempdir(), error.strerror or str(error)
+                                  ) from None
     return context
 
 
