@@ -27,9 +27,10 @@ POOL_MIN_CORES = 4
 """The fewest cores (those this process may run on) on which ``--workers N`` starts its
 pool. One process already keeps most of 2 cores busy (it reads ahead while it counts,
 and sorts on every core): its CPU is 1.1-1.3x its wall time at 3*10^7 and 10^8 rows on
-this project's 2-core machine, and two workers spend 1.3-1.8 times its CPU, so they need
-more than 2 busy cores to gain; on 2 cores they were 1.04-2.1x slower (docs/benchmarks.md,
-sessions 32 and 33). Not measured above 2 cores; 4 leaves a margin."""
+this project's 2-core machine, and two workers spend 1.4-2.0 times its CPU, so they need
+more than 2 busy cores to gain; on 2 cores they took 0.99-2.3x its wall time
+(docs/benchmarks.md, sessions 32 and 33). Not measured above 2 cores; 4 leaves a
+margin."""
 
 POOL_MIN_ROWS = 2 * (1 << 22)
 """The fewest rows for which ``--workers N`` starts its pool: two of
