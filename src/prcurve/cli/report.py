@@ -31,7 +31,6 @@ from prcurve.validation.files import (
     bad_option,
     check_distinct_labels,
     check_out_folder,
-    check_workers,
     classes_in_memory_only,
     classes_need_exact,
     dask_needs_parquet,
@@ -41,6 +40,7 @@ from prcurve.validation.files import (
 )
 from prcurve.validation.paths import check_distinct_files
 from prcurve.validation.space import check_n_resamples
+from prcurve.validation.workers import check_workers
 
 __all__ = [
     "MAX_BINS",
@@ -468,15 +468,6 @@ def _load_dask(args: argparse.Namespace, bins: int | None) -> tuple[list[Any], l
     return streamed, notes
 
 
-def _one_process_reason(args: argparse.Namespace, n_workers: int) -> str | None:
-    """Why ``--workers N`` runs the single process's code here, or None for the pool."""
-    from prcurve.io.pool_rule import inputs_one_process_reason
-
-    if args.dask is not None:  # --dask beside --workers: the pool's path refuses it
-        return None
-    return inputs_one_process_reason(args.inputs, args.input_format, n_workers)
-
-
 def _one_process_notes(args: argparse.Namespace) -> list[str]:
     note = getattr(args, "one_process_note", None)
     if note is not None:
@@ -502,7 +493,11 @@ def execute(args: argparse.Namespace, loaded_inputs: list[Any] | None = None,
              listing: bool = False) -> int:
     one_process = None
     if loaded_inputs is None and getattr(args, "workers", None) is not None:
-        one_process = _one_process_reason(args, check_workers(args.workers))
+        from prcurve.io.pool_rule import one_process_note
+
+        n_workers = check_workers(args.workers)  # with --dask: the pool's path refuses it
+        one_process = None if args.dask is not None else one_process_note(
+            args.inputs, args.input_format, n_workers)
         if one_process is None:
             from prcurve.io.workers import start_fork_server
 
@@ -515,9 +510,7 @@ def execute(args: argparse.Namespace, loaded_inputs: list[Any] | None = None,
     if len(labels) > 1 and loaded_inputs is None and _wants_streaming(args):
         raise classes_in_memory_only("--label", "--label " + " --label ".join(labels))
     if one_process is not None:  # the single process's code: the same numbers, sooner
-        args.workers = None
-        args.one_process_note = (f"{one_process}; read as without --workers (the same numbers;"
-                                 " docs/scale.md)")
+        args.workers, args.one_process_note = None, one_process
     settings = _settings(args)
     baseline = getattr(args, "baseline", None)
     correction = check_choice("--correction", getattr(args, "correction", "holm"),

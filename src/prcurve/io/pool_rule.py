@@ -20,7 +20,7 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 
-__all__ = ["POOL_MIN_CORES", "POOL_MIN_ROWS", "available_cores", "inputs_one_process_reason",
+__all__ = ["POOL_MIN_CORES", "POOL_MIN_ROWS", "available_cores", "one_process_note",
            "one_process_reason"]
 
 POOL_MIN_CORES = 4
@@ -82,10 +82,11 @@ def one_process_reason(n_workers: int, files: Sequence[str],
     return None
 
 
-def inputs_one_process_reason(inputs: Sequence[str], input_format: str | None,
-                              n_workers: int) -> str | None:
-    """:func:`one_process_reason` for ``prcurve report``'s inputs (files or folders); None
-    where one is not Parquet or not found: the pool's path refuses it with its message."""
+def one_process_note(inputs: Sequence[str], input_format: str | None,
+                     n_workers: int) -> str | None:
+    """:func:`one_process_reason` for ``prcurve report``'s inputs (files or folders), as
+    the report's note; None for the pool, and where an input is not Parquet or not found
+    (the pool's path refuses it with its message)."""
     from prcurve.errors import InvalidInputError
     from prcurve.io.batches import input_files
 
@@ -98,4 +99,7 @@ def inputs_one_process_reason(inputs: Sequence[str], input_format: str | None,
         if fmt != "parquet":
             return None
         files.extend(found)
-    return one_process_reason(n_workers, files)
+    reason = one_process_reason(n_workers, files)
+    if reason is None:
+        return None
+    return f"{reason}; read as without --workers (the same numbers; docs/scale.md)"

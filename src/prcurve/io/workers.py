@@ -65,7 +65,8 @@ from prcurve.io.piece_tasks import (
 from prcurve.io.pool_rule import available_cores
 from prcurve.io.rows import LabelRule
 from prcurve.io.worker_tasks import send_fds, state_layout
-from prcurve.validation.files import workers_lost, workers_unstartable
+from prcurve.validation.files import workers_lost
+from prcurve.validation.workers import workers_unstartable
 
 __all__ = ["WorkerPool", "anonymous_file", "local_scores", "shares", "start_fork_server"]
 

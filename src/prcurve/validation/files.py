@@ -474,27 +474,6 @@ def dask_options_conflict() -> InvalidInputError:
                              "for a local one, not both")
 
 
-def check_workers(value: Any) -> int:
-    """``--workers N``, the local worker processes (prcurve.io.workers): an integer >= 1."""
-    try:
-        number = int(value)
-    except (TypeError, ValueError):
-        number = 0
-    if number < 1 or str(number) != str(value).strip():
-        raise InvalidInputError("--workers", f"expected an integer >= 1, found {value!r}",
-                                "pass the number of local worker processes, e.g. 2")
-    return number
-
-
-def workers_unstartable(folder: str, reason: str) -> InvalidInputError:
-    """The worker processes' fork server could not start in this temporary folder (its
-    Unix socket's path is too long, or the folder is not writable)."""
-    return InvalidInputError(
-        "--workers", f"cannot start the worker processes in the temporary folder {folder!r}: "
-        f"{reason}", "set TMPDIR to a short, writable folder (e.g. /tmp), or run without "
-        "--workers")
-
-
 def workers_lost(option: str, what: str) -> InvalidInputError:
     """Worker processes that ended before returning their results (killed for memory, or
     a Dask cluster that lost its workers): one line, never a wait for ever."""
