@@ -11,7 +11,9 @@ alternating the commands, best of ``--repeat``:
   interpreter, its own checkout installed), when given;
 - ``after``: the same command by this interpreter;
 - with ``--workers N``: ``prcurve report FILE --workers N`` by this interpreter (and by
-  ``--before``), whose report.json must hold the single process's numbers (item 7).
+  ``--before``), whose report.json must hold the single process's numbers (item 7); with
+  ``--pool-always`` also with the pool forced where one process would run instead
+  (``prcurve.io.pool_rule.one_process_reason``).
 
 Time is wall and CPU (user + sys of the process and every descendant: this script
 adopts orphans (``PR_SET_CHILD_SUBREAPER``) and reaps them, so the workers of
@@ -54,6 +56,10 @@ np.sort(scores)
 COMMAND = """
 import sys
 from prcurve.cli import main
+if sys.argv[1] == "--pool-always":  # the pool whatever the cores and rows (session 33)
+    from prcurve.io import pool_rule
+    pool_rule.POOL_MIN_CORES, pool_rule.POOL_MIN_ROWS = 1, 0
+    del sys.argv[1]
 code = main(sys.argv[1:])
 for line in open("/proc/self/status"):
     if line.startswith("VmHWM:"):
@@ -144,6 +150,10 @@ def main() -> int:
                         help="not --workers by --before (main's exact state of 10^8 rows "
                         "on workers needs about 10 GB)")
     parser.add_argument("--keep", help="keep (and reuse) the generated files in this folder")
+    parser.add_argument("--pool-always", action="store_true",
+                        help="also time this interpreter's --workers N with the pool forced "
+                        "(prcurve.io.pool_rule.POOL_MIN_CORES and POOL_MIN_ROWS set aside), "
+                        "where one process would run instead")
     args = parser.parse_args()
     folder = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="prcurve-large-"))
     adopted = _adopt_orphans()
@@ -171,6 +181,9 @@ def main() -> int:
                         args.before, "-c", COMMAND, *report, *extra]
                 commands[f"after --workers {args.workers}"] = [
                     sys.executable, "-c", COMMAND, *report, *extra]
+                if args.pool_always:
+                    commands[f"after --workers {args.workers} pool"] = [
+                        sys.executable, "-c", COMMAND, "--pool-always", *report, *extra]
             best: dict[str, list[float]] = {}
             outputs: dict[str, str] = {}
             for _ in range(args.repeat):

@@ -25,6 +25,16 @@ pq = pytest.importorskip("pyarrow.parquet")
 BUDGET = ["--max-distinct", "500", "--switch-bins", "64"]
 
 
+@pytest.fixture(autouse=True)
+def _pool_always(monkeypatch: pytest.MonkeyPatch) -> None:
+    """These tests are of the pool: started whatever the machine's cores and the files'
+    rows (``prcurve.io.pool_rule.one_process_reason``; its own tests set the limits)."""
+    from prcurve.io import pool_rule
+
+    monkeypatch.setattr(pool_rule, "POOL_MIN_CORES", 1)
+    monkeypatch.setattr(pool_rule, "POOL_MIN_ROWS", 0)
+
+
 def _write(path: Path, kind: str) -> Path:
     rng = np.random.default_rng(3)
     n = 12_000
@@ -86,7 +96,7 @@ def test_workers_follow_the_budget_where_one_process_streams(tmp_path: Path) -> 
     # Without --stream a small file is read whole by one process: exact, whatever its
     # distinct scores; --workers keeps that state (no budget applies).
     path = _write(tmp_path / "screen.parquet", "screen")
-    workers = _report(path, tmp_path / "workers", *BUDGET, "--workers", "1")
+    workers = _report(path, tmp_path / "workers", *BUDGET, "--workers", "2")
     single = _report(path, tmp_path / "single", *BUDGET)
     model = workers["models"][0]
     assert model["state"]["mode"] == "exact"

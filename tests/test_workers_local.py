@@ -28,7 +28,18 @@ pq = pytest.importorskip("pyarrow.parquet")
 
 from prcurve.io import piece_tasks  # noqa: E402  (after pyarrow's importorskip)
 from prcurve.io.batches import choose_columns, input_files, open_dataset  # noqa: E402
+from prcurve.io.pool_rule import POOL_MIN_ROWS  # noqa: E402  (before any test sets it)
 from prcurve.io.workers import WorkerPool, local_scores  # noqa: E402
+
+
+@pytest.fixture(autouse=True)
+def _pool_always(monkeypatch: pytest.MonkeyPatch) -> None:
+    """These tests are of the pool: started whatever the machine's cores and the files'
+    rows (``prcurve.io.pool_rule.one_process_reason``; its own tests set the limits)."""
+    from prcurve.io import pool_rule
+
+    monkeypatch.setattr(pool_rule, "POOL_MIN_CORES", 1)
+    monkeypatch.setattr(pool_rule, "POOL_MIN_ROWS", 0)
 
 
 @pytest.fixture(scope="module")
@@ -237,30 +248,135 @@ def test_a_killed_worker_is_an_error_not_a_wait(tmp_path: Path) -> None:
             _state(workers, [str(path)])
 
 
-def test_without_room_in_shared_memory_the_temporary_folder_serves(
+def test_without_memfd_an_unlinked_temporary_file_serves(
         pool: WorkerPool, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    # A container's /dev/shm may hold 64 MiB: with too little room (here: none), the
-    # rows and the state go to the temporary folder, and the state is the same.
-    from prcurve.io import workers as workers_io
+    # Where os.memfd_create is missing (not Linux), the rows the workers exchange and the
+    # state go through temporary files unlinked at once: the same state, no name left.
+    import os
+    import tempfile
 
-    made: list[str] = []
-    real = workers_io.tempfile.mkdtemp
-
-    def mkdtemp(**options: Any) -> str:
-        made.append(real(**options))
-        return made[-1]
-
-    monkeypatch.setattr(workers_io, "_SHARED_MEMORY", str(tmp_path / "no-such-folder"))
-    monkeypatch.setattr(workers_io.tempfile, "mkdtemp", mkdtemp)
+    monkeypatch.delattr(os, "memfd_create", raising=False)
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "temporary"))
+    (tmp_path / "temporary").mkdir()
     rng = np.random.default_rng(13)
     y = rng.random(1000) < 0.2
     scores = np.round(rng.standard_normal(1000), 2)
     path = tmp_path / "t.parquet"
-    pq.write_table(pa.table({"label": y, "score": scores}), path)
+    pq.write_table(pa.table({"label": y, "score": scores}), path, row_group_size=200)
+    monkeypatch.setattr(piece_tasks, "PIECE_ROWS", 200)
     _same(_state(pool, [str(path)]), ThresholdCounts.from_scores(y, scores))
-    assert made
-    assert not made[0].startswith("/dev/shm")
-    assert not Path(made[0]).exists()  # removed at the end
+    assert list((tmp_path / "temporary").iterdir()) == []
+
+
+_KILLED_PARENT = """
+import os, signal, sys
+from prcurve.io import workers
+from prcurve.io.batches import choose_columns, open_dataset
+
+path = sys.argv[1]
+columns = choose_columns(open_dataset([path], "parquet").schema, "x", "label", ["score"], None)
+with workers.WorkerPool(2) as pool:
+    run = pool.run
+
+    def killed_after(tasks, fds=None):
+        results = run(tasks) if fds is None else run(tasks, fds)
+        if any(t is not None and t[0] == after for t in tasks):
+            print(*[p.pid for p in pool._processes], flush=True)
+            os.kill(os.getpid(), signal.SIGKILL)  # as the kernel's OOM killer would
+        return results
+
+    after = sys.argv[2]
+    pool.run = killed_after
+    workers.local_scores(pool, [path], "x", columns)
+"""
+
+
+@pytest.mark.parametrize("after", ["hold", "scatter", "segment", "write"])
+def test_a_killed_parent_leaves_no_file_behind(tmp_path: Path, after: str,
+                                              request: pytest.FixtureRequest) -> None:
+    # The rows the workers exchange and the state's file have no name (memfd): a parent
+    # SIGKILLed at any step leaves nothing in /dev/shm or the temporary folder, and its
+    # workers end (their pipe closes).
+    import os
+    import shutil
+    import subprocess
+    import sys
+    import tempfile
+    import time
+
+    # The child's own temporary folder, with a short path (multiprocessing puts the fork
+    # server's Unix socket there: a long path is refused, "AF_UNIX path too long").
+    temporary = Path(tempfile.mkdtemp(prefix="pw", dir="/tmp"))
+    request.addfinalizer(lambda: shutil.rmtree(temporary, ignore_errors=True))
+
+    def leftovers() -> set[str]:
+        return {name for name in os.listdir("/dev/shm") if name.startswith("prcurve-workers")
+                } if os.path.isdir("/dev/shm") else set()
+
+    before = leftovers()
+    rng = np.random.default_rng(17)
+    y = rng.random(5000) < 0.2
+    path = tmp_path / "k.parquet"
+    pq.write_table(pa.table({"label": y, "score": rng.standard_normal(5000)}), path,
+                   row_group_size=500)
+    done = subprocess.run([sys.executable, "-c", _KILLED_PARENT, str(path), after],
+                          capture_output=True, text=True, timeout=120, check=False,
+                          env={**os.environ, "TMPDIR": str(temporary)})
+    assert done.returncode == -9, done.stderr
+    pids = [int(p) for p in done.stdout.split()]
+    assert len(pids) == 2
+    deadline = time.monotonic() + 10
+    while any(os.path.exists(f"/proc/{pid}") for pid in pids) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not any(os.path.exists(f"/proc/{pid}") for pid in pids)
+    # Nothing of ours: what is left there is the fork server's folder (pymp-*), which
+    # multiprocessing removes when the server ends.
+    assert [p.name for p in temporary.iterdir() if not p.name.startswith("pymp-")] == []
+    # Other programs on this machine may hold such files for a while (main's code named
+    # them so): what is new must be gone within seconds, as theirs are when they end.
+    new = leftovers() - before
+    deadline = time.monotonic() + 10
+    while new and time.monotonic() < deadline:
+        time.sleep(0.2)
+        new &= leftovers()
+    assert not new
+
+
+_UNGUARDED = """
+import sys
+from prcurve.cli import main
+from prcurve.io import pool_rule
+
+pool_rule.POOL_MIN_CORES, pool_rule.POOL_MIN_ROWS = 1, 0  # the pool, whatever the machine
+
+code = main(["report", sys.argv[1], "--format", "json", "--workers", "2"])
+print("exit", code)
+"""
+
+
+def test_a_script_without_a_main_guard_runs_the_workers(tmp_path: Path) -> None:
+    # multiprocessing makes each new process import the parent's main module: a script
+    # calling main(... --workers 2) at its top level, unguarded, would run again there
+    # (and fail: processes started while bootstrapping). The workers start without it.
+    import subprocess
+    import sys
+
+    rng = np.random.default_rng(19)
+    y = rng.random(3000) < 0.2
+    path = tmp_path / "g.parquet"
+    pq.write_table(pa.table({"label": y.astype(np.int64), "score": rng.random(3000) + y}),
+                   path, row_group_size=500)
+    script = tmp_path / "script.py"
+    script.write_text(_UNGUARDED)
+    done = subprocess.run([sys.executable, str(script), str(path)], capture_output=True,
+                          text=True, timeout=120, check=False, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    # Before: each worker ran the script again and failed there ("exit 2", "internal
+    # error: RuntimeError: An attempt has been made to start a new process before ...").
+    assert done.stdout.count("exit") == 1
+    assert "internal error" not in done.stderr
+    report = json.loads(done.stdout[:done.stdout.rindex("exit 0")])
+    assert report["inputs"][0]["engine"] == "workers"
 
 
 def test_a_worker_killed_during_its_task_is_an_error_not_a_wait(tmp_path: Path) -> None:
@@ -285,3 +401,103 @@ def test_a_worker_killed_during_its_task_is_an_error_not_a_wait(tmp_path: Path) 
                 _state(workers, [str(path)])
         finally:
             timer.join()
+
+
+def _rows_file(path: Path, n: int) -> Path:
+    rng = np.random.default_rng(23)
+    y = rng.random(n) < 0.2
+    pq.write_table(pa.table({"label": y.astype(np.int64), "score": rng.random(n) + y}), path,
+                   row_group_size=max(1, n // 4))
+    return path
+
+
+@pytest.mark.parametrize(("options", "engine", "why"), [
+    # Too few cores for the pool (this rule's 4 > 2 here), streamed or read whole.
+    (["--stream"], "stream", "this process may use 2 cores, fewer than 4, and one process "
+     "keeps them busy"),
+    ([], None, "this process may use 2 cores, fewer than 4, and one process keeps them busy"),
+    # Too few rows.
+    (["--max-distinct", "none"], None, "1000 rows, fewer than 1001: too few for a pool to pay"),
+])
+def test_one_process_where_a_pool_cannot_pay(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                             capsys: pytest.CaptureFixture[str],
+                                             options: list[str], engine: str | None,
+                                             why: str) -> None:
+    # --workers 2 runs the single process's code (the same report, numbers and engine),
+    # and says so in the report's notes, its text and on standard error.
+    from prcurve.io import pool_rule
+
+    few_rows = "1000 rows" in why
+    monkeypatch.setattr(pool_rule, "available_cores", lambda: 8 if few_rows else 2)
+    monkeypatch.setattr(pool_rule, "POOL_MIN_CORES", 4)
+    monkeypatch.setattr(pool_rule, "POOL_MIN_ROWS", 1001 if few_rows else 0)
+    path = _rows_file(tmp_path / "r.parquet", 1000)
+    single = _report(path, *options)
+    pooled = _report(path, *options, "--workers", "2")
+    note = f"--workers 2: {why}; read as without --workers (the same numbers; docs/scale.md)"
+    assert pooled["notes"] == [note, *single["notes"]]
+    pooled["notes"] = single["notes"]
+    assert pooled == single
+    assert single["inputs"][0].get("engine") == engine
+    assert note in capsys.readouterr().err
+    assert main(["report", str(path), *options, "--workers", "2", "--ci", "none"]) == 0
+    assert f"note: {note}" in capsys.readouterr().out
+
+
+def test_the_pool_where_it_pays(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                capsys: pytest.CaptureFixture[str]) -> None:
+    # Two workers or more, enough cores and rows: the pool, streamed or read whole.
+    from prcurve.io import pool_rule
+
+    monkeypatch.setattr(pool_rule, "POOL_MIN_CORES", 4)
+    monkeypatch.setattr(pool_rule, "POOL_MIN_ROWS", 1000)
+    monkeypatch.setattr(pool_rule, "available_cores", lambda: 4)
+    path = _rows_file(tmp_path / "r.parquet", 1000)
+    for options in (["--stream"], []):
+        report = _report(path, *options, "--workers", "2")
+        assert report["inputs"][0]["engine"] == "workers"
+        assert not any("--workers" in note for note in report["notes"])
+    capsys.readouterr()
+
+
+def test_one_process_reason_reads_no_metadata_it_does_not_need(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from prcurve.io import pool_rule
+    from prcurve.io.piece_tasks import PIECE_ROWS
+    from prcurve.io.pool_rule import one_process_reason
+
+    assert POOL_MIN_ROWS == 2 * PIECE_ROWS  # two pieces (pool_rule imports neither)
+    monkeypatch.setattr(pool_rule, "POOL_MIN_CORES", 4)
+    monkeypatch.setattr(pool_rule, "POOL_MIN_ROWS", 1000)
+    broken = tmp_path / "broken.parquet"
+    broken.write_bytes(b"not parquet")
+    # Decided before the files are read; an unreadable file is left to the pool's path,
+    # which names it.
+    assert one_process_reason(1, [str(broken)]) is not None
+    assert one_process_reason(2, [str(broken)], cores=2) is not None
+    assert one_process_reason(2, [str(broken)], cores=8) is None
+
+
+def test_a_temporary_folder_too_long_for_the_servers_socket_is_one_line(
+        tmp_path: Path) -> None:
+    # multiprocessing puts the fork server's Unix socket in the temporary folder: a path
+    # too long for AF_UNIX (108 bytes on Linux) is a one-line error saying what to do.
+    import os
+    import subprocess
+    import sys
+
+    deep = tmp_path / ("t" * 100)
+    deep.mkdir()
+    path = _rows_file(tmp_path / "r.parquet", 1000)
+    script = ("import sys\nfrom prcurve.cli import main\nfrom prcurve.io import pool_rule\n"
+              "pool_rule.POOL_MIN_CORES, pool_rule.POOL_MIN_ROWS = 1, 0\n"
+              "sys.exit(main(sys.argv[1:]))\n")
+    done = subprocess.run([sys.executable, "-c", script, "report", str(path), "--workers", "2"],
+                          capture_output=True, text=True, timeout=120, check=False,
+                          env={**os.environ, "TMPDIR": str(deep)})
+    assert done.returncode == 2
+    lines = done.stderr.strip().splitlines()
+    assert lines[-1] == ("prcurve: error: --workers: cannot start the worker processes in the "
+                         f"temporary folder {str(deep)!r}: AF_UNIX path too long. Set TMPDIR "
+                         "to a short, writable folder (e.g. /tmp), or run without --workers.")
+    assert "Traceback" not in done.stderr

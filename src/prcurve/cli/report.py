@@ -31,7 +31,6 @@ from prcurve.validation.files import (
     bad_option,
     check_distinct_labels,
     check_out_folder,
-    check_workers,
     classes_in_memory_only,
     classes_need_exact,
     dask_needs_parquet,
@@ -41,6 +40,7 @@ from prcurve.validation.files import (
 )
 from prcurve.validation.paths import check_distinct_files, check_pictures_setting
 from prcurve.validation.space import check_n_resamples
+from prcurve.validation.workers import check_workers
 
 __all__ = [
     "MAX_BINS",
@@ -157,8 +157,10 @@ def register(subparsers: Any) -> None:
                        help="compute the counts of Parquet inputs on the Dask scheduler at "
                        "ADDRESS (e.g. tcp://10.0.0.5:8786)")
     scale.add_argument("--workers", default=None, metavar="N",
-                       help="compute the counts of Parquet inputs on N local worker "
-                       "processes (no Dask needed)")
+                       help="count Parquet inputs on N local worker processes (no Dask); "
+                       "for one worker, under 4 cores or under 2^23 rows, one process is "
+                       "faster and runs instead, the same numbers (docs/scale.md; the report "
+                       "says so)")
     add_output_options(report)
     report.set_defaults(handler=run_report)
 
@@ -466,6 +468,13 @@ def _load_dask(args: argparse.Namespace, bins: int | None) -> tuple[list[Any], l
     return streamed, notes
 
 
+def _one_process_notes(args: argparse.Namespace) -> list[str]:
+    note = getattr(args, "one_process_note", None)
+    if note is not None:
+        say(note)
+    return [] if note is None else [note]
+
+
 def _emit(report: Any, args: argparse.Namespace, files: Sequence[str]) -> None:
     if args.format == "json":
         sys.stdout.write(report.to_json(files))
@@ -482,11 +491,17 @@ def _emit(report: Any, args: argparse.Namespace, files: Sequence[str]) -> None:
 
 def execute(args: argparse.Namespace, loaded_inputs: list[Any] | None = None,
              listing: bool = False) -> int:
+    one_process = None
     if loaded_inputs is None and getattr(args, "workers", None) is not None:
-        check_workers(args.workers)
-        from prcurve.io.workers import start_fork_server
+        from prcurve.io.pool_rule import one_process_note
 
-        start_fork_server()  # its imports overlap this process's own until the workers start
+        n_workers = check_workers(args.workers)  # with --dask: the pool's path refuses it
+        one_process = None if args.dask is not None else one_process_note(
+            args.inputs, args.input_format, n_workers)
+        if one_process is None:
+            from prcurve.io.workers import start_fork_server
+
+            start_fork_server()  # its imports overlap this process's own until the workers start
     from prcurve.present.report import parse_fail_under
 
     labels = list(getattr(args, "labels", None) or getattr(args, "label", None) or [])
@@ -494,6 +509,8 @@ def execute(args: argparse.Namespace, loaded_inputs: list[Any] | None = None,
     check_distinct_labels(labels)
     if len(labels) > 1 and loaded_inputs is None and _wants_streaming(args):
         raise classes_in_memory_only("--label", "--label " + " --label ".join(labels))
+    if one_process is not None:  # the single process's code: the same numbers, sooner
+        args.workers, args.one_process_note = None, one_process
     settings = _settings(args)
     baseline = getattr(args, "baseline", None)
     correction = check_choice("--correction", getattr(args, "correction", "holm"),
@@ -548,6 +565,7 @@ def _execute(args: argparse.Namespace, loaded_inputs: list[Any] | None, listing:
         load = _load_dask if (args.dask is not None or args.workers is not None) else (
             _load_streamed)
         streamed, notes = load(args, settings.bins)
+        notes[:0] = _one_process_notes(args)
         if baseline is not None:
             notes.append(f"--baseline {baseline}: streamed inputs keep counts, not scores, "
                          "so their models are not compared")
@@ -555,6 +573,7 @@ def _execute(args: argparse.Namespace, loaded_inputs: list[Any] | None, listing:
     else:
         if loaded_inputs is None:
             loaded_inputs, notes = _load(args, binned=settings.bins is not None)
+            notes[:0] = _one_process_notes(args)
         else:
             notes = []
         report = build_report(loaded_inputs, settings, notes, baseline=baseline,

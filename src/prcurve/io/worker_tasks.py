@@ -2,9 +2,10 @@
 
 A worker is a process of :mod:`prcurve.io.workers`' pool (started from a fork server
 that has imported this module once: numpy, pyarrow and the readers, nothing of the
-report). It serves tasks, one at a time, from its pipe: ``(name, arguments)`` in,
-``("ok", result)`` or ``("error", one line)`` out, until ``None``. What it holds between
-tasks (a segment of an exact state) stays in ``held``.
+report). It serves tasks, one at a time, from its pipe: ``(name, arguments, n_fds)`` in
+(then ``n_fds`` file descriptors), ``("ok", result)`` or ``("error", one line)`` out,
+until ``None``. What it holds between tasks (its rows, a segment of an exact state)
+stays in ``held``.
 
 Two kinds of work:
 
@@ -15,14 +16,16 @@ Two kinds of work:
   as the single process screens the file's; the result is a small
   :class:`~prcurve.io.dask_parts.Part`.
 - **the exact state by ranges of scores** (a file one process reads whole): ``hold``
-  reads and checks the worker's pieces and writes the kept scores, positives and
-  weights of each score column to files in shared memory (``/dev/shm``), returning a
-  sample of the scores; ``segment`` takes the rows of every worker whose score lies in
-  one range ``(low, high]`` (ties never cross ranges) and builds their exact state
-  (the single process's ``ThresholdCounts._from_checked``); ``write`` puts that segment
-  at its place in the whole state, a file the parent maps: thresholds as they are, ``tp``
-  and ``fp`` plus the weight of the ranges above. The parent never holds the rows, the
-  partial states or a merge's inputs: only the final state.
+  reads and checks the worker's pieces and keeps each score column's kept rows in its
+  own memory, returning a sample of the scores; ``scatter`` splits them by the ranges of
+  scores the parent cut (ties never cross ranges), keeps its own range's rows and writes
+  each other range's to an anonymous file (``memfd``) the parent passed over the pipe;
+  ``segment`` builds the exact state of its range from its rows and the files the others
+  wrote for it (the single process's ``ThresholdCounts._from_checked``); ``write`` puts
+  that segment at its place in the whole state, an anonymous file the parent maps:
+  thresholds as they are, ``tp`` and ``fp`` plus the weight of the ranges above. The
+  parent never holds the rows, the partial states or a merge's inputs: only the final
+  state. No file has a name: nothing is left behind, however the processes end.
 """
 
 from __future__ import annotations
@@ -41,44 +44,62 @@ from prcurve.core.heap import reuse_freed_memory
 from prcurve.core.sorting import set_sort_threads
 from prcurve.io.dask_budget import screen_groups
 from prcurve.io.dask_parts import Part, merge_parts
-from prcurve.io.piece_tasks import TaskSpec, check_piece, count_piece, read_piece
+from prcurve.io.piece_tasks import Kept, TaskSpec, check_piece, count_piece, read_piece
 from prcurve.validation.labels import BinaryLabels
 
-__all__ = ["SAMPLE_PER_PIECE", "Source", "serve", "state_layout"]
+__all__ = ["SAMPLE_PER_PIECE", "receive_fds", "send_fds", "serve", "state_layout"]
 
 SAMPLE_PER_PIECE = 4096
 """Scores sampled from each piece of each column (evenly spaced rows), to place the
 ranges of scores that the workers' segments cover."""
 
-Source = tuple[str, int, str]
-"""One piece's kept rows of one column, as ``hold`` wrote them: (the files' common stem,
-rows, the scores' dtype)."""
-
-
 def serve(connection: Connection, threads: int) -> None:
     """One worker's loop: tasks from ``connection`` until ``None`` (or the pipe closes).
 
     ``threads``: the threads of this process's sorts (``set_sort_threads``): the cores
-    divided among the workers.
+    divided among the workers. A task is ``(name, arguments, n)``: with ``n`` > 0, ``n``
+    file descriptors follow it on the pipe (:func:`receive_fds`), passed as ``fds``.
     """
     set_sort_threads(threads)
     reuse_freed_memory()  # each piece's large arrays reuse the last one's pages, not fresh ones
-    _small_pages()
-    held: dict[int, ThresholdCounts] = {}
+    _huge_pages(False)
+    held: dict[Any, Any] = {}
     while True:
         try:
             message = connection.recv()
-        except EOFError:  # the parent is gone
+            if message is None:
+                return
+            name, arguments, n_fds = message
+            fds = receive_fds(connection, n_fds) if n_fds else None
+        except (EOFError, OSError):  # the parent is gone
             return
-        if message is None:
-            return
-        name, arguments = message
         try:
-            result = _TASKS[name](held, *arguments)
+            result = (_TASKS[name](held, *arguments) if fds is None
+                      else _TASKS[name](held, *arguments, fds=fds))
         except Exception as error:  # a bug: its one line goes to the parent
             connection.send(("error", f"{type(error).__name__}: {error}"))
         else:
             connection.send(("ok", result))
+
+
+def send_fds(connection: Connection, fds: Sequence[int]) -> None:
+    """File descriptors sent over a pool's pipe (a Unix socket pair): one byte carrying
+    them (``SCM_RIGHTS``), right after the task that takes them."""
+    import socket
+
+    with socket.socket(fileno=os.dup(connection.fileno())) as channel:
+        socket.send_fds(channel, [b"f"], list(fds))
+
+
+def receive_fds(connection: Connection, n: int) -> list[int]:
+    """The ``n`` file descriptors :func:`send_fds` sent (new ones of this process)."""
+    import socket
+
+    with socket.socket(fileno=os.dup(connection.fileno())) as channel:
+        _, fds, _, _ = socket.recv_fds(channel, 1, n)
+    if len(fds) != n:
+        raise OSError(f"expected {n} file descriptors, received {len(fds)}")
+    return list(fds)
 
 
 def _read_ahead(pieces: Sequence[tuple[str, list[int], int]], spec: TaskSpec
@@ -97,12 +118,17 @@ def _read_ahead(pieces: Sequence[tuple[str, list[int], int]], spec: TaskSpec
             yield path, index, read
 
 
-def _small_pages() -> None:
-    """NumPy's large arrays in this worker without ``madvise(MADV_HUGEPAGE)``: where the
-    kernel compacts memory to find huge pages on a fault (``defrag`` set to ``madvise``),
-    a worker's fresh arrays cost it 0.5-1 s of system time at 3*10^7 rows, against about
-    0.2 s with small pages (docs/benchmarks.md, session 32). NumPy's switch for it is
-    private (``NUMPY_MADVISE_HUGEPAGE`` is read at import); where it is missing, nothing
+def _huge_pages(enabled: bool) -> None:
+    """Whether NumPy ``madvise``s this worker's large arrays ``MADV_HUGEPAGE`` (off in the
+    workers): where the kernel compacts memory to find huge pages on a fault (``defrag``
+    set to ``madvise``), a worker's fresh arrays cost it 0.5-1 s of system time at 3*10^7
+    rows, against about 0.2 s with small pages (docs/benchmarks.md, session 32). For
+    counting (pieces whose arrays reuse the last one's pages) session 33 measured no
+    clear difference either way (a worker's half of 10^8 rows in one process: 0.15-0.81 s
+    of system time with small pages, 0.10-0.25 s with huge ones, in five pairs of runs
+    under load 2-4; whole commands under load 5-6 spent more CPU with huge pages), so the
+    workers keep small pages throughout. NumPy's switch is private
+    (``NUMPY_MADVISE_HUGEPAGE`` is read at import); where it is missing, nothing
     changes."""
     import importlib
 
@@ -112,10 +138,10 @@ def _small_pages() -> None:
         multiarray = importlib.import_module("numpy.core.multiarray")
     switch = getattr(multiarray, "_set_madvise_hugepage", None)
     if switch is not None:
-        switch(False)
+        switch(enabled)
 
 
-def _count(held: dict[int, ThresholdCounts], pieces: list[tuple[str, list[int], int]],
+def _count(held: dict[Any, Any], pieces: list[tuple[str, list[int], int]],
            spec: TaskSpec) -> tuple[Part, list[bool], bool] | None:
     """Consecutive pieces counted and folded into one result (None without pieces).
 
@@ -141,108 +167,162 @@ def _count(held: dict[int, ThresholdCounts], pieces: list[tuple[str, list[int], 
     return result, past, decided
 
 
-def _hold(held: dict[int, ThresholdCounts], pieces: list[tuple[str, list[int], int]],
-          spec: TaskSpec, folder: str, worker: int
-          ) -> tuple[Part | None, list[list[Source]], list[NDArray[Any]]]:
-    """Read and check this worker's pieces; write each column's kept rows to ``folder``.
+def _hold(held: dict[Any, Any], pieces: list[tuple[str, list[int], int]], spec: TaskSpec
+          ) -> tuple[Part | None, list[list[str]], list[NDArray[Any]]]:
+    """Read and check this worker's pieces and keep each column's kept rows here (in this
+    process's memory, for :func:`_scatter`).
 
     Returns the merged bookkeeping of the pieces (rows, label rules, kept and dropped
-    counts, the first problem: a :class:`Part` without states), each column's sources
-    and a sample of each column's kept scores.
+    counts, the first problem: a :class:`Part` without states), each column's scores'
+    dtypes (one per piece with rows) and a sample of each column's kept scores.
     """
     result: Part | None = None
-    sources: list[list[Source]] = [[] for _ in spec.scores]
+    kinds: list[list[str]] = [[] for _ in spec.scores]
     samples: list[list[NDArray[Any]]] = [[] for _ in spec.scores]
+    rows: list[list[Kept]] = [[] for _ in spec.scores]
     for _, index, read in _read_ahead(pieces, spec):
         part = Part([(index, 0)], [])
         if isinstance(read, Part):  # unreadable: the read's problem
             part.problem = read.problem
         else:
-            _hold_piece(part, *read, index, spec, folder, worker, sources, samples)
+            part.sizes = [(index, read[1])]
+            kept = check_piece(part, read[0], index, spec)
+            for c, one in enumerate(kept or []):
+                scores = one[0]
+                if scores.shape[0]:
+                    rows[c].append(one)
+                    kinds[c].append(scores.dtype.str)
+                    step = max(1, scores.shape[0] // SAMPLE_PER_PIECE)
+                    samples[c].append(scores[::step].copy())
         result = part if result is None else merge_parts(result, part)
         if part.problem is not None:
             break
+    for c, column_rows in enumerate(rows):
+        held[("rows", c)] = column_rows
     joined = [np.concatenate(s) if s else np.empty(0) for s in samples]
-    return result, sources, joined
+    return result, kinds, joined
 
 
-def _hold_piece(part: Part, columns: dict[str, NDArray[Any]], n: int, index: int,
-                spec: TaskSpec, folder: str, worker: int, sources: list[list[Source]],
-                samples: list[list[NDArray[Any]]]) -> None:
-    """One piece's rows checked, each column's kept rows written, ``part`` filled in."""
-    part.sizes = [(index, n)]
-    kept = check_piece(part, columns, index, spec)
-    if kept is None:
-        return
-    for c, (scores, positive, weights) in enumerate(kept):
-        stem = os.path.join(folder, f"w{worker}-p{index}-c{c}")
-        scores.tofile(stem + ".scores")
-        positive.tofile(stem + ".positive")
-        if weights is not None:
-            weights.tofile(stem + ".weights")
-        sources[c].append((stem, int(scores.shape[0]), scores.dtype.str))
-        step = max(1, scores.shape[0] // SAMPLE_PER_PIECE)
-        samples[c].append(scores[::step].copy())
+def _ranges(values: NDArray[Any], cuts: NDArray[Any] | None, k: int
+            ) -> list[NDArray[np.bool_] | None]:
+    """Which rows lie in each range ``j``: ``(cuts[j-1], cuts[j]]`` (unbounded at both ends;
+    None: every row); every copy of a score falls in one range."""
+    if cuts is None or k == 1:
+        return [None] + [np.zeros(values.shape[0], dtype=bool)] * (k - 1)
+    if k == 2:
+        upper = values > cuts[0]
+        return [~upper, upper]
+    which = np.searchsorted(cuts, values, side="left")  # j: cuts[j-1] < value <= cuts[j]
+    return [which == j for j in range(k)]
 
 
-def _load(file: str, dtype: Any, n: int) -> NDArray[Any]:
-    """A file of ``n`` values mapped read-only (no copy until a mask takes rows)."""
-    if n == 0:
-        return np.empty(0, dtype=dtype)
-    with open(file, "rb") as handle:
-        # Every page is read once: mapped in one call (MAP_POPULATE, Linux), not page by
-        # page as the masks reach them.
-        flags = mmap.MAP_SHARED | getattr(mmap, "MAP_POPULATE", 0)
-        mapped = mmap.mmap(handle.fileno(), 0, flags=flags, prot=mmap.PROT_READ)
-    return np.frombuffer(mapped, dtype=dtype, count=n)
+def _chunk_bytes(n: int, common: np.dtype[Any], weighted: bool) -> list[tuple[int, np.dtype[Any]]]:
+    """Byte sizes (padded to 8) and dtypes of one chunk's scores, positives and weights."""
+    parts = [(common, n * common.itemsize), (np.dtype(bool), n)]
+    if weighted:
+        parts.append((np.dtype(np.float64), 8 * n))
+    return [(-(-size // 8) * 8, kind) for kind, size in parts]
 
 
-def _inside(values: NDArray[Any], low: Any, high: Any) -> NDArray[np.bool_] | None:
-    """The rows with ``low < value <= high`` (None: every row; a bound None: none)."""
-    inside: NDArray[np.bool_] | None = None
-    if low is not None:
-        inside = values > low
-    if high is not None:
-        at_most = values <= high
-        inside = at_most if inside is None else np.logical_and(inside, at_most, out=inside)
-    return inside
-
-
-def _segment(held: dict[int, ThresholdCounts], column: int, low: Any, high: Any,
-             sources: Sequence[Source], dtype: str, weighted: bool
-             ) -> tuple[int, float, float, str]:
-    """The exact state of the rows of every source whose score lies in (low, high]
-    (None: unbounded), held for :func:`_write`; returns its length, its positive and
-    negative weight, and its thresholds' dtype."""
+def _scatter(held: dict[Any, Any], column: int, cuts: NDArray[Any] | None, dtype: str,
+             weighted: bool, me: int, k: int, fds: Sequence[int] = ()) -> list[list[int]]:
+    """Split this worker's rows of ``column`` by the ranges of scores: range ``me``'s rows
+    kept here, range ``j``'s written to the anonymous file ``fds`` gives for ``j`` (in the
+    order of the other ranges), chunk after chunk: scores (``dtype``), positives, weights,
+    each padded to 8 bytes. Returns, per range, the rows of each chunk written for it."""
     common = np.dtype(dtype)
-    masks = []
-    for stem, n, kind in sources:  # first the rows each source gives: one array each
-        values = _load(stem + ".scores", np.dtype(kind), n).astype(common, copy=False)
-        masks.append(_inside(values, low, high))
-    sizes = [n if m is None else int(np.count_nonzero(m))
-             for (_, n, _), m in zip(sources, masks, strict=True)]
-    total = sum(sizes)
+    rows = held.pop(("rows", column), [])
+    others = [j for j in range(k) if j != me]
+    chunks: list[list[int]] = [[] for _ in range(k)]
+    ends = [0] * k  # the bytes written so far for each range
+    mine: list[Kept] = []
+    try:
+        for scores, positive, weights in rows:
+            values = scores.astype(common, copy=False)
+            for j, inside in enumerate(_ranges(values, cuts, k)):
+                if inside is None:
+                    part: Kept = (values, positive, weights)
+                else:
+                    part = (values[inside], positive[inside],
+                            None if weights is None else weights[inside])
+                if not part[0].shape[0]:
+                    continue
+                if j == me:
+                    mine.append(part)
+                    continue
+                descriptor = fds[others.index(j)]
+                for (size, _), array in zip(_chunk_bytes(part[0].shape[0], common, weighted),
+                                            part, strict=False):
+                    if array is not None:  # its bytes, then the padding's (a hole)
+                        _pwrite(descriptor, array, ends[j])
+                    ends[j] += size
+                chunks[j].append(int(part[0].shape[0]))
+        for j, descriptor in zip(others, fds, strict=True):
+            os.ftruncate(descriptor, ends[j])  # the last padding too
+    finally:
+        for descriptor in fds:
+            os.close(descriptor)
+    held[("mine", column)] = mine
+    return chunks
+
+
+def _segment(held: dict[Any, Any], column: int, dtype: str, weighted: bool,
+             incoming: Sequence[Sequence[int]], fds: Sequence[int] = ()
+             ) -> tuple[int, float, float, str]:
+    """The exact state of this worker's range of scores: its own rows of that range and
+    the chunks the other workers wrote for it (``incoming[i]``: the rows of each chunk in
+    the anonymous file ``fds[i]``), held for :func:`_write`; returns its length, its
+    positive and negative weight, and its thresholds' dtype."""
+    common = np.dtype(dtype)
+    mine: list[Kept] = held.pop(("mine", column), [])
+    total = sum(p[0].shape[0] for p in mine) + sum(sum(c) for c in incoming)
     scores = np.empty(total, dtype=common)
     positive = np.empty(total, dtype=bool)
     weights = np.empty(total) if weighted else None
     at = 0
-    for (stem, n, kind), mask, size in zip(sources, masks, sizes, strict=True):
-        parts = [(stem + ".scores", np.dtype(kind), scores),
-                 (stem + ".positive", np.dtype(bool), positive)]
-        if weights is not None:
-            parts.append((stem + ".weights", np.dtype(np.float64), weights))
-        for file, kind_of, out in parts:
-            values = _load(file, kind_of, n)
-            if mask is None:
-                out[at:at + size] = values
-            else:
-                np.compress(mask, values, out=out[at:at + size])
-        at += size
-    del masks
+    for part in mine:
+        n = part[0].shape[0]
+        for out, values in zip((scores, positive, weights), part, strict=True):
+            if out is not None:
+                out[at:at + n] = values
+        at += n
+    del mine
+    try:
+        for descriptor, chunk_rows in zip(fds, incoming, strict=True):
+            at = _copy_chunks(descriptor, chunk_rows, common, weighted,
+                              (scores, positive, weights), at)
+    finally:
+        for descriptor in fds:
+            os.close(descriptor)
     state = ThresholdCounts._from_checked(scores, BinaryLabels(positive=positive, soft=None),
                                           weights)
-    held[column] = state
+    held[("state", column)] = state
     return len(state), state.n_pos, state.n_neg, state.thresholds.dtype.str
+
+
+def _copy_chunks(descriptor: int, chunk_rows: Sequence[int], common: np.dtype[Any],
+                 weighted: bool, outs: tuple[NDArray[Any], NDArray[Any], NDArray[Any] | None],
+                 at: int) -> int:
+    """The chunks of one anonymous file copied into ``outs`` from row ``at``; returns
+    the row after them."""
+    size = sum(sum(s for s, _ in _chunk_bytes(n, common, weighted)) for n in chunk_rows)
+    if not size:
+        return at
+    # Every page is read once: mapped in one call (MAP_POPULATE, Linux).
+    flags = mmap.MAP_SHARED | getattr(mmap, "MAP_POPULATE", 0)
+    mapped = mmap.mmap(descriptor, size, flags=flags, prot=mmap.PROT_READ)
+    try:
+        offset = 0
+        for n in chunk_rows:
+            for (bytes_, kind), out in zip(_chunk_bytes(n, common, weighted), outs,
+                                           strict=False):
+                if out is not None:
+                    out[at:at + n] = np.frombuffer(mapped, dtype=kind, count=n, offset=offset)
+                offset += bytes_
+            at += n
+    finally:
+        mapped.close()
+    return at
 
 
 def state_layout(total: int, dtype: str) -> list[tuple[int, np.dtype[Any]]]:
@@ -256,19 +336,19 @@ def state_layout(total: int, dtype: str) -> list[tuple[int, np.dtype[Any]]]:
 _WRITE_BLOCK = 1 << 20  # values written at a time (8 MiB): a buffer reused, no full copy
 
 
-def _write(held: dict[int, ThresholdCounts], column: int, file: str, total: int,
-           dtype: str, offset: int, above_pos: float, above_neg: float) -> None:
-    """Put the held segment of ``column`` at ``offset`` in the whole state's file, its
-    cumulative weights raised by the weight of the ranges above it (written with
-    ``pwrite``, a block at a time: no page faults of a shared mapping)."""
-    state = held.pop(column)
-    n = len(state)
-    if n == 0:
-        return
-    (t_at, t_kind), (p_at, _), (f_at, _) = state_layout(total, dtype)
-    buffer = np.empty(min(n, _WRITE_BLOCK))
-    descriptor = os.open(file, os.O_WRONLY)
+def _write(held: dict[Any, Any], column: int, total: int, dtype: str, offset: int,
+           above_pos: float, above_neg: float, fds: Sequence[int]) -> None:
+    """Put the held segment of ``column`` at ``offset`` in the whole state's anonymous file
+    (``fds[0]``), its cumulative weights raised by the weight of the ranges above it
+    (written with ``pwrite``, a block at a time: no page faults of a shared mapping)."""
+    descriptor = fds[0]
     try:
+        state = held.pop(("state", column))
+        n = len(state)
+        if n == 0:
+            return
+        (t_at, t_kind), (p_at, _), (f_at, _) = state_layout(total, dtype)
+        buffer = np.empty(min(n, _WRITE_BLOCK))
         _pwrite(descriptor, state.thresholds, t_at + offset * t_kind.itemsize)
         for array, at, above in ((state.tp, p_at, above_pos), (state.fp, f_at, above_neg)):
             for low in range(0, n, _WRITE_BLOCK):
@@ -290,5 +370,5 @@ def _pwrite(descriptor: int, values: NDArray[Any], at: int) -> None:
         view, at = view[written:], at + written
 
 
-_TASKS: dict[str, Callable[..., Any]] = {"count": _count, "hold": _hold,
+_TASKS: dict[str, Callable[..., Any]] = {"count": _count, "hold": _hold, "scatter": _scatter,
                                          "segment": _segment, "write": _write}

@@ -12,12 +12,14 @@ The single process's state policy, on N processes of this machine
   the budget), and the parent merges the N small results
   (:func:`prcurve.io.dask_parts.merge_parts`).
 - **exact** (where one process reads the file whole): each worker reads and checks
-  its share and writes the kept rows to shared memory; the parent places N - 1 cuts
-  at quantiles of a sample of the scores; worker ``j`` builds the exact state of the
-  rows of every share whose score lies in range ``j`` (ties never cross a cut), and
-  writes it at its place in the whole state's file, raised by the weight of the ranges
+  its share and keeps the kept rows; the parent places N - 1 cuts at quantiles of a
+  sample of the scores; each worker sends the rows of every other range to that
+  range's worker through an anonymous file (``memfd``, passed over the pipes); worker
+  ``j`` builds the exact state of range ``j`` (ties never cross a cut), and writes it at
+  its place in the whole state's anonymous file, raised by the weight of the ranges
   above. The parent maps that file: it holds the final state (24 bytes a threshold) and
-  nothing else of that length (no rows, no partial states, no merge).
+  nothing else of that length (no rows, no partial states, no merge). No file has a
+  name, so a parent killed at any step leaves nothing behind.
 
 Whatever the path, the result is the state one process computes from the same rows:
 bit for bit for counts (integer counts are exact in float64), to rounding for
@@ -38,9 +40,10 @@ import contextlib
 import mmap
 import multiprocessing
 import os
-import shutil
+import sys
 import tempfile
-from collections.abc import Sequence
+import types
+from collections.abc import Iterator, Sequence
 from multiprocessing.connection import Connection, wait
 from types import TracebackType
 from typing import Any
@@ -59,14 +62,14 @@ from prcurve.io.piece_tasks import (
     parquet_pieces,
     raise_problem,
 )
-from prcurve.io.readers import need
+from prcurve.io.pool_rule import available_cores
 from prcurve.io.rows import LabelRule
-from prcurve.io.worker_tasks import Source, state_layout
+from prcurve.io.worker_tasks import send_fds, state_layout
 from prcurve.validation.files import workers_lost
+from prcurve.validation.workers import workers_unstartable
 
-__all__ = ["WorkerPool", "local_scores", "shares", "start_fork_server"]
+__all__ = ["WorkerPool", "anonymous_file", "local_scores", "shares", "start_fork_server"]
 
-_SHARED_MEMORY = "/dev/shm"  # a RAM file system on Linux: the rows and the state's file
 _CLOSE_SECONDS = 5.0  # how long a worker may take to leave before it is terminated
 
 
@@ -85,8 +88,31 @@ def start_fork_server() -> Any:
     context = multiprocessing.get_context("forkserver")
     # The server imports the worker's modules once; every worker is a fork of it.
     context.set_forkserver_preload(["prcurve.io.worker_tasks"])
-    forkserver.ensure_running()
+    try:
+        forkserver.ensure_running()
+    except OSError as error:  # its socket lives in the temporary folder ("path too long")
+        raise workers_unstartable(tempfile.gettempdir(), error.strerror or str(error)
+                                  ) from None
     return context
+
+
+@contextlib.contextmanager
+def _bare_main_module() -> Iterator[None]:
+    """While the workers start, ``__main__`` is a bare module: multiprocessing tells each
+    new process to import the parent's main module (by path or name, to find what was
+    pickled there), which runs a script's top level again, so a script calling
+    ``prcurve.cli.main([... "--workers", "2"])`` unguarded would start workers from its
+    workers (multiprocessing refuses: an error). The workers need nothing of it (their code
+    is :mod:`prcurve.io.worker_tasks`, their tasks plain data), so no guard is needed."""
+    main = sys.modules.get("__main__")
+    sys.modules["__main__"] = types.ModuleType("__main__")
+    try:
+        yield
+    finally:
+        if main is None:
+            del sys.modules["__main__"]
+        else:
+            sys.modules["__main__"] = main
 
 
 class WorkerPool:
@@ -108,14 +134,13 @@ class WorkerPool:
         from prcurve.io.worker_tasks import serve
 
         context = start_fork_server()
-        cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (
-            os.cpu_count() or 1)
-        threads = max(1, cores // self.size)
+        threads = max(1, available_cores() // self.size)
         try:
             for _ in range(self.size):
                 mine, theirs = context.Pipe()
                 process = context.Process(target=serve, args=(theirs, threads), daemon=True)
-                process.start()
+                with _bare_main_module():
+                    process.start()
                 theirs.close()
                 self._connections.append(mine)
                 self._processes.append(process)
@@ -141,13 +166,19 @@ class WorkerPool:
             connection.close()
         self._connections, self._processes = [], []
 
-    def run(self, tasks: Sequence[tuple[str, tuple[Any, ...]] | None]) -> list[Any]:
-        """Task ``i`` on worker ``i`` (None: nothing for it); their results in order."""
+    def run(self, tasks: Sequence[tuple[str, tuple[Any, ...]] | None],
+            fds: Sequence[Sequence[int]] | None = None) -> list[Any]:
+        """Task ``i`` on worker ``i`` (None: nothing for it), with the file descriptors
+        ``fds[i]`` (sent over its pipe; the worker closes its copies); their results in
+        order."""
         waiting: dict[int, int] = {}  # a pipe's or a process's handle -> worker
         for worker, task in enumerate(tasks):
             if task is not None:
+                sent = list(fds[worker]) if fds is not None else []
                 try:
-                    self._connections[worker].send(task)
+                    self._connections[worker].send((*task, len(sent)))
+                    if sent:
+                        send_fds(self._connections[worker], sent)
                 except OSError:  # its end of the pipe is closed: the worker is gone
                     self._answer(worker)
                 waiting[id(self._connections[worker])] = worker
@@ -214,68 +245,61 @@ def _edges(n_bins: int, files: Sequence[str], spec: TaskSpec, pool: WorkerPool,
     return equal_width_over(n_bins, [], result)
 
 
-def _shared_folder(need: int) -> str:
-    """A fresh folder for the rows and the state: in RAM (``/dev/shm``) when it has
-    ``need`` bytes free (a container's may hold only 64 MiB), else the temporary folder."""
-    place = None
-    if os.access(_SHARED_MEMORY, os.W_OK):
-        free = os.statvfs(_SHARED_MEMORY)
-        if free.f_bavail * free.f_frsize >= need:
-            place = _SHARED_MEMORY
-    return tempfile.mkdtemp(prefix="prcurve-workers-", dir=place)
-
-
-def _bytes_needed(pieces: Sequence[Piece], spec: TaskSpec) -> int:
-    """At most the bytes the exact path writes: each row's score (8), label (1) and
-    weight (8) per column, and 24 bytes a threshold of the state."""
-    pq = need("pyarrow.parquet", "Parquet files")
-    rows = sum(pq.read_metadata(path).num_rows for path in dict.fromkeys(p.path for p in pieces))
-    per_row = 9 + (8 if spec.weight is not None else 0) + 24
-    return int(rows) * per_row * len(spec.scores)
+def anonymous_file() -> int:
+    """A file descriptor of a new file without a name (``memfd_create``: in memory, Linux;
+    elsewhere a temporary file unlinked at once): the rows the workers exchange and the
+    state's file. Nothing is left behind when the processes holding it end, however they
+    end (a SIGKILLed parent included)."""
+    if hasattr(os, "memfd_create"):
+        return int(os.memfd_create("prcurve-workers", os.MFD_CLOEXEC))
+    descriptor, path = tempfile.mkstemp(prefix="prcurve-workers-")
+    os.unlink(path)
+    return descriptor
 
 
 def _exact(pool: WorkerPool, pieces: Sequence[Piece], spec: TaskSpec) -> Part:
     """The exact state of every column, built by ranges of scores on the workers."""
-    folder = _shared_folder(_bytes_needed(pieces, spec))
-    try:
-        held = pool.run([("hold", (share, spec, folder, w)) if share else None
-                         for w, share in enumerate(_share_tasks(pieces, pool.size))])
-        held = [h for h in held if h is not None and h[0] is not None]
-        result = merge_parts(*[h[0] for h in held])
-        if result.problem is None:
-            weighted = spec.weight is not None
-            result.states = [
-                _exact_column(pool, c, [s for h in held for s in h[1][c]],
-                              [h[2][c] for h in held], weighted, folder)
-                for c in range(len(spec.scores))]
-        return result
-    finally:
-        shutil.rmtree(folder, ignore_errors=True)
+    held = pool.run([("hold", (share, spec)) if share else None
+                     for share in _share_tasks(pieces, pool.size)])
+    held = [h for h in held if h is not None and h[0] is not None]
+    result = merge_parts(*[h[0] for h in held])
+    if result.problem is None:
+        weighted = spec.weight is not None
+        result.states = [
+            _exact_column(pool, c, [k for h in held for k in h[1][c]], [h[2][c] for h in held],
+                          weighted)
+            for c in range(len(spec.scores))]
+    return result
 
 
-def _exact_column(pool: WorkerPool, column: int, sources: list[Source],
-                  samples: list[NDArray[Any]], weighted: bool, folder: str) -> ThresholdCounts:
-    kinds = [np.dtype(kind) for _, n, kind in sources if n]
+def _exact_column(pool: WorkerPool, column: int, kinds: list[str],
+                  samples: list[NDArray[Any]], weighted: bool) -> ThresholdCounts:
     common = np.result_type(*kinds) if kinds else np.dtype(np.float64)
     sample = np.sort(np.concatenate([s.astype(common, copy=False) for s in samples]))
     k = pool.size
     # N - 1 cuts at the sample's quantiles: range j holds the scores in (cut[j-1], cut[j]]
-    # (unbounded at both ends), so every copy of a score falls in one range.
-    cuts = [sample[(sample.shape[0] * j) // k] for j in range(1, k)] if sample.shape[0] else []
-    cuts = cuts or [None] * (k - 1)
-    bounds = [(None if j == 0 else cuts[j - 1], None if j == k - 1 else cuts[j])
-              for j in range(k)]
-    if not sample.shape[0]:  # no rows kept: one worker holds the (empty) state
-        bounds = [(None, None)] + [(np.inf, np.inf)] * (k - 1)
-    segments = pool.run([("segment", (column, low, high, sources, common.str, weighted))
-                         for low, high in bounds])
+    # (unbounded at both ends), so every copy of a score falls in one range. No rows kept:
+    # no cuts (every range empty).
+    cuts = (np.array([sample[(sample.shape[0] * j) // k] for j in range(1, k)], dtype=common)
+            if sample.shape[0] else None)
+    # Worker i writes its rows of range j (i != j) to channel (i, j), an anonymous file;
+    # worker j reads the channels (i, j) of every i.
+    channels = {(i, j): anonymous_file() for i in range(k) for j in range(k) if i != j}
+    try:
+        chunks = pool.run([("scatter", (column, cuts, common.str, weighted, i, k))
+                           for i in range(k)],
+                          [[channels[i, j] for j in range(k) if j != i] for i in range(k)])
+        segments = pool.run(
+            [("segment", (column, common.str, weighted,
+                          [chunks[i][j] for i in range(k) if i != j])) for j in range(k)],
+            [[channels[i, j] for i in range(k) if i != j] for j in range(k)])
+    finally:
+        for descriptor in channels.values():
+            os.close(descriptor)
     total = sum(s[0] for s in segments)
     dtype = next((s[3] for s in segments if s[0]), np.dtype(np.float64).str)
-    file = os.path.join(folder, f"state-{column}")
     layout = state_layout(total, dtype)
     size = layout[2][0] + 8 * total
-    with open(file, "wb") as handle:
-        handle.truncate(size)
     # Descending thresholds: the highest range first; each segment raised by the ranges
     # above it (summed from the top, as one cumulative sum adds them).
     offset, above_pos, above_neg = 0, 0.0, 0.0
@@ -285,14 +309,19 @@ def _exact_column(pool: WorkerPool, column: int, sources: list[Source],
         offset += segments[j][0]
         above_pos += segments[j][1]
         above_neg += segments[j][2]
-    pool.run([("write", (column, file, total, dtype, *places[j])) for j in range(k)])
-    if total == 0:
-        return ThresholdCounts.empty()
-    with open(file, "rb") as handle:
+    file = anonymous_file()
+    try:
+        os.ftruncate(file, size)
+        pool.run([("write", (column, total, dtype, *places[j])) for j in range(k)],
+                 [[file] for _ in range(k)])
+        if total == 0:
+            return ThresholdCounts.empty()
         # Mapped page by page as the views read it (not MAP_POPULATE): the views read tp
         # and fp whole but the thresholds only where they choose a point, so most of the
         # thresholds' pages never count in this process's memory (240 MB at 3*10^7 rows).
-        mapped = mmap.mmap(handle.fileno(), size, access=mmap.ACCESS_READ)
+        mapped = mmap.mmap(file, size, access=mmap.ACCESS_READ)
+    finally:
+        os.close(file)
     arrays = [np.frombuffer(mapped, dtype=kind, count=total, offset=at) for at, kind in layout]
     thresholds, tp, fp = arrays
     return ThresholdCounts._trusted(thresholds, tp, fp, float(tp[-1]), float(fp[-1]))

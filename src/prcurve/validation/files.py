@@ -474,18 +474,6 @@ def dask_options_conflict() -> InvalidInputError:
                              "for a local one, not both")
 
 
-def check_workers(value: Any) -> int:
-    """``--workers N``, the local worker processes (prcurve.io.workers): an integer >= 1."""
-    try:
-        number = int(value)
-    except (TypeError, ValueError):
-        number = 0
-    if number < 1 or str(number) != str(value).strip():
-        raise InvalidInputError("--workers", f"expected an integer >= 1, found {value!r}",
-                                "pass the number of local worker processes, e.g. 2")
-    return number
-
-
 def workers_lost(option: str, what: str) -> InvalidInputError:
     """Worker processes that ended before returning their results (killed for memory, or
     a Dask cluster that lost its workers): one line, never a wait for ever."""
