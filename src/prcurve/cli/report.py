@@ -33,9 +33,6 @@ from prcurve.validation.files import (
     check_out_folder,
     classes_in_memory_only,
     classes_need_exact,
-    dask_needs_parquet,
-    dask_options_conflict,
-    dask_unreachable,
     unwritable_output,
 )
 from prcurve.validation.paths import check_distinct_files, check_pictures_setting
@@ -359,6 +356,14 @@ def _budget(args: argparse.Namespace) -> tuple[int | None, int]:
     return max_distinct, switch_bins
 
 
+def _cluster_budget(args: argparse.Namespace) -> tuple[int | None, int]:
+    """The single process's state policy for the pool and Dask: the distinct-score
+    budget where it would stream, exact (None) where it would read the inputs whole
+    (issue 26, item 7)."""
+    max_distinct, switch_bins = _budget(args)
+    return (max_distinct if _single_streams(args) else None), switch_bins
+
+
 def _load_streamed(args: argparse.Namespace, bins: int | None) -> tuple[list[Any], list[str]]:
     from prcurve.io.stream import stream_scores
 
@@ -403,69 +408,6 @@ def _input_notes(one: Any) -> list[str]:
             say(note)
             notes.append(note)
     return notes
-
-
-DASK_CONNECT_SECONDS = 5
-"""How long ``--dask ADDRESS`` waits for the scheduler before saying it cannot reach it."""
-
-
-@contextmanager
-def _dask_client(args: argparse.Namespace) -> Iterator[Any]:
-    """A distributed Client to the scheduler at --dask ADDRESS."""
-    import importlib
-
-    try:
-        distributed: Any = importlib.import_module("distributed")
-    except ImportError as error:
-        raise ImportError("--dask needs dask and distributed, which are not installed: "
-                          "pip install 'prcurve[dask]'") from error
-    try:
-        client = distributed.Client(args.dask, timeout=DASK_CONNECT_SECONDS)
-    except (OSError, TimeoutError, ValueError, TypeError) as error:
-        reason = str(error).splitlines()[0] if str(error) else type(error).__name__
-        raise dask_unreachable(args.dask, reason) from None
-    with client:
-        yield client
-
-
-def _load_dask(args: argparse.Namespace, bins: int | None) -> tuple[list[Any], list[str]]:
-    from prcurve.io.batches import choose_columns, input_files, open_dataset
-    from prcurve.io.dask import dask_scores
-
-    if args.dask is not None and args.workers is not None:
-        raise dask_options_conflict()
-    # --workers N was checked by execute, before the fork server started.
-    plans = []  # every input checked before a scheduler is contacted
-    for path in args.inputs:
-        files, fmt, name = input_files(path, args.input_format)
-        if fmt != "parquet":
-            raise dask_needs_parquet(name, fmt)
-        columns = choose_columns(open_dataset(files, fmt).schema, name, args.label, args.score,
-                                 args.weight)
-        plans.append((files, name, columns))
-    # The single process's state policy: the distinct-score budget where it would
-    # stream, exact where it would read the inputs whole (issue 26, item 7).
-    max_distinct, switch_bins = _budget(args)
-    if not _single_streams(args):
-        max_distinct = None
-    streamed, notes = [], []
-    if args.workers is not None:  # local worker processes, without Dask (docs/scale.md)
-        from prcurve.io.workers import WorkerPool, local_scores
-
-        with WorkerPool(check_workers(args.workers)) as pool:
-            for files, name, columns in plans:
-                one = local_scores(pool, files, name, columns, args.positive, bins,
-                                   args.drop_invalid, max_distinct, switch_bins)
-                notes.extend(_input_notes(one))
-                streamed.append(one)
-        return streamed, notes
-    with _dask_client(args):
-        for files, name, columns in plans:
-            one = dask_scores(files, name, columns, args.positive, bins, args.drop_invalid,
-                              max_distinct=max_distinct, switch_bins=switch_bins)
-            notes.extend(_input_notes(one))
-            streamed.append(one)
-    return streamed, notes
 
 
 def _one_process_notes(args: argparse.Namespace) -> list[str]:
@@ -562,9 +504,13 @@ def _execute(args: argparse.Namespace, loaded_inputs: list[Any] | None, listing:
     from prcurve.present.report_build import build_report, build_streamed_report
 
     if loaded_inputs is None and _wants_streaming(args):
-        load = _load_dask if (args.dask is not None or args.workers is not None) else (
-            _load_streamed)
-        streamed, notes = load(args, settings.bins)
+        if args.dask is not None or args.workers is not None:
+            from prcurve.cli.report_cluster import load_cluster
+
+            streamed, notes = load_cluster(args, settings.bins, lambda: _cluster_budget(args),
+                                           _input_notes)
+        else:
+            streamed, notes = _load_streamed(args, settings.bins)
         notes[:0] = _one_process_notes(args)
         if baseline is not None:
             notes.append(f"--baseline {baseline}: streamed inputs keep counts, not scores, "
