@@ -145,9 +145,10 @@ def _regular_lines(buffer: NDArray[np.uint8], starts: NDArray[np.intp],
                    ends: NDArray[np.intp], n_fields: int) -> bool:
     """Whether every line holds exactly ``n_fields`` tokens, the first not starting
     with ``#``, and ends right after its last token (``\\n``, or the end of the
-    file): no blank line, comment, ``\\r`` or blank before a line's end, as most
-    files are. Then line i's tokens are ``n_fields * i`` to ``n_fields * i +
-    n_fields - 1`` (no search of each line's tokens).
+    file; or a ``\\r`` and then ``\\n``): no blank line, comment or other blank
+    before a line's end, as most files are. Then line i's tokens are
+    ``n_fields * i`` to ``n_fields * i + n_fields - 1`` (no search of each line's
+    tokens).
 
     Why this suffices: the byte after each ``n_fields``-th token is a newline, and
     there are no other newlines, so every line holds those tokens and no others."""
@@ -155,11 +156,22 @@ def _regular_lines(buffer: NDArray[np.uint8], starts: NDArray[np.intp],
     if n_tokens == 0 or n_tokens % n_fields:
         return False
     last = ends[n_fields - 1::n_fields]  # where each line's last token ends
-    ends_file = int(last[-1]) == buffer.shape[0]  # no newline after the last line
+    # No newline after the last line (a \r there, as a \r\n file cut short, is blank).
+    ends_file = int(last[-1]) == buffer.shape[0] - int(buffer[-1] == 13)
     if np.count_nonzero(buffer == 10) != last.shape[0] - ends_file:
         return False
-    if not bool((buffer[last[:-1] if ends_file else last] == 10).all()):
-        return False
+    after = last[:-1] if ends_file else last  # the byte after each line's last token
+    end_bytes = buffer[after]
+    if not bool((end_bytes == 10).all()):
+        # \r\n line ends: the \r is white space to trec_eval (isspace), so a line
+        # "tokens\r\n" holds the same tokens as "tokens\n" (every \n is still
+        # accounted for: the next byte after such a \r is the line's \n).
+        returns = after[end_bytes == 13]
+        if returns.shape[0] != after.shape[0] - np.count_nonzero(end_bytes == 10):
+            return False
+        if int(returns[-1]) + 1 >= buffer.shape[0] or not bool(
+                (buffer[returns + 1] == 10).all()):
+            return False
     return not bool((buffer[starts[0::n_fields]] == ord("#")).any())
 
 

@@ -19,11 +19,11 @@ words, compared after their keys agree); a query listing a document twice is fou
 by a sort of 64-bit keys of (query, document) and then the bytes of the rows whose
 keys agree; ties are ranked by all the bytes of the tied ids. Whatever this reader
 does not take -- a file that is not plain (one delimiter, exactly six fields, ``\\n``
-line ends, no comment or blank line), a query whose lines are not together, a score
-that is not a finite number, ids longer than 64 bytes, a document listed twice, two
-judged pairs of a block with one key -- returns None, and the caller reads the file
-with :func:`~prcurve.ranking.read_run`, which takes everything and names every error
-as before.
+or ``\\r\\n`` line ends, no comment or blank line), a query whose lines are not
+together, a score that is not a finite number, ids longer than 64 bytes, a document
+listed twice, two judged pairs of a block with one key -- returns None, and the
+caller reads the file with :func:`~prcurve.ranking.read_run`, which takes everything
+and names every error as before.
 """
 
 from __future__ import annotations
@@ -341,7 +341,12 @@ def _lines(buffer: bytearray, cut: int, separator: int, last: bool,
     # The bytes below 33 (white space and control bytes): in a plain file exactly five
     # separators and a newline a line, never two side by side nor first (an empty
     # field or line). One pass over the block finds them all.
-    low = np.flatnonzero(view < 33)
+    found = np.flatnonzero(view < 33)
+    # \r\n line ends (Windows): their \r dropped; one memchr when there is none.
+    kept = _without_line_end_returns(view, found) if buffer.find(b"\r", 0, cut) >= 0 else found
+    if kept is None:
+        return None
+    low = kept
     n = low.shape[0] // 6
     if 6 * n != low.shape[0] or n == 0 or low[0] == 0 or (low[1:] == low[:-1] + 1).any():
         return None
@@ -374,11 +379,33 @@ def _lines(buffer: bytearray, cut: int, separator: int, last: bool,
                       zip(start[first].tolist(), gap[first, 0].tolist(), strict=True)],
                      dtype=np.int64)
     topic = np.cumsum(change[:rows], dtype=np.int64) - 1  # each row's query in the block
-    run_id = (bytes(buffer[int(gap[-1, 4]) + 1:int(newline[-1])]).decode(
-        "utf-8", "surrogateescape") if last else None)
+    run_id = (bytes(buffer[int(gap[-1, 4]) + 1:int(newline[-1])]).rstrip(b"\r").decode(
+        "utf-8", "surrogateescape") if last else None)  # (one \r at most: checked above)
     return _Lines(gap[:rows], [x[:rows] for x in lengths], rows, first.astype(np.int64),
                   [w[first] for w in query], codes, topic,
                   cut if last else (int(start[rows]) if rows < n else cut), run_id)
+
+
+def _without_line_end_returns(view: NDArray[np.uint8],
+                              low: NDArray[np.intp]) -> NDArray[np.intp] | None:
+    """``low`` (the offsets of the block's bytes below 33) without the \\r of each
+    \\r\\n line end, or None when a \\r is anywhere else.
+
+    trec_eval splits at ``isspace`` bytes and ends lines at \\n
+    (get_trec_results.c, ``parse_results_line``), so a \\r right after a line's last
+    field and before its \\n ends that field (the run id) and is nothing else: such
+    a line is the same line with a \\n end. Only that \\r is dropped here; a \\r after
+    white space (an empty last field: trec_eval's error), at a line's start (a blank
+    line), doubled, or not before a \\n sends the file to read_run, which names the
+    line as before."""
+    returns = view[low] == 13
+    at = low[returns]
+    if at[0] == 0:  # (the block ends with \n, so at + 1 is inside it)
+        return None
+    if not ((view[at + 1] == 10).all() and (view[at - 1] >= 33).all()):
+        return None
+    kept: NDArray[np.intp] = low[~returns]
+    return kept
 
 
 def _words(buffer: bytearray) -> U64:
