@@ -42,6 +42,7 @@ from prcurve.validation.ranking import (
 )
 
 __all__ = [
+    "COMPRESSED_STARTS",
     "LAYOUT",
     "SPECIAL_STARTS",
     "Columns",
@@ -359,6 +360,8 @@ class Columns:
 
 # A file starting so is decompressed or decoded first: never read by pyarrow.
 SPECIAL_STARTS = (_GZIP, _BZIP2, _XZ, _ZSTD, _BOM, b"\xff\xfe", b"\xfe\xff")
+COMPRESSED_STARTS = (_GZIP, _BZIP2, _XZ)
+"""The magic bytes of the compressed files read (gzip first)."""
 _CHUNK = 1 << 24
 
 
