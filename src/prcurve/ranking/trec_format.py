@@ -362,7 +362,9 @@ class Columns:
 SPECIAL_STARTS = (_GZIP, _BZIP2, _XZ, _ZSTD, _BOM, b"\xff\xfe", b"\xfe\xff")
 COMPRESSED_STARTS = (_GZIP, _BZIP2, _XZ)
 """The magic bytes of the compressed files read (gzip first)."""
-_CHUNK = 1 << 24
+_CHUNK = 1 << 21  # the exact reader's chunk: its temporaries are about 10x a chunk
+# (16 MiB chunks: 10.4x a 6.8 MB file at the peak, 2 MiB: 5.6x and 20% less CPU in cache;
+# issue 26, docs/benchmarks.md session 33)
 
 
 def joined(pieces: list[list[NDArray[np.uint64]]]) -> list[NDArray[np.uint64]]:
@@ -406,10 +408,22 @@ def exact_columns(buffer: NDArray[np.uint8], source: str, kind: str) -> Columns:
     if not values:
         raise empty_trec_file(kind, source, "no data lines (only blank lines or comments)"
                               if end else "the file is empty")
-    return Columns(
-        encode_words(joined(query_words), grouped=True), encode_words(joined(doc_words)),
-        _joined(values).astype(dtype, copy=False), _joined(lines), run_id, source,
-    )
+    # Each column's pieces dropped once joined (a lower peak: issue 26, item 3).
+    line = _joined(lines)
+    del lines
+    # Increasing line numbers from 1 ending at the row count are 1..n: row i is line
+    # i + 1, and no array is kept (8 bytes a row).
+    consecutive = int(line[-1]) == line.shape[0]
+    number = _joined(values).astype(dtype, copy=False)
+    del values
+    word_columns = joined(query_words)
+    del query_words
+    queries = encode_words(word_columns, grouped=True)
+    word_columns = joined(doc_words)
+    del doc_words
+    docs = encode_words(word_columns)
+    del word_columns
+    return Columns(queries, docs, number, None if consecutive else line, run_id, source)
 
 
 def _joined(pieces: list[NDArray[Any]]) -> NDArray[Any]:
