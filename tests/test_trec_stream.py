@@ -414,3 +414,31 @@ def test_a_compressed_run_past_its_size_hint(tmp_path: Path) -> None:
     options = TrecEvalOptions(measures=("all_trec",), per_query=True)
     assert (format_trec_eval(qrels, fast, options)
             == format_trec_eval(read_qrels(qrels_path), whole, options))
+
+
+def test_a_deep_query_is_split_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # One query of 3,000 lines read in blocks of 64 bytes: the buffer doubles some ten
+    # times; the lines are split once, when the query ends (the file's end), not at
+    # every doubling (one topic of 10^6 documents: issue 26, session 33). A query
+    # between two lines of another is still found (read_run's path).
+    run = "".join(f"q1 Q0 d{j} {j} {j % 7} r\n" for j in range(3000))
+    qrels_path, run_path = _write(tmp_path, run.encode(), b"q1 0 d3 1\n")
+    calls: list[int] = []
+    sizes: list[int] = []
+    original = trec_stream._lines
+
+    def spy(buffer: bytearray, cut: int, *rest: object) -> object:
+        calls.append(cut)
+        sizes.append(len(buffer))
+        return original(buffer, cut, *rest)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(trec_stream, "_lines", spy)
+    qrels, fast = read_judged(qrels_path, run_path)
+    assert isinstance(fast._docs, RowDocs)
+    assert len(calls) == 1
+    # The last growth takes what is left of the file, not twice the buffer.
+    assert sizes[0] <= len(run) + 8 + trec_stream._SLACK
+    assert fast.score.tolist() == read_run(run_path).score.tolist()
+    apart = run + "q2 Q0 d1 1 1 r\n" + "q1 Q0 x 1 1 r\n"
+    (tmp_path / "apart").write_text(apart)
+    assert read_judged_run(tmp_path / "apart", qrels) is None

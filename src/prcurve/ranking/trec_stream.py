@@ -67,8 +67,8 @@ BLOCK_BYTES = 1 << 21
 """The run is read this much at a time (more when one query's lines need more);
 tests lower it to put block boundaries everywhere."""
 
-MAX_BLOCK_BYTES = 1 << 25
-"""A query whose lines need a larger block than this (about 10^6 lines) sends the run
+MAX_BLOCK_BYTES = 1 << 26
+"""A query whose lines need a larger block than this (about 2·10^6 lines) sends the run
 to read_run: a block's temporaries are some 10 times its size."""
 
 QRELS_EXACT_BYTES = 1 << 26
@@ -265,7 +265,7 @@ def _read_compressed(raw: Any, judged: _Judged, size: int) -> _Parts | None:
                    else bz2.open if magic.startswith(b"BZh") else lzma.open)
     try:
         with opener(raw, "rb") as handle:
-            return _read_blocks(handle, judged, size)
+            return _read_blocks(handle, judged, size, exact_size=False)
     except (EOFError, ValueError, zlib.error, lzma.LZMAError):  # OSError: the caller's
         return None
 
@@ -317,8 +317,10 @@ def _labels_reader(source: str) -> Callable[[], NDArray[Any]]:
     return labels
 
 
-def _read_blocks(handle: Any, judged: _Judged, size: int) -> _Parts | None:
+def _read_blocks(handle: Any, judged: _Judged, size: int,
+                 exact_size: bool = True) -> _Parts | None:
     """Read the file a block of whole queries at a time; None where read_run must.
+    ``size``: the file's bytes (``exact_size``) or a hint (a compressed file's text).
 
     Each block is read into one buffer, its lines split (:func:`_lines`) and taken in
     (:func:`_fill`: scores, documents, judgments and ties); its last query's lines
@@ -328,13 +330,18 @@ def _read_blocks(handle: Any, judged: _Judged, size: int) -> _Parts | None:
     parts = _Parts(size)
     buffer = bytearray(-(-BLOCK_BYTES // 8) * 8 + _SLACK)  # whole words (_words)
     held = 0  # bytes carried to the buffer's start (its last query)
+    taken = 0  # bytes read so far
     separator: int | None = None
     while True:
         if held >= len(buffer) - _SLACK:  # one query's lines fill it: a larger one
             if len(buffer) > MAX_BLOCK_BYTES:
                 return None
-            buffer.extend(bytes(len(buffer)))
+            more = len(buffer)  # twice the room, or what is left of the file (whole
+            if exact_size:  # words; one query of a 38 MB file: 38, not 64 MiB)
+                more = min(more, -(-(size - taken + 1) // 8) * 8)
+            buffer.extend(bytes(more))
         got = handle.readinto(memoryview(buffer)[held:len(buffer) - _SLACK])
+        taken += got or 0
         end = held + (got or 0)
         last = not got
         if end == 0:
@@ -353,6 +360,9 @@ def _read_blocks(handle: Any, judged: _Judged, size: int) -> _Parts | None:
             if (b"\t" in line) == (b" " in line):
                 return None
             separator = 9 if b"\t" in line else 32
+        if not last and _one_query(buffer, cut, separator):
+            held = end  # the block holds one query so far: read on (no split redone)
+            continue
         lines = _lines(buffer, cut, separator, last, judged)
         if lines is None:
             return None
@@ -372,6 +382,18 @@ def _read_blocks(handle: Any, judged: _Judged, size: int) -> _Parts | None:
         # The last query's lines (and any partial line) start the next block.
         held = end - lines.kept
         buffer[:held] = buffer[lines.kept:end]
+
+
+def _one_query(buffer: bytearray, cut: int, separator: int) -> bool:
+    """Whether the first and the last whole line of ``buffer[:cut]`` start with the
+    same query id: then (a query's lines being together) the block is one query's so
+    far, and splitting it would take no line. Only a shortcut: a file whose lines are
+    not together is still found, by the split of the larger block read next."""
+    first_end = buffer.find(bytes((separator,)), 0, cut)
+    start = buffer.rfind(b"\n", 0, cut - 1) + 1
+    width = first_end + 1
+    return (first_end > 0 and start > 0
+            and buffer[start:start + width] == buffer[:width])
 
 
 class _Lines:
