@@ -54,11 +54,14 @@ blank = st.sampled_from([b" ", b"\t", b"  ", b" \t", b"\v", b"\f", b"\r"])
 
 @st.composite
 def regular_files(draw: st.DrawFn) -> bytes:
-    """Lines of exactly N_FIELDS tokens, single separators, \\n endings (last optional)."""
+    """Lines of exactly N_FIELDS tokens, single separators, \\n or \\r\\n endings (last
+    optional)."""
     lines = draw(st.lists(st.lists(token, min_size=N_FIELDS, max_size=N_FIELDS),
                           min_size=1, max_size=20))
     separator = draw(st.sampled_from([b" ", b"\t"]))
-    text = b"\n".join(separator.join(line) for line in lines)
+    ends = draw(st.lists(st.sampled_from([b"", b"\r"]), min_size=len(lines),
+                         max_size=len(lines)))
+    text = b"\n".join(separator.join(line) + end for line, end in zip(lines, ends, strict=True))
     return text + b"\n" if draw(st.booleans()) else text
 
 
@@ -109,7 +112,12 @@ def test_every_file_matches_the_oracle(data: bytes) -> None:
     (b"a b c d\n\ne f g h\n", False),  # a blank line
     (b"a b c d\n# f g h\n", False),  # a comment of four fields
     (b"a b c d \ne f g h\n", False),  # a blank before the line's end
-    (b"a b c d\r\ne f g h\r\n", False),  # \r\n
+    (b"a b c d\r\ne f g h\r\n", True),  # \r\n (Windows): \r is white space, then \n
+    (b"a b c d\r\ne f g h\n", True),
+    (b"a b c d\r\ne f g h\r", True),  # the last line's \r is its end
+    (b"a b c d\r\r\ne f g h\n", False),  # two blanks before a line's end
+    (b"a b c d \r\ne f g h\n", False),
+    (b"a b c d\re f g h\n", False),  # a \r inside a line: eight fields on one line
     (b"a b c d e f g h\n", False),  # eight fields on one line (two lines' worth)
 ])
 def test_which_path(data: bytes, direct: bool) -> None:

@@ -67,7 +67,12 @@ def run_and_qrels(draw: st.DrawFn) -> tuple[bytes, bytes]:
     qrels = b"".join(b"%s 0 %s %d\n" % (q, d, draw(st.integers(-1, 3)))
                      for q, d in dict.fromkeys(judged))
     separator = draw(st.sampled_from([b" ", b"\t"]))
-    run = b"\n".join(lines).replace(b" ", separator) + (b"\n" if draw(st.booleans()) else b"")
+    lines = [line.replace(b" ", separator) for line in lines]
+    if draw(st.booleans()):  # \r\n line ends (Windows), on some lines or all
+        ends = draw(st.lists(st.booleans(), min_size=len(lines), max_size=len(lines)))
+        lines = [line + b"\r" if crlf else line for line, crlf in zip(lines, ends, strict=True)]
+        qrels = qrels.replace(b"\n", b"\r\n")
+    run = b"\n".join(lines) + (b"\n" if draw(st.booleans()) else b"")
     return run, qrels
 
 
@@ -106,10 +111,33 @@ def _blocks_of(size: int) -> Iterator[None]:
         trec_stream.BLOCK_BYTES = old
 
 
+COMPRESS = st.sampled_from([None, "gzip", "gzip", "gzip members", "bz2", "xz"])
+
+
+def _compressed(data: bytes, how: str | None) -> bytes:
+    """``data`` as a file of ``how``: gzip; gzip of two members (its trailer's size is
+    the last member's, below the text's: the block reader's arrays grow); bz2; xz."""
+    import bz2
+    import lzma
+
+    if how == "gzip":
+        return gzip.compress(data, mtime=0)
+    if how == "gzip members":
+        half = len(data) // 2
+        return gzip.compress(data[:half], mtime=0) + gzip.compress(data[half:], mtime=0)
+    if how == "bz2":
+        return bz2.compress(data)
+    if how == "xz":
+        return lzma.compress(data)
+    return data
+
+
 @settings(max_examples=40, deadline=None)
-@given(files=run_and_qrels(), block=st.integers(16, 400))
-def test_block_reader_equals_reading_whole(files: tuple[bytes, bytes], block: int) -> None:
+@given(files=run_and_qrels(), block=st.integers(16, 400), compress=COMPRESS)
+def test_block_reader_equals_reading_whole(files: tuple[bytes, bytes], block: int,
+                                           compress: str | None) -> None:
     run_bytes, qrels_bytes = files
+    run_bytes = _compressed(run_bytes, compress)  # decompressed block by block as read
     with _blocks_of(block), tempfile.TemporaryDirectory() as folder:
         qrels_path, run_path = _write(Path(folder), run_bytes, qrels_bytes)
         qrels, run = read_judged(qrels_path, run_path)
@@ -181,13 +209,19 @@ def test_a_document_twice_in_a_query_is_the_same_error(tmp_path: Path) -> None:
 @pytest.mark.parametrize("run", [
     b"q1 Q0 a 1 1 r\nq2 Q0 b 1 1 r\nq1 Q0 c 2 1 r\n",  # a query's lines apart
     b"# comment\nq1 Q0 a 1 1 r\n",
-    b"q1 Q0 a 1 1 r\r\nq1 Q0 b 2 1 r\r\n",
+    b"q1 Q0 a 1 1 r \r\nq1 Q0 b 2 1 r\r\n",  # \r after white space (no run id)
+    b"q1 Q0 a 1 1 r\r\r\nq1 Q0 b 2 1 r\r\n",
+    b"q1 Q0 a 1 1 r\rq1 Q0 b 2 1 r\n",  # \r not before \n
+    b"q1 Q0 a 1 1 r\n\r\nq1 Q0 b 2 1 r\n",  # a blank line
+    b"\r\nq1 Q0 a 1 1 r\n",
     b"q1 Q0 a 1 1 r\n\nq1 Q0 b 2 1 r\n",
     b"q1 Q0 a 1 1 r extra\nq1 Q0 b 2 1 r\n",
     b"q1 Q0 a 1 1 r\nq1\tQ0 b 2 1 r\n",
     b"q1  Q0 a 1 1 r\n",
     b"\xef\xbb\xbfq1 Q0 a 1 1 r\n",
-    gzip.compress(b"q1 Q0 a 1 1 r\n", mtime=0),
+    gzip.compress(b"\xef\xbb\xbfq1 Q0 a 1 1 r\n", mtime=0),  # a byte-order mark inside
+    gzip.compress(b"q1 Q0 a 1 1 r\nq1 Q0 b 2 1 r\n" * 20, mtime=0)[:-30],  # damaged
+    gzip.compress(b"q1 Q0 a 1 1 r\nq1 Q0 b 2 1 r\n", mtime=0)[:-8],  # no trailer
     b"q1 Q0 a 1 1 r\nq1 Q0 b 2 1_0 r\n",
     b"q1 Q0 a 1 1 r\nq1 Q0 b 2 inf r\n",
     b"q1 Q0 " + b"x" * 70 + b" 1 1 r\n",
@@ -246,15 +280,19 @@ def _quicktest() -> list[tuple[list[str], Path]]:
     return commands
 
 
+@pytest.mark.parametrize("variant", ["LF", "CRLF", "gzip"])
 @pytest.mark.parametrize(("argv", "expected"), _quicktest(),
                          ids=[" ".join(Path(a).name for a in c[0]) for c in _quicktest()])
 def test_quicktest_through_the_block_reader(
-    argv: list[str], expected: Path, tmp_path: Path, capsysbinary: pytest.CaptureFixture[bytes],
-    monkeypatch: pytest.MonkeyPatch,
+    argv: list[str], expected: Path, variant: str, tmp_path: Path,
+    capsysbinary: pytest.CaptureFixture[bytes], monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     # trec_eval 10's quicktest with each run file written plain (one space between
     # fields; trec_eval splits at white space, so its expected output holds), read in
-    # blocks of 512 bytes: byte for byte the expected output.
+    # blocks of 512 bytes: byte for byte the expected output. With \r\n line ends
+    # too: trec_eval reads the \r as white space ending the run id (isspace), so its
+    # output is the same (checked against the C program: docs/benchmarks.md). And
+    # gzip-compressed (prcurve's own extension), decompressed block by block.
     monkeypatch.setattr(trec_stream, "BLOCK_BYTES", 512)
     taken: list[bool] = []
     original = trec_stream.read_judged_run
@@ -267,7 +305,8 @@ def test_quicktest_through_the_block_reader(
     monkeypatch.setattr(trec_stream, "read_judged_run", spy)
     run = Path(argv[-1])
     lines = [b" ".join(line.split()) for line in run.read_bytes().splitlines()]
-    (tmp_path / run.name).write_bytes(b"".join(line + b"\n" for line in lines if line))
+    text = b"".join(line + (b"\r\n" if variant == "CRLF" else b"\n") for line in lines if line)
+    (tmp_path / run.name).write_bytes(_compressed(text, "gzip" if variant == "gzip" else None))
     assert main(["trec", *argv[:-1], str(tmp_path / run.name)]) == 0
     assert capsysbinary.readouterr().out == expected.read_bytes()
     qrels_format = "-R" not in argv and not any(a.startswith("-R") for a in argv)
@@ -356,3 +395,50 @@ def test_several_runs_each_read_in_blocks(
     assert capsysbinary.readouterr().out == (
         f"==> {runs[0]} <==\n{whole[0]}\n==> {runs[1]} <==\n{whole[1]}".encode())
     assert taken == [True, True]
+
+
+def test_a_compressed_run_past_its_size_hint(tmp_path: Path) -> None:
+    # Two gzip members, the last one line: the trailer's size (RFC 1952's ISIZE, of the
+    # last member) and the compressed size are far below the text's, so the arrays sized
+    # from them grow while read; every number as the run read whole.
+    lines = b"".join(b"q%d Q0 d%d %d %d r\n" % (k, j, j, j % 9) for k in range(20)
+                     for j in range(200))
+    run = gzip.compress(lines, mtime=0) + gzip.compress(b"q99 Q0 d1 1 1 r\n", mtime=0)
+    assert (len(run) + 1) // 12 + 1 < lines.count(b"\n")  # the rows sized from the hint
+    qrels_path, run_path = _write(tmp_path, run, b"q1 0 d3 1\nq2 0 d4 2\nq99 0 d1 1\n")
+    qrels, fast = read_judged(qrels_path, run_path)
+    assert isinstance(fast._docs, RowDocs)
+    whole = read_run(run_path)
+    assert fast.score.tolist() == whole.score.tolist()
+    assert fast.query_id.tolist() == whole.query_id.tolist()
+    options = TrecEvalOptions(measures=("all_trec",), per_query=True)
+    assert (format_trec_eval(qrels, fast, options)
+            == format_trec_eval(read_qrels(qrels_path), whole, options))
+
+
+def test_a_deep_query_is_split_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # One query of 3,000 lines read in blocks of 64 bytes: the buffer doubles some ten
+    # times; the lines are split once, when the query ends (the file's end), not at
+    # every doubling (one topic of 10^6 documents: issue 26, session 33). A query
+    # between two lines of another is still found (read_run's path).
+    run = "".join(f"q1 Q0 d{j} {j} {j % 7} r\n" for j in range(3000))
+    qrels_path, run_path = _write(tmp_path, run.encode(), b"q1 0 d3 1\n")
+    calls: list[int] = []
+    sizes: list[int] = []
+    original = trec_stream._lines
+
+    def spy(buffer: bytearray, cut: int, *rest: object) -> object:
+        calls.append(cut)
+        sizes.append(len(buffer))
+        return original(buffer, cut, *rest)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(trec_stream, "_lines", spy)
+    qrels, fast = read_judged(qrels_path, run_path)
+    assert isinstance(fast._docs, RowDocs)
+    assert len(calls) == 1
+    # The last growth takes what is left of the file, not twice the buffer.
+    assert sizes[0] <= len(run) + 8 + trec_stream._SLACK
+    assert fast.score.tolist() == read_run(run_path).score.tolist()
+    apart = run + "q2 Q0 d1 1 1 r\n" + "q1 Q0 x 1 1 r\n"
+    (tmp_path / "apart").write_text(apart)
+    assert read_judged_run(tmp_path / "apart", qrels) is None

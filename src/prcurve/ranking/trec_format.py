@@ -42,6 +42,7 @@ from prcurve.validation.ranking import (
 )
 
 __all__ = [
+    "COMPRESSED_STARTS",
     "LAYOUT",
     "SPECIAL_STARTS",
     "Columns",
@@ -145,9 +146,10 @@ def _regular_lines(buffer: NDArray[np.uint8], starts: NDArray[np.intp],
                    ends: NDArray[np.intp], n_fields: int) -> bool:
     """Whether every line holds exactly ``n_fields`` tokens, the first not starting
     with ``#``, and ends right after its last token (``\\n``, or the end of the
-    file): no blank line, comment, ``\\r`` or blank before a line's end, as most
-    files are. Then line i's tokens are ``n_fields * i`` to ``n_fields * i +
-    n_fields - 1`` (no search of each line's tokens).
+    file; or a ``\\r`` and then ``\\n``): no blank line, comment or other blank
+    before a line's end, as most files are. Then line i's tokens are
+    ``n_fields * i`` to ``n_fields * i + n_fields - 1`` (no search of each line's
+    tokens).
 
     Why this suffices: the byte after each ``n_fields``-th token is a newline, and
     there are no other newlines, so every line holds those tokens and no others."""
@@ -155,11 +157,22 @@ def _regular_lines(buffer: NDArray[np.uint8], starts: NDArray[np.intp],
     if n_tokens == 0 or n_tokens % n_fields:
         return False
     last = ends[n_fields - 1::n_fields]  # where each line's last token ends
-    ends_file = int(last[-1]) == buffer.shape[0]  # no newline after the last line
+    # No newline after the last line (a \r there, as a \r\n file cut short, is blank).
+    ends_file = int(last[-1]) == buffer.shape[0] - int(buffer[-1] == 13)
     if np.count_nonzero(buffer == 10) != last.shape[0] - ends_file:
         return False
-    if not bool((buffer[last[:-1] if ends_file else last] == 10).all()):
-        return False
+    after = last[:-1] if ends_file else last  # the byte after each line's last token
+    end_bytes = buffer[after]
+    if not bool((end_bytes == 10).all()):
+        # \r\n line ends: the \r is white space to trec_eval (isspace), so a line
+        # "tokens\r\n" holds the same tokens as "tokens\n" (every \n is still
+        # accounted for: the next byte after such a \r is the line's \n).
+        returns = after[end_bytes == 13]
+        if returns.shape[0] != after.shape[0] - np.count_nonzero(end_bytes == 10):
+            return False
+        if int(returns[-1]) + 1 >= buffer.shape[0] or not bool(
+                (buffer[returns + 1] == 10).all()):
+            return False
     return not bool((buffer[starts[0::n_fields]] == ord("#")).any())
 
 
@@ -347,7 +360,11 @@ class Columns:
 
 # A file starting so is decompressed or decoded first: never read by pyarrow.
 SPECIAL_STARTS = (_GZIP, _BZIP2, _XZ, _ZSTD, _BOM, b"\xff\xfe", b"\xfe\xff")
-_CHUNK = 1 << 24
+COMPRESSED_STARTS = (_GZIP, _BZIP2, _XZ)
+"""The magic bytes of the compressed files read (gzip first)."""
+_CHUNK = 1 << 21  # the exact reader's chunk: its temporaries are about 10x a chunk
+# (16 MiB chunks: 10.4x a 6.8 MB file at the peak, 2 MiB: 5.6x and 20% less CPU in cache;
+# issue 26, docs/benchmarks.md session 33)
 
 
 def joined(pieces: list[list[NDArray[np.uint64]]]) -> list[NDArray[np.uint64]]:
@@ -391,10 +408,22 @@ def exact_columns(buffer: NDArray[np.uint8], source: str, kind: str) -> Columns:
     if not values:
         raise empty_trec_file(kind, source, "no data lines (only blank lines or comments)"
                               if end else "the file is empty")
-    return Columns(
-        encode_words(joined(query_words), grouped=True), encode_words(joined(doc_words)),
-        _joined(values).astype(dtype, copy=False), _joined(lines), run_id, source,
-    )
+    # Each column's pieces dropped once joined (a lower peak: issue 26, item 3).
+    line = _joined(lines)
+    del lines
+    # Increasing line numbers from 1 ending at the row count are 1..n: row i is line
+    # i + 1, and no array is kept (8 bytes a row).
+    consecutive = int(line[-1]) == line.shape[0]
+    number = _joined(values).astype(dtype, copy=False)
+    del values
+    word_columns = joined(query_words)
+    del query_words
+    queries = encode_words(word_columns, grouped=True)
+    word_columns = joined(doc_words)
+    del doc_words
+    docs = encode_words(word_columns)
+    del word_columns
+    return Columns(queries, docs, number, None if consecutive else line, run_id, source)
 
 
 def _joined(pieces: list[NDArray[Any]]) -> NDArray[Any]:

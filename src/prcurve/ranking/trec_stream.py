@@ -19,11 +19,11 @@ words, compared after their keys agree); a query listing a document twice is fou
 by a sort of 64-bit keys of (query, document) and then the bytes of the rows whose
 keys agree; ties are ranked by all the bytes of the tied ids. Whatever this reader
 does not take -- a file that is not plain (one delimiter, exactly six fields, ``\\n``
-line ends, no comment or blank line), a query whose lines are not together, a score
-that is not a finite number, ids longer than 64 bytes, a document listed twice, two
-judged pairs of a block with one key -- returns None, and the caller reads the file
-with :func:`~prcurve.ranking.read_run`, which takes everything and names every error
-as before.
+or ``\\r\\n`` line ends, no comment or blank line), a query whose lines are not
+together, a score that is not a finite number, ids longer than 64 bytes, a document
+listed twice, two judged pairs of a block with one key -- returns None, and the
+caller reads the file with :func:`~prcurve.ranking.read_run`, which takes everything
+and names every error as before.
 """
 
 from __future__ import annotations
@@ -52,7 +52,13 @@ from prcurve.ranking.row_docs import RowDocs
 from prcurve.ranking.state import c_float_scores
 from prcurve.ranking.tables import Qrels, Run, read_qrels, read_run
 from prcurve.ranking.text_numbers import general_numbers, plain_decimals, word_matrix
-from prcurve.ranking.trec_format import SPECIAL_STARTS, exact_columns, joined, read_bytes
+from prcurve.ranking.trec_format import (
+    COMPRESSED_STARTS,
+    SPECIAL_STARTS,
+    exact_columns,
+    joined,
+    read_bytes,
+)
 
 __all__ = ["BLOCK_BYTES", "MAX_BLOCK_BYTES", "QRELS_EXACT_BYTES", "read_judged",
            "read_judged_run"]
@@ -61,8 +67,8 @@ BLOCK_BYTES = 1 << 21
 """The run is read this much at a time (more when one query's lines need more);
 tests lower it to put block boundaries everywhere."""
 
-MAX_BLOCK_BYTES = 1 << 25
-"""A query whose lines need a larger block than this (about 10^6 lines) sends the run
+MAX_BLOCK_BYTES = 1 << 26
+"""A query whose lines need a larger block than this (about 2·10^6 lines) sends the run
 to read_run: a block's temporaries are some 10 times its size."""
 
 QRELS_EXACT_BYTES = 1 << 26
@@ -71,6 +77,7 @@ QRELS_EXACT_BYTES = 1 << 26
 _SLACK = 1 << 12  # room after a block: 8-byte loads past a field's end stay in the buffer
 _MAX_ID = 64  # longer ids (or scores) go to read_run
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+_GZIP = COMPRESSED_STARTS[0]
 U64 = NDArray[np.uint64]
 I64 = NDArray[np.int64]
 
@@ -94,9 +101,9 @@ def read_judged(qrels_path: str | os.PathLike[str],
     >>> run.doc_id.tolist(), run.score.tolist(), qrels.relevance.tolist()
     ([b'd1', b'd2'], [2.5, 1.5], [1])
     """
-    if not _large(run_path):  # as before: the run, then the qrels
-        run = read_run(run_path)
-        return read_qrels(qrels_path), run
+    if not _large(run_path):  # as before: the run, then the qrels (without pyarrow
+        run = read_run(run_path)  # up to QRELS_EXACT_BYTES: 40 MiB less, issue 26)
+        return _read_qrels(qrels_path), run
     try:
         qrels = _read_qrels(qrels_path)
     except InvalidInputError:
@@ -107,13 +114,30 @@ def read_judged(qrels_path: str | os.PathLike[str],
 
 
 def _large(path: str | os.PathLike[str]) -> bool:
-    """Whether ``path`` is a regular file of at least ``SMALL_FILE_BYTES`` (smaller
-    files are read whole, by the exact reader, without pyarrow either)."""
+    """Whether ``path`` is a regular file whose text (decompressed: :func:`_text_size`)
+    is at least ``SMALL_FILE_BYTES`` (smaller files are read whole, by the exact reader,
+    without pyarrow either)."""
+    size = _text_size(path)
+    return size is not None and size >= trec_reader.SMALL_FILE_BYTES
+
+
+def _text_size(path: str | os.PathLike[str]) -> int | None:
+    """The size of a regular file's text, or None (not a regular file). A gzip file's
+    is its trailer's ISIZE (RFC 1952: the size of its last member modulo 2^32) or
+    its own size, whichever is larger; a bzip2 or xz file's, its own size (a lower
+    bound). Only a hint: the block reader grows its arrays past it."""
     try:
         source = os.fspath(path)
-        return os.path.isfile(source) and os.path.getsize(source) >= trec_reader.SMALL_FILE_BYTES
+        if not os.path.isfile(source):
+            return None
+        with open(source, "rb") as handle:
+            size = os.fstat(handle.fileno()).st_size
+            if size >= 18 and handle.read(2) == _GZIP:  # a header and trailer at least
+                handle.seek(-4, os.SEEK_END)
+                return max(size, int.from_bytes(handle.read(4), "little"))
+            return size
     except (OSError, TypeError, ValueError):
-        return False
+        return None
 
 
 def _read_qrels(path: str | os.PathLike[str]) -> Qrels:
@@ -213,12 +237,37 @@ def read_judged_run(path: str | os.PathLike[str], qrels: Qrels) -> Run | None:
         if judged is None:
             return None
         with open(source, "rb", buffering=0) as handle:
-            parts = _read_blocks(handle, judged, os.fstat(handle.fileno()).st_size)
+            size = os.fstat(handle.fileno()).st_size
+            compressed = handle.read(6).startswith(COMPRESSED_STARTS)
+            handle.seek(0)
+            parts = (_read_compressed(handle, judged, _text_size(source) or size) if compressed
+                     else _read_blocks(handle, judged, size))
     except OSError:
         return None
     if parts is None:
         return None
     return parts.run(source, qrels)
+
+
+def _read_compressed(raw: Any, judged: _Judged, size: int) -> _Parts | None:
+    """:func:`_read_blocks` of a gzip, bzip2 or xz file's text, decompressed block by
+    block as read (never the whole text in memory: issue 26, a gzip run cost 2.3x the
+    memory of the plain file read whole); None on a damaged file (read_run then names
+    the problem)."""
+    import bz2  # the codecs only for compressed files (issue 26: small runs start fast)
+    import gzip
+    import lzma
+    import zlib
+
+    magic = raw.read(6)
+    raw.seek(0)
+    opener: Any = (gzip.open if magic.startswith(_GZIP)
+                   else bz2.open if magic.startswith(b"BZh") else lzma.open)
+    try:
+        with opener(raw, "rb") as handle:
+            return _read_blocks(handle, judged, size, exact_size=False)
+    except (EOFError, ValueError, zlib.error, lzma.LZMAError):  # OSError: the caller's
+        return None
 
 
 class _Parts:
@@ -235,6 +284,17 @@ class _Parts:
         self.query_starts: list[I64] = []
         self.n = 0
         self.run_id: str | None = None
+
+    def reserve(self, rows: int) -> None:
+        """Room for ``rows`` rows (the first ``n`` kept): twice the room, or more."""
+        if rows <= self.score.shape[0]:
+            return
+        most = max(rows, 2 * self.score.shape[0])
+        for name in ("score", "judged", "rank"):
+            old = getattr(self, name)
+            grown = np.empty(most, dtype=old.dtype)
+            grown[:self.n] = old[:self.n]
+            setattr(self, name, grown)
 
     def run(self, source: str, qrels: Qrels) -> Run | None:
         n = self.n
@@ -257,8 +317,10 @@ def _labels_reader(source: str) -> Callable[[], NDArray[Any]]:
     return labels
 
 
-def _read_blocks(handle: Any, judged: _Judged, size: int) -> _Parts | None:
+def _read_blocks(handle: Any, judged: _Judged, size: int,
+                 exact_size: bool = True) -> _Parts | None:
     """Read the file a block of whole queries at a time; None where read_run must.
+    ``size``: the file's bytes (``exact_size``) or a hint (a compressed file's text).
 
     Each block is read into one buffer, its lines split (:func:`_lines`) and taken in
     (:func:`_fill`: scores, documents, judgments and ties); its last query's lines
@@ -268,13 +330,18 @@ def _read_blocks(handle: Any, judged: _Judged, size: int) -> _Parts | None:
     parts = _Parts(size)
     buffer = bytearray(-(-BLOCK_BYTES // 8) * 8 + _SLACK)  # whole words (_words)
     held = 0  # bytes carried to the buffer's start (its last query)
+    taken = 0  # bytes read so far
     separator: int | None = None
     while True:
         if held >= len(buffer) - _SLACK:  # one query's lines fill it: a larger one
             if len(buffer) > MAX_BLOCK_BYTES:
                 return None
-            buffer.extend(bytes(len(buffer)))
+            more = len(buffer)  # twice the room, or what is left of the file (whole
+            if exact_size:  # words; one query of a 38 MB file: 38, not 64 MiB)
+                more = min(more, -(-(size - taken + 1) // 8) * 8)
+            buffer.extend(bytes(more))
         got = handle.readinto(memoryview(buffer)[held:len(buffer) - _SLACK])
+        taken += got or 0
         end = held + (got or 0)
         last = not got
         if end == 0:
@@ -293,6 +360,9 @@ def _read_blocks(handle: Any, judged: _Judged, size: int) -> _Parts | None:
             if (b"\t" in line) == (b" " in line):
                 return None
             separator = 9 if b"\t" in line else 32
+        if not last and _one_query(buffer, cut, separator):
+            held = end  # the block holds one query so far: read on (no split redone)
+            continue
         lines = _lines(buffer, cut, separator, last, judged)
         if lines is None:
             return None
@@ -300,8 +370,7 @@ def _read_blocks(handle: Any, judged: _Judged, size: int) -> _Parts | None:
             held = end
             continue
         at = parts.n
-        if at + lines.rows > parts.score.shape[0]:
-            return None  # the file grew while read
+        parts.reserve(at + lines.rows)  # (past a compressed file's size hint)
         parts.query_words.append(lines.query_words)
         parts.query_starts.append(lines.first + at)
         parts.n += lines.rows
@@ -313,6 +382,18 @@ def _read_blocks(handle: Any, judged: _Judged, size: int) -> _Parts | None:
         # The last query's lines (and any partial line) start the next block.
         held = end - lines.kept
         buffer[:held] = buffer[lines.kept:end]
+
+
+def _one_query(buffer: bytearray, cut: int, separator: int) -> bool:
+    """Whether the first and the last whole line of ``buffer[:cut]`` start with the
+    same query id: then (a query's lines being together) the block is one query's so
+    far, and splitting it would take no line. Only a shortcut: a file whose lines are
+    not together is still found, by the split of the larger block read next."""
+    first_end = buffer.find(bytes((separator,)), 0, cut)
+    start = buffer.rfind(b"\n", 0, cut - 1) + 1
+    width = first_end + 1
+    return (first_end > 0 and start > 0
+            and buffer[start:start + width] == buffer[:width])
 
 
 class _Lines:
@@ -341,7 +422,12 @@ def _lines(buffer: bytearray, cut: int, separator: int, last: bool,
     # The bytes below 33 (white space and control bytes): in a plain file exactly five
     # separators and a newline a line, never two side by side nor first (an empty
     # field or line). One pass over the block finds them all.
-    low = np.flatnonzero(view < 33)
+    found = np.flatnonzero(view < 33)
+    # \r\n line ends (Windows): their \r dropped; one memchr when there is none.
+    kept = _without_line_end_returns(view, found) if buffer.find(b"\r", 0, cut) >= 0 else found
+    if kept is None:
+        return None
+    low = kept
     n = low.shape[0] // 6
     if 6 * n != low.shape[0] or n == 0 or low[0] == 0 or (low[1:] == low[:-1] + 1).any():
         return None
@@ -374,11 +460,33 @@ def _lines(buffer: bytearray, cut: int, separator: int, last: bool,
                       zip(start[first].tolist(), gap[first, 0].tolist(), strict=True)],
                      dtype=np.int64)
     topic = np.cumsum(change[:rows], dtype=np.int64) - 1  # each row's query in the block
-    run_id = (bytes(buffer[int(gap[-1, 4]) + 1:int(newline[-1])]).decode(
-        "utf-8", "surrogateescape") if last else None)
+    run_id = (bytes(buffer[int(gap[-1, 4]) + 1:int(newline[-1])]).rstrip(b"\r").decode(
+        "utf-8", "surrogateescape") if last else None)  # (one \r at most: checked above)
     return _Lines(gap[:rows], [x[:rows] for x in lengths], rows, first.astype(np.int64),
                   [w[first] for w in query], codes, topic,
                   cut if last else (int(start[rows]) if rows < n else cut), run_id)
+
+
+def _without_line_end_returns(view: NDArray[np.uint8],
+                              low: NDArray[np.intp]) -> NDArray[np.intp] | None:
+    """``low`` (the offsets of the block's bytes below 33) without the \\r of each
+    \\r\\n line end, or None when a \\r is anywhere else.
+
+    trec_eval splits at ``isspace`` bytes and ends lines at \\n
+    (get_trec_results.c, ``parse_results_line``), so a \\r right after a line's last
+    field and before its \\n ends that field (the run id) and is nothing else: such
+    a line is the same line with a \\n end. Only that \\r is dropped here; a \\r after
+    white space (an empty last field: trec_eval's error), at a line's start (a blank
+    line), doubled, or not before a \\n sends the file to read_run, which names the
+    line as before."""
+    returns = view[low] == 13
+    at = low[returns]
+    if at[0] == 0:  # (the block ends with \n, so at + 1 is inside it)
+        return None
+    if not ((view[at + 1] == 10).all() and (view[at - 1] >= 33).all()):
+        return None
+    kept: NDArray[np.intp] = low[~returns]
+    return kept
 
 
 def _words(buffer: bytearray) -> U64:
