@@ -217,9 +217,10 @@ def _oracle_ap(docs: list[str], scores: Any, relevant: set[str]) -> float:
 @given(docs=st.lists(IDS, min_size=2, max_size=40, unique=True), seed=st.integers(0, 2**16),
        cuts=st.lists(st.integers(0, 40), max_size=3),
        form=st.sampled_from(["string", "large_string", "pandas_python", "pandas_pyarrow",
-                             "categorical"]))
+                             "categorical"]),
+       block=st.sampled_from([1, 3, 7, 1 << 16]))
 def test_evaluate_from_columns_by_the_sort(docs: list[str], seed: int, cuts: list[int],
-                                           form: str) -> None:
+                                           form: str, block: int) -> None:
     import pandas as pd
     import pyarrow as pa
 
@@ -248,7 +249,7 @@ def test_evaluate_from_columns_by_the_sort(docs: list[str], seed: int, cuts: lis
     run = frame(["q1"] * n, docs, "score", scores)
     qrels = frame(["q1"] * len(qrels_d), qrels_d, "relevance", grades)
     measures = ["AP", "P@5", "AP@3"]
-    with sort_always():
+    with sort_always(), blocks_of(block):  # the sort's steps in blocks of a few rows
         got = evaluate(qrels, run, measures)
         if form != "categorical":  # ASCII ids from text columns: words, no labels made
             assert Run.coerce(run)._docs.has_words
