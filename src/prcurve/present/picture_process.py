@@ -280,6 +280,7 @@ class PictureProcess:
         # The child's messages are read as they come, by a thread: a pipe holds 64 KiB,
         # and a child blocked on writing its PRG SVG would draw nothing more meanwhile.
         self._reader: threading.Thread | None = None
+        self._program = False  # this process is the `prcurve` program (not main([...]))
         self._prg_read = threading.Event()
         self._deadline = 0.0  # time.monotonic() after which the child is given up
 
@@ -291,7 +292,9 @@ class PictureProcess:
         global _early
         if _early is not None:
             child, _early = _early, None
-            return cls(child)
+            taken = cls(child)
+            taken._program = True  # start_early runs only in the program's own process
+            return taken
         if not sys.executable or not _wanted():  # embedded, or nothing to gain
             return cls(None)
         return cls(_spawn())
@@ -322,6 +325,8 @@ class PictureProcess:
             self._reader = threading.Thread(target=self._exchange, args=(report,),
                                             name="prcurve-pictures", daemon=True)
             self._reader.start()
+            if self._program:
+                _load_page_modules()
         return self
 
     def _exchange(self, report: Any) -> None:
@@ -411,6 +416,27 @@ class PictureProcess:
     def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
                  traceback: TracebackType | None) -> None:
         self.close()
+
+
+def _load_page_modules() -> None:
+    """Import Bokeh (the page's, next) without cycle collection, then set what it made
+    aside for good (``gc.freeze``), as ``prcurve.cli.main`` does for the command's own
+    imports: only in the program's process, whose modules live as long as it. Its
+    thousands of new objects were scanned again by every later collection: about 35 ms
+    of the parent's 1.2 s of CPU (docs/benchmarks.md, session 33's second item-3 round)."""
+    import gc
+
+    from prcurve.present.html import _bokeh  # the page's own import of Bokeh
+
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        with contextlib.suppress(ImportError):  # no Bokeh: the page reports it
+            _bokeh()
+    finally:
+        gc.freeze()
+        if was_enabled:
+            gc.enable()
 
 
 def _send_to(stream: BinaryIO, message: tuple[str, Any]) -> None:
