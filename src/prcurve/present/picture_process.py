@@ -85,8 +85,8 @@ report is drawn in-process (pickling its curves would cost more than drawing sav
 _CHILD = ("import gc; gc.disable(); "
           "import pickle, sys; sys.path[:] = pickle.load(sys.stdin.buffer); "
           "from prcurve.present.picture_process import serve; serve()")
-"""The child's program: no cycle collection while its modules load (:func:`serve` then
-freezes what they made), this process's module search path, then :func:`serve`."""
+"""The child's program: no cycle collection (:func:`serve` freezes what its imports made;
+it draws one report and exits), this process's module search path, then :func:`serve`."""
 
 
 def free_core() -> bool:
@@ -468,11 +468,12 @@ def serve() -> None:
         importlib.import_module(name)
     from prcurve.present.report_figures import draw_pictures
 
-    # What the imports made lives as long as the process: set aside for good, so that the
-    # drawing's collections do not scan it (as prcurve.cli.main does for the command's
-    # imports; about 0.02 s of the child's 1.4 s of CPU at 10^4 rows, docs/benchmarks.md).
+    # What the imports made lives as long as the process: set aside for good (as
+    # prcurve.cli.main does for the command's imports; about 0.02 s of the child's 1.4 s
+    # of CPU at 10^4 rows, docs/benchmarks.md). And no cycle collection at all after: this
+    # process draws one report and exits, and its cycles (matplotlib's figures, a few
+    # thousand objects) live until then anyway; collecting them cost 25 ms of 0.95 s.
     gc.freeze()
-    gc.enable()
     reader.join()
     report = received[0] if received else None
     if report is None:
