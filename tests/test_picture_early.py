@@ -122,3 +122,47 @@ def test_a_failing_command_stops_it(args: list[str], taken: bool, tmp_path: Path
 ])
 def test_what_the_words_ask_for(words: list[str], asks: bool) -> None:
     assert picture_process._asks_for_pictures(words) == asks
+
+
+FROZEN = """
+import gc, json, sys
+from prcurve.present import picture_process
+seen = []
+load = picture_process._load_page_modules
+def watched():
+    before = gc.get_freeze_count()
+    load()
+    seen.append({"bokeh": "bokeh.plotting" in sys.modules, "enabled": gc.isenabled(),
+                 "frozen": gc.get_freeze_count() - before})
+picture_process._load_page_modules = watched
+from prcurve.cli.main import main
+if sys.argv[1] == "program":
+    sys.argv = ["prcurve", *sys.argv[2:]]
+    status = main()
+else:  # main([...]) from Python: no early child, nothing frozen for the caller
+    status = main(sys.argv[2:])
+print(json.dumps(seen), file=sys.stderr)
+sys.exit(status)
+"""
+
+
+@pytest.mark.parametrize("how", ["program", "main"])
+def test_the_program_imports_bokeh_then_freezes(how: str, scores: Path, tmp_path: Path
+                                                ) -> None:
+    """The program's own process imports Bokeh as soon as the report is sent, without
+    cycle collection, and sets what it made aside (gc.freeze); ``main([...])`` from
+    Python leaves the caller's collector alone. The files are the same either way
+    (test_started_before_numpy_and_it_draws)."""
+    done = subprocess.run([sys.executable, "-c", FROZEN, how, "report", str(scores),
+                           "--out", "out"], cwd=tmp_path, capture_output=True, text=True,
+                          timeout=300, env={**os.environ, "PRCURVE_PICTURES": "child"})
+    assert done.returncode == 0, done.stderr
+    seen = json.loads(done.stderr.strip().splitlines()[-1])
+    if how == "program":
+        assert len(seen) == 1
+        assert seen[0]["bokeh"]
+        assert seen[0]["enabled"]
+        assert seen[0]["frozen"] > 10_000  # Bokeh's objects, set aside
+    else:
+        assert seen == []
+    assert (tmp_path / "out" / "report.html").is_file()

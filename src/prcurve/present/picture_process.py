@@ -85,8 +85,8 @@ report is drawn in-process (pickling its curves would cost more than drawing sav
 _CHILD = ("import gc; gc.disable(); "
           "import pickle, sys; sys.path[:] = pickle.load(sys.stdin.buffer); "
           "from prcurve.present.picture_process import serve; serve()")
-"""The child's program: no cycle collection while its modules load (:func:`serve` then
-freezes what they made), this process's module search path, then :func:`serve`."""
+"""The child's program: no cycle collection (:func:`serve` freezes what its imports made;
+it draws one report and exits), this process's module search path, then :func:`serve`."""
 
 
 def free_core() -> bool:
@@ -280,6 +280,7 @@ class PictureProcess:
         # The child's messages are read as they come, by a thread: a pipe holds 64 KiB,
         # and a child blocked on writing its PRG SVG would draw nothing more meanwhile.
         self._reader: threading.Thread | None = None
+        self._program = False  # this process is the `prcurve` program (not main([...]))
         self._prg_read = threading.Event()
         self._deadline = 0.0  # time.monotonic() after which the child is given up
 
@@ -291,7 +292,9 @@ class PictureProcess:
         global _early
         if _early is not None:
             child, _early = _early, None
-            return cls(child)
+            taken = cls(child)
+            taken._program = True  # start_early runs only in the program's own process
+            return taken
         if not sys.executable or not _wanted():  # embedded, or nothing to gain
             return cls(None)
         return cls(_spawn())
@@ -322,6 +325,8 @@ class PictureProcess:
             self._reader = threading.Thread(target=self._exchange, args=(report,),
                                             name="prcurve-pictures", daemon=True)
             self._reader.start()
+            if self._program:
+                _load_page_modules()
         return self
 
     def _exchange(self, report: Any) -> None:
@@ -413,6 +418,27 @@ class PictureProcess:
         self.close()
 
 
+def _load_page_modules() -> None:
+    """Import Bokeh (the page's, next) without cycle collection, then set what it made
+    aside for good (``gc.freeze``), as ``prcurve.cli.main`` does for the command's own
+    imports: only in the program's process, whose modules live as long as it. Its
+    thousands of new objects were scanned again by every later collection: about 35 ms
+    of the parent's 1.2 s of CPU (docs/benchmarks.md, session 33's second item-3 round)."""
+    import gc
+
+    from prcurve.present.html import _bokeh  # the page's own import of Bokeh
+
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        with contextlib.suppress(ImportError):  # no Bokeh: the page reports it
+            _bokeh()
+    finally:
+        gc.freeze()
+        if was_enabled:
+            gc.enable()
+
+
 def _send_to(stream: BinaryIO, message: tuple[str, Any]) -> None:
     pickle.dump(message, stream, protocol=pickle.HIGHEST_PROTOCOL)
     stream.flush()
@@ -442,11 +468,12 @@ def serve() -> None:
         importlib.import_module(name)
     from prcurve.present.report_figures import draw_pictures
 
-    # What the imports made lives as long as the process: set aside for good, so that the
-    # drawing's collections do not scan it (as prcurve.cli.main does for the command's
-    # imports; about 0.02 s of the child's 1.4 s of CPU at 10^4 rows, docs/benchmarks.md).
+    # What the imports made lives as long as the process: set aside for good (as
+    # prcurve.cli.main does for the command's imports; about 0.02 s of the child's 1.4 s
+    # of CPU at 10^4 rows, docs/benchmarks.md). And no cycle collection at all after: this
+    # process draws one report and exits, and its cycles (matplotlib's figures, a few
+    # thousand objects) live until then anyway; collecting them cost 25 ms of 0.95 s.
     gc.freeze()
-    gc.enable()
     reader.join()
     report = received[0] if received else None
     if report is None:
