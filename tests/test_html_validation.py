@@ -44,8 +44,8 @@ def _validations(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     return calls
 
 
-def test_the_page_is_valid_and_not_validated_again(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delenv("BOKEH_VALIDATE_DOC", raising=False)
+def _rendered_documents(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
+    """The Bokeh documents the page is rendered from, appended as ``file_html`` gets them."""
     import bokeh.embed
 
     documents: list[Any] = []
@@ -56,6 +56,12 @@ def test_the_page_is_valid_and_not_validated_again(monkeypatch: pytest.MonkeyPat
         return file_html(document, *args, **kwargs)
 
     monkeypatch.setattr(bokeh.embed, "file_html", kept)
+    return documents
+
+
+def test_the_page_is_valid_and_not_validated_again(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("BOKEH_VALIDATE_DOC", raising=False)
+    documents = _rendered_documents(monkeypatch)
     calls = _validations(monkeypatch)
     report = _report()
     page = html.render_html(report)
@@ -81,17 +87,9 @@ def test_the_iso_f_lines_are_one_renderer_of_every_level(
         monkeypatch: pytest.MonkeyPatch) -> None:
     # One MultiLine for the four iso-F lines (session 33: 27 fewer Bokeh models); each of
     # its lines is F1 = f, checked against the formula: p = f r / (2 r - f).
-    import bokeh.embed
     from bokeh.models import GlyphRenderer, MultiLine
 
-    documents: list[Any] = []
-    file_html = bokeh.embed.file_html
-
-    def kept(document: Any, *args: Any, **kwargs: Any) -> str:
-        documents.append(document)
-        return file_html(document, *args, **kwargs)
-
-    monkeypatch.setattr(bokeh.embed, "file_html", kept)
+    documents = _rendered_documents(monkeypatch)
     html.render_html(_report())
     lines = [r.data_source.data for r in documents[0].models
              if isinstance(r, GlyphRenderer) and isinstance(r.glyph, MultiLine)]

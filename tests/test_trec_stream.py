@@ -12,6 +12,7 @@ import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -280,6 +281,19 @@ def _quicktest() -> list[tuple[list[str], Path]]:
     return commands
 
 
+def _block_reader_spy() -> tuple[list[bool], Any]:
+    """``read_judged_run`` wrapped: each call appends whether the block reader took the run."""
+    taken: list[bool] = []
+    original = trec_stream.read_judged_run
+
+    def spy(path: Path, qrels: object) -> object:
+        found = original(path, qrels)  # type: ignore[arg-type]
+        taken.append(found is not None)
+        return found
+
+    return taken, spy
+
+
 @pytest.mark.parametrize("variant", ["LF", "CRLF", "gzip"])
 @pytest.mark.parametrize(("argv", "expected"), _quicktest(),
                          ids=[" ".join(Path(a).name for a in c[0]) for c in _quicktest()])
@@ -294,14 +308,7 @@ def test_quicktest_through_the_block_reader(
     # output is the same (checked against the C program: docs/benchmarks.md). And
     # gzip-compressed (prcurve's own extension), decompressed block by block.
     monkeypatch.setattr(trec_stream, "BLOCK_BYTES", 512)
-    taken: list[bool] = []
-    original = trec_stream.read_judged_run
-
-    def spy(path: Path, qrels: object) -> object:
-        found = original(path, qrels)  # type: ignore[arg-type]
-        taken.append(found is not None)
-        return found
-
+    taken, spy = _block_reader_spy()
     monkeypatch.setattr(trec_stream, "read_judged_run", spy)
     run = Path(argv[-1])
     lines = [b" ".join(line.split()) for line in run.read_bytes().splitlines()]
@@ -372,14 +379,7 @@ def test_several_runs_each_read_in_blocks(
     import prcurve.cli.trec as cli_trec
 
     monkeypatch.setattr(trec_stream, "BLOCK_BYTES", 512)
-    taken: list[bool] = []
-    original = trec_stream.read_judged_run
-
-    def spy(path: Path, qrels: object) -> object:
-        found = original(path, qrels)  # type: ignore[arg-type]
-        taken.append(found is not None)
-        return found
-
+    taken, spy = _block_reader_spy()
     monkeypatch.setattr(trec_stream, "read_judged_run", spy)  # read_judged's
     monkeypatch.setattr(cli_trec, "read_judged_run", spy)  # the command's, for later runs
     fields = [line.split() for line in (V10 / "results.test").read_bytes().splitlines()]

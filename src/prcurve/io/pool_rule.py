@@ -4,15 +4,8 @@ process runs instead").
 
 A module of its own, importing nothing but :mod:`os` until it reads a file's metadata:
 the command decides before it imports the pool's code (multiprocessing, the piece tasks)
-or starts the fork server, so that one process pays nothing for them.
-
-Examples
---------
->>> from prcurve.io.pool_rule import one_process_reason
->>> one_process_reason(1, [])
-'--workers 1: one worker is one process'
->>> one_process_reason(2, [], cores=2)
-'--workers 2: this process may use 2 cores, fewer than 4, and one process keeps them busy'
+or starts the fork server, so that one process pays nothing for them. Examples:
+:func:`one_process_reason`.
 """
 
 from __future__ import annotations
