@@ -66,3 +66,32 @@ def test_the_compression_level_is_the_documented_one() -> None:
     Image.fromarray(rgb).save(expected, format="png", dpi=(150, 150),
                               compress_level=PNG_COMPRESS_LEVEL)
     assert data == expected.getvalue()
+
+
+
+def test_the_users_tight_bounding_box_does_not_crop_prcurves_pngs() -> None:
+    """A matplotlibrc with ``savefig.bbox: tight`` crops matplotlib's own PNG; prcurve
+    draws in matplotlib's defaults (present.style.drawing_style), so its file keeps the
+    figure's size and equals matplotlib's PNG under those defaults."""
+    import matplotlib
+
+    figure = _figure(False)
+    with matplotlib.rc_context({"savefig.bbox": "tight"}):
+        cropped = _matplotlibs(figure, 150)
+        image, _ = _ours(figure, 150)
+    assert cropped.size != (600, 450) == image.size  # 4 x 3 inches at 150 dpi
+    np.testing.assert_array_equal(np.asarray(image.convert("RGBA")),
+                                  np.asarray(_matplotlibs(figure, 150).convert("RGBA")))
+
+
+def test_a_canvas_of_unexpected_size_is_written_by_matplotlib(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The raw pixels' length is checked against the canvas the writer expects; when they
+    disagree (a matplotlib that sizes its canvas otherwise), matplotlib writes the PNG."""
+    figure = _figure(False)
+    reference = _matplotlibs(figure, 150)
+    monkeypatch.setattr(figure, "get_figwidth", lambda: 4.5)  # 675 px: not the canvas
+    image, _ = _ours(figure, 150)
+    assert image.size == reference.size == (600, 450)
+    np.testing.assert_array_equal(np.asarray(image.convert("RGBA")),
+                                  np.asarray(reference.convert("RGBA")))

@@ -95,7 +95,7 @@ def _save_png(figure: Any, temp: Path | IO[bytes], dpi: float) -> None:
     figure.savefig(raw, format="rgba", dpi=dpi)
     pixels = raw.getbuffer()
     width = int(figure.get_figwidth() * dpi)  # Agg's canvas: int() of the size in pixels
-    height = len(pixels) // (4 * width) if width > 0 else 0
+    height = int(figure.get_figheight() * dpi)
     if width <= 0 or height <= 0 or width * height * 4 != len(pixels):
         del pixels  # not the expected canvas: matplotlib's own PNG writer
         figure.savefig(temp, format="png", dpi=dpi, metadata=STABLE_METADATA["png"],
