@@ -141,22 +141,19 @@ def test_files_from_the_threshold_up_take_the_large_file_reader(
     assert arrow_reads == [True]
 
 
-def test_once_pyarrow_is_loaded_a_smaller_run_of_long_scores_takes_its_reader(
+def test_once_pyarrow_csv_is_loaded_a_smaller_file_takes_its_reader(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, arrow_reads: list[bool],
 ) -> None:
-    # pyarrow's import is what the small-file threshold saves; once it is paid, runs of
-    # long scores from ARROW_LOADED_SMALL_FILE_BYTES up go to its reader (runs of short
-    # scores do not: tests/test_trec_reader_choice.py). The same columns either way.
+    # pyarrow's import is what the small-file threshold saves; once it is paid, files
+    # from ARROW_LOADED_SMALL_FILE_BYTES up go to its reader. The same columns either way.
     import pyarrow.csv  # noqa: F401 - loaded, as after an earlier large file
 
-    run = tmp_path / "run"
-    run.write_text("".join(f"{300 + t} Q0 d{(t * 7919 + r * 104729) % 5000} {r + 1} "
-                           f"{(1000 - r) / 7.0!r} bench\n" for t in range(40) for r in range(300)))
+    _, run = _typical_run(tmp_path, topics=40, docs=300)
     size = run.stat().st_size
     assert trec_reader.ARROW_LOADED_SMALL_FILE_BYTES <= size < trec_reader.SMALL_FILE_BYTES
     by_arrow = _columns(run, "run")
     assert arrow_reads == [True]
-    monkeypatch.setattr(trec_reader, "_arrow_loaded", lambda: False)  # a process without it
+    monkeypatch.delitem(sys.modules, "pyarrow.csv")  # as in a process that never loaded it
     assert _columns(run, "run") == by_arrow
     assert arrow_reads == [True]
 

@@ -1,7 +1,7 @@
 """Which reader reads a TREC file in a job of several (issue 26, item 9, session 34):
-once pyarrow is loaded, qrels and runs of long scores take pyarrow's reader, runs of
-short scores the exact reader; ``compare_runs`` and ``prcurve trec --compare`` load
-pyarrow before their first file when the job loads it anyway. Both readers give the
+``compare_runs`` and ``prcurve trec --compare`` import ``pyarrow.csv`` before their
+first file (so that every file from 128 KiB up takes pyarrow's reader) when the job
+loads pyarrow anyway and a run of long scores is among its files. Both readers give the
 same tables, bit for bit, on the benchmarks' shapes (17-digit and 4-decimal scores,
 ties), so the choice never changes a number."""
 
@@ -92,45 +92,6 @@ def test_long_scores_by_the_median_score_of_the_first_lines(head: bytes, long: b
     assert trec_reader.long_scores(head) is long
 
 
-# -- the file rule once pyarrow is loaded --------------------------------------------------
-
-def test_once_pyarrow_is_loaded_each_file_takes_the_faster_reader(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, arrow_reads: list[str],
-) -> None:
-    # 17-digit scores: pyarrow's reader 0.6-0.75x the exact reader's CPU; 4 decimals
-    # 1.1-1.25x (docs/benchmarks.md, issue 26, session 34).
-    long = write_run(tmp_path / "long", 40, 100, "repr")
-    short = write_run(tmp_path / "short", 40, 150, "4dec")
-    tiny = write_run(tmp_path / "tiny", 2, 100, "repr")
-    qrels = write_qrels(tmp_path / "qrels", 40, 300)
-    low = trec_reader.ARROW_LOADED_SMALL_FILE_BYTES
-    for path in (long, short, qrels):
-        assert low <= path.stat().st_size < trec_reader.SMALL_FILE_BYTES
-    assert tiny.stat().st_size < low
-    monkeypatch.setattr(trec_reader, "_arrow_loaded", lambda: False)
-    exact = [read_run(long), read_run(short), read_run(tiny), read_qrels(qrels)]
-    assert arrow_reads == []  # pyarrow not loaded: the exact reader for every small file
-    monkeypatch.setattr(trec_reader, "_arrow_loaded", lambda: True)
-    loaded = [read_run(long), read_run(short), read_run(tiny), read_qrels(qrels)]
-    assert arrow_reads == ["run", "qrels"]  # the long run and the qrels
-    assert all(same(a, b) for a, b in zip(exact, loaded, strict=True))
-    # Bytes in memory (parse_run, parse_qrels) follow the same rule.
-    arrow_reads.clear()
-    prcurve.ranking.parse_run(long.read_bytes())
-    prcurve.ranking.parse_run(short.read_bytes())
-    assert arrow_reads == ["run"]
-
-
-def test_the_rule_follows_pyarrow_compute_being_loaded(monkeypatch: pytest.MonkeyPatch) -> None:
-    # pyarrow.compute: what the exact reader's own encoding of a long column loads
-    # (pyarrow.csv then costs about 1.5 ms more), not pyarrow.csv alone.
-    import pyarrow.compute  # noqa: F401
-
-    assert trec_reader._arrow_loaded()
-    monkeypatch.delitem(sys.modules, "pyarrow.compute")
-    assert not trec_reader._arrow_loaded()
-
-
 # -- the same numbers whichever reader -----------------------------------------------------
 
 @settings(max_examples=12, deadline=None,
@@ -172,9 +133,8 @@ def test_compare_runs_gives_the_same_result_whichever_reader(
                                     permutations=200, seed=1)
 
     monkeypatch.setattr(trec_reader, "SMALL_FILE_BYTES", 4 << 20)
-    monkeypatch.setattr(trec_reader, "_arrow_loaded", lambda: False)
     exact = compared()
-    assert arrow_reads == []
+    assert arrow_reads == []  # files under ARROW_LOADED_SMALL_FILE_BYTES: the exact reader
     monkeypatch.setattr(trec_reader, "SMALL_FILE_BYTES", 0)
     arrow = compared()
     assert arrow_reads == ["qrels", "run", "run", "run"]
@@ -228,9 +188,9 @@ def test_compare_runs_reads_every_file_by_pyarrow_when_the_job_loads_it(
     job = (f"import prcurve\nprcurve.compare_runs({str(qrels)!r}, "
            f"{[str(r) for r in runs]!r}, ['AP'], test='sign')")
     assert in_a_process(job) == "['qrels', 'run', 'run'] True"
-    # Without the job rule the qrels go to the exact reader (pyarrow not yet loaded;
-    # its encoding then loads it, and the runs take pyarrow's reader).
-    assert in_a_process(job, without_rule=True) == "['run', 'run'] True"
+    # Without the job rule every file goes to the exact reader, whose encoding of the
+    # qrels loads pyarrow all the same (pyarrow.csv, what the file rule asks, not).
+    assert in_a_process(job, without_rule=True) == "[] True"
 
 
 def test_cli_compare_reads_every_file_by_pyarrow_when_the_job_loads_it(
@@ -241,7 +201,18 @@ def test_cli_compare_reads_every_file_by_pyarrow_when_the_job_loads_it(
            f"main(['trec', '--compare', '--test', 'sign', {str(qrels)!r}, "
            f"'a={runs[0]}', 'b={runs[1]}'])")
     assert in_a_process(job) == "['qrels', 'run', 'run'] True"
-    assert in_a_process(job, without_rule=True) == "['run', 'run'] True"
+    assert in_a_process(job, without_rule=True) == "[] True"
+
+
+def test_a_job_of_short_scores_keeps_the_exact_reader(tmp_path: Path) -> None:
+    # The same qrels (the job loads pyarrow), runs of 4-decimal scores over 128 KiB:
+    # the exact reader reads those as fast or faster, nothing is imported for them.
+    qrels = write_qrels(tmp_path / "qrels", 300, ARROW_ROWS // 300 + 20)
+    runs = [write_run(tmp_path / f"run{k}", 40, 150, "4dec", seed=k) for k in range(2)]
+    assert all(r.stat().st_size >= trec_reader.ARROW_LOADED_SMALL_FILE_BYTES for r in runs)
+    job = (f"import prcurve\nprcurve.compare_runs({str(qrels)!r}, "
+           f"{[str(r) for r in runs]!r}, ['AP'], test='sign')")
+    assert in_a_process(job) == "[] True"
 
 
 def test_a_job_of_everyday_runs_loads_no_pyarrow(tmp_path: Path) -> None:
@@ -260,7 +231,7 @@ def test_a_job_of_everyday_runs_loads_no_pyarrow(tmp_path: Path) -> None:
 def test_prepare_job_passes_over_what_is_no_file(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setattr(trec_reader, "_arrow_loaded", lambda: False)
+    monkeypatch.delitem(sys.modules, "pyarrow.csv", raising=False)  # as in a fresh process
     monkeypatch.setattr(trec_reader, "arrow_module", lambda n: pytest.fail("pyarrow asked for"))
     files = [({"q": {"d": 1}}, "qrels"), (tmp_path, "run"), (str(tmp_path / "missing"), "run"),
              (write_run(tmp_path / "small", 2, 10, "repr"), "run")]

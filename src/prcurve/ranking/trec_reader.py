@@ -17,16 +17,12 @@ A small file (below :data:`SMALL_FILE_BYTES`; a typical run of 50 topics x
 1,000 documents is 1.5 MB) goes to the exact reader directly: one vectorised
 pass over its bytes in memory costs less than importing pyarrow (about 0.1 s),
 starting its threads and mapping the file (issue 26; the crossover, about 4 MB,
-in docs/benchmarks.md, "Everyday sizes"). Once pyarrow is loaded (the exact
-reader's own encoding loads it for a column of
-:data:`~prcurve.ranking.hashing.ARROW_ROWS` rows), a small file from
-:data:`ARROW_LOADED_SMALL_FILE_BYTES` up goes to pyarrow's reader where that
-reader is the faster one: qrels, and runs whose scores are long
-(:func:`long_scores`: 17-digit ``repr`` text), not runs of short scores (4
-decimals), which the exact reader reads faster. A job that reads several files
-(:func:`prepare_job`: ``compare_runs``, ``prcurve trec --compare``) loads pyarrow
-before its first file when it would load it anyway and a file will take its
-reader (docs/ranking.md, "TREC files"; docs/benchmarks.md, issue 26, session 34).
+in docs/benchmarks.md, "Everyday sizes"); once ``pyarrow.csv`` is loaded, from
+:data:`ARROW_LOADED_SMALL_FILE_BYTES` up. A job that reads several files
+(:func:`prepare_job`: ``compare_runs``, ``prcurve trec --compare``) loads
+``pyarrow.csv`` before its first file when the job loads pyarrow anyway and a run
+of long scores (:func:`long_scores`) is among its files (docs/ranking.md, "TREC
+files"; docs/benchmarks.md, issue 26, session 34).
 """
 
 from __future__ import annotations
@@ -35,7 +31,7 @@ import importlib
 import mmap
 import os
 import sys
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 import numpy as np
@@ -65,36 +61,34 @@ crossover in docs/benchmarks.md ("Everyday sizes"); tests set it to 0 to reach
 pyarrow's reader with small files."""
 
 ARROW_LOADED_SMALL_FILE_BYTES = 128 << 10
-"""The same once pyarrow is loaded (:func:`_arrow_loaded`: an earlier large file, a
-column the exact reader's encoding hashed with it, :func:`prepare_job`, the caller's
-own use), for qrels and runs of long scores (:func:`long_scores`): its import no
-longer costs anything, and from about this size its reader and encoding beat the
-exact reader (``compare_runs`` of ten 3.8 MiB runs read 1.8x faster;
-docs/benchmarks.md, session 32)."""
+"""The same once ``pyarrow.csv`` is imported (an earlier large file, :func:`prepare_job`,
+or the caller's own use): its import no longer costs anything, and from about this
+size its reader and encoding beat the exact reader (``compare_runs`` of ten 3.8 MiB
+runs read 1.8x faster; docs/benchmarks.md, session 32)."""
 
 LONG_SCORE_BYTES = 15
 """A run's scores are long when the median score of its first lines
 (:func:`long_scores`) has at least this many bytes: ``repr``'s 17 significant digits
-(``0.12345678901234567``), where pyarrow's reader takes 0.6-0.75x the exact reader's
-CPU, not 4 decimals (``19.9682``), where it takes 1.1-1.25x (docs/benchmarks.md,
+(``0.12345678901234567``), where pyarrow's reader takes 0.6-0.9x the exact reader's
+CPU; not 4 decimals (``19.9682``), where it takes 1.1-1.3x, nor 10 (docs/benchmarks.md,
 issue 26, session 34)."""
 
-_HEAD_BYTES = 1 << 14  # the first bytes of a file that long_scores and prepare_job look at
+_HEAD_BYTES = 1 << 14  # the first bytes of a file that prepare_job looks at
 _HEAD_LINES = 64  # of which at most this many lines (about 40 µs of Python)
 
 
-def _arrow_loaded() -> bool:
-    """Whether pyarrow's reader costs no import now: ``pyarrow`` and ``pyarrow.compute``
-    loaded (together about as long as ``import numpy``, 0.1-0.2 s of CPU; ``pyarrow.csv``
-    then adds about 1.5 ms)."""
-    return "pyarrow.compute" in sys.modules
+def _small_file_bytes() -> int:
+    """The size under which a file is read by the exact reader, now."""
+    if "pyarrow.csv" in sys.modules:
+        return min(SMALL_FILE_BYTES, ARROW_LOADED_SMALL_FILE_BYTES)
+    return SMALL_FILE_BYTES
 
 
 def long_scores(head: bytes) -> bool:
     """Whether a run's scores are long: the median length of the score (the fifth
     field) over the data lines among the first bytes ``head`` of the file is at least
     :data:`LONG_SCORE_BYTES`. False when no line has five fields (a compressed or
-    malformed file: the exact reader reads it, or names its problem).
+    malformed file).
 
     Examples
     --------
@@ -109,16 +103,6 @@ def long_scores(head: bytes) -> bool:
     return bool(lengths) and lengths[len(lengths) // 2] >= LONG_SCORE_BYTES
 
 
-def _exact_reads(size: int, head: Callable[[], bytes], kind: str) -> bool:
-    """Whether a file of ``size`` bytes (its first bytes from ``head()``, asked only when
-    needed) goes to the exact reader directly."""
-    if size >= SMALL_FILE_BYTES:
-        return False
-    if size < ARROW_LOADED_SMALL_FILE_BYTES or not _arrow_loaded():
-        return True
-    return kind == "run" and not long_scores(head())
-
-
 def _head(source: str) -> bytes:
     try:
         with open(source, "rb") as handle:
@@ -128,22 +112,24 @@ def _head(source: str) -> bytes:
 
 
 def prepare_job(files: Iterable[tuple[Any, str]]) -> bool:
-    """Before a job reads several TREC files: load pyarrow first when the job would
-    load it anyway and one of its files will take pyarrow's reader once loaded.
+    """Before a job reads several TREC files: import ``pyarrow.csv`` first when the job
+    loads pyarrow anyway and one of its runs has long scores.
 
     ``files`` holds ``(source, kind)`` pairs, ``kind`` ``"qrels"`` or ``"run"``;
-    sources that are no path of a regular file are passed over. The job loads
-    pyarrow anyway when a file is a large one (:data:`SMALL_FILE_BYTES`: pyarrow's
-    reader reads it) or, by the rows its first lines promise, has a column of
-    :data:`~prcurve.ranking.hashing.ARROW_ROWS` rows (the exact reader hashes it with
-    pyarrow, unless :class:`~prcurve.ranking.hashing.numpy_only`); a file takes
-    pyarrow's reader once loaded by :func:`_exact_reads`' rule (a qrels file or a run
-    of long scores between :data:`ARROW_LOADED_SMALL_FILE_BYTES` and
-    :data:`SMALL_FILE_BYTES`). Then every such file, the first too, goes to
-    pyarrow's reader. Loading pyarrow for files that would not load it saves
-    nothing measurable: 30 runs of 5·10^4 lines of 17-digit scores, 68 MB, read
-    no faster with its import (docs/benchmarks.md, issue 26, session 34). Returns
-    whether pyarrow is loaded.
+    sources that are no path of a regular file are passed over. The job loads pyarrow
+    anyway when a file is a large one (:data:`SMALL_FILE_BYTES`: pyarrow's reader
+    reads it) or, by the rows its first lines promise, has a column of
+    :data:`~prcurve.ranking.hashing.ARROW_ROWS` rows (the exact reader's encoding
+    imports ``pyarrow`` and ``pyarrow.compute`` for it, unless
+    :class:`~prcurve.ranking.hashing.numpy_only`; ``pyarrow.csv`` then adds about
+    1.5 ms). With ``pyarrow.csv`` loaded, every file of the job from
+    :data:`ARROW_LOADED_SMALL_FILE_BYTES` up, the first too, takes pyarrow's reader,
+    which reads a run of long scores (:func:`long_scores`) in 0.6-0.9x the exact
+    reader's CPU. Without such a run nothing is loaded (runs of short scores: the
+    exact reader is as fast or faster); nor where the job would not load pyarrow
+    (30 runs of 5·10^4 lines of 17-digit scores, 68 MB, read no faster with its
+    import: docs/benchmarks.md, issue 26, session 34). Returns whether
+    ``pyarrow.csv`` is loaded.
 
     Examples
     --------
@@ -152,14 +138,14 @@ def prepare_job(files: Iterable[tuple[Any, str]]) -> bool:
     >>> type(loaded).__name__  # no file to read: nothing loaded for them
     'bool'
     """
-    if _arrow_loaded():
+    if "pyarrow.csv" in sys.modules:
         return True
-    large = many_rows = would_take = False
+    large = many_rows = long_run = False
     for source, kind in files:
         try:
             path = os.fspath(source)
             size = os.path.getsize(path) if os.path.isfile(path) else -1
-        except (TypeError, OSError):
+        except (TypeError, ValueError, OSError):
             continue
         if size < 0:
             continue
@@ -167,20 +153,21 @@ def prepare_job(files: Iterable[tuple[Any, str]]) -> bool:
             large = True
             continue
         head = _head(path)
-        if size >= ARROW_LOADED_SMALL_FILE_BYTES and (kind == "qrels" or long_scores(head)):
-            would_take = True
+        if head.startswith(SPECIAL_STARTS):  # compressed: the exact reader's, by its text
+            continue
+        if kind == "run" and size >= ARROW_LOADED_SMALL_FILE_BYTES and long_scores(head):
+            long_run = True
         lines = head.count(b"\n")
         rows = lines if size <= len(head) else size * lines // max(len(head), 1)
         many_rows = many_rows or rows >= ARROW_ROWS
     # arrow_module: pyarrow where the exact reader's encoding would import it (None
     # within numpy_only, or without pyarrow).
-    if would_take and (large or (many_rows and arrow_module(ARROW_ROWS) is not None)):
+    if long_run and (large or (many_rows and arrow_module(ARROW_ROWS) is not None)):
         try:
-            importlib.import_module("pyarrow.compute")
             importlib.import_module("pyarrow.csv")
         except ImportError:
             return False
-    return _arrow_loaded()
+    return "pyarrow.csv" in sys.modules
 
 
 def read_columns(path: str | os.PathLike[str], kind: str) -> Columns:
@@ -196,7 +183,7 @@ def read_columns(path: str | os.PathLike[str], kind: str) -> Columns:
     if os.path.isdir(source):
         raise unreadable_file(kind, source, "it is a directory, not a file")
     try:
-        small = _exact_reads(os.path.getsize(source), lambda: _head(source), kind)
+        small = os.path.getsize(source) < _small_file_bytes()
     except OSError:
         small = False  # open() below names the problem
     if small:  # one plain pass in memory (decompressed: parse_columns decides again)
@@ -218,7 +205,7 @@ def read_columns(path: str | os.PathLike[str], kind: str) -> Columns:
 
 def parse_columns(data: bytes, source: str, kind: str) -> Columns:
     """The columns of a qrels or run file held in memory (decompressed)."""
-    if _exact_reads(len(data), lambda: data[:_HEAD_BYTES], kind):
+    if len(data) < _small_file_bytes():
         return exact_columns(np.frombuffer(data, dtype=np.uint8), source, kind)
     sniffer = _sniff(data)
     if sniffer.delimiter() is not None:
