@@ -18,6 +18,7 @@ from prcurve.cli.common import UsageError, say
 from prcurve.errors import InvalidInputError
 from prcurve.ranking.measures import Measure
 from prcurve.ranking.tables import read_qrels, read_run
+from prcurve.ranking.trec_reader import prepare_job
 
 __all__ = ["add_arguments", "run_compare"]
 
@@ -77,14 +78,19 @@ def _measures(texts: list[str]) -> list[str]:
     return out
 
 
+def _named(argument: str) -> tuple[str, list[str] | None]:
+    """A RUN argument's system name and its paths (None: one run, the argument itself)."""
+    name, equals, paths = argument.partition("=")
+    if equals and not os.path.exists(argument):
+        return name, paths.split(",")
+    return os.path.basename(argument) or argument, None
+
+
 def _systems(arguments: list[str]) -> dict[str, Any]:
     systems: dict[str, Any] = {}
     for argument in arguments:
-        name, equals, paths = argument.partition("=")
-        if equals and not os.path.exists(argument):
-            members: Any = [read_run(p) for p in paths.split(",")]
-        else:
-            name, members = os.path.basename(argument) or argument, read_run(argument)
+        name, paths = _named(argument)
+        members: Any = read_run(argument) if paths is None else [read_run(p) for p in paths]
         if name in systems:
             name = argument
         if name in systems:
@@ -101,6 +107,9 @@ def run_compare(args: argparse.Namespace) -> str:
     # the paired tests' modules cost about 0.2x `import numpy` (issue 26).
     from prcurve.ranking.compare import compare_runs
 
+    # pyarrow's reader for every file where the job loads pyarrow anyway (issue 26).
+    prepare_job([(args.qrels, "qrels"), *((path, "run") for argument in args.run
+                                          for path in (_named(argument)[1] or [argument]))])
     qrels = read_qrels(args.qrels)
     systems = _systems(args.run)
     result = compare_runs(

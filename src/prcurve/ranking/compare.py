@@ -24,6 +24,7 @@ from prcurve.ranking.compare_text import comparison_json, paper_table
 from prcurve.ranking.evaluation import judge
 from prcurve.ranking.measures import TEXT_MEASURES, Measure, parse_measures
 from prcurve.ranking.tables import Qrels, Run
+from prcurve.ranking.trec_reader import prepare_job
 from prcurve.space.significance import adjust_p_values, paired_tests, tukey_hsd
 from prcurve.validation.arrays import check_choice
 from prcurve.validation.significance import (
@@ -185,6 +186,9 @@ def compare_runs(
     for measure in parsed:
         if measure.name in TEXT_MEASURES:
             raise not_comparable_measure(str(measure))
+    # Files: pyarrow's reader for all of them where the job loads pyarrow anyway
+    # (trec_reader.prepare_job; issue 26, session 34).
+    prepare_job([(qrels, "qrels"), *((m, "run") for ms in systems.values() for m in ms)])
     judgments = Qrels.coerce(qrels)
     labels = [str(m) for m in parsed]
     query_ids: NDArray[Any] | None = None

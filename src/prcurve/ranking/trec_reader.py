@@ -17,7 +17,12 @@ A small file (below :data:`SMALL_FILE_BYTES`; a typical run of 50 topics x
 1,000 documents is 1.5 MB) goes to the exact reader directly: one vectorised
 pass over its bytes in memory costs less than importing pyarrow (about 0.1 s),
 starting its threads and mapping the file (issue 26; the crossover, about 4 MB,
-in docs/benchmarks.md, "Everyday sizes").
+in docs/benchmarks.md, "Everyday sizes"); once ``pyarrow.csv`` is loaded, from
+:data:`ARROW_LOADED_SMALL_FILE_BYTES` up. A job that reads several files
+(:func:`prepare_job`: ``compare_runs``, ``prcurve trec --compare``) loads
+``pyarrow.csv`` before its first file when the job loads pyarrow anyway and a run
+of long scores (:func:`long_scores`) is among its files (docs/ranking.md, "TREC
+files"; docs/benchmarks.md, issue 26, session 34).
 """
 
 from __future__ import annotations
@@ -26,13 +31,14 @@ import importlib
 import mmap
 import os
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
 from prcurve.core.arrow import arrow_values, numpy_to_arrow
+from prcurve.ranking.hashing import ARROW_ROWS, arrow_module
 from prcurve.ranking.keys import Encoded, arrow_words, encode_words, rows_of_blocks
 from prcurve.ranking.trec_format import (
     LAYOUT,
@@ -45,7 +51,8 @@ from prcurve.ranking.trec_format import (
 )
 from prcurve.validation.ranking import unreadable_file
 
-__all__ = ["SMALL_FILE_BYTES", "parse_columns", "plain_delimiter", "read_columns"]
+__all__ = ["ARROW_LOADED_SMALL_FILE_BYTES", "LONG_SCORE_BYTES", "SMALL_FILE_BYTES",
+           "long_scores", "parse_columns", "plain_delimiter", "prepare_job", "read_columns"]
 
 SMALL_FILE_BYTES = 4 << 20
 """Files (after decompression, for bytes in memory) smaller than this are read by
@@ -54,10 +61,20 @@ crossover in docs/benchmarks.md ("Everyday sizes"); tests set it to 0 to reach
 pyarrow's reader with small files."""
 
 ARROW_LOADED_SMALL_FILE_BYTES = 128 << 10
-"""The same once ``pyarrow.csv`` is imported (an earlier large file, or the caller's
-own use): its import no longer costs anything, and from about this size its reader
-and encoding beat the exact reader (``compare_runs`` of ten 3.8 MiB runs read 1.8x
-faster; docs/benchmarks.md, session 32)."""
+"""The same once ``pyarrow.csv`` is imported (an earlier large file, :func:`prepare_job`,
+or the caller's own use): its import no longer costs anything, and from about this
+size its reader and encoding beat the exact reader (``compare_runs`` of ten 3.8 MiB
+runs read 1.8x faster; docs/benchmarks.md, session 32)."""
+
+LONG_SCORE_BYTES = 15
+"""A run's scores are long when the median score of its first lines
+(:func:`long_scores`) has at least this many bytes: ``repr``'s 17 significant digits
+(``0.12345678901234567``), where pyarrow's reader takes 0.6-0.9x the exact reader's
+CPU; not 4 decimals (``19.9682``), where it takes 1.1-1.3x, nor 10 (docs/benchmarks.md,
+issue 26, session 34)."""
+
+_HEAD_BYTES = 1 << 14  # the first bytes of a file that prepare_job looks at
+_HEAD_LINES = 64  # of which at most this many lines (about 40 µs of Python)
 
 
 def _small_file_bytes() -> int:
@@ -65,6 +82,92 @@ def _small_file_bytes() -> int:
     if "pyarrow.csv" in sys.modules:
         return min(SMALL_FILE_BYTES, ARROW_LOADED_SMALL_FILE_BYTES)
     return SMALL_FILE_BYTES
+
+
+def long_scores(head: bytes) -> bool:
+    """Whether a run's scores are long: the median length of the score (the fifth
+    field) over the data lines among the first bytes ``head`` of the file is at least
+    :data:`LONG_SCORE_BYTES`. False when no line has five fields (a compressed or
+    malformed file).
+
+    Examples
+    --------
+    >>> long_scores(b"q1 Q0 d1 1 0.12345678901234567 r\\nq1 Q0 d2 2 0.1 r\\n"
+    ...             b"q1 Q0 d3 3 0.098765432109876543 r\\n")
+    True
+    >>> long_scores(b"301 Q0 d1 1 19.9682 bench\\n301 Q0 d2 2 19.9662 bench\\n")
+    False
+    """
+    lengths = sorted(len(fields[4]) for line in head.split(b"\n", _HEAD_LINES)[:_HEAD_LINES]
+                     if not line.startswith(b"#") and len(fields := line.split()) >= 5)
+    return bool(lengths) and lengths[len(lengths) // 2] >= LONG_SCORE_BYTES
+
+
+def _head(source: str) -> bytes:
+    try:
+        with open(source, "rb") as handle:
+            return handle.read(_HEAD_BYTES)
+    except OSError:
+        return b""  # open() in the reader names the problem
+
+
+def prepare_job(files: Iterable[tuple[Any, str]]) -> bool:
+    """Before a job reads several TREC files: import ``pyarrow.csv`` first when the job
+    loads pyarrow anyway and one of its runs has long scores.
+
+    ``files`` holds ``(source, kind)`` pairs, ``kind`` ``"qrels"`` or ``"run"``;
+    sources that are no path of a regular file are passed over. The job loads pyarrow
+    anyway when a file is a large one (:data:`SMALL_FILE_BYTES`: pyarrow's reader
+    reads it) or, by the rows its first lines promise, has a column of
+    :data:`~prcurve.ranking.hashing.ARROW_ROWS` rows (the exact reader's encoding
+    imports ``pyarrow`` and ``pyarrow.compute`` for it, unless
+    :class:`~prcurve.ranking.hashing.numpy_only`; ``pyarrow.csv`` then adds about
+    1.5 ms). With ``pyarrow.csv`` loaded, every file of the job from
+    :data:`ARROW_LOADED_SMALL_FILE_BYTES` up, the first too, takes pyarrow's reader,
+    which reads a run of long scores (:func:`long_scores`) in 0.6-0.9x the exact
+    reader's CPU. Without such a run nothing is loaded (runs of short scores: the
+    exact reader is as fast or faster); nor where the job would not load pyarrow
+    (30 runs of 5·10^4 lines of 17-digit scores, 68 MB, read no faster with its
+    import: docs/benchmarks.md, issue 26, session 34). Returns whether
+    ``pyarrow.csv`` is loaded.
+
+    Examples
+    --------
+    >>> from prcurve.ranking.trec_reader import prepare_job
+    >>> loaded = prepare_job([("no-such-qrels", "qrels"), ("no-such-run", "run")])
+    >>> type(loaded).__name__  # no file to read: nothing loaded for them
+    'bool'
+    """
+    if "pyarrow.csv" in sys.modules:
+        return True
+    large = many_rows = long_run = False
+    for source, kind in files:
+        try:
+            path = os.fspath(source)
+            size = os.path.getsize(path) if os.path.isfile(path) else -1
+        except (TypeError, ValueError, OSError):
+            continue
+        if size < 0:
+            continue
+        if size >= SMALL_FILE_BYTES:
+            large = True
+            continue
+        head = _head(path)
+        if head.startswith(SPECIAL_STARTS):  # compressed: the exact reader's, by its text
+            continue
+        if kind == "run" and size >= ARROW_LOADED_SMALL_FILE_BYTES and long_scores(head):
+            long_run = True
+        lines = head.count(b"\n")
+        rows = lines if size <= len(head) else size * lines // max(len(head), 1)
+        many_rows = many_rows or rows >= ARROW_ROWS
+    # arrow_module: pyarrow where the exact reader's encoding would import it (None
+    # within numpy_only, or without pyarrow).
+    if long_run and (large or (many_rows and arrow_module(ARROW_ROWS) is not None)):
+        try:
+            importlib.import_module("pyarrow.csv")
+        except ImportError:
+            return False
+    return "pyarrow.csv" in sys.modules
 
 
 def read_columns(path: str | os.PathLike[str], kind: str) -> Columns:
