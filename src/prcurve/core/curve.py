@@ -343,7 +343,8 @@ class PRCurve:
     def _point(self, index: int, value: float) -> OperatingPoint:
         if len(self) > VIEW_BLOCK and "precision" not in self.__dict__:
             # A long curve: the rates of one threshold, by the arrays' own formulas.
-            tp, fp = self.tp[index:index + 1], self.fp[index:index + 1]
+            tp, fp = blocks.block(self._counts._tp, index, 1), blocks.block(
+                self._counts._fp, index, 1)
             precision = float(blocks.precisions(tp, fp)[0])
             recall = float(blocks.recalls(tp, self.n_pos)[0])
         else:
@@ -371,7 +372,7 @@ class PRCurve:
         """
         with undefined_scope(self.zero_division):
             if len(self) > VIEW_BLOCK:  # no full-length arrays (core/curve_blocks.py)
-                found = best_f_index(self.tp, self.fp, self.n_pos, self.n_neg,
+                found = best_f_index(self._counts._tp, self._counts._fp, self.n_pos, self.n_neg,
                                      check_positive_number("beta", beta))
                 return (self._unreached(f"best F{beta:g}") if found is None
                         else self._point(*found))
@@ -398,7 +399,8 @@ class PRCurve:
         with undefined_scope(self.zero_division):
             if len(self) > VIEW_BLOCK and self.n_pos > 0:
                 with contextlib.suppress(LookupError):  # core/curve_blocks.py
-                    return self._selected(select_index(self.tp, self.fp, self.n_pos, r,
+                    return self._selected(select_index(self._counts._tp, self._counts._fp,
+                                                       self.n_pos, r,
                                                        "recall"), f"precision at recall {r:g}")
             candidates = np.flatnonzero(reaching(self.recall, r))
             return self._select(candidates, self.precision, self.recall,
@@ -420,7 +422,8 @@ class PRCurve:
         with undefined_scope(self.zero_division):
             if len(self) > VIEW_BLOCK and self.n_pos > 0:
                 with contextlib.suppress(LookupError):  # core/curve_blocks.py
-                    return self._selected(select_index(self.tp, self.fp, self.n_pos, p,
+                    return self._selected(select_index(self._counts._tp, self._counts._fp,
+                                                       self.n_pos, p,
                                                        "precision"), f"recall at precision {p:g}")
             candidates = np.flatnonzero(reaching(self.precision, p))
             return self._select(candidates, self.recall, self.precision,
