@@ -34,8 +34,9 @@ VIEW_BLOCK = 1 << 20
 """Thresholds whose views are computed together (8 MiB per float64 array)."""
 
 
-def block(counts: Counts, start: int, size: int = VIEW_BLOCK) -> F64:
-    """``counts[start:start + size]`` as float64 (integer counts converted: exact).
+def block(counts: Counts, start: int, size: int | None = None) -> F64:
+    """``counts[start:start + size]`` (``size``: :data:`VIEW_BLOCK` by default) as float64
+    (integer counts converted: exact).
 
     Examples
     --------
@@ -44,7 +45,8 @@ def block(counts: Counts, start: int, size: int = VIEW_BLOCK) -> F64:
     >>> block(np.array([1, 2, 3], dtype=np.uint32), 1).tolist()
     [2.0, 3.0]
     """
-    return counts[start:start + size].astype(np.float64, copy=False)
+    stop = start + (VIEW_BLOCK if size is None else size)
+    return counts[start:stop].astype(np.float64, copy=False)
 
 
 def f_betas(tp: F64, fp: F64, fn: F64, k: int, beta: float) -> F64:
