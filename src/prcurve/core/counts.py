@@ -213,7 +213,10 @@ class ThresholdCounts:
     threshold (``tp[-1] <= n_pos``).
 
     Build it with :meth:`from_scores`; combine two with :meth:`merge`. The
-    arrays are read-only.
+    arrays are read-only. A state of hard, unweighted labels stores its counts as
+    uint32 (exact integers: 16 bytes a threshold with the thresholds, not 24);
+    ``tp`` and ``fp`` are float64 for every state, for such a state a converted copy
+    made at each access.
 
     Parameters
     ----------
