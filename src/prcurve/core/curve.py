@@ -333,8 +333,9 @@ class PRCurve:
         """
         t = check_finite_number("threshold", threshold)
         above = thresholds_at_or_above(self.thresholds, threshold, t)  # integers exactly
-        tp = float(self.tp[above - 1]) if above else 0.0
-        fp = float(self.fp[above - 1]) if above else 0.0
+        # One count each, read from the stored counts (uint32 for hard labels: no copy).
+        tp = float(self._counts._tp[above - 1]) if above else 0.0
+        fp = float(self._counts._fp[above - 1]) if above else 0.0
         return ConfusionMatrix(
             tp, fp, max(self.n_pos - tp, 0.0), max(self.n_neg - fp, 0.0),
             zero_division=self.zero_division,
