@@ -24,7 +24,7 @@ from sklearn.metrics import average_precision_score, roc_auc_score
 from tests.oracles import AP_ORACLES, operating_points, threshold_counts
 
 from prcurve import PRCurve, ThresholdCounts
-from prcurve.core import average_precision, curve, curve_blocks, sorting
+from prcurve.core import average_precision, curve, curve_blocks, hard_labels, sorting
 from prcurve.core.average_precision import AP_METHODS, segment_areas
 from prcurve.core.counts import RecallSteps
 from prcurve.core.heap import give_back_freed_memory
@@ -93,6 +93,26 @@ def test_compact_state_is_the_float64_state(data: tuple[np.ndarray, np.ndarray],
         assert _bits(a) == _bits(b)
     assert (compact.n_pos, compact.n_neg) == (oracle.n_pos, oracle.n_neg)
     assert _bits(compact.pos_weight()) == _bits(weighted.pos_weight())
+
+
+@settings(max_examples=30)
+@given(hard_data(), st.sampled_from([1, 2, 3]))
+def test_float64_counts_past_the_uint32_limit(data: tuple[np.ndarray, np.ndarray],
+                                              threads: int) -> None:
+    # More rows than uint32 holds (4.3*10^9) keep float64 counts: the limit made 0.
+    labels, scores = data
+    saved = hard_labels.COUNTS_LIMIT
+    hard_labels.COUNTS_LIMIT = 0
+    try:
+        with small_blocks(threads, 2):
+            wide = ThresholdCounts.from_scores(labels, scores)
+    finally:
+        hard_labels.COUNTS_LIMIT = saved
+    compact = ThresholdCounts.from_scores(labels, scores)
+    assert wide._tp.dtype == np.float64
+    for a, b in ((wide.thresholds, compact.thresholds), (wide.tp, compact.tp),
+                 (wide.fp, compact.fp)):
+        assert _bits(a) == _bits(b)
 
 
 def _views(c: PRCurve) -> list[float]:

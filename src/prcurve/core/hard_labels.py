@@ -89,6 +89,8 @@ def hard_label_counts(
             # The spare copy of the scores, free now, holds both (m == n here).
             words = spare.reshape(-1).view(kind)
             tp, fp = words[:m], words[m:2 * m]
+        elif in_place and spare.dtype == kind:  # float64 counts: the spare holds fp
+            tp, fp = np.empty(m, dtype=kind), spare
         else:
             tp, fp = np.empty(m, dtype=kind), np.empty(m, dtype=kind)
         del spare
