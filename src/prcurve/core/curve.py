@@ -192,23 +192,27 @@ class PRCurve:
     def thresholds(self) -> F64:
         return self._counts.thresholds
 
-    @property
+    # Cached: for a state of uint32 counts (ThresholdCounts' invariant) ``counts.tp``
+    # converts the whole array, and the full-length views (precision, F, FN, a table)
+    # would each make their own copy at once; one float64 copy per curve is made when
+    # first asked for. The scalar views never ask (core/curve_blocks.py).
+    @cached_property
     def tp(self) -> F64:
         return self._counts.tp
 
-    @property
+    @cached_property
     def fp(self) -> F64:
         return self._counts.fp
 
     @cached_property
     def fn(self) -> F64:
         """Positive weight below each threshold: ``n_pos - tp``."""
-        return self._counts.n_pos - self._counts.tp
+        return self._counts.n_pos - self.tp
 
     @cached_property
     def tn(self) -> F64:
         """Negative weight below each threshold: ``n_neg - fp``."""
-        return self._counts.n_neg - self._counts.fp
+        return self._counts.n_neg - self.fp
 
     @property
     def n_pos(self) -> float:
