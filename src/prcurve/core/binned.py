@@ -192,8 +192,8 @@ class BinnedCounts:
             raise wrong_type("counts", counts, "ThresholdCounts")
         binned = cls(edges)
         binned._add(counts.thresholds, counts.pos_weight(), counts.neg_weight())
-        binned._add_to_lowest(counts._weight_below(counts.n_pos, counts.tp),
-                              counts._weight_below(counts.n_neg, counts.fp))
+        binned._add_to_lowest(counts._weight_below(counts.n_pos, counts._tp),
+                              counts._weight_below(counts.n_neg, counts._fp))
         return binned
 
     def update(

@@ -192,23 +192,27 @@ class PRCurve:
     def thresholds(self) -> F64:
         return self._counts.thresholds
 
-    @property
+    # Cached: for a state of uint32 counts (ThresholdCounts' invariant) ``counts.tp``
+    # converts the whole array, and the full-length views (precision, F, FN, a table)
+    # would each make their own copy at once; one float64 copy per curve is made when
+    # first asked for. The scalar views never ask (core/curve_blocks.py).
+    @cached_property
     def tp(self) -> F64:
         return self._counts.tp
 
-    @property
+    @cached_property
     def fp(self) -> F64:
         return self._counts.fp
 
     @cached_property
     def fn(self) -> F64:
         """Positive weight below each threshold: ``n_pos - tp``."""
-        return self._counts.n_pos - self._counts.tp
+        return self._counts.n_pos - self.tp
 
     @cached_property
     def tn(self) -> F64:
         """Negative weight below each threshold: ``n_neg - fp``."""
-        return self._counts.n_neg - self._counts.fp
+        return self._counts.n_neg - self.fp
 
     @property
     def n_pos(self) -> float:
@@ -333,8 +337,9 @@ class PRCurve:
         """
         t = check_finite_number("threshold", threshold)
         above = thresholds_at_or_above(self.thresholds, threshold, t)  # integers exactly
-        tp = float(self.tp[above - 1]) if above else 0.0
-        fp = float(self.fp[above - 1]) if above else 0.0
+        # One count each, read from the stored counts (uint32 for hard labels: no copy).
+        tp = float(self._counts._tp[above - 1]) if above else 0.0
+        fp = float(self._counts._fp[above - 1]) if above else 0.0
         return ConfusionMatrix(
             tp, fp, max(self.n_pos - tp, 0.0), max(self.n_neg - fp, 0.0),
             zero_division=self.zero_division,
@@ -343,7 +348,8 @@ class PRCurve:
     def _point(self, index: int, value: float) -> OperatingPoint:
         if len(self) > VIEW_BLOCK and "precision" not in self.__dict__:
             # A long curve: the rates of one threshold, by the arrays' own formulas.
-            tp, fp = self.tp[index:index + 1], self.fp[index:index + 1]
+            tp, fp = blocks.block(self._counts._tp, index, 1), blocks.block(
+                self._counts._fp, index, 1)
             precision = float(blocks.precisions(tp, fp)[0])
             recall = float(blocks.recalls(tp, self.n_pos)[0])
         else:
@@ -371,7 +377,7 @@ class PRCurve:
         """
         with undefined_scope(self.zero_division):
             if len(self) > VIEW_BLOCK:  # no full-length arrays (core/curve_blocks.py)
-                found = best_f_index(self.tp, self.fp, self.n_pos, self.n_neg,
+                found = best_f_index(self._counts._tp, self._counts._fp, self.n_pos, self.n_neg,
                                      check_positive_number("beta", beta))
                 return (self._unreached(f"best F{beta:g}") if found is None
                         else self._point(*found))
@@ -398,7 +404,8 @@ class PRCurve:
         with undefined_scope(self.zero_division):
             if len(self) > VIEW_BLOCK and self.n_pos > 0:
                 with contextlib.suppress(LookupError):  # core/curve_blocks.py
-                    return self._selected(select_index(self.tp, self.fp, self.n_pos, r,
+                    return self._selected(select_index(self._counts._tp, self._counts._fp,
+                                                       self.n_pos, r,
                                                        "recall"), f"precision at recall {r:g}")
             candidates = np.flatnonzero(reaching(self.recall, r))
             return self._select(candidates, self.precision, self.recall,
@@ -420,7 +427,8 @@ class PRCurve:
         with undefined_scope(self.zero_division):
             if len(self) > VIEW_BLOCK and self.n_pos > 0:
                 with contextlib.suppress(LookupError):  # core/curve_blocks.py
-                    return self._selected(select_index(self.tp, self.fp, self.n_pos, p,
+                    return self._selected(select_index(self._counts._tp, self._counts._fp,
+                                                       self.n_pos, p,
                                                        "precision"), f"recall at precision {p:g}")
             candidates = np.flatnonzero(reaching(self.precision, p))
             return self._select(candidates, self.recall, self.precision,

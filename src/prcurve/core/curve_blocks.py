@@ -5,12 +5,16 @@ A curve of 3*10^7 distinct thresholds holds 720 MB of state; each full-length vi
 best F-beta point, the ROC area) need no full-length array: they are computed here
 from slices of the state, :data:`VIEW_BLOCK` thresholds at a time, with the same
 element-wise formulas as the full arrays (:func:`prcurve.core.confusion._f_beta`), so
-the values are the same bit for bit. :class:`prcurve.PRCurve` uses these functions
-only for curves longer than one block; shorter curves keep their array path (and its
-warnings, once per view).
+the values are the same bit for bit. They read the state's own counts, which may be
+uint32 (``ThresholdCounts``' invariant): each block is turned into float64 first
+(:func:`block`), so no arithmetic runs in an integer type. :class:`prcurve.PRCurve`
+uses these functions only for curves longer than one block; shorter curves keep their
+array path (and its warnings, once per view).
 """
 
 from __future__ import annotations
+
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
@@ -19,12 +23,30 @@ from prcurve.core.confusion import _f_beta, _precision
 from prcurve.core.counts import SUM_TOLERANCE, scale_exponent
 from prcurve.core.undefined import ratio
 
-__all__ = ["VIEW_BLOCK", "best_f_index", "f_betas", "precisions", "recalls", "select_index"]
+__all__ = ["VIEW_BLOCK", "best_f_index", "block", "f_betas", "precisions", "recalls",
+           "select_index"]
 
 F64 = NDArray[np.float64]
+Counts = NDArray[Any]
+"""A state's cumulative counts: float64, or uint32 for hard labels."""
 
 VIEW_BLOCK = 1 << 20
 """Thresholds whose views are computed together (8 MiB per float64 array)."""
+
+
+def block(counts: Counts, start: int, size: int | None = None) -> F64:
+    """``counts[start:start + size]`` (``size``: :data:`VIEW_BLOCK` by default) as float64
+    (integer counts converted: exact).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from prcurve.core.curve_blocks import block
+    >>> block(np.array([1, 2, 3], dtype=np.uint32), 1).tolist()
+    [2.0, 3.0]
+    """
+    stop = start + (VIEW_BLOCK if size is None else size)
+    return counts[start:stop].astype(np.float64, copy=False)
 
 
 def f_betas(tp: F64, fp: F64, fn: F64, k: int, beta: float) -> F64:
@@ -36,13 +58,12 @@ def f_betas(tp: F64, fp: F64, fn: F64, k: int, beta: float) -> F64:
     return _f_beta(tp, fp, fn, beta)
 
 
-def _f_block(tp: F64, fp: F64, n_pos: float, k: int, beta: float, start: int) -> F64:
-    stop = start + VIEW_BLOCK
-    tp_b = tp[start:stop]
-    return f_betas(tp_b, fp[start:stop], n_pos - tp_b, k, beta)
+def _f_block(tp: Counts, fp: Counts, n_pos: float, k: int, beta: float, start: int) -> F64:
+    tp_b = block(tp, start)
+    return f_betas(tp_b, block(fp, start), n_pos - tp_b, k, beta)
 
 
-def best_f_index(tp: F64, fp: F64, n_pos: float, n_neg: float, beta: float
+def best_f_index(tp: Counts, fp: Counts, n_pos: float, n_neg: float, beta: float
                  ) -> tuple[int, float] | None:
     """The first threshold (the highest) whose F-beta ties the largest within
     ``SUM_TOLERANCE``, and its F-beta; None when every F-beta is undefined (NaN).
@@ -90,10 +111,10 @@ def recalls(tp: F64, n_pos: float) -> F64:
     return ratio(tp, np.full_like(tp, n_pos), "recall")
 
 
-def _rates(tp: F64, fp: F64, n_pos: float, start: int) -> tuple[F64, F64]:
+def _rates(tp: Counts, fp: Counts, n_pos: float, start: int) -> tuple[F64, F64]:
     """Precision and recall of one block."""
-    tp_b, fp_b = tp[start:start + VIEW_BLOCK], fp[start:start + VIEW_BLOCK]
-    return precisions(tp_b, fp_b), recalls(tp_b, n_pos)
+    tp_b = block(tp, start)
+    return precisions(tp_b, block(fp, start)), recalls(tp_b, n_pos)
 
 
 def _largest(values: F64) -> float:
@@ -101,7 +122,7 @@ def _largest(values: F64) -> float:
     return float(np.max(defined)) if defined.shape[0] else -np.inf
 
 
-def select_index(tp: F64, fp: F64, n_pos: float, level: float, by: str
+def select_index(tp: Counts, fp: Counts, n_pos: float, level: float, by: str
                  ) -> tuple[int, float] | None:
     """``PRCurve.precision_at_recall`` (``by="recall"``) or ``recall_at_precision``
     (``by="precision"``) a block at a time: among the thresholds whose ``by`` rate

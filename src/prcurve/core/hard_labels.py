@@ -28,24 +28,32 @@ from prcurve.core.sorting import (
 )
 from prcurve.validation.arrays import check_finite
 
-__all__ = ["hard_label_counts", "hard_label_ranks"]
+__all__ = ["COUNTS_LIMIT", "hard_label_counts", "hard_label_ranks"]
 
 F64 = NDArray[np.float64]
+
+COUNTS_LIMIT = (1 << 32) - 1
+"""States of at most this many rows keep their counts as uint32 (every count is at most
+the rows); more rows: float64."""
 
 
 def hard_label_counts(
     scores: NDArray[np.floating[Any]], positive: NDArray[np.bool_], *,
     unchecked: str | None = None,
-) -> tuple[F64, F64, F64, float, float]:
+) -> tuple[F64, NDArray[Any], NDArray[Any], float, float]:
     """The exact state (thresholds, tp, fp, n_pos, n_neg) of hard, unweighted labels
-    (``ThresholdCounts.from_scores`` without weights).
+    (``ThresholdCounts.from_scores`` without weights); ``tp`` and ``fp`` are uint32 for
+    up to :data:`COUNTS_LIMIT` rows (exact integers: the invariant of
+    ``ThresholdCounts``'s counts), float64 above.
 
     The scores are negated and sorted (ascending ``-score`` is decreasing score: no
     reversed copy) by ranges of values, one range per thread, and so are the positives'
     (:func:`split_sort`); every later step works on one range in the same thread,
-    writing its slice of the outputs (in chunks that stay in cache). The copy that the
-    threads partitioned becomes ``fp``, and without ties the sorted copy becomes the
-    thresholds: three fresh arrays in all, the three outputs. At each distinct score of a
+    writing its slice of the outputs (in chunks that stay in cache). Without ties the
+    sorted copy becomes the thresholds and the copy that the threads partitioned (8
+    bytes a row) holds ``tp`` and ``fp`` side by side (4 bytes each, uint32): two fresh
+    arrays of the scores' size in all, the state's 16 bytes a threshold (issue 26, item
+    6; it was 24 with float64 counts). At each distinct score of a
     range, the cumulative count of all rows is the end of its run of ties plus the rows
     of the ranges above; the positives' (``tp``) is a step function that rises at the
     positive scores, found by searching the sorted positive scores in the range; and
@@ -75,10 +83,17 @@ def hard_label_counts(
         # Without ties anywhere the sorted float64 copy becomes the thresholds in place.
         in_place = neg_sorted.dtype == np.float64 and all(t is None for t in starts)
         thresholds: F64 = neg_sorted if in_place else np.empty(offsets[-1])
-        # The spare copy of the scores, free now, holds fp when it has the right size.
-        fp: F64 = spare if in_place else np.empty(offsets[-1])
+        m = offsets[-1]
+        kind = np.dtype(np.uint32) if n <= COUNTS_LIMIT else np.dtype(np.float64)
+        if in_place and spare.nbytes >= 2 * m * kind.itemsize:
+            # The spare copy of the scores, free now, holds both (m == n here).
+            words = spare.reshape(-1).view(kind)
+            tp, fp = words[:m], words[m:2 * m]
+        elif in_place and spare.dtype == kind:  # float64 counts: the spare holds fp
+            tp, fp = np.empty(m, dtype=kind), spare
+        else:
+            tp, fp = np.empty(m, dtype=kind), np.empty(m, dtype=kind)
         del spare
-        tp = np.empty(offsets[-1])
 
         def fill(k: int) -> None:
             low, high = cuts[k], cuts[k + 1]
@@ -91,11 +106,12 @@ def hard_label_counts(
             # the positives at or above it: level[j + 1]; level[0] above the first.
             pos_values = pos_sorted[pos_low:pos_high]
             pos_starts = _run_starts(pos_values)
+            # Counts as integers (intp); written into tp and fp (uint32 or float64: exact).
             if pos_starts is None:  # no ties among the positives
-                level = np.arange(pos_low, pos_high + 1, dtype=np.float64)
+                level = np.arange(pos_low, pos_high + 1, dtype=np.intp)
             else:
                 pos_values = pos_values[pos_starts]
-                level = np.empty(pos_values.shape[0] + 1)
+                level = np.empty(pos_values.shape[0] + 1, dtype=np.intp)
                 level[0] = pos_low
                 level[1:-1] = pos_starts[1:]
                 level[1:-1] += pos_low
@@ -115,15 +131,15 @@ def hard_label_counts(
                 steps = np.repeat(level[rise_first:rise_last + 1], np.diff(edges))
                 tp_k[first:last] = steps
                 if ties is None:
-                    ends = np.arange(low + first + 1, low + last + 1, dtype=np.float64)
+                    ends = np.arange(low + first + 1, low + last + 1, dtype=np.intp)
                 else:
-                    ends = np.empty(last - first)
+                    ends = np.empty(last - first, dtype=np.intp)
                     stop = min(last + 1, ties.shape[0])
                     ends[:stop - first - 1] = ties[first + 1:stop]
                     if stop - first - 1 < last - first:
                         ends[-1] = high - low
                     ends += low
-                np.subtract(ends, steps, out=fp_k[first:last])
+                np.subtract(ends, steps, out=fp_k[first:last], casting="unsafe")
 
         run_parts(fill, parts, pool)
     n_neg = n - n_pos

@@ -81,8 +81,11 @@ class ROCCurve:
         check_zero_division(zero_division)
         self._counts = counts
         self.zero_division: ZeroDivision = zero_division
-        tp, fp, thresholds = counts.tp, counts.fp, counts.thresholds
+        # The state's own counts (uint32 for hard labels: ThresholdCounts' invariant):
+        # the area reads them a block at a time as float64, the arrays below convert.
+        tp, fp, thresholds = counts._tp, counts._fp, counts.thresholds
         if drop_intermediate and tp.shape[0] > 2:
+            tp, fp = counts.tp, counts.fp
             # scikit-learn's rule: keep the ends and every point where either count's
             # second difference is non-zero (a bend of the curve).
             keep = np.r_[True, np.logical_or(np.diff(fp, 2), np.diff(tp, 2)), True]
@@ -173,8 +176,8 @@ class ROCCurve:
             # (no copy of the state: 3*10^7 thresholds are 480 MB of counts).
             twice, x0, y0 = 0.0, 0.0, 0.0
             for start in range(0, tp.shape[0], _AUC_BLOCK):
-                x = fp[start:start + _AUC_BLOCK] / self.n_neg
-                y = tp[start:start + _AUC_BLOCK] / self.n_pos
+                x = fp[start:start + _AUC_BLOCK].astype(np.float64, copy=False) / self.n_neg
+                y = tp[start:start + _AUC_BLOCK].astype(np.float64, copy=False) / self.n_pos
                 previous = np.empty_like(y)
                 previous[0], previous[1:] = y0, y[:-1]
                 twice += float(np.sum(np.diff(x, prepend=x0) * (y + previous)))

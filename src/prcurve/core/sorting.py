@@ -286,13 +286,20 @@ def _sorted_choice(values: NDArray[Any], where: NDArray[np.bool_], negate: bool,
 def _partition_at(part: NDArray[Any], splitters: NDArray[Any]) -> list[int]:
     """Partition ``part`` in place by ascending ``splitters``; return where each range of
     values starts, ``[0, ..., len(part)]``."""
-    below = [int(np.count_nonzero(part < u)) for u in splitters]
+    below = [_count_less(part, u) for u in splitters]
     for b in range(1, len(below)):  # a NaN splitter (last, if any) counts nothing
         below[b] = max(below[b], below[b - 1])
     kths = sorted({c for c in below if 0 < c < part.shape[0]})
     if kths:
         part.partition(kths)
     return [0, *below, part.shape[0]]
+
+
+def _count_less(values: NDArray[Any], bound: Any) -> int:
+    """``np.count_nonzero(values < bound)``, a block at a time (no flag per value: see
+    :func:`_equal_neighbours`)."""
+    return sum(int(np.count_nonzero(values[low:low + _NEIGHBOUR_BLOCK] < bound))
+               for low in range(0, values.shape[0], _NEIGHBOUR_BLOCK))
 
 
 def _gathered_cuts(ends: list[list[int]]) -> list[int]:
@@ -371,15 +378,31 @@ def _run_starts(sorted_values: NDArray[Any]) -> NDArray[np.intp] | None:
     n = sorted_values.shape[0]
     if n == 0:
         return np.zeros(0, dtype=np.intp)
-    change = sorted_values[1:] != sorted_values[:-1]
-    if change.all():
+    if not _equal_neighbours(sorted_values):
         return None
+    change = sorted_values[1:] != sorted_values[:-1]
     where = np.flatnonzero(change)
     del change
     starts = np.empty(where.shape[0] + 1, dtype=np.intp)
     starts[0] = 0
     np.add(where, 1, out=starts[1:])
     return starts
+
+
+_NEIGHBOUR_BLOCK = 1 << 16
+
+
+def _equal_neighbours(values: NDArray[Any]) -> bool:
+    """Whether two neighbours of ``values`` are equal (``==``: NaN never is), looked at a
+    block at a time: no flag per value, which the sort's threads would allocate (a range
+    of 1.5*10^7 values: 15 MB each) and their arenas of the C library's heap then keep
+    (issue 26, item 6)."""
+    last = values.shape[0] - 1
+    for low in range(0, last, _NEIGHBOUR_BLOCK):
+        high = min(low + _NEIGHBOUR_BLOCK, last)
+        if bool(np.any(values[low:high] == values[low + 1:high + 1])):
+            return True
+    return False
 
 
 def _run_lengths(sorted_values: NDArray[Any]) -> tuple[NDArray[Any], NDArray[np.intp]]:

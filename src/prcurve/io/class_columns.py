@@ -36,6 +36,7 @@ from prcurve.io.columns import (
     choose_scores,
     scores_of_table,
 )
+from prcurve.io.parquet_memory import release_freed_memory
 from prcurve.io.readers import RawTable, RowsCallback, read_table
 from prcurve.io.rows import (
     CheckedBlock,
@@ -369,8 +370,12 @@ def load_input(
     multi-label one (:func:`classes_of_table`, which says which)."""
     table = read_table(path, input_format=input_format, on_rows=on_rows, delimiter=delimiter,
                        decimal=decimal)
-    return input_of_table(table, labels=labels, scores=scores, weight=weight,
-                          positive=positive, drop_invalid=drop_invalid)
+    rows = table.n_rows
+    loaded = input_of_table(table, labels=labels, scores=scores, weight=weight,
+                            positive=positive, drop_invalid=drop_invalid)
+    del table  # the columns no model keeps (the labels), before the memory is given back
+    release_freed_memory(rows)
+    return loaded
 
 
 def input_of_table(

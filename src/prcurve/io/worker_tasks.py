@@ -350,7 +350,8 @@ def _write(held: dict[Any, Any], column: int, total: int, dtype: str, offset: in
         (t_at, t_kind), (p_at, _), (f_at, _) = state_layout(total, dtype)
         buffer = np.empty(min(n, _WRITE_BLOCK))
         _pwrite(descriptor, state.thresholds, t_at + offset * t_kind.itemsize)
-        for array, at, above in ((state.tp, p_at, above_pos), (state.fp, f_at, above_neg)):
+        # The state's own counts (uint32 for hard labels), a block at a time into float64.
+        for array, at, above in ((state._tp, p_at, above_pos), (state._fp, f_at, above_neg)):
             for low in range(0, n, _WRITE_BLOCK):
                 block = buffer[:min(n - low, _WRITE_BLOCK)]
                 # Integer counts are exact in float64: a segment's tp plus the positives
