@@ -29,6 +29,10 @@ shape is 100 images of 640 x 480 unless its name says otherwise:
   ``print_results``); faster-coco-eval's ``lvis_style`` is timed beside it, not checked
   (its protocol is not lvis-api's: the numbers differ).
 
+``prcurve coco`` runs twice: as installed with the test extra (orjson parses the JSON)
+and, as a plain install would, without orjson (``import orjson`` made to fail; the
+standard library's ``json`` reads).
+
 Every number is one whole process (start-up, reading, computing, printing), best of
 ``--repeat`` (wall: the least; CPU, user + system from ``wait4``: the least; peak resident
 set: the largest), rounds alternating the tools of a shape; ``--slow-repeat`` runs of
@@ -76,6 +80,15 @@ e.params.maxDets = [300]
 e.evaluate(); e.accumulate(); e.summarize()
 print("STATS " + " ".join(repr(float(v)) for v in e.stats))
 """
+
+WITHOUT_ORJSON = """
+import runpy, sys
+sys.modules["orjson"] = None  # import orjson fails: the standard library's json reads
+sys.argv = ["prcurve", *sys.argv[1:]]
+runpy.run_module("prcurve", run_name="__main__", alter_sys=True)
+"""
+"""``python -m prcurve ARGS`` as a process without orjson installed (the same entry point,
+``prcurve.__main__``)."""
 
 # name: (file stem, generator, iou type, command)
 SHAPES: dict[str, tuple[str, str, str, str]] = {
@@ -197,6 +210,9 @@ def tools_of(name: str, folder: Path, python: str, before: str | None,
     tools = {f"prcurve {command}": ours}
     if before is not None:
         tools[f"prcurve {command} [before]"] = [before, *ours[1:]]
+    if "no-orjson" not in skip:  # a plain install: orjson is the optional `json` extra
+        tools[f"prcurve {command}, without orjson"] = [python, "-c", WITHOUT_ORJSON,
+                                                       *ours[3:]]
     if command == "lvis":
         if "faster-coco-eval" not in skip:
             tools["faster-coco-eval lvis_style process (not checked)"] = [
@@ -241,7 +257,8 @@ def main() -> None:
     parser.add_argument("--only", nargs="*", default=None, metavar="TEXT",
                         help="only the shapes whose name contains one of these")
     parser.add_argument("--skip", nargs="*", default=[], metavar="TOOL",
-                        help="peers left out: pycocotools, faster-coco-eval, lvis-api")
+                        help="tools left out: pycocotools, faster-coco-eval, lvis-api, "
+                        "no-orjson (prcurve's run without orjson)")
     parser.add_argument("--before", default=None, metavar="PYTHON",
                         help="also time every prcurve command with this interpreter")
     parser.add_argument("--folder", default=None, help="keep the inputs here")

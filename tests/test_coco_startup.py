@@ -1,6 +1,7 @@
 """What `prcurve coco` loads on a small run (issue 26, item 2): prcurve.detection's lazy
 public names, and no module that the printed summary does not need (the bootstrap and
-its intervals, VOC, LVIS, the report's command line, the presentation layer)."""
+its intervals, VOC, LVIS, the report's command line, the presentation layer; for the
+summary alone, the count state, the PR curve and the table)."""
 
 from __future__ import annotations
 
@@ -26,6 +27,15 @@ NOT_LOADED = {
     "prcurve.detection.confusion": "--confusion only",
     "prcurve.cli.report": "--out only (prepare_out)",
     "prcurve.present": "--out only (plots, the safe writer's report side)",
+}
+
+# Loaded by none of the plain summary's modules (`prcurve coco GT DT`, no option): the
+# views that --per-class, --json and --out show load them.
+NOT_LOADED_BY_THE_SUMMARY = {
+    "prcurve.core.counts": "a category's count state (curves, best F) only",
+    "prcurve.core.curve": "a category's PR curve (best F) only",
+    "prcurve.core.table": "per_category() and best_f() tables only",
+    "concurrent.futures": "threads of core's large sorts only",
 }
 
 
@@ -88,6 +98,8 @@ def test_coco_on_a_small_run_loads_only_what_it_needs(tmp_path: Path,
     loaded = set(ast.literal_eval(done.stderr.strip().splitlines()[-1]))
     for module, why in NOT_LOADED.items():
         assert module not in loaded, f"{module} loaded; needed for {why}"
+    for module, why in NOT_LOADED_BY_THE_SUMMARY.items():
+        assert (module in loaded) == bool(options), f"{module}: needed for {why}"
 
 
 def test_the_bootstrap_still_runs_from_the_command_line(tmp_path: Path) -> None:

@@ -39,10 +39,6 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from numpy.typing import NDArray
 
-from prcurve.core.counts import ThresholdCounts
-from prcurve.core.curve import PRCurve
-from prcurve.core.table import Table
-from prcurve.core.undefined import ZeroDivision
 from prcurve.detection import coco_tables
 from prcurve.detection._sorting import (
     descending_rank,
@@ -58,6 +54,13 @@ from prcurve.validation import boxes as _checks
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
+    # At run time these load where a view uses them: the summary needs none of them, and
+    # the count state, the PR curve and the table (with the CSV writers and the safe
+    # writer) were a third of a small `prcurve coco`'s imports (issue 26, item 2).
+    from prcurve.core.counts import ThresholdCounts
+    from prcurve.core.curve import PRCurve
+    from prcurve.core.table import Table
+    from prcurve.core.undefined import ZeroDivision
     from prcurve.detection.confusion import ConfusionMatrix
     from prcurve.detection.state import DetectionState
     from prcurve.detection.tide import TIDEErrors
@@ -367,6 +370,8 @@ def summarize(precision: F64, recall: F64, protocol: COCOProtocol) -> tuple[F64,
 
 def _tie_grouped_counts(scores: F64, tp: Bool, n_pos: int) -> ThresholdCounts:
     """The counts of detections in decreasing score order, ties grouped (prcurve's state)."""
+    from prcurve.core.counts import ThresholdCounts
+
     if scores.shape[0] == 0:
         empty = np.zeros(0)
         return ThresholdCounts._trusted(empty, empty.copy(), empty.copy(), float(n_pos), 0.0)
@@ -535,6 +540,8 @@ class COCOEvaluation(CategoryViews):
         """
         counts = self.counts(category, iou_threshold=iou_threshold, area=area,
                              max_dets=max_dets)
+        from prcurve.core.curve import PRCurve
+
         return PRCurve(counts, zero_division=zero_division)
 
     def per_category(self) -> Table:
@@ -562,6 +569,8 @@ class COCOEvaluation(CategoryViews):
         columns["n_gt"] = self.n_pos[:, 0].tolist()
         r = self._records
         columns["n_detections"] = np.diff(r.start).tolist()
+        from prcurve.core.table import Table
+
         return Table({name: np.asarray(values, dtype=object if name == "name" else None)
                       for name, values in columns.items()})
 
