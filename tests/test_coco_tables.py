@@ -79,6 +79,50 @@ def _few_boxes(seed: int, categories: int = 80) -> tuple[dict[str, Any], list[di
     return {"images": images, "annotations": annotations, "categories": categories_list}, results
 
 
+def _many_boxes(seed: int) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """Shapes (b) and (c) of issue 26's item 2, small: one category, 150 detections an
+    image (the cut to maxDets 100 decides what counts), 20% crowds with an uncompressed-RLE
+    segmentation, an ``ignore`` field on some others (pycocotools overwrites it by
+    ``iscrowd``), 17-digit boxes and scores."""
+    rng = np.random.default_rng(seed)
+    images = [{"id": i, "width": 640, "height": 480} for i in range(1, 9)]
+    annotations, results = [], []
+    for image in range(1, 9):
+        boxes = []
+        for _ in range(int(rng.poisson(12))):
+            w, h = (float(v) for v in rng.uniform(4, 150, 2))
+            box = [float(rng.uniform(0, 640 - w)), float(rng.uniform(0, 480 - h)), w, h]
+            crowd = int(rng.random() < 0.2)
+            annotation: dict[str, Any] = {"id": len(annotations) + 1, "image_id": image,
+                                          "category_id": 1, "bbox": box, "area": w * h,
+                                          "iscrowd": crowd}
+            if crowd:
+                annotation["segmentation"] = {"size": [480, 640], "counts": [1000, 50, 306150]}
+            elif rng.random() < 0.1:
+                annotation["ignore"] = 1
+            annotations.append(annotation)
+            boxes.append(box)
+        for _ in range(150):
+            if boxes and rng.random() < 0.5:
+                base = boxes[int(rng.integers(len(boxes)))]
+                box = [v + float(rng.normal(0, 4)) for v in base[:2]] + base[2:]
+            else:
+                box = [float(rng.uniform(0, 500)), float(rng.uniform(0, 400)),
+                       float(rng.uniform(4, 100)), float(rng.uniform(4, 100))]
+            results.append({"image_id": image, "category_id": 1, "bbox": box,
+                            "score": float(rng.random())})
+    return {"images": images, "annotations": annotations,
+            "categories": [{"id": 1, "name": "one"}]}, results
+
+
+@pytest.mark.parametrize("cells", [1, coco_tables.BLOCK_CELLS])
+@pytest.mark.parametrize("seed", range(2))
+def test_accumulate_equals_pycocotools_on_one_category_of_many_boxes(
+        monkeypatch: pytest.MonkeyPatch, cells: int, seed: int) -> None:
+    monkeypatch.setattr(coco_tables, "BLOCK_CELLS", cells)
+    assert_matches_pycocotools(*_many_boxes(seed))
+
+
 @pytest.mark.parametrize("cells", [1, 3 * 4040 + 7, coco_tables.BLOCK_CELLS, 1 << 24])
 @pytest.mark.parametrize("seed", range(3))
 def test_accumulate_in_any_blocks_equals_pycocotools_on_many_categories(
