@@ -27,12 +27,12 @@ from typing import Any, cast
 
 from prcurve.cli.common import UsageError as _UsageError
 from prcurve.cli.common import guard as _guard
-from prcurve.cli.report import prepare_out as _prepare_out
-from prcurve.core.csv_writers import csv_line
-from prcurve.present.files import figure_writer, remove_stale, stale_outputs, write_files
 from prcurve.validation import boxes as _checks
 from prcurve.validation import keypoints as _keypoint_checks
-from prcurve.validation.files import check_out_folder
+
+# What only --out needs (prcurve.cli.report, prcurve.present.files, the CSV writer,
+# prcurve.validation.files) is imported where it is used: a plain `prcurve coco` prints
+# the summary and loads none of it (issue 26, item 2; tests/test_coco_startup.py).
 
 __all__ = ["register", "run_coco", "run_voc"]
 
@@ -163,9 +163,12 @@ def _out_folder(args: argparse.Namespace) -> Path | None:
     """``--out`` checked (neither is, holds nor lies inside an input) and created."""
     if args.out is None:
         return None
+    from prcurve.cli.report import prepare_out
+    from prcurve.validation.files import check_out_folder
+
     detections = [args.detections] if isinstance(args.detections, str) else args.detections
     check_out_folder(args.out, [args.ground_truth, *detections])
-    return _prepare_out(args.out)
+    return prepare_out(args.out)
 
 
 def _emit(text: str) -> None:
@@ -182,6 +185,7 @@ def _write(out: Path, report: dict[str, Any], table_csv: str, figures: list[tupl
     then the files an earlier run listed in report.json and this one does not write."""
     import matplotlib.pyplot as plt
 
+    from prcurve.present.files import figure_writer, remove_stale, stale_outputs, write_files
     from prcurve.present.style import drawing_style
 
     with drawing_style():  # matplotlib's defaults, not the user's (saved so too)
@@ -217,6 +221,8 @@ def _fmt(value: Any) -> str:
 def _csv(rows: list[dict[str, Any]]) -> str:
     """Comma-separated rows; a name is quoted when it holds a comma, a quote, a line feed
     or a carriage return (:func:`prcurve.core.csv_writers.csv_cell`)."""
+    from prcurve.core.csv_writers import csv_line
+
     columns = list(rows[0]) if rows else []
 
     lines = [csv_line(columns)]
@@ -226,7 +232,7 @@ def _csv(rows: list[dict[str, Any]]) -> str:
 
 
 def _bootstrap_options(args: argparse.Namespace) -> tuple[int | None, float, int, str]:
-    from prcurve.detection.bootstrap import INTERVALS
+    from prcurve.detection.protocol import INTERVALS
 
     resamples = None if args.bootstrap is None else _integer("--bootstrap", args.bootstrap, 1)
     if resamples is not None:  # the most any interval allows, before reading the files
@@ -240,12 +246,10 @@ def _bootstrap_options(args: argparse.Namespace) -> tuple[int | None, float, int
 def _add_intervals(evaluation: Any, statistics: tuple[str, ...], options: tuple[
         int | None, float, int, str], report: dict[str, Any], lines: list[str]) -> None:
     """Bootstrap intervals into the report and the printed lines (when asked for)."""
-    from prcurve.detection import bootstrap_detection
-
     resamples, level, seed, kind = options
     if resamples is None:
         return
-    from prcurve.detection.bootstrap import resample_bytes
+    from prcurve.detection.bootstrap import bootstrap_detection, resample_bytes
 
     # The image weights of every resample in memory at once: the limit for these images.
     _checks.check_n_resamples(resamples, name="--bootstrap",

@@ -23,15 +23,65 @@ Inputs are :class:`GroundTruth` and :class:`Detections` (arrays, tables,
 COCO JSON, per-image dicts). Needs numpy only; matplotlib for plots.
 """
 
-from prcurve.detection.bootstrap import bootstrap_detection, compare_detectors
-from prcurve.detection.boxes import box_iou
-from prcurve.detection.coco import STAT_NAMES, COCOEvaluation
-from prcurve.detection.evaluate import evaluate_coco, evaluate_voc
-from prcurve.detection.inputs import Detections, GroundTruth
-from prcurve.detection.lvis import LVIS_STAT_NAMES, LVISEvaluation, LVISProtocol, evaluate_lvis
-from prcurve.detection.protocol import COCOProtocol, VOCProtocol
-from prcurve.detection.state import DetectionEvaluator, DetectionState
-from prcurve.detection.voc import VOCEvaluation
+from importlib import import_module as _import_module
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # the type checker sees every name; at run time __getattr__ loads it
+    from prcurve.detection.bootstrap import bootstrap_detection, compare_detectors
+    from prcurve.detection.boxes import box_iou
+    from prcurve.detection.coco import STAT_NAMES, COCOEvaluation
+    from prcurve.detection.evaluate import evaluate_coco, evaluate_voc
+    from prcurve.detection.inputs import Detections, GroundTruth
+    from prcurve.detection.lvis import (
+        LVIS_STAT_NAMES,
+        LVISEvaluation,
+        LVISProtocol,
+        evaluate_lvis,
+    )
+    from prcurve.detection.protocol import COCOProtocol, VOCProtocol
+    from prcurve.detection.state import DetectionEvaluator, DetectionState
+    from prcurve.detection.voc import VOCEvaluation
+
+# Each public name: the module defining it. Lazy (PEP 562) because importing one module
+# of this package imports the package first: eager imports here made `prcurve coco`
+# load the bootstrap (and prcurve.space.intervals), LVIS and VOC to evaluate boxes
+# (issue 26, item 2). Kept equal to the TYPE_CHECKING imports above
+# (tests/test_coco_startup.py).
+_LAZY: dict[str, str] = {
+    **dict.fromkeys(("bootstrap_detection", "compare_detectors"),
+                    "prcurve.detection.bootstrap"),
+    "box_iou": "prcurve.detection.boxes",
+    **dict.fromkeys(("STAT_NAMES", "COCOEvaluation"), "prcurve.detection.coco"),
+    **dict.fromkeys(("evaluate_coco", "evaluate_voc"), "prcurve.detection.evaluate"),
+    **dict.fromkeys(("Detections", "GroundTruth"), "prcurve.detection.inputs"),
+    **dict.fromkeys(("LVIS_STAT_NAMES", "LVISEvaluation", "LVISProtocol", "evaluate_lvis"),
+                    "prcurve.detection.lvis"),
+    **dict.fromkeys(("COCOProtocol", "VOCProtocol"), "prcurve.detection.protocol"),
+    **dict.fromkeys(("DetectionEvaluator", "DetectionState"), "prcurve.detection.state"),
+    "VOCEvaluation": "prcurve.detection.voc",
+}
+
+
+def __getattr__(name: str) -> Any:
+    """Load a public name or a submodule (``prcurve.detection.masks``) on first use
+    (PEP 562) and keep it."""
+    if name in _LAZY:
+        value = getattr(_import_module(_LAZY[name]), name)
+    else:
+        try:
+            value = _import_module(f"{__name__}.{name}")
+        except ModuleNotFoundError as error:
+            if error.name != f"{__name__}.{name}":
+                raise  # a module it imports is missing: not this attribute's problem
+            raise AttributeError(f"module {__name__!r} has no attribute {name!r}") from None
+    globals()[name] = value  # later look-ups find it without this function
+    return value
+
+
+def __dir__() -> list[str]:
+    """The public names, loaded or not, and the submodules loaded so far."""
+    return sorted(set(__all__) | {name for name in globals() if not name.startswith("_")})
+
 
 __all__ = [
     "LVIS_STAT_NAMES",

@@ -42,7 +42,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from prcurve.detection.coco import EPS, COCOEvaluation, matches, within_segments
-from prcurve.detection.protocol import VOCProtocol
+from prcurve.detection.protocol import INTERVALS, VOCProtocol
 from prcurve.detection.voc import VOCEvaluation
 from prcurve.space.intervals import Interval, PairedComparison, _percentiles, paired_p_value
 from prcurve.validation import boxes as _checks
@@ -55,8 +55,6 @@ I64 = NDArray[np.int64]
 STATISTICS = ("mAP", "AP50", "AP75")
 """The statistics that can be resampled: AP@[all IoU thresholds], AP@0.50, AP@0.75
 (area range "all", the largest max_dets: pycocotools' stats[0], [1], [2] by default)."""
-
-INTERVALS = ("percentile", "basic")
 
 _CELLS = 1 << 22  # weighted cells in flight per chunk of resamples
 

@@ -39,10 +39,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from numpy.typing import NDArray
 
-from prcurve.core.counts import ThresholdCounts
-from prcurve.core.curve import PRCurve
-from prcurve.core.table import Table
-from prcurve.core.undefined import ZeroDivision
+from prcurve.detection import coco_tables
 from prcurve.detection._sorting import (
     descending_rank,
     sorted_distinct,
@@ -57,6 +54,13 @@ from prcurve.validation import boxes as _checks
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
+    # At run time these load where a view uses them: the summary needs none of them, and
+    # the count state, the PR curve and the table (with the CSV writers and the safe
+    # writer) were a third of a small `prcurve coco`'s imports (issue 26, item 2).
+    from prcurve.core.counts import ThresholdCounts
+    from prcurve.core.curve import PRCurve
+    from prcurve.core.table import Table
+    from prcurve.core.undefined import ZeroDivision
     from prcurve.detection.confusion import ConfusionMatrix
     from prcurve.detection.state import DetectionState
     from prcurve.detection.tide import TIDEErrors
@@ -253,26 +257,16 @@ def true_positives(records: SortedRecords, n_thresholds: int, max_det: int | Non
                          fp_before[tp])
 
 
-def recall_steps(n_pos: int, recall_thresholds: F64) -> I64:
-    """For each recall threshold r, the least TP count c with ``c / n_pos >= r``.
-
-    ``c / n_pos`` is the same float division pycocotools does, and it is
-    non-decreasing in c, so "recall >= r" is exactly "TP >= c".
-    """
-    candidates = np.arange(n_pos + 1) / n_pos
-    steps: I64 = np.searchsorted(candidates, recall_thresholds, side="left").astype(np.int64)
-    return steps
-
-
 def accumulate(records: SortedRecords, protocol: COCOProtocol) -> tuple[F64, F64, F64]:
     """pycocotools' precision [T, R, K, A, M], recall [T, K, A, M] and scores [T, R, K, A, M].
 
     Only true positives are visited: recall threshold r is first reached at the
-    c-th TP (c = :func:`recall_steps`), and the interpolated precision there is
-    the maximum precision over the TPs from the c-th on (precision only rises
-    at a TP). Threshold 0 is reached at the first detection, where the
+    c-th TP (c = :func:`~prcurve.detection.coco_tables.recall_steps`), and the
+    interpolated precision there is the maximum precision over the TPs from the
+    c-th on (precision only rises at a TP). Threshold 0 is reached at the first detection, where the
     interpolated precision is the maximum over all TPs and the score is the
-    first detection's.
+    first detection's. Every category at once, in blocks of categories
+    (:mod:`prcurve.detection.coco_tables`), not a loop over categories.
     """
     n_t = len(protocol.iou_thresholds)
     rec_thr = np.asarray(protocol.recall_thresholds)
@@ -281,42 +275,38 @@ def accumulate(records: SortedRecords, protocol: COCOProtocol) -> tuple[F64, F64
     n_a = protocol.n_areas
     n_m = len(protocol.max_dets)
     rows = n_a * n_t
-    precision = -np.ones((n_t, n_r, n_k, n_a, n_m))
-    recall = -np.ones((n_t, n_k, n_a, n_m))
-    scores = -np.ones((n_t, n_r, n_k, n_a, n_m))
+    counted = records.n_pos > 0  # (K, A): -1 everywhere else
     steps = np.zeros((n_k, n_a, n_r), dtype=np.int64)
-    for k, a in zip(*np.nonzero(records.n_pos > 0), strict=True):
-        steps[k, a] = recall_steps(int(records.n_pos[k, a]), rec_thr)
-    row_steps = np.repeat(steps, n_t, axis=1)  # (K, rows, R), row = a * T + t
-    row_index = np.arange(rows)[:, None]
+    steps[counted] = coco_tables.recall_steps(records.n_pos[counted], rec_thr)
+    has_detections = records.start[1:] > records.start[:-1]
+    first_score = np.zeros(n_k)
+    first_score[has_detections] = records.score[records.start[:-1][has_detections]]
+    # np.full, not -np.ones: one array each, not two (fresh pages cost, issue 26).
+    precision = np.full((n_t, n_r, n_k, n_a, n_m), -1.0)
+    recall = np.full((n_t, n_k, n_a, n_m), -1.0)
+    scores = np.full((n_t, n_r, n_k, n_a, n_m), -1.0)
+    per_block = max(1, coco_tables.BLOCK_CELLS // (rows * n_r))
     for m, max_det in enumerate(protocol.max_dets):
         tps = true_positives(records, n_t, max_det)
         tp_f = tps.ordinal.astype(np.float64)
         pr = tp_f / (tps.fp_before.astype(np.float64) + tp_f + EPS)
-        bounds = np.searchsorted(tps.category, np.arange(n_k + 1))
-        for k in np.flatnonzero((records.n_pos > 0).any(axis=1)):
-            areas = np.flatnonzero(records.n_pos[k] > 0)
-            lo, hi = int(bounds[k]), int(bounds[k + 1])
-            row, ordinal = tps.row[lo:hi], tps.ordinal[lo:hi]
-            width = int(ordinal.max()) if hi > lo else 0
-            # (row, TP ordinal) tables, a zero column last for "never reached".
-            table = np.zeros((rows, width + 1))
-            table[row, ordinal - 1] = pr[lo:hi]
-            envelope = np.maximum.accumulate(table[:, ::-1], axis=1)[:, ::-1]
-            at_score = np.zeros((rows, width + 1))
-            at_score[row, ordinal - 1] = records.score[tps.detection[lo:hi]]
-            need = row_steps[k]
-            column = np.clip(need - 1, 0, width)
-            q = envelope[row_index, column]
-            ss = at_score[row_index, column]
-            has_detections = records.start[k + 1] > records.start[k]
-            ss[need == 0] = records.score[records.start[k]] if has_detections else 0.0
-            found = np.bincount(row, minlength=rows).astype(np.float64)
-            for a in areas:
-                block = slice(a * n_t, (a + 1) * n_t)
-                precision[:, :, k, a, m] = q[block]
-                scores[:, :, k, a, m] = ss[block]
-                recall[:, k, a, m] = found[block] / int(records.n_pos[k, a])
+        key = tps.category * rows + tps.row  # sorted: TPs are in (category, row) order
+        envelope = coco_tables.segmented_reverse_max(pr, key)
+        tp_score = records.score[tps.detection]
+        for k0 in range(0, n_k, per_block):
+            k1 = min(n_k, k0 + per_block)
+            q, ss, found = coco_tables.interpolate(
+                key, envelope, tp_score, np.repeat(steps[k0:k1], n_t, axis=1),
+                first_score[k0:k1], k0)
+            here = counted[k0:k1]  # (block, A), against (T, R, block, A) below
+            # (block, A * T, R), row = a * T + t  ->  (T, R, block, A)
+            q = q.reshape(k1 - k0, n_a, n_t, n_r).transpose(2, 3, 0, 1)
+            ss = ss.reshape(k1 - k0, n_a, n_t, n_r).transpose(2, 3, 0, 1)
+            precision[:, :, k0:k1, :, m] = np.where(here, q, -1.0)
+            scores[:, :, k0:k1, :, m] = np.where(here, ss, -1.0)
+            n_pos = np.where(here, records.n_pos[k0:k1], 1)
+            rate = found.reshape(k1 - k0, n_a, n_t).transpose(2, 0, 1) / n_pos
+            recall[:, k0:k1, :, m] = np.where(here, rate, -1.0)
     return precision, recall, scores
 
 
@@ -380,6 +370,8 @@ def summarize(precision: F64, recall: F64, protocol: COCOProtocol) -> tuple[F64,
 
 def _tie_grouped_counts(scores: F64, tp: Bool, n_pos: int) -> ThresholdCounts:
     """The counts of detections in decreasing score order, ties grouped (prcurve's state)."""
+    from prcurve.core.counts import ThresholdCounts
+
     if scores.shape[0] == 0:
         empty = np.zeros(0)
         return ThresholdCounts._trusted(empty, empty.copy(), empty.copy(), float(n_pos), 0.0)
@@ -548,6 +540,8 @@ class COCOEvaluation(CategoryViews):
         """
         counts = self.counts(category, iou_threshold=iou_threshold, area=area,
                              max_dets=max_dets)
+        from prcurve.core.curve import PRCurve
+
         return PRCurve(counts, zero_division=zero_division)
 
     def per_category(self) -> Table:
@@ -575,6 +569,8 @@ class COCOEvaluation(CategoryViews):
         columns["n_gt"] = self.n_pos[:, 0].tolist()
         r = self._records
         columns["n_detections"] = np.diff(r.start).tolist()
+        from prcurve.core.table import Table
+
         return Table({name: np.asarray(values, dtype=object if name == "name" else None)
                       for name, values in columns.items()})
 

@@ -5,14 +5,16 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from prcurve.detection.coco import COCOEvaluation
 from prcurve.detection.inputs import Detections, GroundTruth
 from prcurve.detection.protocol import COCOProtocol, VOCProtocol
 from prcurve.detection.state import DetectionState
-from prcurve.detection.voc import VOCEvaluation
 from prcurve.validation import boxes as _checks
+
+if TYPE_CHECKING:
+    from prcurve.detection.voc import VOCEvaluation
 
 __all__ = ["evaluate_coco", "evaluate_voc"]
 
@@ -141,6 +143,8 @@ def evaluate_voc(
     >>> evaluate_voc(gt, dt, ap_method="11point").ap.tolist()  # the difficult hit is ignored
     [[1.0]]
     """
+    from prcurve.detection.voc import VOCEvaluation  # not loaded by `prcurve coco`
+
     protocol = VOCProtocol(iou_threshold, ap_method, inclusive_pixels)
     gt = as_ground_truth(ground_truth)
     dt = as_detections(detections)

@@ -45,6 +45,10 @@ _KEYPOINT_AREAS = (("all", 0.0, 1e5**2), ("medium", 32.0**2, 96.0**2), ("large",
 _COCO_AREAS = (("all", 0.0, 1e5**2), ("small", 0.0, 32.0**2), ("medium", 32.0**2, 96.0**2),
                ("large", 96.0**2, 1e5**2))
 
+INTERVALS = ("percentile", "basic")
+"""The bootstrap intervals of :mod:`prcurve.detection.bootstrap` (here, so that the
+command line checks ``--interval`` without loading the bootstrap)."""
+
 VOC_AP_METHODS = ("interpolated", "11point", "step", "trapezoid", "101point", "davis_goadrich")
 
 

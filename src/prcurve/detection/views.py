@@ -9,11 +9,11 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from numpy.typing import NDArray
 
-from prcurve.core.curve import PRCurve
-from prcurve.core.table import Table
 from prcurve.validation import boxes as _checks
 
 if TYPE_CHECKING:
+    from prcurve.core.curve import PRCurve
+    from prcurve.core.table import Table
     from prcurve.detection.coco import SortedRecords
     from prcurve.detection.state import DetectionState
 
@@ -105,6 +105,8 @@ class CategoryViews:
             for key, value in zip(("threshold", name, "precision", "recall"), point,
                                   strict=True):
                 rows[key].append(value)
+        from prcurve.core.table import Table  # loaded by a view, not by the summary
+
         return Table({key: np.asarray(values, dtype=object if key == "name" else None)
                       for key, values in rows.items()})
 
