@@ -11,7 +11,8 @@ Only what both readers read the same way is taken here; every other file returns
 ``None`` and goes to pyarrow's reader, which decides and names any problem: a
 quote character, a missing value (an empty field or one of pyarrow's null
 spellings), a line with another number of fields, text that is not UTF-8, a
-byte-order mark, a compressed file, a value pyarrow might read as another type
+byte-order mark, a file compressed otherwise than by gzip or bzip2 (``.zst``,
+``.lz4``), a value pyarrow might read as another type
 (a number outside the plain grammar below, ``inf``, a date or a time), a
 column name given twice, or a header without rows.
 
@@ -31,6 +32,7 @@ from __future__ import annotations
 
 import os
 import re
+import zlib
 from itertools import repeat
 from pathlib import Path
 from typing import Any
@@ -38,10 +40,12 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-__all__ = ["SMALL_CSV_BYTES", "read_delimited_by_size", "read_small_delimited"]
+__all__ = ["SMALL_CSV_BYTES", "read_delimited_by_size", "read_small_delimited",
+           "small_file_bytes"]
 
 SMALL_CSV_BYTES = 4 << 20
-"""Files smaller than this (on disk) are tried by the plain pass first."""
+"""Files smaller than this (on disk, and once decompressed) are tried by the plain pass
+first."""
 
 # pyarrow.csv.ConvertOptions' default null spellings (any of them: pyarrow's reader).
 _NULLS = frozenset({"", "#N/A", "#N/A N/A", "#NA", "-1.#IND", "-1.#QNAN", "-NaN", "-nan",
@@ -58,7 +62,44 @@ _FLOATS = re.compile(r"(?:-?[0-9]+(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?\n)+")
 # digit), and values with white space around them: such a column goes to pyarrow.
 _AMBIGUOUS = re.compile(r"(?:^|\n)(?:[-+.0-9]|[-+]?inf(?:inity)?\n|\s)|\s\n",
                         re.IGNORECASE)
-_COMPRESSED = (".gz", ".bz2", ".zst", ".lz4")
+_COMPRESSED = (".zst", ".lz4")  # codecs the standard library lacks: pyarrow's
+_STDLIB_CODECS = {".gz": "gzip", ".bz2": "bz2"}
+
+
+def small_file_bytes(path: str | os.PathLike[str], limit: int) -> bytes | None:
+    """The bytes of a file smaller than ``limit`` bytes, decompressed when its name ends
+    in ``.gz`` or ``.bz2`` (as pyarrow's readers decompress by the name, in lower case; the codec
+    imported only then) and then also smaller than ``limit``; None for a larger file,
+    one compressed otherwise (``.zst``, ``.lz4``), or one that cannot be read or
+    decompressed (the large-file reader names the problem).
+
+    Examples
+    --------
+    >>> import gzip, os, tempfile
+    >>> path = os.path.join(tempfile.mkdtemp(), "s.csv.gz")
+    >>> with open(path, "wb") as f:
+    ...     _ = f.write(gzip.compress(b"label,score\\n1,0.5\\n"))
+    >>> small_file_bytes(path, 1 << 20), small_file_bytes(path, 10)
+    (b'label,score\\n1,0.5\\n', None)
+    """
+    file = Path(path)
+    suffix = file.suffix  # matched as pyarrow matches it, case and all (io.pxi)
+    if suffix in _COMPRESSED:
+        return None
+    try:
+        if file.stat().st_size >= limit:
+            return None
+        codec = _STDLIB_CODECS.get(suffix)
+        if codec is None:
+            return file.read_bytes()
+        import importlib
+
+        opened: Any = importlib.import_module(codec).open(file, "rb")
+        with opened as stream:
+            data: bytes = stream.read(limit)
+    except (OSError, EOFError, ValueError, zlib.error):  # the large reader names it
+        return None
+    return None if len(data) >= limit else data
 
 
 def read_small_delimited(path: str | os.PathLike[str], delimiter: str,
@@ -79,15 +120,9 @@ def read_small_delimited(path: str | os.PathLike[str], delimiter: str,
         objects (``str``); None when the file is large or needs pyarrow's reader
         (see the module's docstring).
     """
-    file = Path(path)
-    if file.suffix.lower() in _COMPRESSED:
-        return None
-    try:
-        if file.stat().st_size >= SMALL_CSV_BYTES:
-            return None
-        data = file.read_bytes()
-    except OSError:
-        return None  # pyarrow's reader names the problem
+    data = small_file_bytes(path, SMALL_CSV_BYTES)
+    if data is None:
+        return None  # large, or pyarrow's reader names the problem
     if b'"' in data or data.startswith(b"\xef\xbb\xbf") or b"\x00" in data:
         return None
     try:
