@@ -311,7 +311,6 @@ def _drain(reader: Iterable[Any], on_rows: RowsCallback | None) -> list[Any]:
 
 def _read_parquet(path: Path, on_rows: RowsCallback | None) -> dict[str, NDArray[Any]]:
     pa = need("pyarrow", "Parquet files")
-    pq = need("pyarrow.parquet", "Parquet files")
     from prcurve.io.parquet_memory import NullsFoundError, read_parquet_columns
 
     try:  # numeric columns written once into their arrays (issue 26, item 6)
@@ -320,6 +319,7 @@ def _read_parquet(path: Path, on_rows: RowsCallback | None) -> dict[str, NDArray
     except NullsFoundError:  # statistics that miss a null: read again by batches
         if on_rows is not None:
             on_rows(-1)
+    pq = need("pyarrow.parquet", "Parquet files")  # imported only here (io.parquet_open)
     with pq.ParquetFile(path) as file:
         schema = file.schema_arrow
         check_unique_names(str(path), schema.names)

@@ -1,6 +1,7 @@
-"""Small JSON Lines (and gzip'd CSV) files without pyarrow (issue 26, item 3): below a
-size, Python's json reads a flat JSON Lines file; the columns, and the error of a bad
-file, are the ones the pyarrow reader gives."""
+"""Small inputs of every format without heavy machinery (issue 26, item 3): below a size,
+Python's json reads a flat JSON Lines file and the standard library decompresses gzip'd and
+bzip2'd text files; a Parquet file is opened without importing pyarrow.parquet. The
+columns, and the error of a bad file, are the ones the pyarrow readers give."""
 
 from __future__ import annotations
 
@@ -240,3 +241,123 @@ def test_the_readers_agree_on_on_rows(tmp_path: Path) -> None:
     read_table(path, on_rows=heard.append)
     assert heard == [2]
     assert readers.detect_format(path) == "jsonl"
+
+
+# -- Parquet without pyarrow.parquet's import (io.parquet_open) --------------------------
+
+
+PARQUET_COLUMNS = {
+    "int": lambda pa, rng, n: pa.array(rng.integers(-5, 5, n)),
+    "int32 with nulls": lambda pa, rng, n: pa.array(
+        [None if v == 0 else int(v) for v in rng.integers(0, 4, n)], type=pa.int32()),
+    "uint64": lambda pa, rng, n: pa.array(rng.integers(0, 2**63, n, dtype=np.uint64) * 2,
+                                          type=pa.uint64()),
+    "float32": lambda pa, rng, n: pa.array(rng.random(n).astype(np.float32)),
+    "float": lambda pa, rng, n: pa.array(rng.normal(size=n)),
+    "bool": lambda pa, rng, n: pa.array(rng.random(n) < 0.5),
+    "text": lambda pa, rng, n: pa.array([["pos", "neg", None][v] for v in rng.integers(0, 3, n)]),
+    "dictionary": lambda pa, rng, n: pa.array([["a", "b"][v] for v in rng.integers(0, 2, n)]
+                                              ).dictionary_encode(),
+    "timestamp": lambda pa, rng, n: pa.array(rng.integers(0, 10**9, n).astype("M8[s]")),
+    "list": lambda pa, rng, n: pa.array([[int(v)] for v in rng.integers(0, 3, n)]),
+    "json": lambda pa, rng, n: pa.array(["{}", "[1]", None][:1] * n, type=pa.json_()),
+    "uuid": lambda pa, rng, n: pa.array([bytes([int(v)] * 16) for v in rng.integers(0, 9, n)],
+                                        type=pa.uuid()),
+}
+
+
+@settings(max_examples=40, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(kinds=st.lists(st.sampled_from(list(PARQUET_COLUMNS)), min_size=1, max_size=4,
+                      unique=True),
+       n_rows=st.integers(1, 40), group=st.integers(1, 16), seed=st.integers(0, 9),
+       arrow_schema=st.booleans())
+def test_open_parquet_reads_as_parquet_file(
+    tmp_path: Path, kinds: list[str], n_rows: int, group: int, seed: int, arrow_schema: bool,
+) -> None:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from prcurve.io.parquet_open import ParquetSource, open_parquet
+
+    rng = np.random.default_rng(seed)
+    table = pa.table({kind: PARQUET_COLUMNS[kind](pa, rng, n_rows) for kind in kinds})
+    path = tmp_path / "t.parquet"
+    # Without the Arrow schema (as other writers write): the types from Parquet's own.
+    pq.write_table(table, path, row_group_size=group, store_schema=arrow_schema)
+    with open_parquet(path) as ours, pq.ParquetFile(path) as theirs:
+        assert isinstance(ours, ParquetSource)
+        assert ours.schema_arrow == theirs.schema_arrow
+        assert ours.metadata.to_dict() == theirs.metadata.to_dict()
+        for i in range(theirs.metadata.num_row_groups):
+            mine, other = ours.read_row_group(i), theirs.read_row_group(i)
+            assert mine.schema == other.schema
+            assert mine.equals(other)
+    small = read_table(path).columns
+    with pytest.MonkeyPatch.context() as patch:  # as before: pyarrow.parquet.ParquetFile
+        patch.setattr("prcurve.io.parquet_open._OPEN_OPTIONS", {"no_such_option": 1})
+        large = read_table(path).columns
+    assert list(small) == list(large)
+    for name in small:
+        assert _same(small[name], large[name]), (name, small[name], large[name])
+
+
+def test_open_parquet_falls_back_to_parquet_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import importlib
+
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from prcurve.io import parquet_open
+
+    path = tmp_path / "t.parquet"
+    pq.write_table(pa.table({"label": [1, 0], "score": [0.5, 0.25]}), path)
+    real = importlib.import_module
+
+    def without_private(name: str, *args: Any) -> Any:
+        if name == "pyarrow._parquet":
+            raise ImportError(name)
+        return real(name, *args)
+
+    monkeypatch.setattr(parquet_open.importlib, "import_module", without_private)
+    with parquet_open.open_parquet(path) as file:
+        assert isinstance(file, pq.ParquetFile)
+    assert read_table(path).columns["score"].tolist() == [0.5, 0.25]
+
+
+def test_a_broken_parquet_file_gets_the_same_error(tmp_path: Path) -> None:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    path = tmp_path / "t.parquet"
+    pq.write_table(pa.table({"label": [1, 0] * 50, "score": [0.5, 0.25] * 50}), path)
+    path.write_bytes(path.read_bytes()[:40] + path.read_bytes()[-60:])
+    with pytest.raises(InvalidInputError) as ours:
+        read_table(path)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr("prcurve.io.parquet_open._OPEN_OPTIONS", {"no_such_option": 1})
+        with pytest.raises(InvalidInputError) as theirs:
+            read_table(path)
+    assert str(ours.value) == str(theirs.value)
+    assert "t.parquet" in str(ours.value)
+
+
+def test_a_small_parquet_report_imports_no_pyarrow_parquet(tmp_path: Path) -> None:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    path = tmp_path / "s.parquet"
+    # Integer labels: a boolean column is unpacked by pyarrow.compute (core.arrow).
+    pq.write_table(pa.table({"label": [int(i % 3 == 0) for i in range(2000)],
+                             "score": [(i * 37) % 101 / 7 for i in range(2000)]}), path)
+    job = ("import contextlib, io, sys\nfrom prcurve.cli import main\n"
+           "with contextlib.redirect_stdout(io.StringIO()), "
+           "contextlib.redirect_stderr(io.StringIO()):\n"
+           f"    assert main(['report', {str(path)!r}, '--ci', 'none']) == 0\n"
+           "print(sorted(m for m in sys.modules if m in ('pyarrow.parquet', 'pyarrow.fs', "
+           "'pyarrow.compute', 'pyarrow.dataset', 'ssl', 'pandas')))")
+    done = subprocess.run([sys.executable, "-c", job], capture_output=True, text=True,
+                          check=True)
+    assert done.stdout.strip().splitlines()[-1] == "[]"
