@@ -39,7 +39,7 @@ from __future__ import annotations
 import json
 import math
 import os
-from itertools import chain
+from itertools import chain, repeat
 from typing import Any
 
 import numpy as np
@@ -90,17 +90,18 @@ def read_small_jsonl(path: str | os.PathLike[str]) -> dict[str, NDArray[Any]] | 
         text = data.decode("utf-8")
     except UnicodeDecodeError:
         return None
-    lines = [line for line in text.split("\n") if line.strip(" \t\r")]
+    lines = list(filter(None, map(str.strip, text.split("\n"), repeat(" \t\r"))))
     # One record a line: each line opens and closes an object (so no record can span
     # lines: a comma joining two lines is valid JSON only inside a list, which is
     # declined as a nested value, or before a key, which no line starts with), and
-    # the parse yields as many records as lines.
-    if not lines or not all(line.strip(" \t\r").startswith("{") and
-                            line.rstrip(" \t\r").endswith("}") for line in lines):
+    # the parse yields as many records as lines. Every newline of ``joined`` ends a line.
+    joined = "\n".join(lines)
+    if not lines or not (joined.startswith("{") and joined.endswith("}") and
+                         joined.count("}\n{") == len(lines) - 1):
         return None
     try:  # objects as tuples of (key, value) pairs: keys given twice are seen
-        records = json.loads("[" + ",".join(lines) + "]", object_pairs_hook=tuple,
-                             parse_constant=_decline)
+        records = json.loads("[" + joined.replace("\n", ",") + "]",
+                             object_pairs_hook=tuple, parse_constant=_decline)
     except (ValueError, RecursionError, _DeclinedError):
         return None
     if len(records) != len(lines):
@@ -120,11 +121,11 @@ def read_small_jsonl(path: str | os.PathLike[str]) -> dict[str, NDArray[Any]] | 
 def _columns_of(records: list[Any]) -> dict[str, list[Any]] | None:
     """Each key's values, None where a record lacks the key; None when a record is not a
     non-empty object or holds a key twice."""
-    if not all(type(r) is tuple and r for r in records):
+    if set(map(type, records)) != {tuple} or not all(records):
         return None
     n = len(records)
     width = len(records[0])
-    if all(len(r) == width for r in records):  # the usual file: every record alike
+    if set(map(len, records)) == {width}:  # the usual file: every record alike
         keys, values = zip(*chain.from_iterable(records), strict=True)
         names = keys[:width]
         if len(set(names)) == width and all(
