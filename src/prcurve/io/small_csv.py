@@ -1,6 +1,6 @@
 """Small CSV and TSV files read by a plain pass in memory, without pyarrow.
 
-A file smaller than :data:`SMALL_CSV_BYTES` whose text is unambiguous is split by
+A file smaller than :data:`SMALL_CSV_BYTES` (512 KiB) whose text is unambiguous is split by
 the standard library and typed column by column, as pyarrow's CSV reader types it
 (:func:`prcurve.io.readers.read_table`): integers ``int64``, decimal numbers
 ``float64``, ``true``/``false`` ``bool``, anything else text (``str`` objects).
@@ -43,9 +43,12 @@ from numpy.typing import NDArray
 __all__ = ["SMALL_CSV_BYTES", "read_delimited_by_size", "read_small_delimited",
            "small_file_bytes"]
 
-SMALL_CSV_BYTES = 4 << 20
+SMALL_CSV_BYTES = 1 << 19
 """Files smaller than this (on disk, and once decompressed) are tried by the plain pass
-first."""
+first: 512 KiB, under the crossover with pyarrow's reader and its import, measured in
+fresh processes at 0.55-0.65 MiB of two columns (docs/benchmarks.md, session 34: the
+plain pass took 0.21 s of CPU for 0.48 MiB against pyarrow's 0.23 s, 0.29 s for 1.08
+MiB against 0.24 s, and 2.1x the CPU and 2.5x the memory at 3.2 MiB)."""
 
 # pyarrow.csv.ConvertOptions' default null spellings (any of them: pyarrow's reader).
 _NULLS = frozenset({"", "#N/A", "#N/A N/A", "#NA", "-1.#IND", "-1.#QNAN", "-NaN", "-nan",

@@ -49,9 +49,11 @@ from prcurve.io.small_csv import small_file_bytes
 
 __all__ = ["SMALL_JSONL_BYTES", "read_small_jsonl"]
 
-SMALL_JSONL_BYTES = 4 << 20
+SMALL_JSONL_BYTES = 1 << 20
 """Files smaller than this (on disk, and once decompressed) are tried by Python's json
-first (docs/cli.md, "Input files")."""
+first: 1 MiB, under the crossover with pyarrow's reader and its import, measured in
+fresh processes at 1.2-1.4 MiB of two columns (docs/benchmarks.md, session 34: 0.22 s
+of CPU against pyarrow's 0.24 s at 1.02 MiB, 0.26 s against 0.24 s at 1.54 MiB)."""
 
 _INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
 # A string pyarrow's JSON reader may infer as a timestamp starts with a digit (ISO 8601);
