@@ -48,7 +48,8 @@ Cases (data written to a temporary folder, deleted afterwards):
   (issue 26, item 3: text <= 3x); the one model's report checked identical from every
   format (less the lines naming the file), and with ``--before`` each output identical
   to the [before] one, byte for byte;
-- report with plots and HTML from every input format, against the drawing imports below;
+- report with plots and HTML from every input format, against the drawing imports below
+  (with ``--before``, each standard output checked identical to the [before] one);
 - report with plots and HTML, the same 10^4 rows: ``prcurve report FILE --out DIR``
   (the default plots: pr_curve.png and .svg, threshold.png, prg_curve.png, and
   report.html; the folder written over on every run after the first) against the
@@ -418,7 +419,8 @@ def main() -> None:
             last = {tool: runs[-1]["stdout"] for tool, runs in results.items()}
             note = check(case, {tool: out for tool, out in last.items()
                                 if not tool.endswith(" [before]")})
-            if case.startswith("report, 10^4 rows, each input format"):
+            if case.startswith(("report, 10^4 rows, each input format",
+                                "report with plots and HTML, 10^4 rows, each")):
                 note += same_before_after(last)
             missing = [n for n in REPORT_FILES if case.startswith("report with plots")
                        and not (files["out"] / n).is_file()]
