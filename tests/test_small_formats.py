@@ -192,6 +192,35 @@ def test_a_broken_gzip_file_gets_the_pyarrow_readers_error(tmp_path: Path) -> No
             read_table(path)
 
 
+@pytest.mark.parametrize("name", ["s.csv.gz", "s.jsonl.gz", "s.csv.bz2", "s.jsonl.bz2"])
+@pytest.mark.parametrize("tail", ["member", "zeros", "junk", "cut"])
+def test_compressed_archives_read_as_pyarrow_reads_them(
+    tmp_path: Path, name: str, tail: str,
+) -> None:
+    """Two members are read by both readers; zero padding or bytes after the last member,
+    which Python's gzip and bz2 modules skip, and a cut member are left to pyarrow."""
+    pack = gzip.compress if name.endswith(".gz") else bz2.compress
+    first, second = ((b"label,score\n1,0.5\n", b"0,0.25\n") if ".csv" in name else
+                     (b'{"label": 1, "score": 0.5}\n', b'{"label": 0, "score": 0.25}\n'))
+    data = pack(first) + {"member": pack(second), "zeros": b"\0" * 16, "junk": b"junk",
+                          "cut": pack(second)[:-6]}[tail]
+    path = tmp_path / name
+    path.write_bytes(data)
+    assert (small_csv.small_file_bytes(path, 1 << 20) is not None) == (tail == "member")
+    small = _outcome(path)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(small_jsonl, "SMALL_JSONL_BYTES", 0)
+        patch.setattr(small_csv, "SMALL_CSV_BYTES", 0)
+        large = _outcome(path)
+    assert small[0] == large[0]
+    if small[0] == "error":
+        assert small[1] == large[1]
+    else:
+        assert {k: v.tolist() for k, v in small[1].items()} == {
+            k: v.tolist() for k, v in large[1].items()} == {"label": [1, 0],
+                                                           "score": [0.5, 0.25]}
+
+
 def small_file_none(path: Path) -> bool:
     return small_csv.small_file_bytes(path, 1 << 20) is None
 

@@ -66,7 +66,7 @@ _FLOATS = re.compile(r"(?:-?[0-9]+(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?\n)+")
 _AMBIGUOUS = re.compile(r"(?:^|\n)(?:[-+.0-9]|[-+]?inf(?:inity)?\n|\s)|\s\n",
                         re.IGNORECASE)
 _COMPRESSED = (".zst", ".lz4")  # codecs the standard library lacks: pyarrow's
-_STDLIB_CODECS = {".gz": "gzip", ".bz2": "bz2"}
+_STDLIB_CODECS = {".gz": "gzip", ".bz2": "bz2"}  # zlib's gzip and the bz2 module's
 
 
 def small_file_bytes(path: str | os.PathLike[str], limit: int) -> bytes | None:
@@ -93,16 +93,35 @@ def small_file_bytes(path: str | os.PathLike[str], limit: int) -> bytes | None:
         if file.stat().st_size >= limit:
             return None
         codec = _STDLIB_CODECS.get(suffix)
-        if codec is None:
-            return file.read_bytes()
-        import importlib
-
-        opened: Any = importlib.import_module(codec).open(file, "rb")
-        with opened as stream:
-            data: bytes = stream.read(limit)
+        data = file.read_bytes()
+        return data if codec is None else _decompressed(data, codec, limit)
     except (OSError, EOFError, ValueError, zlib.error):  # the large reader names it
         return None
-    return None if len(data) >= limit else data
+
+
+def _decompressed(data: bytes, codec: str, limit: int) -> bytes | None:
+    """The members of a gzip or bzip2 archive, one after another, decompressed; None
+    when the output reaches ``limit`` or anything but whole members is found (a
+    truncated member, trailing bytes, zero padding: the standard library's ``gzip`` and
+    ``bz2`` modules skip such bytes where pyarrow's codecs refuse them, so they are left
+    to pyarrow). Raises ``zlib.error`` or ``OSError`` on a broken member."""
+    parts = []
+    size = 0
+    while True:
+        if codec == "gzip":
+            engine: Any = zlib.decompressobj(wbits=31)  # 16 + 15: a gzip header
+        else:
+            import bz2
+
+            engine = bz2.BZ2Decompressor()
+        part = engine.decompress(data, limit - size)
+        parts.append(part)
+        size += len(part)
+        if size >= limit or not engine.eof:  # too large, or the member is cut short
+            return None
+        data = engine.unused_data
+        if not data:
+            return b"".join(parts)
 
 
 def read_small_delimited(path: str | os.PathLike[str], delimiter: str,
