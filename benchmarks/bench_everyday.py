@@ -41,6 +41,15 @@ Cases (data written to a temporary folder, deleted afterwards):
   none``, and a scikit-learn process reading the file with numpy and computing
   ``average_precision_score`` and ``precision_recall_curve``; AP checked equal to
   scikit-learn's (4 decimals, as printed);
+- report, the same 10^4 rows from every input format the report reads (:data:`FORMATS`:
+  CSV; TSV with string labels and ``--positive pos``; JSON Lines, plain and gzip'd;
+  Parquet (int64 labels, float64 scores, one row group); ``.npz``; gzip'd CSV) and two
+  more shapes of the CSV (a weight column; three models), against ``import numpy``
+  (issue 26, item 3: text <= 3x); the one model's report checked identical from every
+  format (less the lines naming the file), and with ``--before`` each output identical
+  to the [before] one, byte for byte;
+- report with plots and HTML from every input format, against the drawing imports below
+  (with ``--before``, each standard output checked identical to the [before] one);
 - report with plots and HTML, the same 10^4 rows: ``prcurve report FILE --out DIR``
   (the default plots: pr_curve.png and .svg, threshold.png, prg_curve.png, and
   report.html; the folder written over on every run after the first) against the
@@ -130,8 +139,63 @@ def write_inputs(folder: Path) -> dict[str, Path]:
     with open(folder / "scores.csv", "w") as f:
         f.write("label,score\n")
         f.writelines(f"{int(a)},{b!r}\n" for a, b in zip(labels, scores.tolist(), strict=True))
+    write_formats(folder, labels, scores)
     return {"qrels": qrels, "run": run, "gt": folder / "gt.json", "dt": folder / "dt.json",
             "csv": folder / "scores.csv"}
+
+
+def write_formats(folder: Path, labels: Any, scores: Any) -> None:
+    """The rows of scores.csv in every format the report reads (:data:`FORMATS`), and two
+    more shapes of the CSV: three models, and a weight column."""
+    import gzip
+    import json
+
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    values = scores.tolist()
+    ints = labels.astype(np.int64)
+    with open(folder / "scores.tsv", "w") as f:  # string labels: --positive pos
+        f.write("label\tscore\n")
+        f.writelines(f"{'pos' if a else 'neg'}\t{b!r}\n"
+                     for a, b in zip(labels, values, strict=True))
+    lines = "".join(json.dumps({"label": int(a), "score": b}) + "\n"
+                    for a, b in zip(labels, values, strict=True))
+    (folder / "scores.jsonl").write_text(lines)
+    (folder / "scores.jsonl.gz").write_bytes(gzip.compress(lines.encode()))
+    (folder / "scores.csv.gz").write_bytes(gzip.compress((folder / "scores.csv").read_bytes()))
+    pq.write_table(pa.table({"label": ints, "score": scores}), folder / "scores.parquet")
+    np.savez(folder / "scores.npz", label=ints, score=scores)
+    rng = np.random.default_rng(1)  # two more models, weaker, and weights in [0.5, 2)
+    b = np.round(rng.normal(labels * 0.8, 1.0), 6).tolist()
+    c = np.round(rng.normal(labels * 0.5, 1.0), 6).tolist()
+    weights = np.round(rng.uniform(0.5, 2.0, labels.shape[0]), 3).tolist()
+    with open(folder / "models.csv", "w") as f:
+        f.write("label,a,b,c\n")
+        f.writelines(f"{int(y)},{x!r},{u!r},{v!r}\n"
+                     for y, x, u, v in zip(labels, values, b, c, strict=True))
+    with open(folder / "weighted.csv", "w") as f:
+        f.write("label,score,weight\n")
+        f.writelines(f"{int(y)},{x!r},{w!r}\n"
+                     for y, x, w in zip(labels, values, weights, strict=True))
+
+
+FORMATS = {  # the file of each input-format row, and its options
+    "CSV": ("scores.csv", []),
+    "TSV, string labels, --positive pos": ("scores.tsv", ["--positive", "pos"]),
+    "JSON Lines": ("scores.jsonl", []),
+    "JSON Lines, gzip'd": ("scores.jsonl.gz", []),
+    "Parquet": ("scores.parquet", []),
+    ".npz": ("scores.npz", []),
+    "CSV, gzip'd": ("scores.csv.gz", []),
+    "CSV, a weight column (--weight weight)": ("weighted.csv", ["--weight", "weight"]),
+    "CSV, three models (a, b, c)": ("models.csv", []),
+}
+"""The input-format rows (issue 26, item 3, on every input): the same 10^4 rows (those of
+scores.csv), and two shapes of them. The weighted report has no bootstrap interval (the
+bootstrap resamples unweighted samples: noted in the report); the three models' report
+compares each pair by a paired bootstrap (AP and AUCPR, 1,000 resamples each)."""
 
 
 def cases(files: dict[str, Path], binary: Path | None, python: str = PY
@@ -139,6 +203,7 @@ def cases(files: dict[str, Path], binary: Path | None, python: str = PY
     PY = python  # the interpreter of every timed process
     qrels, run = str(files["qrels"]), str(files["run"])
     gt, dt, csv = str(files["gt"]), str(files["dt"]), str(files["csv"])
+    folder = files["csv"].parent
     trec = {"prcurve trec -m all_trec": [PY, "-m", "prcurve", "trec", "-m", "all_trec", qrels,
                                          run]}
     if binary is not None:
@@ -170,6 +235,18 @@ def cases(files: dict[str, Path], binary: Path | None, python: str = PY
             "prcurve report FILE --ci none": [PY, "-m", "prcurve", "report", csv, "--ci",
                                               "none"],
             "scikit-learn process (AP + curve)": [PY, "-c", SKLEARN_SCRIPT, csv],
+        },
+        "report, 10^4 rows, each input format (text, 95% CI)": {
+            "import numpy": [PY, "-c", "import numpy"],
+            **{f"prcurve report FILE ({name})": [PY, "-m", "prcurve", "report",
+                                                 str(folder / file), *options]
+               for name, (file, options) in FORMATS.items()},
+        },
+        "report with plots and HTML, 10^4 rows, each input format": {
+            "import matplotlib, pyplot (Agg) and bokeh": [PY, "-c", DRAWING_IMPORTS],
+            **{f"prcurve report FILE --out DIR ({name})": [
+                PY, "-m", "prcurve", "report", str(folder / file), *options, "--out",
+                str(files["out"])] for name, (file, options) in FORMATS.items()},
         },
         "report with plots and HTML, 10^4 rows (CSV; the same file)": {
             "import matplotlib, pyplot (Agg) and bokeh": [PY, "-c", DRAWING_IMPORTS],
@@ -250,6 +327,8 @@ def check(case: str, outputs: dict[str, bytes]) -> str:
         if any(len(v) != 12 for v in values) or any(v != values[0] for v in values):
             raise SystemExit(f"COCO statistics differ: {stats}")
         return "the 12 statistics equal across the three tools (as printed)"
+    if case.startswith("report, 10^4 rows, each input format"):
+        return same_across_formats(outputs)
     if case.startswith("report with plots"):
         return "wrote " + ", ".join(REPORT_FILES)
     if case.startswith("report"):
@@ -259,6 +338,32 @@ def check(case: str, outputs: dict[str, bytes]) -> str:
             raise SystemExit(f"AP differs: {ours} vs {theirs}")
         return f"AP {ours.group(1).decode()} = scikit-learn's average_precision_score"
     return ""
+
+
+def same_across_formats(outputs: dict[str, bytes]) -> str:
+    """The text report of one model is the same from every format (less the lines naming
+    the file and its format); stops the benchmark if not."""
+    def body(out: bytes) -> bytes:
+        return b"".join(line for line in out.splitlines(keepends=True)
+                        if not line.startswith((b"input ", b"model score (")))
+
+    single = {tool: body(out) for tool, out in outputs.items() if tool.startswith(
+        "prcurve report FILE (") and "three models" not in tool and "weight" not in tool}
+    first = next(iter(single.values()))
+    differ = [tool for tool, out in single.items() if out != first]
+    if differ or b"AP (step)" not in first:
+        raise SystemExit(f"the report differs between formats: {differ}")
+    return f"the report of the one model identical from the {len(single)} formats"
+
+
+def same_before_after(outputs: dict[str, bytes]) -> str:
+    """Each command's output identical, byte for byte, to the same command's ``[before]``;
+    stops the benchmark if not."""
+    pairs = [(tool, f"{tool} [before]") for tool in outputs if f"{tool} [before]" in outputs]
+    differ = [tool for tool, before in pairs if outputs[tool] != outputs[before]]
+    if differ:
+        raise SystemExit(f"output differs from [before]: {differ}")
+    return f"; {len(pairs)} outputs identical to [before]" if pairs else ""
 
 
 def main() -> None:
@@ -311,7 +416,12 @@ def main() -> None:
                     if done["code"] != 0:
                         raise SystemExit(f"{tool} failed: {done['stderr'].decode()[-2000:]}")
                     results[tool].append(done)
-            note = check(case, {tool: runs[-1]["stdout"] for tool, runs in results.items()})
+            last = {tool: runs[-1]["stdout"] for tool, runs in results.items()}
+            note = check(case, {tool: out for tool, out in last.items()
+                                if not tool.endswith(" [before]")})
+            if case.startswith(("report, 10^4 rows, each input format",
+                                "report with plots and HTML, 10^4 rows, each")):
+                note += same_before_after(last)
             missing = [n for n in REPORT_FILES if case.startswith("report with plots")
                        and not (files["out"] / n).is_file()]
             if missing:

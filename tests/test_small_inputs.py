@@ -256,8 +256,10 @@ def test_large_and_compressed_csv_files_go_to_pyarrow(
     monkeypatch.setattr(small_csv, "SMALL_CSV_BYTES", path.stat().st_size)
     assert small_csv.read_small_delimited(path, ",") is None
     monkeypatch.undo()
-    (tmp_path / "s.csv.gz").write_bytes(gzip.compress(path.read_bytes()))
-    assert small_csv.read_small_delimited(tmp_path / "s.csv.gz", ",") is None
+    (tmp_path / "s.csv.gz").write_bytes(gzip.compress(path.read_bytes()))  # the stdlib's
+    assert small_csv.read_small_delimited(tmp_path / "s.csv.gz", ",") is not None
+    (tmp_path / "s.csv.zst").write_bytes(path.read_bytes())  # no zstd in the stdlib
+    assert small_csv.read_small_delimited(tmp_path / "s.csv.zst", ",") is None
 
 
 def test_a_small_csv_report_imports_no_pyarrow(tmp_path: Path) -> None:

@@ -86,9 +86,10 @@ def read_parquet_columns(
     """
     import importlib
 
+    from prcurve.io.parquet_open import open_parquet
+
     pa: Any = importlib.import_module("pyarrow")
-    pq: Any = importlib.import_module("pyarrow.parquet")
-    with pq.ParquetFile(path) as file:
+    with open_parquet(path) as file:  # without pyarrow.parquet's import (parquet_open)
         schema = file.schema_arrow
         check_names(str(path), list(schema.names))
         metadata = file.metadata

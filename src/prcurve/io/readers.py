@@ -28,6 +28,7 @@ from prcurve.core.arrow import primitive_numpy
 from prcurve.core.gc_pause import no_cycle_collection
 from prcurve.errors import InvalidInputError
 from prcurve.io.small_csv import read_delimited_by_size
+from prcurve.io.small_jsonl import read_small_jsonl
 from prcurve.io.text import PLAIN, CsvDialect, type_text_column
 from prcurve.io.wide_integers import exact_integers, exact_json_integers
 from prcurve.validation.arrays import check_choice
@@ -310,7 +311,6 @@ def _drain(reader: Iterable[Any], on_rows: RowsCallback | None) -> list[Any]:
 
 def _read_parquet(path: Path, on_rows: RowsCallback | None) -> dict[str, NDArray[Any]]:
     pa = need("pyarrow", "Parquet files")
-    pq = need("pyarrow.parquet", "Parquet files")
     from prcurve.io.parquet_memory import NullsFoundError, read_parquet_columns
 
     try:  # numeric columns written once into their arrays (issue 26, item 6)
@@ -319,6 +319,7 @@ def _read_parquet(path: Path, on_rows: RowsCallback | None) -> dict[str, NDArray
     except NullsFoundError:  # statistics that miss a null: read again by batches
         if on_rows is not None:
             on_rows(-1)
+    pq = need("pyarrow.parquet", "Parquet files")  # imported only here (io.parquet_open)
     with pq.ParquetFile(path) as file:
         schema = file.schema_arrow
         check_unique_names(str(path), schema.names)
@@ -344,6 +345,11 @@ def json_starts_with_object(path: str | Path) -> bool:
 
 
 def _read_jsonl(path: Path, on_rows: RowsCallback | None) -> dict[str, NDArray[Any]]:
+    small = read_small_jsonl(path)  # a small, flat file: Python's json, no pyarrow
+    if small is not None:
+        if on_rows is not None:
+            on_rows(len(next(iter(small.values()))))
+        return small
     pa = need("pyarrow", "JSON Lines files")
     pajson = need("pyarrow.json", "JSON Lines files")
     if not json_starts_with_object(path):

@@ -1,6 +1,6 @@
 """Small CSV and TSV files read by a plain pass in memory, without pyarrow.
 
-A file smaller than :data:`SMALL_CSV_BYTES` whose text is unambiguous is split by
+A file smaller than :data:`SMALL_CSV_BYTES` (512 KiB) whose text is unambiguous is split by
 the standard library and typed column by column, as pyarrow's CSV reader types it
 (:func:`prcurve.io.readers.read_table`): integers ``int64``, decimal numbers
 ``float64``, ``true``/``false`` ``bool``, anything else text (``str`` objects).
@@ -11,7 +11,8 @@ Only what both readers read the same way is taken here; every other file returns
 ``None`` and goes to pyarrow's reader, which decides and names any problem: a
 quote character, a missing value (an empty field or one of pyarrow's null
 spellings), a line with another number of fields, text that is not UTF-8, a
-byte-order mark, a compressed file, a value pyarrow might read as another type
+byte-order mark, a file compressed otherwise than by gzip or bzip2 (``.zst``,
+``.lz4``), a value pyarrow might read as another type
 (a number outside the plain grammar below, ``inf``, a date or a time), a
 column name given twice, or a header without rows.
 
@@ -31,6 +32,7 @@ from __future__ import annotations
 
 import os
 import re
+import zlib
 from itertools import repeat
 from pathlib import Path
 from typing import Any
@@ -38,10 +40,15 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-__all__ = ["SMALL_CSV_BYTES", "read_delimited_by_size", "read_small_delimited"]
+__all__ = ["SMALL_CSV_BYTES", "read_delimited_by_size", "read_small_delimited",
+           "small_file_bytes"]
 
-SMALL_CSV_BYTES = 4 << 20
-"""Files smaller than this (on disk) are tried by the plain pass first."""
+SMALL_CSV_BYTES = 1 << 19
+"""Files smaller than this (on disk, and once decompressed) are tried by the plain pass
+first: 512 KiB, under the crossover with pyarrow's reader and its import, measured in
+fresh processes at 0.55-0.65 MiB of two columns (docs/benchmarks.md, session 34: the
+plain pass took 0.21 s of CPU for 0.48 MiB against pyarrow's 0.23 s, 0.29 s for 1.08
+MiB against 0.24 s, and 2.1x the CPU and 2.5x the memory at 3.2 MiB)."""
 
 # pyarrow.csv.ConvertOptions' default null spellings (any of them: pyarrow's reader).
 _NULLS = frozenset({"", "#N/A", "#N/A N/A", "#NA", "-1.#IND", "-1.#QNAN", "-NaN", "-nan",
@@ -58,7 +65,63 @@ _FLOATS = re.compile(r"(?:-?[0-9]+(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?\n)+")
 # digit), and values with white space around them: such a column goes to pyarrow.
 _AMBIGUOUS = re.compile(r"(?:^|\n)(?:[-+.0-9]|[-+]?inf(?:inity)?\n|\s)|\s\n",
                         re.IGNORECASE)
-_COMPRESSED = (".gz", ".bz2", ".zst", ".lz4")
+_COMPRESSED = (".zst", ".lz4")  # codecs the standard library lacks: pyarrow's
+_STDLIB_CODECS = {".gz": "gzip", ".bz2": "bz2"}  # zlib's gzip and the bz2 module's
+
+
+def small_file_bytes(path: str | os.PathLike[str], limit: int) -> bytes | None:
+    """The bytes of a file smaller than ``limit`` bytes, decompressed when its name ends
+    in ``.gz`` or ``.bz2`` (as pyarrow's readers decompress by the name, in lower case; the codec
+    imported only then) and then also smaller than ``limit``; None for a larger file,
+    one compressed otherwise (``.zst``, ``.lz4``), or one that cannot be read or
+    decompressed (the large-file reader names the problem).
+
+    Examples
+    --------
+    >>> import gzip, os, tempfile
+    >>> path = os.path.join(tempfile.mkdtemp(), "s.csv.gz")
+    >>> with open(path, "wb") as f:
+    ...     _ = f.write(gzip.compress(b"label,score\\n1,0.5\\n"))
+    >>> small_file_bytes(path, 1 << 20), small_file_bytes(path, 10)
+    (b'label,score\\n1,0.5\\n', None)
+    """
+    file = Path(path)
+    suffix = file.suffix  # matched as pyarrow matches it, case and all (io.pxi)
+    if suffix in _COMPRESSED:
+        return None
+    try:
+        if file.stat().st_size >= limit:
+            return None
+        codec = _STDLIB_CODECS.get(suffix)
+        data = file.read_bytes()
+        return data if codec is None else _decompressed(data, codec, limit)
+    except (OSError, EOFError, ValueError, zlib.error):  # the large reader names it
+        return None
+
+
+def _decompressed(data: bytes, codec: str, limit: int) -> bytes | None:
+    """The members of a gzip or bzip2 archive, one after another, decompressed; None
+    when the output reaches ``limit`` or anything but whole members is found (a
+    truncated member, trailing bytes, zero padding: the standard library's ``gzip`` and
+    ``bz2`` modules skip such bytes where pyarrow's codecs refuse them, so they are left
+    to pyarrow). Raises ``zlib.error`` or ``OSError`` on a broken member."""
+    parts = []
+    size = 0
+    while True:
+        if codec == "gzip":
+            engine: Any = zlib.decompressobj(wbits=31)  # 16 + 15: a gzip header
+        else:
+            import bz2
+
+            engine = bz2.BZ2Decompressor()
+        part = engine.decompress(data, limit - size)
+        parts.append(part)
+        size += len(part)
+        if size >= limit or not engine.eof:  # too large, or the member is cut short
+            return None
+        data = engine.unused_data
+        if not data:
+            return b"".join(parts)
 
 
 def read_small_delimited(path: str | os.PathLike[str], delimiter: str,
@@ -79,15 +142,9 @@ def read_small_delimited(path: str | os.PathLike[str], delimiter: str,
         objects (``str``); None when the file is large or needs pyarrow's reader
         (see the module's docstring).
     """
-    file = Path(path)
-    if file.suffix.lower() in _COMPRESSED:
-        return None
-    try:
-        if file.stat().st_size >= SMALL_CSV_BYTES:
-            return None
-        data = file.read_bytes()
-    except OSError:
-        return None  # pyarrow's reader names the problem
+    data = small_file_bytes(path, SMALL_CSV_BYTES)
+    if data is None:
+        return None  # large, or pyarrow's reader names the problem
     if b'"' in data or data.startswith(b"\xef\xbb\xbf") or b"\x00" in data:
         return None
     try:
