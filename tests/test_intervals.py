@@ -25,6 +25,7 @@ from prcurve.space.intervals import (
     bootstrap_curve,
     bootstrap_threshold,
     compare_average_precision,
+    compare_pairs,
 )
 
 
@@ -407,3 +408,36 @@ def test_coverage_of_95_percent_intervals_on_a_binormal_model() -> None:
     rates = {name: count / repetitions for name, count in covered.items()}
     for name, rate in rates.items():
         assert 0.90 <= rate <= 0.99, (name, rate)
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_compare_pairs_equals_the_paired_bootstrap_redone_sample_by_sample(seed: int) -> None:
+    """compare_pairs (one set of draws for every pair and method) against an oracle that
+    redraws the same sample indices (the same generator calls, in the same order) and
+    computes each resample's APs from the resampled samples by prcurve.average_precision,
+    a path that shares nothing with the resampled cells."""
+    rng = np.random.default_rng(seed)
+    n, b = 90, 40
+    y = rng.random(n) < 0.35
+    scores = {m: np.round(rng.normal(size=n) + k * y, 1) for k, m in enumerate("abc")}
+    pairs = [("a", "b"), ("c", "a"), ("b", "c")]
+    methods = ("step", "davis_goadrich")
+    rows = compare_pairs(y, scores, pairs, methods=methods, n_resamples=b, seed=seed)
+    draws = np.random.default_rng(seed)
+    pos, neg = np.flatnonzero(y), np.flatnonzero(~y)
+    pick = np.concatenate((pos[draws.integers(0, pos.size, size=(b, pos.size))],
+                           neg[draws.integers(0, neg.size, size=(b, neg.size))]), axis=1)
+    for row, (method, (a, c)) in zip(rows, [(m, p) for m in methods for p in pairs],
+                                      strict=True):
+        delta = np.array([prcurve.average_precision(y[k], scores[a][k], method=method)
+                          - prcurve.average_precision(y[k], scores[c][k], method=method)
+                          for k in pick])
+        low, high = np.quantile(delta, [0.025, 0.975])
+        assert row.estimate_a == prcurve.average_precision(y, scores[a], method=method)
+        assert (row.difference.lower, row.difference.upper) == pytest.approx((low, high),
+                                                                             abs=1e-12)
+        below, above = (delta <= 1e-12).sum() + 1, (delta >= -1e-12).sum() + 1
+        assert row.p_value == min(1.0, 2 * min(below, above) / (b + 1))
+        alone = compare_average_precision(y, scores[a], scores[c], method=method,
+                                          n_resamples=b, seed=seed)
+        assert row == alone

@@ -39,7 +39,7 @@ Every result names its method, level and number of resamples (0 for analytic).
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, NamedTuple
 
@@ -78,6 +78,7 @@ __all__ = [
     "bootstrap_curve",
     "bootstrap_threshold",
     "compare_average_precision",
+    "compare_pairs",
     "paired_p_value",
 ]
 
@@ -717,52 +718,121 @@ def compare_average_precision(
     >>> bool(result.difference.lower > 0), result.p_value < 0.01
     (True, True)
     """
-    name = check_method(method)
+    (comparison,) = compare_pairs(
+        y_true, {"y_score_a": y_score_a, "y_score_b": y_score_b}, [("y_score_a", "y_score_b")],
+        methods=(method,), pos_label=pos_label, n_resamples=n_resamples, level=level, seed=seed)
+    return comparison
+
+
+def compare_pairs(
+    y_true: ArrayLike,
+    scores: Mapping[str, ArrayLike],
+    pairs: Sequence[tuple[str, str]],
+    *,
+    methods: Sequence[APMethod] = ("step",),
+    pos_label: Any = None,
+    n_resamples: int = 1000,
+    level: float = 0.95,
+    seed: Any = None,
+) -> list[PairedComparison]:
+    """:func:`compare_average_precision` of each pair ``(a, b)`` of ``scores``' models,
+    for each method (methods outer, pairs inner), from one set of resamples.
+
+    Every comparison is the one :func:`compare_average_precision` makes of the pair with
+    the same ``seed`` (the same numbers): each resample draws the same samples for every
+    model, so a model's resampled APs are computed once and shared by its pairs and the
+    methods (issue 26: a three-model report compared six pairs of measures from six
+    sets of draws). ``scores``' keys name the arguments in error messages.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from prcurve.space.intervals import compare_average_precision, compare_pairs
+    >>> rng = np.random.default_rng(0)
+    >>> y = rng.random(500) < 0.3
+    >>> scores = {m: rng.normal(size=500) + k * y for k, m in enumerate("abc")}
+    >>> rows = compare_pairs(y, scores, [("a", "b"), ("c", "b")], n_resamples=200, seed=0)
+    >>> rows[1] == compare_average_precision(y, scores["c"], scores["b"], n_resamples=200,
+    ...                                      seed=0)
+    True
+    """
+    names = [check_method(method) for method in methods]
     b = check_n_resamples(n_resamples)
     lvl = check_level(level)
     rng = np.random.default_rng(check_seed(seed))
-    scores_a, binary, _ = check_scored_labels(
-        y_true, y_score_a, None, pos_label, score_name="y_score_a")
-    scores_b, binary_b, _ = check_scored_labels(
-        y_true, y_score_b, None, pos_label, score_name="y_score_b")
-    positive = check_hard_labels("y_true", binary, "the paired bootstrap")
-    states = []
-    lookups = []
-    for scores in (scores_a, scores_b):
-        counts = ThresholdCounts._from_checked(scores, binary, None)
-        state = _Cells.from_counts(counts)
-        states.append(state)
-        lookups.append(_sample_cells(counts, scores, positive))
-    estimate_a = ap_from_counts(ThresholdCounts._from_checked(scores_a, binary, None), name)
-    estimate_b = ap_from_counts(ThresholdCounts._from_checked(scores_b, binary_b, None), name)
-    n_pos, n_neg = states[0].n_pos, states[0].n_neg
-    statistic = f"average_precision[{name}] difference (a − b)"
-    if n_pos == 0:
-        with undefined_scope("nan"):
-            value = undefined(f"average_precision[{name}] difference (no positives)")
-        interval = Interval(statistic, value, value, value, PAIRED, lvl, b)
-        return PairedComparison(statistic, estimate_a, estimate_b, interval, value)
+    used = list(dict.fromkeys(key for pair in pairs for key in pair))
+    if not used:
+        return []
+    checked = {key: check_scored_labels(y_true, scores[key], None, pos_label, score_name=key)
+               for key in used}
+    positive = check_hard_labels("y_true", checked[used[0]][1], "the paired bootstrap")
+    states, lookups, estimates = {}, {}, {}
+    for key in used:
+        model_scores, binary, _ = checked[key]
+        counts = ThresholdCounts._from_checked(model_scores, binary, None)
+        states[key] = _Cells.from_counts(counts)
+        lookups[key] = _sample_cells(counts, model_scores, positive)
+        for name in names:
+            estimates[key, name] = ap_from_counts(counts, name)
+    n_pos, n_neg = states[used[0]].n_pos, states[used[0]].n_neg
+    resampled: dict[tuple[str, str], list[F64]] = {(k, n): [] for k in used for n in names}
     width = max(n_pos + n_neg, 1)
     chunk = max(1, min(b, _CHUNK_CELLS // width))
-    differences = []
-    done = 0
-    while done < b:
-        size = min(chunk, b - done)
-        pos_index = rng.integers(0, n_pos, size=(size, n_pos), dtype=np.int64)
-        neg_index = rng.integers(0, n_neg, size=(size, n_neg), dtype=np.int64) if n_neg else (
-            np.zeros((size, 0), dtype=np.int64))
-        values = []
-        for state, (pos_lookup, neg_lookup) in zip(states, lookups, strict=True):
-            pos = _count_rows(np.take(pos_lookup, pos_index), state.pos_counts.shape[0])
-            neg = _count_rows(np.take(neg_lookup, neg_index), state.neg_counts.shape[0])
-            values.append(ap_batch(name, *state.batch(pos, neg), float(n_pos)))
-        differences.append(values[0] - values[1])
-        done += size
-    delta = np.concatenate(differences)
-    low, high = _percentiles(delta, lvl)
-    p_value = float(paired_p_value(delta[:, None])[0])
-    interval = Interval(statistic, estimate_a - estimate_b, low, high, PAIRED, lvl, b)
-    return PairedComparison(statistic, estimate_a, estimate_b, interval, p_value)
+
+    def measure(key: str, pos_index: I64, neg_index: I64) -> list[F64]:
+        """One model's APs (each method) of a chunk of resamples."""
+        state, (pos_lookup, neg_lookup) = states[key], lookups[key]
+        pos = _count_rows(np.take(pos_lookup, pos_index), state.pos_counts.shape[0])
+        neg = _count_rows(np.take(neg_lookup, neg_index), state.neg_counts.shape[0])
+        cells = state.batch(pos, neg)
+        return [ap_batch(name, *cells, float(n_pos)) for name in names]
+
+    # The models of a chunk on threads (numpy releases the GIL in the counting and the
+    # arithmetic); the draws stay in this thread, in order: the same numbers either way.
+    workers = min(len(used), check_n_threads(None)) if b * width >= _BLOCK_CELLS else 1
+    pool = None
+    if workers > 1:
+        from concurrent.futures import ThreadPoolExecutor
+
+        pool = ThreadPoolExecutor(max_workers=workers)
+    try:
+        done = 0
+        while done < b and n_pos > 0:
+            size = min(chunk, b - done)
+            pos_index = rng.integers(0, n_pos, size=(size, n_pos), dtype=np.int64)
+            neg_index = (rng.integers(0, n_neg, size=(size, n_neg), dtype=np.int64) if n_neg
+                         else np.zeros((size, 0), dtype=np.int64))
+            indices = [pos_index] * len(used), [neg_index] * len(used)
+            per_model = (list(pool.map(measure, used, *indices)) if pool is not None
+                         else [measure(k, pos_index, neg_index) for k in used])
+            for key, values in zip(used, per_model, strict=True):
+                for name, aps in zip(names, values, strict=True):
+                    resampled[key, name].append(aps)
+            done += size
+    finally:
+        if pool is not None:
+            pool.shutdown()
+    results = []
+    for name in names:
+        statistic = f"average_precision[{name}] difference (a − b)"
+        for a, b_key in pairs:
+            estimate_a, estimate_b = estimates[a, name], estimates[b_key, name]
+            if n_pos == 0:
+                with undefined_scope("nan"):
+                    value = undefined(f"average_precision[{name}] difference (no positives)")
+                interval = Interval(statistic, value, value, value, PAIRED, lvl, b)
+                results.append(PairedComparison(statistic, estimate_a, estimate_b, interval,
+                                                value))
+                continue
+            # AP(a) − AP(b) of each resample, chunk by chunk (the same floats either way).
+            delta = np.concatenate([x - y for x, y in zip(
+                resampled[a, name], resampled[b_key, name], strict=True)])
+            low, high = _percentiles(delta, lvl)
+            p_value = float(paired_p_value(delta[:, None])[0])
+            interval = Interval(statistic, estimate_a - estimate_b, low, high, PAIRED, lvl, b)
+            results.append(PairedComparison(statistic, estimate_a, estimate_b, interval,
+                                            p_value))
+    return results
 
 
 def paired_p_value(delta: F64) -> F64:

@@ -201,19 +201,21 @@ def compare_scores(
     comparisons one family for ``correction``. Hard, unweighted labels (as
     :func:`prcurve.space.intervals.compare_average_precision`).
     """
-    from prcurve.space.intervals import compare_average_precision
+    from prcurve.space.intervals import compare_pairs
 
     names = list(scores)
     chosen = check_model_baseline(baseline_argument, baseline, names)
+    pairs = model_pairs(names, chosen)
+    # One set of resamples for every pair and method: each comparison equals
+    # compare_average_precision(y, scores[a], scores[b], seed=seed) called alone.
+    comparisons = iter(compare_pairs(y_true, scores, pairs, methods=methods,
+                                     n_resamples=n_resamples, level=level, seed=seed))
     results = []
     for method in methods:
-        for a, b in model_pairs(names, chosen):
-            comparison = compare_average_precision(
-                y_true, scores[a], scores[b], method=method, n_resamples=n_resamples,
-                level=level, seed=seed)
+        for a, b in pairs:
             measure = ("AUCPR (davis_goadrich)" if method == "davis_goadrich"  # as reported
                        else f"AP ({method})")
-            results.append((measure, a, b, comparison))
+            results.append((measure, a, b, next(comparisons)))
     return verdict_of(results, models=names, baseline=chosen,
                       method="paired stratified percentile bootstrap of samples "
                       "(prcurve.space.intervals.compare_average_precision)",
