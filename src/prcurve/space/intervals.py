@@ -779,13 +779,23 @@ def compare_pairs(
     width = max(n_pos + n_neg, 1)
     chunk = max(1, min(b, _CHUNK_CELLS // width))
 
+    block = max(1, min(chunk, _BLOCK_CELLS // width))
+
     def measure(key: str, pos_index: I64, neg_index: I64) -> list[F64]:
-        """One model's APs (each method) of a chunk of resamples."""
+        """One model's APs (each method) of a chunk of resamples, a block of rows at a
+        time (each row's AP is the row's alone; blocks stay in cache)."""
         state, (pos_lookup, neg_lookup) = states[key], lookups[key]
-        pos = _count_rows(np.take(pos_lookup, pos_index), state.pos_counts.shape[0])
-        neg = _count_rows(np.take(neg_lookup, neg_index), state.neg_counts.shape[0])
-        cells = state.batch(pos, neg)
-        return [ap_batch(name, *cells, float(n_pos)) for name in names]
+        scratch = np.empty(block * max(n_pos, n_neg, 1), dtype=np.intp)
+        parts: list[list[F64]] = [[] for _ in names]
+        for start in range(0, pos_index.shape[0], block):
+            pos = _count_rows(pos_index[start:start + block], pos_lookup,
+                              state.pos_counts.shape[0], scratch)
+            neg = _count_rows(neg_index[start:start + block], neg_lookup,
+                              state.neg_counts.shape[0], scratch)
+            cells = state.batch(pos, neg)
+            for part, name in zip(parts, names, strict=True):
+                part.append(ap_batch(name, *cells, float(n_pos)))
+        return [np.concatenate(part) for part in parts]
 
     # The models of a chunk on threads (numpy releases the GIL in the counting and the
     # arithmetic); the draws stay in this thread, in order: the same numbers either way.
@@ -848,10 +858,15 @@ def paired_p_value(delta: F64) -> F64:
     return p
 
 
-def _count_rows(cells: NDArray[np.intp], n_cells: int) -> I64:
-    size = cells.shape[0]
-    shifted = cells + (np.arange(size) * n_cells)[:, None]
-    return np.bincount(shifted.ravel(), minlength=size * n_cells).reshape(size, n_cells)
+def _count_rows(index: I64, lookup: NDArray[np.intp], n_cells: int,
+                scratch: NDArray[np.intp]) -> I64:
+    """Each row's samples (``index``, positions in ``lookup``) counted per cell (one
+    bincount for all rows); ``scratch`` holds ``index.size`` intp values, reused."""
+    rows, total = index.shape
+    cells = scratch[:rows * total].reshape(rows, total)
+    np.take(lookup, index, out=cells, mode="clip")  # indices < total: clips nothing
+    cells += (np.arange(rows, dtype=np.intp) * n_cells)[:, None]
+    return np.bincount(cells.ravel(), minlength=rows * n_cells).reshape(rows, n_cells)
 
 
 def _sample_cells(
