@@ -1,18 +1,26 @@
 """Memory of reading TREC files (issue 26, item 3): the exact reader's peak and what
-it keeps, and `prcurve trec` of a small run with large qrels without pyarrow."""
+it keeps, and `prcurve trec` of a small run with large qrels without pyarrow; what
+`prcurve trec` keeps while it reads a large run and computes the measures (items 4, 5)."""
 
 from __future__ import annotations
 
+import gc
 import subprocess
 import sys
 import tracemalloc
+import weakref
 from pathlib import Path
+from typing import Any
 
 import numpy as np
+import pytest
 
-from prcurve.ranking import read_qrels
+from prcurve.cli.main import main
+from prcurve.ranking import Qrels, Run, read_qrels, read_run, trec_eval
 from prcurve.ranking.hashing import numpy_only
+from prcurve.ranking.trec_eval import TrecEvalOptions, format_trec_eval, format_trec_eval_of
 from prcurve.ranking.trec_format import exact_columns
+from prcurve.ranking.trec_stream import _Judged, _read_qrels
 
 
 def _qrels_text(rows: int) -> bytes:
@@ -58,3 +66,102 @@ def test_a_small_run_with_large_qrels_reads_them_without_pyarrow(tmp_path: Path)
                           check=True)
     assert done.stderr.split()[-1] == "False"
     assert done.stdout.startswith("runid")
+
+
+def test_the_runs_lookup_shares_the_qrels_words_and_keeps_little(tmp_path: Path) -> None:
+    # The block reader's lookup of the judged pairs (trec_stream._Judged) used the
+    # qrels' labels (made from its words, 9 bytes a row here) and copied their words
+    # again (16), with int64 pair rows and documents: 49 bytes a judgment kept, traced.
+    # Now it reads the qrels' own words where each label's lie (no labels made, no
+    # copy) and keeps int32 rows: 16 bytes a judgment (issue 26, 3·10^6-line runs).
+    rows = 200_000
+    (tmp_path / "qrels").write_bytes(_qrels_text(rows))
+    qrels = _read_qrels(tmp_path / "qrels")
+    assert qrels._docs.has_words
+    tracemalloc.start()
+    try:
+        before, _ = tracemalloc.get_traced_memory()
+        judged = _Judged.build(qrels)
+        kept, _ = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert judged is not None
+    assert kept - before < 24 * rows
+    assert qrels._docs.has_words  # its labels not made
+    # The same lookups as from the labels' words: every judged pair found, exactly.
+    docs = qrels._docs
+    codes = np.arange(len(judged.query_code), dtype=np.int64)
+    first = judged.bounds[:-1]
+    row = judged.pair_row[first]
+    from prcurve.ranking.keys import text_words
+    words = text_words(docs.labels[docs.codes[row]])
+    assert words is not None
+    found = judged.rows(codes, codes, words)
+    assert found is not None
+    assert found.tolist() == row.tolist()
+
+
+def _tables(n: int) -> list[Any]:
+    """[qrels, run] of n queries of 3 documents, with no other reference to them."""
+    rng = np.random.default_rng(0)
+    query, doc = np.repeat(np.arange(n), 3), np.tile(np.arange(3), n)
+    return [Qrels.from_arrays(query, doc, rng.integers(0, 3, 3 * n)),
+            Run.from_arrays(query, doc, rng.random(3 * n))]
+
+
+def test_trec_eval_output_keeps_a_kind_of_measure_at_a_time(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # Without -q every column is summarized once its measures are there, and each
+    # measure's values dropped after its last column: all_trec's 97 per-query columns
+    # were all alive at once (77 MiB at 10^5 queries, issue 26); now at most a kind's
+    # (iprec_at_recall's 11 levels, 11pt_avg's too).
+    n = 500
+    alive: list[weakref.ref[Any]] = []
+    most = [0]
+    computed = trec_eval.compute_many
+
+    def spy(measures: Any, rankings: Any, *args: Any, **kwargs: Any) -> Any:
+        out = computed(measures, rankings, *args, **kwargs)
+        alive.extend(weakref.ref(values) for values in out.values())
+        most[0] = max(most[0], sum(ref() is not None for ref in alive))
+        return out
+
+    monkeypatch.setattr(trec_eval, "compute_many", spy)
+    options = TrecEvalOptions(measures=("all_trec",))
+    output = format_trec_eval_of(_tables(n), options)
+    assert len(alive) == 97
+    assert most[0] <= 12
+    monkeypatch.setattr(trec_eval, "compute_many", computed)
+    assert output == format_trec_eval(*_tables(n), options)  # the same bytes as at once
+    per_query = TrecEvalOptions(measures=("all_trec",), per_query=True, complete=True)
+    assert (format_trec_eval_of(_tables(n), per_query)
+            == format_trec_eval(*_tables(n), per_query))
+
+
+def test_the_tables_go_before_the_measures(tmp_path: Path,
+                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    # `prcurve trec` hands its qrels and run over: once every ranking is judged their
+    # per-row columns are freed, before the measures (issue 26: at 3·10^6 lines the
+    # run's and the qrels' columns were 130 MiB alive through them).
+    (tmp_path / "qrels").write_bytes(_qrels_text(3000))
+    (tmp_path / "run").write_text("".join(f"{300 + k} Q0 d{j * 7919} {j} {j % 13} r\n"
+                                          for k in range(3) for j in range(100)))
+    seen: list[int] = []
+    computed = trec_eval.compute_many
+
+    def spy(*args: Any, **kwargs: Any) -> Any:
+        gc.collect()
+        seen.append(sum(isinstance(o, (Qrels, Run)) and str(tmp_path) in str(o.source)
+                        for o in gc.get_objects()))
+        return computed(*args, **kwargs)
+
+    monkeypatch.setattr(trec_eval, "compute_many", spy)
+    assert main(["trec", str(tmp_path / "qrels"), str(tmp_path / "run")]) == 0
+    assert seen
+    assert max(seen) == 0
+    # A caller keeping them keeps them, and the list is emptied all the same.
+    qrels, run = read_qrels(tmp_path / "qrels"), read_run(tmp_path / "run")
+    tables = [qrels, run]
+    assert format_trec_eval_of(tables) == format_trec_eval(qrels, run)
+    assert tables == []
+    assert run.score.shape == (300,)
