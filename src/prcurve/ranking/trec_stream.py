@@ -41,21 +41,19 @@ from prcurve.ranking.byte_words import loaded_words
 from prcurve.ranking.hashing import numpy_only
 from prcurve.ranking.key_table import KeyTable
 from prcurve.ranking.keys import (
-    Encoded,
     distinct,
     encode_words,
-    rows_of_blocks,
     text_words,
     word_key,
 )
-from prcurve.ranking.row_docs import RowDocs
+from prcurve.ranking.row_docs import BlockQueries, RowDocs
 from prcurve.ranking.state import c_float_scores
 from prcurve.ranking.tables import Qrels, Run, read_qrels, read_run
 from prcurve.ranking.text_numbers import general_numbers, plain_decimals, word_matrix
 from prcurve.ranking.trec_format import (
     COMPRESSED_STARTS,
     SPECIAL_STARTS,
-    exact_columns,
+    exact_columns_of,
     joined,
     read_bytes,
 )
@@ -150,9 +148,10 @@ def _read_qrels(path: str | os.PathLike[str]) -> Qrels:
     if large:
         return read_qrels(path)
     data, source = read_bytes(path, "qrels")
+    holder = [np.frombuffer(data, dtype=np.uint8)]
+    del data  # the bytes freed once split (trec_format.exact_columns_of)
     with numpy_only():
-        columns = exact_columns(np.frombuffer(data, dtype=np.uint8), source, "qrels")
-        del data
+        columns = exact_columns_of(holder, source, "qrels")
         return Qrels(columns.queries, columns.docs, columns.values, columns.source, columns.line,
                      consecutive_lines=columns.line is None)
 
@@ -314,7 +313,7 @@ class _Parts:
         if distinct(first.codes).shape[0] != first.codes.shape[0]:
             return None  # a query's lines are not all together: read_run's path
         starts = np.concatenate(self.query_starts)
-        queries = Encoded(first.labels, rows_of_blocks(first.codes, starts, n))
+        queries = BlockQueries(first.labels, first.codes, starts, n)
         docs = RowDocs(n, self.judged[:n], self.rank[:n], qrels, _labels_reader(source))
         return Run(queries, docs, self.score[:n], self.run_id, source, None,
                    consecutive_lines=True)
