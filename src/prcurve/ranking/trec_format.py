@@ -392,6 +392,8 @@ def exact_columns_of(holder: list[NDArray[np.uint8]], source: str, kind: str) ->
     # - 1 (data lines back to back: no array of 8 bytes a row held while reading).
     lines: list[NDArray[np.int64] | tuple[int, int]] = []
     buffer = holder.pop()
+    chunk: NDArray[np.uint8] | None = None
+    fields: Fields | None = None
     first_line, begin, end = 1, 0, buffer.shape[0]
     run_id = None
     while begin < end:
@@ -421,7 +423,8 @@ def exact_columns_of(holder: list[NDArray[np.uint8]], source: str, kind: str) ->
         if stop < end:  # the next chunk's first line
             first_line += int(np.count_nonzero(chunk == 10))
         begin = stop
-    del buffer, chunk, fields  # the file's bytes, unless the caller keeps them
+    del buffer  # the file's bytes (and the last chunk's views), unless the caller keeps them
+    chunk = fields = None
     if not values:
         raise empty_trec_file(kind, source, "no data lines (only blank lines or comments)"
                               if end else "the file is empty")
