@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Iterator
 from typing import Any
 
 from prcurve.cli import trec_compare
@@ -20,10 +21,10 @@ from prcurve.errors import InvalidInputError
 from prcurve.ranking.tables import parse_run, read_qrels, read_run
 from prcurve.ranking.trec_eval import (
     TrecEvalOptions,
-    format_trec_eval_of,
     measures_help,
     read_relevance,
     skipped_queries,
+    trec_eval_text,
 )
 from prcurve.ranking.trec_format import decoded, first_line_fields
 from prcurve.ranking.trec_stream import read_judged, read_judged_run
@@ -101,9 +102,10 @@ def register(subparsers: Any) -> None:
 
 
 def _run_trec(args: argparse.Namespace, run_path: str, qrels: Any = None,
-              several: bool = False, last: bool = True) -> tuple[str, Any]:
-    """trec_eval's output of one run, and the relevance input (read unless given; None
-    after the ``last`` run: the tables go before the measures, issue 26)."""
+              several: bool = False, last: bool = True) -> tuple[Iterator[str], Any]:
+    """trec_eval's output of one run, in pieces to write as they come (evaluated
+    already), and the relevance input (read unless given; None after the ``last`` run:
+    the tables go before the measures, issue 26)."""
     try:
         if run_path != "-" and args.rel_format == "qrels":
             # A large run is read in blocks, joined with the qrels as it is read.
@@ -143,7 +145,7 @@ def _run_trec(args: argparse.Namespace, run_path: str, qrels: Any = None,
     del run
     if last:
         qrels = None
-    output = format_trec_eval_of(tables, options)
+    output = trec_eval_text(tables, options)
     if missing:
         print(
             f"prcurve: note: {run_path + ': ' if several else ''}"
@@ -182,7 +184,12 @@ def _trec(args: argparse.Namespace) -> int:
                       "judgment-group measures *_avgjg (-R qrels_jg, -m qrels_jg)",
                       file=sys.stderr)
             # Several runs: each output after a header naming its file, as `head` does.
-            _write(f"{chr(10) if i else ''}==> {path} <==\n{output}" if several else output)
+            head = f"{chr(10) if i else ''}==> {path} <==\n" if several else ""
+            for piece in output:  # (-q over many queries: a piece at a time, issue 26)
+                _write(head + piece)
+                head = ""
+            if head:  # an empty output (-n without -q): the header all the same
+                _write(head)
         return 0
 
     return guard(run)
