@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Iterator
 from typing import Any
 
 from prcurve.cli import trec_compare
@@ -20,10 +21,10 @@ from prcurve.errors import InvalidInputError
 from prcurve.ranking.tables import parse_run, read_qrels, read_run
 from prcurve.ranking.trec_eval import (
     TrecEvalOptions,
-    format_trec_eval,
     measures_help,
     read_relevance,
     skipped_queries,
+    trec_eval_text,
 )
 from prcurve.ranking.trec_format import decoded, first_line_fields
 from prcurve.ranking.trec_stream import read_judged, read_judged_run
@@ -101,8 +102,10 @@ def register(subparsers: Any) -> None:
 
 
 def _run_trec(args: argparse.Namespace, run_path: str, qrels: Any = None,
-              several: bool = False) -> tuple[str, Any]:
-    """trec_eval's output of one run, and the relevance input (read unless given)."""
+              several: bool = False, last: bool = True) -> tuple[Iterator[str], Any]:
+    """trec_eval's output of one run, in pieces to write as they come (evaluated
+    already), and the relevance input (read unless given; None after the ``last`` run:
+    the tables go before the measures, issue 26)."""
     try:
         if run_path != "-" and args.rel_format == "qrels":
             # A large run is read in blocks, joined with the qrels as it is read.
@@ -135,18 +138,23 @@ def _run_trec(args: argparse.Namespace, run_path: str, qrels: Any = None,
         rel_format=args.rel_format,
         results_format=args.results_format,
     )
-    output = format_trec_eval(qrels, run, options)
-    if not args.complete:
-        missing = skipped_queries(qrels, run)
-        if missing:
-            print(
-                f"prcurve: note: {run_path + ': ' if several else ''}"
-                f"{len(missing)} judged quer{'y' if len(missing) == 1 else 'ies'} "
-                f"without results left out ({', '.join(missing[:5])}"
-                f"{', ...' if len(missing) > 5 else ''}); trec_eval 10 stops with an error "
-                "here, trec_eval 9 leaves them out; -c scores them 0",
-                file=sys.stderr,
-            )
+    missing = [] if args.complete else skipped_queries(qrels, run)
+    # The tables handed over (no reference kept here): their per-row columns are freed
+    # once the rankings are made, before the measures (the qrels kept for a later run).
+    tables = [qrels, run]
+    del run
+    if last:
+        qrels = None
+    output = trec_eval_text(tables, options)
+    if missing:
+        print(
+            f"prcurve: note: {run_path + ': ' if several else ''}"
+            f"{len(missing)} judged quer{'y' if len(missing) == 1 else 'ies'} "
+            f"without results left out ({', '.join(missing[:5])}"
+            f"{', ...' if len(missing) > 5 else ''}); trec_eval 10 stops with an error "
+            "here, trec_eval 9 leaves them out; -c scores them 0",
+            file=sys.stderr,
+        )
     return output, qrels
 
 
@@ -169,14 +177,19 @@ def _trec(args: argparse.Namespace) -> int:
             raise UsageError("standard input ('-') given as a run more than once")
         qrels = None
         for i, path in enumerate(runs):
-            output, qrels = _run_trec(args, path, qrels, several)
+            output, qrels = _run_trec(args, path, qrels, several, i == len(runs) - 1)
             if i == 0 and any(m.split(".")[0] == "all_trec" for m in args.measure):
                 print("prcurve: note: all_trec, as trec_eval's, leaves out the preference "
                       "measures prefs_* (-R prefs or qrels_prefs, -m all_prefs) and the "
                       "judgment-group measures *_avgjg (-R qrels_jg, -m qrels_jg)",
                       file=sys.stderr)
             # Several runs: each output after a header naming its file, as `head` does.
-            _write(f"{chr(10) if i else ''}==> {path} <==\n{output}" if several else output)
+            head = f"{chr(10) if i else ''}==> {path} <==\n" if several else ""
+            for piece in output:  # (-q over many queries: a piece at a time, issue 26)
+                _write(head + piece)
+                head = ""
+            if head:  # an empty output (-n without -q): the header all the same
+                _write(head)
         return 0
 
     return guard(run)

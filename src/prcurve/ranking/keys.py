@@ -244,6 +244,12 @@ class Encoded:
             index if self._word_rows is None else self._word_rows[index])
         return [w if rows is None else w[rows] for w in self._words or []]
 
+    def stored_words(self) -> tuple[list[U64], I64 | None]:
+        """The words as kept, and the row of them holding each label's (None: label i's
+        are row i): :meth:`label_words` without the gather (a copy of every label's words
+        when they are the rows'); ``([], None)`` without words."""
+        return self._words or [], self._word_rows
+
     @property
     def labels(self) -> NDArray[Any]:  # the distinct ids, made from the words on first use
         if self._labels is None:

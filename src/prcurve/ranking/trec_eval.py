@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import math
 import os
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -33,6 +33,7 @@ from prcurve.ranking.kernels import (
     geometric_terms,
     mean_over_levels,
 )
+from prcurve.ranking.measures import Measure
 from prcurve.ranking.state import NOT_IN_POOL, JudgedLevels, Rankings, c_float_scores
 from prcurve.ranking.tables import Qrels, Run
 from prcurve.ranking.trec_format import read_zscores
@@ -55,9 +56,11 @@ __all__ = [
     "TREC_MEASURES",
     "TrecEvalOptions",
     "format_trec_eval",
+    "format_trec_eval_of",
     "measures_help",
     "read_relevance",
     "skipped_queries",
+    "trec_eval_text",
 ]
 
 
@@ -132,16 +135,57 @@ def format_trec_eval(
     >>> qrels = {"1": {"a": 1, "b": 0}}
     >>> run = {"1": {"a": 0.5, "b": 0.9}}
     >>> print(format_trec_eval(qrels, run, TrecEvalOptions(measures=("map", "P.1"))), end="")
-    map                   	all	0.5000
-    P_1                   	all	0.0000
+    map                   \tall\t0.5000
+    P_1                   \tall\t0.0000
+    """
+    return format_trec_eval_of([qrels, run], options)
+
+
+def format_trec_eval_of(tables: list[Any], options: TrecEvalOptions | None = None) -> str:
+    """:func:`format_trec_eval` of ``tables``, a list ``[qrels, run]`` that is emptied
+    once every query's ranking is judged (``-R qrels``): a caller that keeps no other
+    reference to the two tables lets their per-row columns go before the measures are
+    computed (``prcurve trec``: issue 26, peak memory no more than the C trec_eval's).
+
+    Examples
+    --------
+    >>> from prcurve.ranking.trec_eval import TrecEvalOptions, format_trec_eval_of
+    >>> tables = [{"1": {"a": 1}}, {"1": {"a": 0.5, "b": 0.9}}]
+    >>> print(format_trec_eval_of(tables, TrecEvalOptions(measures=("P.1",))), end="")
+    P_1                   \tall\t0.0000
+    >>> tables
+    []
+    """
+    return "".join(trec_eval_text(tables, options))
+
+
+def trec_eval_text(tables: list[Any], options: TrecEvalOptions | None = None
+                   ) -> Iterator[str]:
+    """:func:`format_trec_eval_of`'s output in pieces (whole lines, the per-query ones
+    of :data:`QUERIES_A_PIECE` queries at a time), to be written as they come:
+    everything is evaluated (and any error raised) in this call, and only the text
+    is made piece by piece (``prcurve trec -q`` over 10^5 queries made 9.6·10^6 lines
+    at once: 2.4 GiB; issue 26).
+
+    Examples
+    --------
+    >>> from prcurve.ranking.trec_eval import TrecEvalOptions, trec_eval_text
+    >>> tables = [{"1": {"a": 1}, "2": {"b": 1}}, {"1": {"a": 0.5}, "2": {"a": 0.1}}]
+    >>> pieces = trec_eval_text(tables, TrecEvalOptions(measures=("P.1",), per_query=True))
+    >>> print("".join(pieces), end="")
+    P_1                   \t1\t1.0000
+    P_1                   \t2\t0.0000
+    P_1                   \tall\t0.5000
     """
     options = options or TrecEvalOptions()
     check_options(options)
     plan = output_plan(options)
     version = options.version
     zscores = _zscores(options.zscores)
+    qrels, run = tables
     run_table = Run.coerce(run)
     if options.rel_format != "qrels":
+        tables.clear()
         return _other_format(qrels, run_table, options, plan, zscores)
     qrels_table = Qrels.coerce(qrels)
     judged = judge(
@@ -151,50 +195,87 @@ def format_trec_eval(
         score_precision="float32" if version == 9 else "float64",
         judged_only=options.judged_only,
     )
+    # What the output needs of the tables; then they go (the rankings hold no
+    # reference to them), unless the caller keeps them.
+    run_id = run_table.run_id or ""
+    # trec_eval -c counts every judgment with grade > 0, whatever -l says (m_num_rel.c).
+    positive = int(np.count_nonzero(qrels_table.relevance > 0)) if options.complete else None
+    tables.clear()
+    del qrels, run, qrels_table, run_table
     rankings = judged._prepared.rankings
     has_results = judged._prepared.has_results
     query_ids = [_text(q) for q in judged.query_ids.tolist()]
     convention = "trec_eval_9" if version == 9 else "trec_eval_10"
     missing = np.flatnonzero(~has_results) if version == 10 else np.zeros(0, dtype=np.intp)
     placeholder = _placeholder(rankings, missing) if missing.shape[0] else None
-    needed = [m for column in plan for m in column.measures]
-    with undefined_scope(0):
-        # Each measure once, the cutoffs of one kind together (ranking.cutoffs).
-        cache = compute_many(needed, rankings, convention, trec_raw=True)
-        if placeholder is not None:
-            bogus = compute_many(needed, placeholder, convention, trec_raw=True)
-            for m, values in cache.items():
-                cache[m] = values.copy()
-                cache[m][missing] = bogus[m]
+    summary = _Summary(has_results, len(query_ids), options, run_id, positive, zscores)
 
-    # What trec_eval stores per query (the log for gm_*), z-scored with -Z.
-    stored: list[Any] = []
+    # The measures a kind at a time (the cutoffs of one kind together: ranking.cutoffs);
+    # each column made, and without -q summarized, as soon as its measures are there,
+    # and each measure's values dropped after its last column: at 10^5 queries, all of
+    # all_trec's values at once were 77 MiB (issue 26).
+    uses: dict[Measure, int] = {}
     for column in plan:
-        if not column.measures:
-            stored.append(None)
-            continue
-        if column.spec.kind == "mean_r":
-            values = mean_over_levels([cache[m] for m in column.measures])
-        else:
-            values = cache[column.measures[0]]
-        if missing.shape[0] and _reset_after_placeholder(column.name):
-            values = values.copy()
-            values[missing] = "" if column.name == "relstring" else 0.0
-        if column.spec.summary == "gm":
-            values = geometric_terms(values)
-        if zscores is not None and column.spec.summary not in ("none",):
-            values = _zscored(values, column.name, query_ids, zscores)
-        stored.append(values)
+        for m in column.measures:
+            uses[m] = uses.get(m, 0) + 1
+    kinds: dict[str, list[Measure]] = {}
+    for m in uses:
+        kinds.setdefault(m.name, []).append(m)
+    stored: list[Any] = [None] * len(plan)
+    lines: list[str | None] = [None] * len(plan)
+    waiting = list(range(len(plan)))
+    cache: dict[Measure, Any] = {}
+    with undefined_scope(0):
+        for kind in [[], *kinds.values()]:  # [] first: the columns of no measure
+            cache.update(compute_many(kind, rankings, convention, trec_raw=True))
+            if placeholder is not None and kind:
+                bogus = compute_many(kind, placeholder, convention, trec_raw=True)
+                for m in kind:
+                    cache[m] = cache[m].copy()
+                    cache[m][missing] = bogus[m]
+            ready = [i for i in waiting if all(m in cache for m in plan[i].measures)]
+            done = set(ready)
+            waiting = [i for i in waiting if i not in done]
+            for i in ready:
+                column = plan[i]
+                values = _column_values(column, cache, missing, query_ids, zscores)
+                lines[i] = summary.line(column, values)
+                if options.per_query:
+                    stored[i] = values
+                for m in column.measures:
+                    uses[m] -= 1
+                    if not uses[m]:
+                        del cache[m]
+    return _pieces(plan, stored, lines, query_ids, has_results, options, zscores is not None)
 
-    return _lines(plan, stored, query_ids, has_results, options, run_table, qrels_table,
-                  zscores is not None)
+
+def _column_values(
+    column: Column, cache: dict[Measure, Any], missing: NDArray[np.intp],
+    query_ids: list[str], zscores: dict[tuple[str, str], tuple[float, float]] | None,
+) -> Any:
+    """What trec_eval stores per query for one column (the log for gm_*), z-scored with
+    -Z; None for a column of no measure."""
+    if not column.measures:
+        return None
+    if column.spec.kind == "mean_r":
+        values = mean_over_levels([cache[m] for m in column.measures])
+    else:
+        values = cache[column.measures[0]]
+    if missing.shape[0] and _reset_after_placeholder(column.name):
+        values = values.copy()
+        values[missing] = "" if column.name == "relstring" else 0.0
+    if column.spec.summary == "gm":
+        values = geometric_terms(values)
+    if zscores is not None and column.spec.summary not in ("none",):
+        values = _zscored(values, column.name, query_ids, zscores)
+    return values
 
 
 def _other_format(
     relevance: Any, run: Run, options: TrecEvalOptions, plan: list[Column],
     zscores: dict[tuple[str, str], tuple[float, float]] | None,
-) -> str:
-    """trec_eval's output for -R prefs, qrels_prefs or qrels_jg."""
+) -> Iterator[str]:
+    """trec_eval's output for -R prefs, qrels_prefs or qrels_jg (its pieces)."""
     from prcurve.ranking.judgment_groups import JudgmentGroups, judgment_group_values
     from prcurve.ranking.prefs import Preferences, as_bytes, prefs_values
 
@@ -230,31 +311,37 @@ def _other_format(
         if values is not None and zscores is not None:
             values = _zscored(values, column.name, query_ids, zscores)
         stored.append(values)
-    return _lines(plan, stored, query_ids, has_results, options, run, None, zscores is not None)
+    summary = _Summary(has_results, len(query_ids), options, run.run_id or "", None, zscores)
+    lines = [summary.line(column, values) for column, values in zip(plan, stored, strict=True)]
+    return _pieces(plan, stored, lines, query_ids, has_results, options, zscores is not None)
 
 
-def _lines(
-    plan: list[Column], stored: list[Any], query_ids: list[str], has_results: NDArray[np.bool_],
-    options: TrecEvalOptions, run_table: Run, qrels_table: Qrels | None, zscored: bool,
-) -> str:
-    """The output: per query with -q, then the summary (-n: none)."""
+def _pieces(
+    plan: list[Column], stored: list[Any], summaries: list[str | None], query_ids: list[str],
+    has_results: NDArray[np.bool_], options: TrecEvalOptions, zscored: bool,
+) -> Iterator[str]:
+    """The output: per query with -q (``stored``: each column's values), a piece of
+    :data:`QUERIES_A_PIECE` queries at a time, then the summary lines (-n: none)."""
     version, n = options.version, len(query_ids)
     z = "Z" if zscored else ""
-    lines: list[str] = []
     if options.per_query:
         printed = np.flatnonzero(has_results if version == 9 else np.ones(n, dtype=bool))
-        queries = [query_ids[i] for i in printed.tolist()]
-        # Column by column (one format per column), then interleaved query by query.
-        columns = [_query_lines(column, queries, values[printed], z)
-                   for column, values in zip(plan, stored, strict=True) if column.spec.per_query]
-        lines.extend(line for per_query in zip(*columns, strict=True) for line in per_query)
+        shown = [(column, values) for column, values in zip(plan, stored, strict=True)
+                 if column.spec.per_query]
+        for begin in range(0, printed.shape[0], QUERIES_A_PIECE):
+            rows = printed[begin:begin + QUERIES_A_PIECE]
+            queries = [query_ids[i] for i in rows.tolist()]
+            # Column by column (one format per column), then interleaved query by query.
+            columns = [_query_lines(column, queries, values[rows], z)
+                       for column, values in shown]
+            yield "".join(f"{line}\n" for per_query in zip(*columns, strict=True)
+                          for line in per_query)
     if options.summary:
-        counted = has_results if version == 9 else np.ones(n, dtype=bool)
-        for column, values in zip(plan, stored, strict=True):
-            line = _summary_line(column, values, counted, n, options, run_table, qrels_table, z)
-            if line is not None:
-                lines.append(line)
-    return "".join(f"{text}\n" for text in lines)
+        yield "".join(f"{line}\n" for line in summaries if line is not None)
+
+
+QUERIES_A_PIECE = 1024
+"""Per-query lines are made (and written by ``prcurve trec``) this many queries at a time."""
 
 
 def _placeholder(rankings: Rankings, missing: NDArray[np.intp]) -> Rankings:
@@ -303,32 +390,40 @@ def _sequential_sum(values: NDArray[np.float64]) -> float:
     return float(np.cumsum(values)[-1]) if values.shape[0] else 0.0
 
 
-def _summary_line(
-    column: Column, values: Any, counted: NDArray[np.bool_], n: int,
-    options: TrecEvalOptions, run: Run, qrels: Qrels | None, z: str,
-) -> str | None:
-    rule = column.spec.summary
-    if rule == "none":
-        return None
-    if rule == "runid":
-        return f"{'runid':<22}\tall\t{run.run_id or ''}"
-    if rule == "num_q":
-        return (f"{z}{'num_q':<22}\tall\t{_number(float(n))}" if z
-                else f"{'num_q':<22}\tall\t{n}")
-    total = _sequential_sum(values[counted])
-    if rule == "gm":
-        total += (n - int(np.count_nonzero(counted))) * math.log(MIN_GEO_MEAN)
-        value = math.exp(total / n)
-    elif rule == "num_rel" and options.complete and qrels is not None:
-        # trec_eval -c counts every judgment with grade > 0, whatever -l says (m_num_rel.c).
-        value = float(np.count_nonzero(qrels.relevance > 0))
-    elif rule in ("sum", "num_rel"):
-        value = total
-    else:
-        value = total / n
-    if column.spec.kind == "long" and not z:
-        return f"{column.name:<22}\tall\t{int(value)}"
-    return f"{z}{column.name:<22}\tall\t{_number(value)}"
+class _Summary:
+    """A column's summary line (``all``) from its per-query values: what it needs of
+    the run and the judgments, kept apart from them (``positive``: the judgments of
+    grade > 0, with -c on qrels; None otherwise)."""
+
+    def __init__(self, has_results: NDArray[np.bool_], n: int, options: TrecEvalOptions,
+                 run_id: str, positive: int | None,
+                 zscores: dict[tuple[str, str], tuple[float, float]] | None) -> None:
+        self.counted = has_results if options.version == 9 else np.ones(n, dtype=bool)
+        self.n, self.run_id, self.positive = n, run_id, positive
+        self.z = "Z" if zscores is not None else ""
+
+    def line(self, column: Column, values: Any) -> str | None:
+        rule, n, z = column.spec.summary, self.n, self.z
+        if rule == "none":
+            return None
+        if rule == "runid":
+            return f"{'runid':<22}\tall\t{self.run_id}"
+        if rule == "num_q":
+            return (f"{z}{'num_q':<22}\tall\t{_number(float(n))}" if z
+                    else f"{'num_q':<22}\tall\t{n}")
+        total = _sequential_sum(values[self.counted])
+        if rule == "gm":
+            total += (n - int(np.count_nonzero(self.counted))) * math.log(MIN_GEO_MEAN)
+            value = math.exp(total / n)
+        elif rule == "num_rel" and self.positive is not None:
+            value = float(self.positive)
+        elif rule in ("sum", "num_rel"):
+            value = total
+        else:
+            value = total / n
+        if column.spec.kind == "long" and not z:
+            return f"{column.name:<22}\tall\t{int(value)}"
+        return f"{z}{column.name:<22}\tall\t{_number(value)}"
 
 
 def _zscores(
