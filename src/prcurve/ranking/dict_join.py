@@ -1,0 +1,163 @@
+"""Judgments and a run both given as ``{query: {document: value}}`` dicts of ``str`` ids
+(pytrec_eval's input) joined while they are walked, without encoding their documents
+(issue 26, item 5).
+
+:func:`joined` looks each run row's judgment up in its query's dict of judgments, as
+pytrec_eval does, and keeps per row what the evaluation needs of its document id: the
+qrels row judging it and, where its score ties another of its query, its rank among the
+tied ids (:class:`~prcurve.ranking.row_docs.RowDocs`, as the block reader of TREC runs
+keeps them). :func:`prcurve.ranking.evaluation.judge` takes this path when both of its
+tables are such dicts; every other form goes through :class:`~prcurve.ranking.Qrels` and
+:class:`~prcurve.ranking.Run` (:mod:`prcurve.ranking.dicts`), whose checks name what is
+wrong.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from prcurve.ranking import keys as _keys
+from prcurve.ranking.byte_words import byte_words
+from prcurve.ranking.dicts import _labels, _values
+from prcurve.ranking.row_docs import RowDocs
+from prcurve.ranking.state import c_float_scores
+from prcurve.ranking.tables import Qrels, Run
+from prcurve.validation.arrays import as_1d, check_finite_numbers
+from prcurve.validation.ranking import check_grades
+
+__all__ = ["joined"]
+
+
+def joined(qrels: Any, run: Any) -> tuple[Qrels, Run] | None:
+    """Judgments and a run both given as dicts of ``str`` ids, joined while they are
+    walked (issue 26, item 5): each run row's judgment found by one lookup in its query's
+    dict of judgments, as pytrec_eval does, so that no document id is encoded, sorted or
+    hashed into a table. None where this does not apply (any other form, ids not all
+    ``str`` or holding a NUL, no rows): then :meth:`Qrels.coerce` and :meth:`Run.coerce`
+    build them, and name what is wrong.
+
+    Both tables' documents are one code a row (:class:`~prcurve.ranking.row_docs.RowDocs`;
+    a dict lists a document once per query, so no repeat is possible): the run's carry
+    each row's judging qrels row and, for the rows whose score (as float32) ties another
+    of its query, the rank of the document id in code point order (UTF-8's byte order,
+    trec_eval's ``strcmp``) among them; their labels are made from the dicts' keys only
+    when asked for. The qrels made here serve this run only: its documents' labels are
+    one a row, not distinct.
+
+    Examples
+    --------
+    >>> qrels, run = joined({"q1": {"a": 1, "b": 0}}, {"q1": {"b": 0.5, "c": 0.5, "a": 0.1}})
+    >>> run._docs.judged_row.tolist()  # b is qrels row 1, c unjudged, a row 0
+    [1, -1, 0]
+    >>> run._docs.rank.tolist()  # b and c tie: "b" < "c"
+    [0, 1, 0]
+    >>> run.doc_id.tolist(), qrels.relevance.tolist()
+    (['b', 'c', 'a'], [1, 0])
+    """
+    if not (isinstance(qrels, Mapping) and isinstance(run, Mapping)):
+        return None
+    judged_inner: list[Any] = list(qrels.values())
+    run_inner: list[Any] = list(run.values())
+    # dicts only (other mappings, and anything else, take the general path and its errors)
+    if not set(map(type, judged_inner)) | set(map(type, run_inner)) <= {dict}:
+        return None
+    judged_docs = list(itertools.chain.from_iterable(judged_inner))
+    run_docs = list(itertools.chain.from_iterable(run_inner))
+    if not (judged_docs and run_docs and _plain_text(judged_docs) and _plain_text(run_docs)
+            and _plain_text(list(qrels)) and _plain_text(list(run))):
+        return None
+    judged_lengths = _lengths(judged_inner)
+    grades = check_grades("relevance", _values(judged_inner, len(judged_docs)))
+    if len(judged_docs) >= 2**31:  # row numbers kept as int32 (RowDocs)
+        return None
+    # Each query's judgments: document -> its qrels row (the rows in the dicts' order).
+    first = (np.cumsum(judged_lengths) - judged_lengths).tolist()
+    rows_of = {query: dict(zip(docs, itertools.count(start)))
+               for query, docs, start in zip(qrels, judged_inner, first, strict=True)}
+    none: dict[str, int] = {}
+    n = len(run_docs)
+    judged_row = np.fromiter(itertools.chain.from_iterable(
+        map(rows_of.get(query, none).get, docs, itertools.repeat(-1))
+        for query, docs in zip(run, run_inner, strict=True)), dtype=np.int32, count=n)
+    del rows_of
+    run_lengths = _lengths(run_inner)
+    run_queries = _queries(list(run), run_lengths)
+    scores: NDArray[np.float64] = check_finite_numbers(
+        "score", as_1d("score", _values(run_inner, n))).astype(np.float64, copy=False)
+    rank = _tie_ranks(run_queries.codes, scores, run_docs)
+    judgments = Qrels(_queries(list(qrels), judged_lengths),
+                      RowDocs(len(judged_docs), np.zeros(0, dtype=np.int32),
+                              np.zeros(0, dtype=np.int32), None,
+                              lambda: _text_column(judged_docs)), grades)
+    docs = RowDocs(n, judged_row, rank, judgments, lambda: _text_column(run_docs))
+    return judgments, Run(run_queries, docs, scores)
+
+
+def _plain_text(ids: list[Any]) -> bool:
+    """Whether every id is a ``str`` (not a subclass) without a NUL (which a ``U``
+    array would drop at its end: the general path refuses it)."""
+    return set(map(type, ids)) == {str} and "\0" not in "".join(ids)
+
+
+def _lengths(inner: list[Mapping[Any, Any]]) -> NDArray[np.int64]:
+    return np.fromiter(map(len, inner), dtype=np.int64, count=len(inner))
+
+
+def _queries(ids: list[str], lengths: NDArray[np.int64]) -> _keys.Encoded:
+    """The queries with rows (an empty dict names none), in id order, one code a row."""
+    kept = [query for query, length in zip(ids, lengths.tolist(), strict=True) if length]
+    labels = _keys.by_label(_keys.Encoded(
+        _labels("query_id", kept), np.arange(len(kept), dtype=np.int64)))
+    return _keys.Encoded(labels.labels, np.repeat(labels.codes, lengths[lengths > 0]),
+                         dense=True)
+
+
+def _text_column(ids: list[str]) -> NDArray[np.str_]:
+    """``str`` ids as one ``U`` array (no NUL: :func:`_plain_text`)."""
+    width = max(map(len, ids), default=1)
+    return np.fromiter(ids, dtype=f"U{max(width, 1)}", count=len(ids))
+
+
+def _tie_ranks(query: NDArray[np.int64], score: NDArray[np.float64],
+               docs: list[str]) -> NDArray[np.int32]:
+    """Each row's rank in code point order among the rows whose score as float32 (-0
+    as 0) ties another row's of its query, 0 elsewhere: trec_eval breaks ties by
+    document id, and float32 ties include float64 ties, so the ranks serve both
+    ``score_precision``. Ranks are only compared within a query (its ids are distinct)."""
+    narrow = c_float_scores(score)
+    narrow += np.float32(0.0)  # -0.0 + 0.0 is 0.0: equal scores, equal bits
+    key = (query.astype(np.uint64) << np.uint64(32)) | narrow.view(np.uint32).astype(np.uint64)
+    order = np.argsort(key)
+    key = key[order]
+    equal = key[1:] == key[:-1]
+    tied = np.zeros(key.shape[0], dtype=bool)
+    tied[1:] = equal
+    tied[:-1] |= equal
+    tied[order] = tied.copy()  # in row order: the ids then read in the dicts' order
+    rows = np.flatnonzero(tied)
+    rank = np.zeros(score.shape[0], dtype=np.int32)
+    if rows.shape[0]:
+        by_id = _id_order(list(map(docs.__getitem__, rows.tolist())))
+        rank[rows[by_id]] = np.arange(rows.shape[0], dtype=np.int32)
+    return rank
+
+
+def _id_order(ids: list[str]) -> NDArray[np.intp]:
+    """The permutation putting ``str`` ids (no NUL) in code point order, which is
+    UTF-8's byte order: ASCII ids as big-endian 64-bit words of their bytes, NUL-padded
+    (:func:`~prcurve.ranking.byte_words.byte_words`, read from one buffer of them all;
+    a prefix sorts first, as with ``strcmp``), others as a ``U`` array."""
+    text = "".join(ids)
+    if not text.isascii():
+        return np.argsort(_text_column(ids), kind="stable")
+    lengths = np.fromiter(map(len, ids), dtype=np.int64, count=len(ids))
+    starts = np.cumsum(lengths) - lengths
+    words = byte_words(np.frombuffer(text.encode("ascii"), dtype=np.uint8), starts, lengths)
+    order: NDArray[np.intp] = (np.argsort(words[0], kind="stable") if len(words) == 1
+                               else np.lexsort(words[::-1]))
+    return order
