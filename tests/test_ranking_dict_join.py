@@ -141,20 +141,26 @@ def test_join_and_tie_ranks_against_a_python_oracle(pair: tuple[Nested, Nested])
     assert list(zip(judgments.query_id.tolist(), judgments.doc_id.tolist(),
                     strict=True)) == qrels_rows
     assert judgments.relevance.tolist() == [g for inner in qrels.values() for g in inner.values()]
+    # The run's rows: each once, in trec_eval's order as float32 scores see it (each
+    # query's rows together, scores descending, ties by the ids' bytes descending).
+    rows = list(zip(ranked.query_id.tolist(), ranked.doc_id.tolist(), ranked.score.tolist(),
+                    strict=True))
     run_rows = [(q, d, s) for q, inner in run.items() for d, s in inner.items()]
-    assert ranked.doc_id.tolist() == [d for _, d, _ in run_rows]
-    assert ranked.query_id.tolist() == [q for q, _, _ in run_rows]
-    assert ranked.score.tolist() == [s for _, _, s in run_rows]
-    for i, (q, d, _) in enumerate(run_rows):
+    assert sorted(rows, key=repr) == sorted(run_rows, key=repr)
+    with np.errstate(over="ignore"):
+        narrow = [float(np.float32(s)) + 0.0 for _, _, s in rows]
+    blocks = [q for i, (q, _, _) in enumerate(rows) if i == 0 or rows[i - 1][0] != q]
+    assert len(blocks) == len(set(blocks))
+    for i in range(len(rows) - 1):
+        if rows[i][0] == rows[i + 1][0]:
+            assert (narrow[i], rows[i][1].encode()) > (narrow[i + 1], rows[i + 1][1].encode())
+    for i, (q, d, _) in enumerate(rows):
         expected = next((k for k, row in enumerate(qrels_rows) if row == (q, d)), -1)
         assert docs.judged_row[i] == expected
     # Within each query, the rows tied as float32 are ranked by their ids' bytes.
-    narrow = np.array([s for _, _, s in run_rows], dtype=np.float64)
-    with np.errstate(over="ignore"):
-        narrow32 = narrow.astype(np.float32)
-    for i, (q, d, _) in enumerate(run_rows):
-        for j, (q2, d2, _) in enumerate(run_rows):
-            if i < j and q == q2 and narrow32[i] == narrow32[j]:
+    for i, (q, d, _) in enumerate(rows):
+        for j, (q2, d2, _) in enumerate(rows):
+            if i < j and q == q2 and narrow[i] == narrow[j]:
                 assert (docs.rank[i] < docs.rank[j]) == (d.encode() < d2.encode()), (d, d2)
 
 

@@ -23,7 +23,7 @@ from numpy.typing import NDArray
 
 from prcurve.ranking import keys as _keys
 from prcurve.ranking.byte_words import byte_words
-from prcurve.ranking.dicts import _labels, _values
+from prcurve.ranking.dicts import _labels
 from prcurve.ranking.row_docs import RowDocs
 from prcurve.ranking.state import c_float_scores
 from prcurve.ranking.tables import Qrels, Run
@@ -52,12 +52,14 @@ def joined(qrels: Any, run: Any) -> tuple[Qrels, Run] | None:
     Examples
     --------
     >>> qrels, run = joined({"q1": {"a": 1, "b": 0}}, {"q1": {"b": 0.5, "c": 0.5, "a": 0.1}})
-    >>> run._docs.judged_row.tolist()  # b is qrels row 1, c unjudged, a row 0
-    [1, -1, 0]
-    >>> run._docs.rank.tolist()  # b and c tie: "b" < "c"
-    [0, 1, 0]
-    >>> run.doc_id.tolist(), qrels.relevance.tolist()
-    (['b', 'c', 'a'], [1, 0])
+    >>> run.doc_id.tolist()  # in trec_eval's order: c and b tie, ids descending
+    ['c', 'b', 'a']
+    >>> run._docs.judged_row.tolist()  # c unjudged, b qrels row 1, a row 0
+    [-1, 1, 0]
+    >>> run._docs.rank.tolist()  # c and b tie: "b" < "c"
+    [1, 0, 0]
+    >>> qrels.relevance.tolist()
+    [1, 0]
     """
     if not (isinstance(qrels, Mapping) and isinstance(run, Mapping)):
         return None
@@ -72,7 +74,7 @@ def joined(qrels: Any, run: Any) -> tuple[Qrels, Run] | None:
             and _plain_text(list(qrels)) and _plain_text(list(run))):
         return None
     judged_lengths = _lengths(judged_inner)
-    grades = check_grades("relevance", _values(judged_inner, len(judged_docs)))
+    grades = check_grades("relevance", _values(judged_inner))
     if len(judged_docs) >= 2**31:  # row numbers kept as int32 (RowDocs)
         return None
     # Each query's judgments: document -> its qrels row (the rows in the dicts' order).
@@ -88,20 +90,33 @@ def joined(qrels: Any, run: Any) -> tuple[Qrels, Run] | None:
     run_lengths = _lengths(run_inner)
     run_queries = _queries(list(run), run_lengths)
     scores: NDArray[np.float64] = check_finite_numbers(
-        "score", as_1d("score", _values(run_inner, n))).astype(np.float64, copy=False)
-    rank = _tie_ranks(run_queries.codes, scores, run_docs)
+        "score", as_1d("score", _values(run_inner))).astype(np.float64, copy=False)
+    # The rows put in rank order (prepare then finds them so).
+    order, rank = _rank_order(run_queries.codes, scores, run_docs)
     judgments = Qrels(_queries(list(qrels), judged_lengths),
                       RowDocs(len(judged_docs), np.zeros(0, dtype=np.int32),
                               np.zeros(0, dtype=np.int32), None,
                               lambda: _text_column(judged_docs)), grades)
-    docs = RowDocs(n, judged_row, rank, judgments, lambda: _text_column(run_docs))
-    return judgments, Run(run_queries, docs, scores)
+    docs = RowDocs(n, judged_row[order], rank, judgments,
+                   lambda: _text_column(run_docs)[order])
+    queries = _keys.Encoded(run_queries.labels, run_queries.codes[order], dense=True)
+    return judgments, Run(queries, docs, scores[order])
 
 
 def _plain_text(ids: list[Any]) -> bool:
-    """Whether every id is a ``str`` (not a subclass) without a NUL (which a ``U``
-    array would drop at its end: the general path refuses it)."""
-    return set(map(type, ids)) == {str} and "\0" not in "".join(ids)
+    """Whether every id is a ``str`` (``str.join`` refuses anything else) without a NUL
+    (which a ``U`` array would drop at its end: the general path refuses it)."""
+    try:
+        return "\0" not in "".join(ids)
+    except TypeError:
+        return False
+
+
+def _values(inner: list[dict[str, Any]]) -> NDArray[Any]:
+    """The dicts' values in row order, as numpy makes them from a list (the general
+    path's own fallback, :func:`prcurve.ranking.dicts._values`): numbers as one numeric
+    array (a type check and a copy in one pass), anything else for the checks to name."""
+    return np.asarray(list(itertools.chain.from_iterable(d.values() for d in inner)))
 
 
 def _lengths(inner: list[Mapping[Any, Any]]) -> NDArray[np.int64]:
@@ -123,28 +138,46 @@ def _text_column(ids: list[str]) -> NDArray[np.str_]:
     return np.fromiter(ids, dtype=f"U{max(width, 1)}", count=len(ids))
 
 
-def _tie_ranks(query: NDArray[np.int64], score: NDArray[np.float64],
-               docs: list[str]) -> NDArray[np.int32]:
-    """Each row's rank in code point order among the rows whose score as float32 (-0
-    as 0) ties another row's of its query, 0 elsewhere: trec_eval breaks ties by
-    document id, and float32 ties include float64 ties, so the ranks serve both
-    ``score_precision``. Ranks are only compared within a query (its ids are distinct)."""
+def _rank_order(query: NDArray[np.int64], score: NDArray[np.float64],
+                docs: list[str]) -> tuple[NDArray[np.intp], NDArray[np.int32]]:
+    """The rows in trec_eval's order as float32 scores see it (queries by code, each
+    query's scores descending, ties by document id descending), and each row's tie rank
+    in that order: its rank in code point order among the rows whose score as float32
+    (-0 as 0) ties another row's of its query, 0 elsewhere.
+
+    float32 ties include float64 ties, so the ranks serve both ``score_precision``; the
+    order is the one :func:`~prcurve.ranking.join.prepare` makes from float32 scores, so
+    that it finds the rows ranked already (its O(n) checks) and sorts nothing; with
+    float64 scores it sorts where they differ. Ranks are only compared within a query
+    (its ids are distinct)."""
     narrow = c_float_scores(score)
     narrow += np.float32(0.0)  # -0.0 + 0.0 is 0.0: equal scores, equal bits
-    key = (query.astype(np.uint64) << np.uint64(32)) | narrow.view(np.uint32).astype(np.uint64)
-    order = np.argsort(key)
+    bits = narrow.view(np.uint32)
+    # IEEE bits to an integer that falls as the score rises: a negative score's bits
+    # rise as it falls; a positive score's complement (sign bit cleared) falls as it rises.
+    falling = np.where(bits >> np.uint32(31) != 0, bits, ~bits & np.uint32(0x7FFFFFFF))
+    key = (query.astype(np.uint64) << np.uint64(32)) | falling.astype(np.uint64)
+    order: NDArray[np.intp] = np.argsort(key)
     key = key[order]
     equal = key[1:] == key[:-1]
     tied = np.zeros(key.shape[0], dtype=bool)
     tied[1:] = equal
     tied[:-1] |= equal
-    tied[order] = tied.copy()  # in row order: the ids then read in the dicts' order
-    rows = np.flatnonzero(tied)
-    rank = np.zeros(score.shape[0], dtype=np.int32)
-    if rows.shape[0]:
+    at = np.flatnonzero(tied)  # the tied rows' positions in the order
+    row_rank = np.zeros(score.shape[0], dtype=np.int32)
+    if at.shape[0]:
+        rows = np.sort(order[at])  # the ids read in the dicts' order (memory order)
         by_id = _id_order(list(map(docs.__getitem__, rows.tolist())))
-        rank[rows[by_id]] = np.arange(rows.shape[0], dtype=np.int32)
-    return rank
+        row_rank[rows[by_id]] = np.arange(rows.shape[0], dtype=np.int32)
+        # Each group of equal keys by rank descending: one sort of the tied positions
+        # by (group, reversed rank), distinct keys.
+        starts = np.ones(at.shape[0], dtype=bool)
+        starts[1:] = ~equal[at[1:] - 1]
+        group = np.cumsum(starts) - 1
+        width = np.int64(rows.shape[0])
+        within = np.argsort(group * width + (width - 1 - row_rank[order[at]]))
+        order[at] = order[at][within]
+    return order, row_rank[order]
 
 
 def _id_order(ids: list[str]) -> NDArray[np.intp]:
