@@ -212,3 +212,15 @@ def test_no_rows_at_all_is_the_no_queries_error(empty: Any) -> None:
     for qrels, run in ((empty, empty), (Qrels.from_dict(empty), Run.from_dict(empty))):
         with pytest.raises(InvalidInputError, match="no query has both results"):
             evaluate(qrels, run)
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.sampled_from(["", "d", "doc-", "abcdefg", "abcdefgh", "abcdefghijklmnop", "x" * 9]),
+       st.lists(st.text(alphabet="ab0z~ \u00e9", max_size=9), min_size=1, max_size=30,
+                unique=True))
+def test_tied_ids_in_byte_order(prefix: str, tails: list[str]) -> None:
+    # Ids of one to three words, sharing leading bytes or not (the one-key case), ASCII
+    # or not: the order of their UTF-8 bytes, as trec_eval's strcmp.
+    ids = [prefix + tail for tail in tails]
+    order = _dict_join._id_order(ids)
+    assert [ids[i] for i in order] == sorted(ids, key=str.encode)

@@ -191,6 +191,12 @@ def _id_order(ids: list[str]) -> NDArray[np.intp]:
     lengths = np.fromiter(map(len, ids), dtype=np.int64, count=len(ids))
     starts = np.cumsum(lengths) - lengths
     words = byte_words(np.frombuffer(text.encode("ascii"), dtype=np.uint8), starts, lengths)
+    if len(words) == 2:  # ids of 9-16 bytes: one key when their first bytes agree
+        first = words[0]
+        shared = (int(first.min()) ^ int(first.max())).bit_length()  # bits not shared
+        needed = 8 * (int(lengths.max()) - 8)  # bits of the second word in use
+        if needed < 64 - shared:  # the shared leading bits make room for them
+            words = [(first << np.uint64(needed)) | (words[1] >> np.uint64(64 - needed))]
     order: NDArray[np.intp] = (np.argsort(words[0], kind="stable") if len(words) == 1
                                else np.lexsort(words[::-1]))
     return order
