@@ -56,8 +56,8 @@ def joined(qrels: Any, run: Any) -> tuple[Qrels, Run] | None:
     ['c', 'b', 'a']
     >>> run._docs.judged_row.tolist()  # c unjudged, b qrels row 1, a row 0
     [-1, 1, 0]
-    >>> run._docs.rank.tolist()  # c and b tie: "b" < "c"
-    [1, 0, 0]
+    >>> run._docs.rank.tolist()  # c and b tie: "b" < "c" (most rows tie: ranks among all)
+    [2, 1, 0]
     >>> qrels.relevance.tolist()
     [1, 0]
     """
@@ -143,7 +143,8 @@ def _rank_order(query: NDArray[np.int64], score: NDArray[np.float64],
     """The rows in trec_eval's order as float32 scores see it (queries by code, each
     query's scores descending, ties by document id descending), and each row's tie rank
     in that order: its rank in code point order among the rows whose score as float32
-    (-0 as 0) ties another row's of its query, 0 elsewhere.
+    (-0 as 0) ties another row's of its query (among all rows when most of them tie:
+    then no gather), 0 for the rows that tie with none.
 
     float32 ties include float64 ties, so the ranks serve both ``score_precision``; the
     order is the one :func:`~prcurve.ranking.join.prepare` makes from float32 scores, so
@@ -166,9 +167,17 @@ def _rank_order(query: NDArray[np.int64], score: NDArray[np.float64],
     at = np.flatnonzero(tied)  # the tied rows' positions in the order
     row_rank = np.zeros(score.shape[0], dtype=np.int32)
     if at.shape[0]:
-        rows = np.sort(order[at])  # the ids read in the dicts' order (memory order)
-        by_id = _id_order(list(map(docs.__getitem__, rows.tolist())))
+        if 2 * at.shape[0] > score.shape[0]:  # most rows tie: every id ranked, no gather
+            rows = np.arange(score.shape[0])
+            by_id = _id_order(docs)
+        else:
+            rows = np.sort(order[at])  # the ids read in the dicts' order (memory order)
+            by_id = _id_order(list(map(docs.__getitem__, rows.tolist())))
         row_rank[rows[by_id]] = np.arange(rows.shape[0], dtype=np.int32)
+        if rows.shape[0] > at.shape[0]:  # 0 for the rows that tie with none
+            alone = np.ones(score.shape[0], dtype=bool)
+            alone[order[at]] = False
+            row_rank[alone] = 0
         # Each group of equal keys by rank descending: one sort of the tied positions
         # by (group, reversed rank), distinct keys.
         starts = np.ones(at.shape[0], dtype=bool)
@@ -197,6 +206,8 @@ def _id_order(ids: list[str]) -> NDArray[np.intp]:
         needed = 8 * (int(lengths.max()) - 8)  # bits of the second word in use
         if needed < 64 - shared:  # the shared leading bits make room for them
             words = [(first << np.uint64(needed)) | (words[1] >> np.uint64(64 - needed))]
-    order: NDArray[np.intp] = (np.argsort(words[0], kind="stable") if len(words) == 1
+    # Equal ids (one document tied in several queries) may come in any order: ranks
+    # are compared within a query only.
+    order: NDArray[np.intp] = (np.argsort(words[0]) if len(words) == 1
                                else np.lexsort(words[::-1]))
     return order
