@@ -70,8 +70,10 @@ def joined(qrels: Any, run: Any) -> tuple[Qrels, Run] | None:
         return None
     judged_docs = list(itertools.chain.from_iterable(judged_inner))
     run_docs = list(itertools.chain.from_iterable(run_inner))
-    if not (judged_docs and run_docs and _plain_text(judged_docs) and _plain_text(run_docs)
-            and _plain_text(list(qrels)) and _plain_text(list(run))):
+    run_text = _plain_text(run_docs)
+    if not (judged_docs and run_docs and run_text is not None and _plain_text(judged_docs)
+            is not None and _plain_text(list(qrels)) is not None
+            and _plain_text(list(run)) is not None):
         return None
     judged_lengths = _lengths(judged_inner)
     grades = check_grades("relevance", _values(judged_inner))
@@ -92,7 +94,7 @@ def joined(qrels: Any, run: Any) -> tuple[Qrels, Run] | None:
     scores: NDArray[np.float64] = check_finite_numbers(
         "score", as_1d("score", _values(run_inner))).astype(np.float64, copy=False)
     # The rows put in rank order (prepare then finds them so).
-    order, rank = _rank_order(run_queries.codes, scores, run_docs)
+    order, rank = _rank_order(run_queries.codes, scores, run_docs, run_text)
     judgments = Qrels(_queries(list(qrels), judged_lengths),
                       RowDocs(len(judged_docs), np.zeros(0, dtype=np.int32),
                               np.zeros(0, dtype=np.int32), None,
@@ -103,13 +105,15 @@ def joined(qrels: Any, run: Any) -> tuple[Qrels, Run] | None:
     return judgments, Run(queries, docs, scores[order])
 
 
-def _plain_text(ids: list[Any]) -> bool:
-    """Whether every id is a ``str`` (``str.join`` refuses anything else) without a NUL
-    (which a ``U`` array would drop at its end: the general path refuses it)."""
+def _plain_text(ids: list[Any]) -> str | None:
+    """The ids joined by NULs when every one is a ``str`` (``str.join`` refuses anything
+    else) without a NUL (which a ``U`` array would drop at its end: the general path
+    refuses it); else None."""
     try:
-        return "\0" not in "".join(ids)
+        text = "\0".join(ids)
     except TypeError:
-        return False
+        return None
+    return text if text.count("\0") == len(ids) - 1 else None
 
 
 def _values(inner: list[dict[str, Any]]) -> NDArray[Any]:
@@ -138,8 +142,8 @@ def _text_column(ids: list[str]) -> NDArray[np.str_]:
     return np.fromiter(ids, dtype=f"U{max(width, 1)}", count=len(ids))
 
 
-def _rank_order(query: NDArray[np.int64], score: NDArray[np.float64],
-                docs: list[str]) -> tuple[NDArray[np.intp], NDArray[np.int32]]:
+def _rank_order(query: NDArray[np.int64], score: NDArray[np.float64], docs: list[str],
+                text: str) -> tuple[NDArray[np.intp], NDArray[np.int32]]:
     """The rows in trec_eval's order as float32 scores see it (queries by code, each
     query's scores descending, ties by document id descending), and each row's tie rank
     in that order: its rank in code point order among the rows whose score as float32
@@ -169,7 +173,7 @@ def _rank_order(query: NDArray[np.int64], score: NDArray[np.float64],
     if at.shape[0]:
         if 2 * at.shape[0] > score.shape[0]:  # most rows tie: every id ranked, no gather
             rows = np.arange(score.shape[0])
-            by_id = _id_order(docs)
+            by_id = _id_order(docs, text)
         else:
             rows = np.sort(order[at])  # the ids read in the dicts' order (memory order)
             by_id = _id_order(list(map(docs.__getitem__, rows.tolist())))
@@ -184,22 +188,29 @@ def _rank_order(query: NDArray[np.int64], score: NDArray[np.float64],
         starts[1:] = ~equal[at[1:] - 1]
         group = np.cumsum(starts) - 1
         width = np.int64(rows.shape[0])
-        within = np.argsort(group * width + (width - 1 - row_rank[order[at]]))
+        # (timsort: the keys ascend group by group, each group short)
+        within = np.argsort(group * width + (width - 1 - row_rank[order[at]]), kind="stable")
         order[at] = order[at][within]
     return order, row_rank[order]
 
 
-def _id_order(ids: list[str]) -> NDArray[np.intp]:
+def _id_order(ids: list[str], text: str | None = None) -> NDArray[np.intp]:
     """The permutation putting ``str`` ids (no NUL) in code point order, which is
     UTF-8's byte order: ASCII ids as big-endian 64-bit words of their bytes, NUL-padded
     (:func:`~prcurve.ranking.byte_words.byte_words`, read from one buffer of them all;
-    a prefix sorts first, as with ``strcmp``), others as a ``U`` array."""
-    text = "".join(ids)
+    a prefix sorts first, as with ``strcmp``), others as a ``U`` array. ``text``: the ids
+    joined by NULs (:func:`_plain_text`), their ends found where its NULs are."""
+    if text is None:
+        text = "\0".join(ids)
     if not text.isascii():
         return np.argsort(_text_column(ids), kind="stable")
-    lengths = np.fromiter(map(len, ids), dtype=np.int64, count=len(ids))
-    starts = np.cumsum(lengths) - lengths
-    words = byte_words(np.frombuffer(text.encode("ascii"), dtype=np.uint8), starts, lengths)
+    buffer = np.frombuffer(text.encode("ascii"), dtype=np.uint8)
+    ends = np.append(np.flatnonzero(buffer == 0), buffer.shape[0])
+    starts = np.empty_like(ends)
+    starts[0] = 0
+    starts[1:] = ends[:-1] + 1
+    lengths = ends - starts
+    words = byte_words(buffer, starts, lengths)
     if len(words) == 2:  # ids of 9-16 bytes: one key when their first bytes agree
         first = words[0]
         shared = (int(first.min()) ^ int(first.max())).bit_length()  # bits not shared
