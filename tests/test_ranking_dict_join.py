@@ -9,6 +9,8 @@ ordered by ``sorted`` of their UTF-8 bytes (trec_eval's ``strcmp``)."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import numpy as np
@@ -39,6 +41,18 @@ DOC_IDS = st.one_of(st.text(alphabet=ID_TEXT, max_size=3),
 QUERY_IDS = st.text(alphabet=ID_TEXT, min_size=0, max_size=3)
 
 Nested = dict[str, dict[str, Any]]
+
+
+@contextmanager
+def joined_always() -> Iterator[None]:
+    """The dict join for every run, pooled documents included (small dicts repeat their
+    documents: ``_repeating`` would send most of them to the general path)."""
+    original = _dict_join._repeating
+    _dict_join._repeating = lambda docs: False
+    try:
+        yield
+    finally:
+        _dict_join._repeating = original
 
 
 @st.composite
@@ -92,9 +106,11 @@ OPTIONS = [{}, {"score_precision": "float32"}, {"queries_without_results": "zero
 def test_dicts_give_what_every_other_form_gives(pair: tuple[Nested, Nested],
                                                 options: dict[str, Any]) -> None:
     qrels, run = pair
-    assert _dict_join.joined(qrels, run) is not None or not any(qrels.values()) or not any(
-        run.values())
-    ours = _result(qrels, run, **options)
+    with joined_always():
+        assert _dict_join.joined(qrels, run) is not None or not any(qrels.values()) or not any(
+            run.values())
+        ours = _result(qrels, run, **options)
+    assert _result(qrels, run, **options) == ours  # the path _repeating chooses
     general = _result(Qrels.from_dict(qrels), Run.from_dict(run), **options)
     assert ours == general
     if any(qrels.values()) and any(run.values()):
@@ -110,7 +126,8 @@ def test_dicts_against_pytrec_eval(pair: tuple[Nested, Nested]) -> None:
     # both above; the trec_eval fixtures check negative grades).
     qrels, run = pair
     run = {q: docs for q, docs in run.items() if docs}
-    ours = _result(qrels, run, score_precision="float32", convention="trec_eval_9")
+    with joined_always():
+        ours = _result(qrels, run, score_precision="float32", convention="trec_eval_9")
     evaluator = pytrec_eval.RelevanceEvaluator(qrels, set(PYTREC.values()))
     theirs = evaluator.evaluate(run)
     if ours[0] == "error":  # no query with both judgments and results
@@ -127,7 +144,8 @@ def test_dicts_against_pytrec_eval(pair: tuple[Nested, Nested]) -> None:
 @given(dict_pairs())
 def test_join_and_tie_ranks_against_a_python_oracle(pair: tuple[Nested, Nested]) -> None:
     qrels, run = pair
-    tables = _dict_join.joined(qrels, run)
+    with joined_always():
+        tables = _dict_join.joined(qrels, run)
     if not any(qrels.values()) or not any(run.values()):
         assert tables is None  # no rows: the general path (and its errors)
         return
@@ -175,10 +193,11 @@ def test_fast_path_builds_no_encoded_documents(monkeypatch: pytest.MonkeyPatch) 
     expected = _result(Qrels.from_dict(qrels), Run.from_dict(run))
     monkeypatch.setattr(Qrels, "coerce", refuse)
     monkeypatch.setattr(Run, "coerce", refuse)
-    assert _result(qrels, run) == expected
     theirs = pytrec_eval.RelevanceEvaluator(qrels, {"map"}).evaluate(run)
-    assert judge(qrels, run).evaluate(["AP"]).per_query["AP"].tolist() == [
-        theirs["q1"]["map"], theirs["q2"]["map"]]
+    with joined_always():  # "x" twice in 7 rows: a pool, by _repeating's guess
+        assert _result(qrels, run) == expected
+        assert judge(qrels, run).evaluate(["AP"]).per_query["AP"].tolist() == [
+            theirs["q1"]["map"], theirs["q2"]["map"]]
 
 
 @pytest.mark.parametrize(("qrels", "run"), [
@@ -224,3 +243,19 @@ def test_tied_ids_in_byte_order(prefix: str, tails: list[str]) -> None:
     ids = [prefix + tail for tail in tails]
     order = _dict_join._id_order(ids)
     assert [ids[i] for i in order] == sorted(ids, key=str.encode)
+
+
+def test_a_pool_of_documents_takes_the_general_path() -> None:
+    # 10^4 rows: of a pool of 100 documents (the general path: encoding them is cheaper),
+    # or each its own document (the join).
+    pooled = {f"q{q}": {f"d{(q * 7 + k) % 100}": k / 8 for k in range(100)} for q in range(100)}
+    distinct = {f"q{q}": {f"d{q}-{k}": k / 8 for k in range(100)} for q in range(100)}
+    def judged(run: Nested) -> Nested:
+        return {q: {d: int(s * 8) % 3 for d, s in docs.items()} for q, docs in run.items()}
+
+    assert _dict_join.joined(judged(pooled), pooled) is None
+    assert _dict_join.joined(judged(distinct), distinct) is not None
+    for run in (pooled, distinct):
+        with joined_always():
+            expected = _result(judged(run), run)
+        assert _result(judged(run), run) == expected
