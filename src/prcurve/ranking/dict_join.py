@@ -69,14 +69,13 @@ def joined(qrels: Any, run: Any) -> tuple[Qrels, Run] | None:
     # dicts only (other mappings, and anything else, take the general path and its errors)
     if not set(map(type, judged_inner)) | set(map(type, run_inner)) <= {dict}:
         return None
-    judged_docs = list(itertools.chain.from_iterable(judged_inner))
     run_docs = list(itertools.chain.from_iterable(run_inner))
-    run_text = _plain_text(run_docs)
-    if not (judged_docs and run_docs and run_text is not None and _plain_text(judged_docs)
-            is not None and _plain_text(list(qrels)) is not None
-            and _plain_text(list(run)) is not None):
+    if not run_docs or _repeating(run_docs):  # a pool: encoding is cheaper (few labels)
         return None
-    if _repeating(run_docs):  # a pool of documents: encoding them is cheaper (few labels)
+    judged_docs = list(itertools.chain.from_iterable(judged_inner))
+    run_text = _plain_text(run_docs)
+    if not (judged_docs and run_text is not None and _plain_text(judged_docs) is not None
+            and _plain_text(list(qrels)) is not None and _plain_text(list(run)) is not None):
         return None
     judged_lengths = _lengths(judged_inner)
     grades = check_grades("relevance", _values(judged_inner))
@@ -97,7 +96,9 @@ def joined(qrels: Any, run: Any) -> tuple[Qrels, Run] | None:
     scores: NDArray[np.float64] = check_finite_numbers(
         "score", as_1d("score", _values(run_inner))).astype(np.float64, copy=False)
     # The rows put in rank order (prepare then finds them so).
-    order, rank = _rank_order(run_queries.codes, scores, run_docs, run_text)
+    texts = [run_text]  # the list holds the only reference: freed where it is used
+    del run_text
+    order, rank = _rank_order(run_queries.codes, scores, run_docs, texts)
     judgments = Qrels(_queries(list(qrels), judged_lengths),
                       RowDocs(len(judged_docs), np.zeros(0, dtype=np.int32),
                               np.zeros(0, dtype=np.int32), None,
@@ -146,7 +147,7 @@ def _text_column(ids: list[str]) -> NDArray[np.str_]:
 
 
 def _rank_order(query: NDArray[np.int64], score: NDArray[np.float64], docs: list[str],
-                text: str) -> tuple[NDArray[np.intp], NDArray[np.int32]]:
+                texts: list[str]) -> tuple[NDArray[np.intp], NDArray[np.int32]]:
     """The rows in trec_eval's order as float32 scores see it (queries by code, each
     query's scores descending, ties by document id descending), and each row's tie rank
     in that order: its rank in code point order among the rows whose score as float32
@@ -165,23 +166,27 @@ def _rank_order(query: NDArray[np.int64], score: NDArray[np.float64], docs: list
     # rise as it falls; a positive score's complement (sign bit cleared) falls as it rises.
     falling = np.where(bits >> np.uint32(31) != 0, bits, ~bits & np.uint32(0x7FFFFFFF))
     key = (query.astype(np.uint64) << np.uint64(32)) | falling.astype(np.uint64)
+    del narrow, bits, falling
     order: NDArray[np.intp] = np.argsort(key)
     key = key[order]
     equal = key[1:] == key[:-1]
-    tied = np.zeros(key.shape[0], dtype=bool)
+    del key  # (memory: the peak is in the ranks that follow)
+    tied = np.zeros(score.shape[0], dtype=bool)
     tied[1:] = equal
     tied[:-1] |= equal
     at = np.flatnonzero(tied)  # the tied rows' positions in the order
     row_rank = np.zeros(score.shape[0], dtype=np.int32)
     if at.shape[0]:
         if 2 * at.shape[0] > score.shape[0]:  # most rows tie: every id ranked, no gather
-            rows = np.arange(score.shape[0])
-            by_id = _id_order(docs, text)
+            ranked = score.shape[0]
+            row_rank[_id_order(docs, texts)] = np.arange(ranked, dtype=np.int32)
         else:
             rows = np.sort(order[at])  # the ids read in the dicts' order (memory order)
+            ranked = rows.shape[0]
             by_id = _id_order(list(map(docs.__getitem__, rows.tolist())))
-        row_rank[rows[by_id]] = np.arange(rows.shape[0], dtype=np.int32)
-        if rows.shape[0] > at.shape[0]:  # 0 for the rows that tie with none
+            row_rank[rows[by_id]] = np.arange(ranked, dtype=np.int32)
+            del rows, by_id
+        if ranked > at.shape[0]:  # 0 for the rows that tie with none
             alone = np.ones(score.shape[0], dtype=bool)
             alone[order[at]] = False
             row_rank[alone] = 0
@@ -190,7 +195,7 @@ def _rank_order(query: NDArray[np.int64], score: NDArray[np.float64], docs: list
         starts = np.ones(at.shape[0], dtype=bool)
         starts[1:] = ~equal[at[1:] - 1]
         group = np.cumsum(starts) - 1
-        width = np.int64(rows.shape[0])
+        width = np.int64(ranked)
         # (timsort: the keys ascend group by group, each group short)
         within = np.argsort(group * width + (width - 1 - row_rank[order[at]]), kind="stable")
         order[at] = order[at][within]
@@ -209,17 +214,19 @@ def _repeating(docs: list[str]) -> bool:
     return len(set(sample)) < 0.95 * len(sample)
 
 
-def _id_order(ids: list[str], text: str | None = None) -> NDArray[np.intp]:
+def _id_order(ids: list[str], texts: list[str] | None = None) -> NDArray[np.intp]:
     """The permutation putting ``str`` ids (no NUL) in code point order, which is
     UTF-8's byte order: ASCII ids as big-endian 64-bit words of their bytes, NUL-padded
     (:func:`~prcurve.ranking.byte_words.byte_words`, read from one buffer of them all;
-    a prefix sorts first, as with ``strcmp``), others as a ``U`` array. ``text``: the ids
-    joined by NULs (:func:`_plain_text`), their ends found where its NULs are."""
-    if text is None:
-        text = "\0".join(ids)
+    a prefix sorts first, as with ``strcmp``), others as a ``U`` array. ``texts``: the
+    ids joined by NULs (:func:`_plain_text`), their ends found where its NULs are (taken
+    from the list, which held the only other reference, so that the text is freed as
+    soon as its bytes are made)."""
+    text = texts.pop() if texts else "\0".join(ids)
     if not text.isascii():
         return np.argsort(_text_column(ids), kind="stable")
     buffer = np.frombuffer(text.encode("ascii"), dtype=np.uint8)
+    del text
     ends = np.append(np.flatnonzero(buffer == 0), buffer.shape[0])
     starts = np.empty_like(ends)
     starts[0] = 0
