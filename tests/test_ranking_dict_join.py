@@ -243,6 +243,15 @@ def test_tied_ids_in_byte_order(prefix: str, tails: list[str]) -> None:
     ids = [prefix + tail for tail in tails]
     order = _dict_join._id_order(ids)
     assert [ids[i] for i in order] == sorted(ids, key=str.encode)
+    original = _dict_join.BLOCK
+    _dict_join.BLOCK = 4  # blocks of 4 ids: words first needed in a later block
+    try:
+        order = _dict_join._id_order(ids)
+        assert _dict_join._plain_text(ids)
+        assert not _dict_join._plain_text([*ids, "a\0"])
+    finally:
+        _dict_join.BLOCK = original
+    assert [ids[i] for i in order] == sorted(ids, key=str.encode)
 
 
 def test_a_pool_of_documents_takes_the_general_path() -> None:

@@ -73,9 +73,8 @@ def joined(qrels: Any, run: Any) -> tuple[Qrels, Run] | None:
     if not run_docs or _repeating(run_docs):  # a pool: encoding is cheaper (few labels)
         return None
     judged_docs = list(itertools.chain.from_iterable(judged_inner))
-    run_text = _plain_text(run_docs)
-    if not (judged_docs and run_text is not None and _plain_text(judged_docs) is not None
-            and _plain_text(list(qrels)) is not None and _plain_text(list(run)) is not None):
+    if not (judged_docs and _plain_text(run_docs) and _plain_text(judged_docs)
+            and _plain_text(list(qrels)) and _plain_text(list(run))):
         return None
     judged_lengths = _lengths(judged_inner)
     grades = check_grades("relevance", _values(judged_inner))
@@ -96,9 +95,7 @@ def joined(qrels: Any, run: Any) -> tuple[Qrels, Run] | None:
     scores: NDArray[np.float64] = check_finite_numbers(
         "score", as_1d("score", _values(run_inner))).astype(np.float64, copy=False)
     # The rows put in rank order (prepare then finds them so).
-    texts = [run_text]  # the list holds the only reference: freed where it is used
-    del run_text
-    order, rank = _rank_order(run_queries.codes, scores, run_docs, texts)
+    order, rank = _rank_order(run_queries.codes, scores, run_docs)
     judgments = Qrels(_queries(list(qrels), judged_lengths),
                       RowDocs(len(judged_docs), np.zeros(0, dtype=np.int32),
                               np.zeros(0, dtype=np.int32), None,
@@ -109,15 +106,23 @@ def joined(qrels: Any, run: Any) -> tuple[Qrels, Run] | None:
     return judgments, Run(queries, docs, scores[order])
 
 
-def _plain_text(ids: list[Any]) -> str | None:
-    """The ids joined by NULs when every one is a ``str`` (``str.join`` refuses anything
-    else) without a NUL (which a ``U`` array would drop at its end: the general path
-    refuses it); else None."""
-    try:
-        text = "\0".join(ids)
-    except TypeError:
-        return None
-    return text if text.count("\0") == len(ids) - 1 else None
+BLOCK = 1 << 16
+"""Ids joined and read as words at a time: a block's text and temporaries (a few MiB)
+stay in cache, and no copy of all the ids' text is made (10^7 ids: 100 MB each)."""
+
+
+def _plain_text(ids: list[Any]) -> bool:
+    """Whether every id is a ``str`` (``str.join`` refuses anything else) without a NUL
+    (which a ``U`` array would drop at its end: the general path refuses it); the ids
+    joined by NULs a block at a time."""
+    for begin in range(0, len(ids), BLOCK):
+        block = ids[begin:begin + BLOCK]
+        try:
+            if "\0".join(block).count("\0") != len(block) - 1:
+                return False
+        except TypeError:
+            return False
+    return True
 
 
 def _values(inner: list[dict[str, Any]]) -> NDArray[Any]:
@@ -147,7 +152,7 @@ def _text_column(ids: list[str]) -> NDArray[np.str_]:
 
 
 def _rank_order(query: NDArray[np.int64], score: NDArray[np.float64], docs: list[str],
-                texts: list[str]) -> tuple[NDArray[np.intp], NDArray[np.int32]]:
+                ) -> tuple[NDArray[np.intp], NDArray[np.int32]]:
     """The rows in trec_eval's order as float32 scores see it (queries by code, each
     query's scores descending, ties by document id descending), and each row's tie rank
     in that order: its rank in code point order among the rows whose score as float32
@@ -179,7 +184,7 @@ def _rank_order(query: NDArray[np.int64], score: NDArray[np.float64], docs: list
     if at.shape[0]:
         if 2 * at.shape[0] > score.shape[0]:  # most rows tie: every id ranked, no gather
             ranked = score.shape[0]
-            row_rank[_id_order(docs, texts)] = np.arange(ranked, dtype=np.int32)
+            row_rank[_id_order(docs)] = np.arange(ranked, dtype=np.int32)
         else:
             rows = np.sort(order[at])  # the ids read in the dicts' order (memory order)
             ranked = rows.shape[0]
@@ -214,29 +219,19 @@ def _repeating(docs: list[str]) -> bool:
     return len(set(sample)) < 0.95 * len(sample)
 
 
-def _id_order(ids: list[str], texts: list[str] | None = None) -> NDArray[np.intp]:
+def _id_order(ids: list[str]) -> NDArray[np.intp]:
     """The permutation putting ``str`` ids (no NUL) in code point order, which is
     UTF-8's byte order: ASCII ids as big-endian 64-bit words of their bytes, NUL-padded
-    (:func:`~prcurve.ranking.byte_words.byte_words`, read from one buffer of them all;
-    a prefix sorts first, as with ``strcmp``), others as a ``U`` array. ``texts``: the
-    ids joined by NULs (:func:`_plain_text`), their ends found where its NULs are (taken
-    from the list, which held the only other reference, so that the text is freed as
-    soon as its bytes are made)."""
-    text = texts.pop() if texts else "\0".join(ids)
-    if not text.isascii():
+    (:func:`_words`; a prefix sorts first, as with ``strcmp``), others as a ``U``
+    array."""
+    read = _words(ids)
+    if read is None:
         return np.argsort(_text_column(ids), kind="stable")
-    buffer = np.frombuffer(text.encode("ascii"), dtype=np.uint8)
-    del text
-    ends = np.append(np.flatnonzero(buffer == 0), buffer.shape[0])
-    starts = np.empty_like(ends)
-    starts[0] = 0
-    starts[1:] = ends[:-1] + 1
-    lengths = ends - starts
-    words = byte_words(buffer, starts, lengths)
+    words, longest = read
     if len(words) == 2:  # ids of 9-16 bytes: one key when their first bytes agree
         first = words[0]
         shared = (int(first.min()) ^ int(first.max())).bit_length()  # bits not shared
-        needed = 8 * (int(lengths.max()) - 8)  # bits of the second word in use
+        needed = 8 * (longest - 8)  # bits of the second word in use
         if needed < 64 - shared:  # the shared leading bits make room for them
             words = [(first << np.uint64(needed)) | (words[1] >> np.uint64(64 - needed))]
     # Equal ids (one document tied in several queries) may come in any order: ranks
@@ -244,3 +239,30 @@ def _id_order(ids: list[str], texts: list[str] | None = None) -> NDArray[np.intp
     order: NDArray[np.intp] = (np.argsort(words[0]) if len(words) == 1
                                else np.lexsort(words[::-1]))
     return order
+
+
+def _words(ids: list[str]) -> tuple[list[NDArray[np.uint64]], int] | None:
+    """The words of ASCII ids (:func:`~prcurve.ranking.byte_words.byte_words`, 8 bytes
+    each, big-endian, NUL-padded) and the longest id's length; None when an id is not
+    ASCII. A :data:`BLOCK` of ids at a time: joined by NULs into one buffer, their ends
+    where its NULs are, their words written into one array per word (a word first
+    needed in a later block is zero, the padding, for the earlier ids)."""
+    n = len(ids)
+    out: list[NDArray[np.uint64]] = []
+    longest = 0
+    for begin in range(0, n, BLOCK):
+        text = "\0".join(ids[begin:begin + BLOCK])
+        if not text.isascii():
+            return None
+        buffer = np.frombuffer(text.encode("ascii"), dtype=np.uint8)
+        ends = np.append(np.flatnonzero(buffer == 0), buffer.shape[0])
+        starts = np.empty_like(ends)
+        starts[0] = 0
+        starts[1:] = ends[:-1] + 1
+        lengths = ends - starts
+        longest = max(longest, int(lengths.max()))
+        words = byte_words(buffer, starts, lengths)
+        out += [np.zeros(n, dtype=np.uint64) for _ in range(len(words) - len(out))]
+        for word, block in zip(out, words, strict=False):  # fewer words: zeros after
+            word[begin:begin + ends.shape[0]] = block
+    return out, longest
