@@ -83,7 +83,7 @@ def main() -> None:
     from prcurve.ranking import evaluate
 
     frames = [{"query_id": q, "doc_id": d, name: v} for (q, d, v), name in
-              ((data["qrels"], "relevance"), (data["run"], "score"))]
+              ((data["qrels"], "relevance"), (data["run"], "score"))] if data else []
     text = {"query_id": "string[pyarrow]", "doc_id": "string[pyarrow]"}
 
     def tables(name: str) -> Any:
