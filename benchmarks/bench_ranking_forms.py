@@ -11,7 +11,8 @@ the timing), pytrec_eval_dicts (pytrec_eval's ``RelevanceEvaluator`` + ``evaluat
 the same dicts: its own input form; issue 26, session 34) (default: all).
 ``--ties`` rounds the scores to 2 decimals (about 100 values a query: most rows tie);
 ``--repeat N`` runs the cases N times, alternating, and prints each one's best; the
-resident set's peak (``ru_maxrss``) is printed before and after each case.
+resident set's peak (``ru_maxrss``) is printed before and after each case; ``--trace``
+also prints the most each call allocates (tracemalloc: numpy arrays and Python objects).
 Data: ``bench_ranking.py``'s, 10^4 queries x 10^3 documents, MAP + P@10 + AP@100; each
 case once, its tables built before the timing; CPU time of the process over the call
 (every thread), which a loaded machine disturbs less than wall time. Run it with main's
@@ -27,6 +28,7 @@ import os
 import resource
 import sys
 import time
+import tracemalloc
 from pathlib import Path
 from typing import Any
 
@@ -61,6 +63,8 @@ def main() -> None:
     parser.add_argument("--docs", type=int, default=1_000)
     parser.add_argument("--ties", action="store_true", help="scores rounded to 2 decimals")
     parser.add_argument("--repeat", type=int, default=1)
+    parser.add_argument("--trace", action="store_true",
+                        help="the peak each call allocates (tracemalloc; slower: not timed)")
     parser.add_argument("cases", nargs="*", help=f"any of {CASES} (default: all)")
     args = parser.parse_args()
     if not set(args.cases) <= set(CASES):
@@ -116,6 +120,8 @@ def main() -> None:
         for name in args.cases:
             given = dicts if name == "dicts" else tables(name)
             gc.collect()
+            if args.trace:
+                tracemalloc.start()
             peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
             cpu, wall = time.process_time(), time.perf_counter()
             result = (pytrec() if name == "pytrec_eval_from_columns"
@@ -124,6 +130,10 @@ def main() -> None:
             cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
             best[name] = min(best.get(name, cpu), cpu)
             after = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+            if args.trace:
+                print(f"{name}: allocated at most {tracemalloc.get_traced_memory()[1] / 2**20:.1f}"
+                      " MiB (tracemalloc)")
+                tracemalloc.stop()
             print(f"{name}: CPU {cpu:.2f} s, wall {wall:.2f} s; peak RSS {peak:.0f} -> "
                   f"{after:.0f} MiB; {checksum(result)}", flush=True)
             del given, result
