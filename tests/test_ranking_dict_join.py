@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
+from decimal import Decimal
 from typing import Any
 
 import numpy as np
@@ -212,6 +213,12 @@ def test_fast_path_builds_no_encoded_documents(monkeypatch: pytest.MonkeyPatch) 
     ({"q": {"a": 1}}, {"q": ["a"]}),  # not a dict of documents: refused
     ({"q": {}}, {"q": {"a": 1.0}}),  # no judgments
     ({}, {}),
+    # Values of other kinds, taken by the join: the same numbers or the same errors.
+    ({"q": {"a": True, "b": False}}, {"q": {"a": np.float32(0.1), "b": 0.2, "c": 3}}),
+    ({"q": {"a": 2**60, "b": 1}}, {"q": {"a": 2**60, "b": 2**60 + 1}}),
+    ({"q": {"a": 2**70}}, {"q": {"a": 1.0, "b": 2.0}}),
+    ({"q": {"a": 1}}, {"q": {"a": Decimal("0.5"), "b": 0.25}}),
+    ({"q": {"a": 1.0, "b": 2.0}}, {"q": {"a": np.int64(3), "b": np.float64(-1e300)}}),
 ])
 def test_other_dicts_take_the_general_path_and_its_errors(qrels: Any, run: Any) -> None:
     def general() -> Any:
@@ -222,6 +229,8 @@ def test_other_dicts_take_the_general_path_and_its_errors(qrels: Any, run: Any) 
     except InvalidInputError as error:
         expected = ("error", str(error))
     assert _result(qrels, run) == expected
+    with joined_always():
+        assert _result(qrels, run) == expected
 
 
 @pytest.mark.parametrize("empty", [{}, {"q": {}}])
@@ -268,3 +277,14 @@ def test_a_pool_of_documents_takes_the_general_path() -> None:
         with joined_always():
             expected = _result(judged(run), run)
         assert _result(judged(run), run) == expected
+
+
+@pytest.mark.parametrize("grade", [2**70, -(2**64), 1e20])
+def test_grades_beyond_int64_are_refused_by_name(grade: Any) -> None:
+    # An OverflowError escaped the grades' cast (Python integers), and a float beyond
+    # int64 was cast to an undefined integer; from dicts and from arrays alike.
+    run = {"q": {"a": 1.0, "b": 2.0}}
+    for qrels in ({"q": {"a": grade}}, (np.array(["q"]), np.array(["a"]),
+                                         np.array([grade], dtype=object))):
+        with pytest.raises(InvalidInputError, match="relevance"):
+            evaluate(qrels, run)
