@@ -6,27 +6,40 @@ Usage::
     python benchmarks/bench_ranking_forms.py [--ids distinct|pooled] [CASE ...]
 
 CASE: numpy, pyarrow, pandas_str (``string[pyarrow]``), pandas_object,
-pytrec_eval_from_columns (default: all). Data: ``bench_ranking.py``'s, 10^4 queries x
-10^3 documents, MAP + P@10 + AP@100; each case once, its tables built before the
-timing; CPU time of the process over the call (every thread), which a loaded machine
-disturbs less than wall time. Run it with main's Python and this branch's, alternating,
-to compare (docs/benchmarks.md, issue 26, session 31).
+pytrec_eval_from_columns, dicts (``evaluate`` on pytrec_eval's dict of dicts, built before
+the timing), pytrec_eval_dicts (pytrec_eval's ``RelevanceEvaluator`` + ``evaluate`` on
+the same dicts: its own input form; issue 26, session 34) (default: all).
+``--ties`` rounds the scores to 2 decimals (about 100 values a query: most rows tie);
+``--repeat N`` runs the cases N times, alternating, and prints each one's best; the
+resident set's peak (``ru_maxrss``) is printed before and after each case; ``--trace``
+also prints the most each call allocates (tracemalloc: numpy arrays and Python objects).
+Data: ``bench_ranking.py``'s, 10^4 queries x 10^3 documents, MAP + P@10 + AP@100; each
+case once, its tables built before the timing; CPU time of the process over the call
+(every thread), which a loaded machine disturbs less than wall time. Run it with main's
+Python and this branch's, alternating, to compare (docs/benchmarks.md, issue 26, session
+31).
 """
 
 from __future__ import annotations
 
 import argparse
 import gc
+import os
+import resource
 import sys
 import time
+import tracemalloc
 from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+import numpy as np
+
 from bench_ranking import MEASURES, make_data, to_dicts
 
-CASES = ["numpy", "pyarrow", "pandas_str", "pandas_object", "pytrec_eval_from_columns"]
+CASES = ["numpy", "pyarrow", "pandas_str", "pandas_object", "pytrec_eval_from_columns",
+         "dicts", "pytrec_eval_dicts"]
 
 
 def checksum(result: Any) -> str:
@@ -48,21 +61,33 @@ def main() -> None:
     parser.add_argument("--ids", choices=["distinct", "pooled"], default="distinct")
     parser.add_argument("--queries", type=int, default=10_000)
     parser.add_argument("--docs", type=int, default=1_000)
+    parser.add_argument("--ties", action="store_true", help="scores rounded to 2 decimals")
+    parser.add_argument("--repeat", type=int, default=1)
+    parser.add_argument("--trace", action="store_true",
+                        help="the peak each call allocates (tracemalloc; slower: not timed)")
     parser.add_argument("cases", nargs="*", help=f"any of {CASES} (default: all)")
     args = parser.parse_args()
     if not set(args.cases) <= set(CASES):
         parser.error(f"cases: choose from {CASES}")
     args.cases = args.cases or CASES
     data = make_data(args.queries, args.docs, False, False, ids=args.ids)
+    if args.ties:
+        q, d, score = data["run"]
+        data["run"] = (q, d, np.round(score, 2))
     print(f"# {data['rows']:,} rows; {args.ids} ids: {data['distinct_docs']:,} distinct "
-          f"document ids, {args.queries:,} query ids")
+          f"document ids, {args.queries:,} query ids; scores "
+          f"{'2' if args.ties else '4'}-decimal; load {os.getloadavg()}")
+    dicts = to_dicts(data) if {"dicts", "pytrec_eval_dicts"} & set(args.cases) else None
+    if set(args.cases) <= {"dicts", "pytrec_eval_dicts"}:
+        data.clear()  # the columns are not needed: a lower base for the peaks (10^7 rows)
+        gc.collect()
     import pandas as pd
     import pyarrow as pa
 
     from prcurve.ranking import evaluate
 
     frames = [{"query_id": q, "doc_id": d, name: v} for (q, d, v), name in
-              ((data["qrels"], "relevance"), (data["run"], "score"))]
+              ((data["qrels"], "relevance"), (data["run"], "score"))] if data else []
     text = {"query_id": "string[pyarrow]", "doc_id": "string[pyarrow]"}
 
     def tables(name: str) -> Any:
@@ -84,14 +109,36 @@ def main() -> None:
         return pytrec_eval.RelevanceEvaluator(qrels, {"map", "P_10", "map_cut_100"}
                                               ).evaluate(run)
 
-    for name in args.cases:
-        given = tables(name)
-        gc.collect()
-        cpu, wall = time.process_time(), time.perf_counter()
-        result = pytrec() if given is None else evaluate(*given, MEASURES)
-        cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
-        print(f"{name}: CPU {cpu:.2f} s, wall {wall:.2f} s; {checksum(result)}", flush=True)
-        del given
+    def pytrec_dicts() -> Any:
+        import pytrec_eval
+
+        return pytrec_eval.RelevanceEvaluator(dicts[0], {"map", "P_10", "map_cut_100"}
+                                              ).evaluate(dicts[1])
+
+    best: dict[str, float] = {}
+    for _ in range(args.repeat):
+        for name in args.cases:
+            given = dicts if name == "dicts" else tables(name)
+            gc.collect()
+            if args.trace:
+                tracemalloc.start()
+            peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+            cpu, wall = time.process_time(), time.perf_counter()
+            result = (pytrec() if name == "pytrec_eval_from_columns"
+                      else pytrec_dicts() if name == "pytrec_eval_dicts"
+                      else evaluate(*given, MEASURES))
+            cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
+            best[name] = min(best.get(name, cpu), cpu)
+            after = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+            if args.trace:
+                print(f"{name}: allocated at most {tracemalloc.get_traced_memory()[1] / 2**20:.1f}"
+                      " MiB (tracemalloc)")
+                tracemalloc.stop()
+            print(f"{name}: CPU {cpu:.2f} s, wall {wall:.2f} s; peak RSS {peak:.0f} -> "
+                  f"{after:.0f} MiB; {checksum(result)}", flush=True)
+            del given, result
+    if args.repeat > 1:
+        print("best CPU s: " + ", ".join(f"{k} {v:.3f}" for k, v in best.items()))
 
 
 if __name__ == "__main__":

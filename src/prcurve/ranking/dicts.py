@@ -104,3 +104,4 @@ def _labels(name: str, values: list[Any]) -> NDArray[Any]:
     """Distinct ids from Python objects (few: one per distinct id)."""
     return check_id_labels(name, np.array(values, dtype=object) if values
                            else np.zeros(0, dtype=str))
+

@@ -265,8 +265,15 @@ def judge(
     check_choice("queries_without_results", queries_without_results, MISSING_QUERIES)
     check_choice("score_precision", score_precision, SCORE_PRECISIONS)
     only_judged = check_flag("judged_only", judged_only)
+    tables = None
+    if isinstance(qrels, Mapping) and isinstance(run, Mapping):  # pytrec_eval's dicts:
+        from prcurve.ranking.dict_join import joined  # joined as walked (issue 26, item 5)
+
+        tables = joined(qrels, run)
+    judgments, ranked = tables if tables is not None else (Qrels.coerce(qrels),
+                                                             Run.coerce(run))
     prepared = prepare(
-        Qrels.coerce(qrels), Run.coerce(run),
+        judgments, ranked,
         relevance_level=level, depth=cut,
         queries_without_results=queries_without_results, score_precision=score_precision,
         judged_only=only_judged,

@@ -107,7 +107,8 @@ def prepare(
     # The sorted distinct query ids (a sort, not np.unique: that imports numpy.ma, a
     # tenth of a small run's time).
     query_ids = np.sort(np.concatenate((run_queries, qrels_queries)))
-    query_ids = query_ids[np.concatenate(([True], query_ids[1:] != query_ids[:-1]))]
+    query_ids = query_ids[np.concatenate((np.ones(min(query_ids.shape[0], 1), dtype=bool),
+                                          query_ids[1:] != query_ids[:-1]))]  # none: none
     run_common = np.searchsorted(query_ids, run_queries)
     qrels_common = np.searchsorted(query_ids, qrels_queries)
     qrels_code, grades = judgment_codes(qrels.relevance)

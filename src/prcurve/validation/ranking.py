@@ -185,7 +185,8 @@ def check_grades(name: str, values: ArrayLike) -> NDArray[np.int64]:
     if array.dtype.kind in "iub":
         return array.astype(np.int64, copy=False)
     if array.dtype.kind == "f":
-        ints = np.isfinite(array) & (array == np.round(array))
+        # whole numbers within int64 (a cast beyond it is undefined)
+        ints = np.isfinite(array) & (array == np.round(array)) & (np.abs(array) < 2.0**63)
         if ints.all():
             return array.astype(np.int64)
         raise InvalidInputError(
@@ -196,6 +197,12 @@ def check_grades(name: str, values: ArrayLike) -> NDArray[np.int64]:
     if array.dtype.kind == "O" and all(
         isinstance(v, (int, np.integer)) and not isinstance(v, bool) for v in array.tolist()
     ):
+        wide = [v for v in array.tolist() if not -(2**63) <= v < 2**63]
+        if wide:  # (an OverflowError escaped the cast before)
+            raise InvalidInputError(
+                name, f"a grade beyond 64-bit integers: {wide[0]!r}",
+                "pass integer relevance grades between -2^63 and 2^63 - 1",
+            )
         return array.astype(np.int64)
     raise InvalidInputError(
         name, f"expected integer grades, found dtype {array.dtype}", "pass integer grades"

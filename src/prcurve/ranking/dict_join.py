@@ -1,0 +1,268 @@
+"""Judgments and a run both given as ``{query: {document: value}}`` dicts of ``str`` ids
+(pytrec_eval's input) joined while they are walked, without encoding their documents
+(issue 26, item 5).
+
+:func:`joined` looks each run row's judgment up in its query's dict of judgments, as
+pytrec_eval does, and keeps per row what the evaluation needs of its document id: the
+qrels row judging it and, where its score ties another of its query, its rank among the
+tied ids (:class:`~prcurve.ranking.row_docs.RowDocs`, as the block reader of TREC runs
+keeps them). :func:`prcurve.ranking.evaluation.judge` takes this path when both of its
+tables are such dicts; every other form goes through :class:`~prcurve.ranking.Qrels` and
+:class:`~prcurve.ranking.Run` (:mod:`prcurve.ranking.dicts`), whose checks name what is
+wrong.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from prcurve.ranking import keys as _keys
+from prcurve.ranking.byte_words import byte_words
+from prcurve.ranking.dicts import _labels
+from prcurve.ranking.row_docs import RowDocs
+from prcurve.ranking.state import c_float_scores
+from prcurve.ranking.tables import Qrels, Run
+from prcurve.validation.arrays import as_1d, check_finite_numbers
+from prcurve.validation.ranking import check_grades
+
+__all__ = ["joined"]
+
+
+def joined(qrels: Any, run: Any) -> tuple[Qrels, Run] | None:
+    """Judgments and a run both given as dicts of ``str`` ids, joined while they are
+    walked (issue 26, item 5): each run row's judgment found by one lookup in its query's
+    dict of judgments, as pytrec_eval does, so that no document id is encoded, sorted or
+    hashed into a table. None where this does not apply (any other form, ids not all
+    ``str`` or holding a NUL, no rows, a run whose documents come from a small pool:
+    :func:`_repeating`): then :meth:`Qrels.coerce` and :meth:`Run.coerce`
+    build them, and name what is wrong.
+
+    Both tables' documents are one code a row (:class:`~prcurve.ranking.row_docs.RowDocs`;
+    a dict lists a document once per query, so no repeat is possible): the run's carry
+    each row's judging qrels row and, for the rows whose score (as float32) ties another
+    of its query, the rank of the document id in code point order (UTF-8's byte order,
+    trec_eval's ``strcmp``) among them; their labels are made from the dicts' keys only
+    when asked for. The qrels made here serve this run only: its documents' labels are
+    one a row, not distinct.
+
+    Examples
+    --------
+    >>> qrels, run = joined({"q1": {"a": 1, "b": 0}}, {"q1": {"b": 0.5, "c": 0.5, "a": 0.1}})
+    >>> run.doc_id.tolist()  # in trec_eval's order: c and b tie, ids descending
+    ['c', 'b', 'a']
+    >>> run._docs.judged_row.tolist()  # c unjudged, b qrels row 1, a row 0
+    [-1, 1, 0]
+    >>> run._docs.rank.tolist()  # c and b tie: "b" < "c" (most rows tie: ranks among all)
+    [2, 1, 0]
+    >>> qrels.relevance.tolist()
+    [1, 0]
+    """
+    if not (isinstance(qrels, Mapping) and isinstance(run, Mapping)):
+        return None
+    judged_inner: list[Any] = list(qrels.values())
+    run_inner: list[Any] = list(run.values())
+    # dicts only (other mappings, and anything else, take the general path and its errors)
+    if not set(map(type, judged_inner)) | set(map(type, run_inner)) <= {dict}:
+        return None
+    run_docs = list(itertools.chain.from_iterable(run_inner))
+    if not run_docs or _repeating(run_docs):  # a pool: encoding is cheaper (few labels)
+        return None
+    judged_docs = list(itertools.chain.from_iterable(judged_inner))
+    if not (judged_docs and _plain_text(run_docs) and _plain_text(judged_docs)
+            and _plain_text(list(qrels)) and _plain_text(list(run))):
+        return None
+    judged_lengths = _lengths(judged_inner)
+    grades = check_grades("relevance", _values(judged_inner))
+    if len(judged_docs) >= 2**31:  # row numbers kept as int32 (RowDocs)
+        return None
+    # Each query's judgments: document -> its qrels row (the rows in the dicts' order).
+    first = (np.cumsum(judged_lengths) - judged_lengths).tolist()
+    rows_of = {query: dict(zip(docs, itertools.count(start)))
+               for query, docs, start in zip(qrels, judged_inner, first, strict=True)}
+    none: dict[str, int] = {}
+    n = len(run_docs)
+    judged_row = np.fromiter(itertools.chain.from_iterable(
+        map(rows_of.get(query, none).get, docs, itertools.repeat(-1))
+        for query, docs in zip(run, run_inner, strict=True)), dtype=np.int32, count=n)
+    del rows_of
+    run_lengths = _lengths(run_inner)
+    run_queries = _queries(list(run), run_lengths)
+    scores: NDArray[np.float64] = check_finite_numbers(
+        "score", as_1d("score", _values(run_inner))).astype(np.float64, copy=False)
+    # The rows put in rank order (prepare then finds them so).
+    order, rank = _rank_order(run_queries.codes, scores, run_docs)
+    judgments = Qrels(_queries(list(qrels), judged_lengths),
+                      RowDocs(len(judged_docs), np.zeros(0, dtype=np.int32),
+                              np.zeros(0, dtype=np.int32), None,
+                              lambda: _text_column(judged_docs)), grades)
+    docs = RowDocs(n, judged_row[order], rank, judgments,
+                   lambda: _text_column(run_docs)[order])
+    queries = _keys.Encoded(run_queries.labels, run_queries.codes[order], dense=True)
+    return judgments, Run(queries, docs, scores[order])
+
+
+BLOCK = 1 << 16
+"""Ids joined and read as words at a time: a block's text and temporaries (a few MiB)
+stay in cache, and no copy of all the ids' text is made (10^7 ids: 100 MB each)."""
+
+
+def _plain_text(ids: list[Any]) -> bool:
+    """Whether every id is a ``str`` (``str.join`` refuses anything else) without a NUL
+    (which a ``U`` array would drop at its end: the general path refuses it); the ids
+    joined by NULs a block at a time."""
+    for begin in range(0, len(ids), BLOCK):
+        block = ids[begin:begin + BLOCK]
+        try:
+            if "\0".join(block).count("\0") != len(block) - 1:
+                return False
+        except TypeError:
+            return False
+    return True
+
+
+def _values(inner: list[dict[str, Any]]) -> NDArray[Any]:
+    """The dicts' values in row order, as numpy makes them from a list (the general
+    path's own fallback, :func:`prcurve.ranking.dicts._values`): numbers as one numeric
+    array (a type check and a copy in one pass), anything else for the checks to name."""
+    return np.asarray(list(itertools.chain.from_iterable(d.values() for d in inner)))
+
+
+def _lengths(inner: list[Mapping[Any, Any]]) -> NDArray[np.int64]:
+    return np.fromiter(map(len, inner), dtype=np.int64, count=len(inner))
+
+
+def _queries(ids: list[str], lengths: NDArray[np.int64]) -> _keys.Encoded:
+    """The queries with rows (an empty dict names none), in id order, one code a row."""
+    kept = [query for query, length in zip(ids, lengths.tolist(), strict=True) if length]
+    labels = _keys.by_label(_keys.Encoded(
+        _labels("query_id", kept), np.arange(len(kept), dtype=np.int64)))
+    return _keys.Encoded(labels.labels, np.repeat(labels.codes, lengths[lengths > 0]),
+                         dense=True)
+
+
+def _text_column(ids: list[str]) -> NDArray[np.str_]:
+    """``str`` ids as one ``U`` array (no NUL: :func:`_plain_text`)."""
+    width = max(map(len, ids), default=1)
+    return np.fromiter(ids, dtype=f"U{max(width, 1)}", count=len(ids))
+
+
+def _rank_order(query: NDArray[np.int64], score: NDArray[np.float64], docs: list[str],
+                ) -> tuple[NDArray[np.intp], NDArray[np.int32]]:
+    """The rows in trec_eval's order as float32 scores see it (queries by code, each
+    query's scores descending, ties by document id descending), and each row's tie rank
+    in that order: its rank in code point order among the rows whose score as float32
+    (-0 as 0) ties another row's of its query (among all rows when most of them tie:
+    then no gather), 0 for the rows that tie with none.
+
+    float32 ties include float64 ties, so the ranks serve both ``score_precision``; the
+    order is the one :func:`~prcurve.ranking.join.prepare` makes from float32 scores, so
+    that it finds the rows ranked already (its O(n) checks) and sorts nothing; with
+    float64 scores it sorts where they differ. Ranks are only compared within a query
+    (its ids are distinct)."""
+    narrow = c_float_scores(score)
+    narrow += np.float32(0.0)  # -0.0 + 0.0 is 0.0: equal scores, equal bits
+    bits = narrow.view(np.uint32)
+    # IEEE bits to an integer that falls as the score rises: a negative score's bits
+    # rise as it falls; a positive score's complement (sign bit cleared) falls as it rises.
+    falling = np.where(bits >> np.uint32(31) != 0, bits, ~bits & np.uint32(0x7FFFFFFF))
+    key = (query.astype(np.uint64) << np.uint64(32)) | falling.astype(np.uint64)
+    del narrow, bits, falling
+    order: NDArray[np.intp] = np.argsort(key)
+    key = key[order]
+    equal = key[1:] == key[:-1]
+    del key  # (memory: the peak is in the ranks that follow)
+    tied = np.zeros(score.shape[0], dtype=bool)
+    tied[1:] = equal
+    tied[:-1] |= equal
+    at = np.flatnonzero(tied)  # the tied rows' positions in the order
+    row_rank = np.zeros(score.shape[0], dtype=np.int32)
+    if at.shape[0]:
+        if 2 * at.shape[0] > score.shape[0]:  # most rows tie: every id ranked, no gather
+            ranked = score.shape[0]
+            row_rank[_id_order(docs)] = np.arange(ranked, dtype=np.int32)
+        else:
+            rows = np.sort(order[at])  # the ids read in the dicts' order (memory order)
+            ranked = rows.shape[0]
+            by_id = _id_order(list(map(docs.__getitem__, rows.tolist())))
+            row_rank[rows[by_id]] = np.arange(ranked, dtype=np.int32)
+            del rows, by_id
+        if ranked > at.shape[0]:  # 0 for the rows that tie with none
+            alone = np.ones(score.shape[0], dtype=bool)
+            alone[order[at]] = False
+            row_rank[alone] = 0
+        # Each group of equal keys by rank descending: one sort of the tied positions
+        # by (group, reversed rank), distinct keys.
+        starts = np.ones(at.shape[0], dtype=bool)
+        starts[1:] = ~equal[at[1:] - 1]
+        group = np.cumsum(starts) - 1
+        width = np.int64(ranked)
+        # (timsort: the keys ascend group by group, each group short)
+        within = np.argsort(group * width + (width - 1 - row_rank[order[at]]), kind="stable")
+        order[at] = order[at][within]
+    return order, row_rank[order]
+
+
+def _repeating(docs: list[str]) -> bool:
+    """Whether the documents repeat much (a pool shared by the queries): fewer than 95%
+    distinct among about 4,096 ids taken at even steps (a pool of fewer than about
+    4·10^4 ids; ids about as many as 10^6 rows show about 8 repeats, the birthday
+    bound). Such a run's documents are encoded by the general path, whose join and tie
+    order then handle its few distinct labels (1.2x faster at 10^6 rows of a pool of
+    10^4: docs/benchmarks.md, session 34); a guess that only chooses the path, never
+    the result."""
+    sample = docs[::max(len(docs) // 4096, 1)]
+    return len(set(sample)) < 0.95 * len(sample)
+
+
+def _id_order(ids: list[str]) -> NDArray[np.intp]:
+    """The permutation putting ``str`` ids (no NUL) in code point order, which is
+    UTF-8's byte order: ASCII ids as big-endian 64-bit words of their bytes, NUL-padded
+    (:func:`_words`; a prefix sorts first, as with ``strcmp``), others as a ``U``
+    array."""
+    read = _words(ids)
+    if read is None:
+        return np.argsort(_text_column(ids), kind="stable")
+    words, longest = read
+    if len(words) == 2:  # ids of 9-16 bytes: one key when their first bytes agree
+        first = words[0]
+        shared = (int(first.min()) ^ int(first.max())).bit_length()  # bits not shared
+        needed = 8 * (longest - 8)  # bits of the second word in use
+        if needed < 64 - shared:  # the shared leading bits make room for them
+            words = [(first << np.uint64(needed)) | (words[1] >> np.uint64(64 - needed))]
+    # Equal ids (one document tied in several queries) may come in any order: ranks
+    # are compared within a query only.
+    order: NDArray[np.intp] = (np.argsort(words[0]) if len(words) == 1
+                               else np.lexsort(words[::-1]))
+    return order
+
+
+def _words(ids: list[str]) -> tuple[list[NDArray[np.uint64]], int] | None:
+    """The words of ASCII ids (:func:`~prcurve.ranking.byte_words.byte_words`, 8 bytes
+    each, big-endian, NUL-padded) and the longest id's length; None when an id is not
+    ASCII. A :data:`BLOCK` of ids at a time: joined by NULs into one buffer, their ends
+    where its NULs are, their words written into one array per word (a word first
+    needed in a later block is zero, the padding, for the earlier ids)."""
+    n = len(ids)
+    out: list[NDArray[np.uint64]] = []
+    longest = 0
+    for begin in range(0, n, BLOCK):
+        text = "\0".join(ids[begin:begin + BLOCK])
+        if not text.isascii():
+            return None
+        buffer = np.frombuffer(text.encode("ascii"), dtype=np.uint8)
+        ends = np.append(np.flatnonzero(buffer == 0), buffer.shape[0])
+        starts = np.empty_like(ends)
+        starts[0] = 0
+        starts[1:] = ends[:-1] + 1
+        lengths = ends - starts
+        longest = max(longest, int(lengths.max()))
+        words = byte_words(buffer, starts, lengths)
+        out += [np.zeros(n, dtype=np.uint64) for _ in range(len(words) - len(out))]
+        for word, block in zip(out, words, strict=False):  # fewer words: zeros after
+            word[begin:begin + ends.shape[0]] = block
+    return out, longest
