@@ -20,7 +20,7 @@ from numpy.testing import assert_array_equal
 from tests.strategies import FAST
 
 from prcurve import ThresholdCounts, average_precision, pr_curve
-from prcurve.core import hard_labels, sorting
+from prcurve.core import sorting
 from prcurve.core.counts import RecallSteps
 from prcurve.core.sorting import (
     count_below,
@@ -327,11 +327,10 @@ def test_thread_setting(monkeypatch) -> None:
 
 def test_small_inputs_use_one_core(monkeypatch) -> None:
     calls = []
-    # prcurve.core.sorting imports ThreadPoolExecutor where threads start (issue 26:
-    # small runs never load concurrent.futures): patched at its source for it.
-    for module in (concurrent.futures, hard_labels):
-        monkeypatch.setattr(module, "ThreadPoolExecutor",
-                            lambda **kw: calls.append(kw) or pytest.fail("threads started"))
+    # prcurve.core.sorting and hard_labels import ThreadPoolExecutor where threads start
+    # (issue 26: small runs never load concurrent.futures): patched at its source.
+    monkeypatch.setattr(concurrent.futures, "ThreadPoolExecutor",
+                        lambda **kw: calls.append(kw) or pytest.fail("threads started"))
     values = np.random.default_rng(0).random(1000)
     y = values > 0.7
     set_sort_threads(8)
