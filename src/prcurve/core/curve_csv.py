@@ -32,7 +32,7 @@ from prcurve.core.safe_files import replace_file
 from prcurve.core.undefined import undefined_scope
 from prcurve.validation.arrays import check_choice
 
-__all__ = ["CURVE_CSV_BLOCK", "curve_block_columns", "write_curve_csv"]
+__all__ = ["CURVE_CSV_BLOCK", "curve_block_columns", "curve_rows", "write_curve_csv"]
 
 CURVE_CSV_BLOCK = 1 << 18
 """Thresholds written at a time: 2 MiB per float64 column of the block (at 3*10^7
@@ -45,8 +45,7 @@ _COUNT_COLUMNS = ("threshold", "tp", "fp", "fn", "tn")
 def curve_block_columns(curve: PRCurve, columns: tuple[str, ...], start: int, stop: int
                         ) -> dict[str, NDArray[Any]]:
     """Rows ``start:stop`` of ``curve.to_table(columns)``'s columns, the same values,
-    computed from that block of the state alone. Call it inside the curve's
-    ``undefined_scope`` (as ``to_table`` computes its views).
+    computed from that block of the state alone (:func:`curve_rows`).
 
     Examples
     --------
@@ -57,23 +56,41 @@ def curve_block_columns(curve: PRCurve, columns: tuple[str, ...], start: int, st
     >>> [v.tolist() for v in part.values()]
     [[0.8, 0.7], [0.5, 0.6666666666666666], [1.0, 2.0]]
     """
+    return curve_rows(curve, columns, slice(start, stop))
+
+
+def curve_rows(curve: PRCurve, columns: tuple[str, ...],
+               rows: slice | NDArray[np.integer[Any]]) -> dict[str, NDArray[Any]]:
+    """The ``rows`` (a slice, or indices) of ``curve.to_table(columns)``'s columns, the
+    same values, computed from those rows of the state alone: no full-length array (a
+    thinned curve's points, a block of its CSV). Call it inside the curve's
+    ``undefined_scope`` (as ``to_table`` computes its views).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from prcurve import pr_curve
+    >>> from prcurve.core.curve_csv import curve_rows
+    >>> c = pr_curve([1, 0, 1, 0], [0.9, 0.8, 0.7, 0.6])
+    >>> [v.tolist() for v in curve_rows(c, ("recall", "fn"), np.array([0, 3])).values()]
+    [[0.5, 1.0], [1.0, 0.0]]
+    """
     counts = curve.counts
-    size = stop - start
     n_pos, n_neg = counts.n_pos, counts.n_neg
     made: dict[str, NDArray[Any]] = {}
 
     def tp() -> NDArray[np.float64]:  # float64 (uint32 counts converted: exact)
         if "tp" not in made:
-            made["tp"] = blocks.block(counts._tp, start, size)
+            made["tp"] = counts._tp[rows].astype(np.float64, copy=False)
         return made["tp"]
 
     def fp() -> NDArray[np.float64]:
         if "fp" not in made:
-            made["fp"] = blocks.block(counts._fp, start, size)
+            made["fp"] = counts._fp[rows].astype(np.float64, copy=False)
         return made["fp"]
 
     views: dict[str, Callable[[], NDArray[Any]]] = {
-        "threshold": lambda: counts.thresholds[start:stop],
+        "threshold": lambda: counts.thresholds[rows],
         "precision": lambda: blocks.precisions(tp(), fp()),
         "recall": lambda: blocks.recalls(tp(), n_pos),
         "tp": tp,
