@@ -21,7 +21,7 @@ from prcurve import pr_curve
 from prcurve.core import csv_writers
 from prcurve.core.csv_writers import set_csv_writer
 from prcurve.core.curve import PRCurve
-from prcurve.core.curve_csv import curve_block_columns, write_curve_csv
+from prcurve.core.curve_csv import curve_block_columns, curve_rows, write_curve_csv
 from prcurve.errors import InvalidInputError, UndefinedMetricWarning
 
 ALL = ("threshold", "precision", "recall", "tp", "fp", "fn", "tn", "f1")
@@ -71,7 +71,8 @@ def curves(draw: st.DrawFn) -> PRCurve:
                                min_size=n, max_size=n))
     weights = draw(st.none() | st.lists(
         st.sampled_from([1.0, 2.0, 0.5, 1e10, 3e11 + 0.5, 1e-7]), min_size=n, max_size=n))
-    return pr_curve(np.array(labels), np.array(values), sample_weight=weights)
+    bins = draw(st.none() | st.integers(1, 8))  # a binned curve's state: float64 counts
+    return pr_curve(np.array(labels), np.array(values), sample_weight=weights, bins=bins)
 
 
 @pytest.mark.parametrize("name", ["pyarrow", "polars", "python"])
@@ -108,6 +109,17 @@ def test_block_columns_equal_the_full_views() -> None:
         for name in ALL:
             np.testing.assert_array_equal(part[name], full[name][start:stop])
             assert part[name].dtype == full[name].dtype
+
+
+def test_gathered_rows_equal_the_full_views() -> None:
+    rng = np.random.default_rng(4)
+    curve = pr_curve(rng.random(300) < 0.4, rng.integers(0, 50, 300) / 7,
+                     sample_weight=rng.random(300))
+    full = curve.to_table(ALL)
+    for rows in (np.array([0, 5, 5, 2, len(curve) - 1]), np.arange(len(curve))[::3]):
+        part = curve_rows(curve, ALL, rows)
+        for name in ALL:
+            np.testing.assert_array_equal(part[name], full[name][rows])
 
 
 def test_unknown_column_is_refused(tmp_path: Path) -> None:
