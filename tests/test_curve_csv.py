@@ -76,13 +76,17 @@ def curves(draw: st.DrawFn) -> PRCurve:
 
 
 @pytest.mark.parametrize("name", ["pyarrow", "polars", "python"])
-@given(curve=curves(), block=st.integers(1, 6),
+@given(curve=curves(), block=st.integers(1, 6), cached=st.booleans(),
        columns=st.sampled_from([ALL, REPORT, ("tp",), ("threshold", "fn", "tn")]))
 @FAST
-def test_blocked_bytes_equal_the_table(name: str, curve: PRCurve, block: int,
+def test_blocked_bytes_equal_the_table(name: str, curve: PRCurve, block: int, cached: bool,
                                        columns: tuple[str, ...],
                                        tmp_path_factory: pytest.TempPathFactory) -> None:
     folder = tmp_path_factory.mktemp("csv")
+    if cached:  # a picture asked for the full-length views first: they are read
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UndefinedMetricWarning)
+            _ = curve.precision, curve.recall, curve.fn, curve.tn
     with writer(name, polars_block=2):
         blocked, table = both_files(curve, folder, columns, block)
     assert blocked == table
@@ -103,23 +107,29 @@ def test_large_whole_numbers_keep_the_whole_columns_spelling(tmp_path: Path) -> 
 def test_block_columns_equal_the_full_views() -> None:
     rng = np.random.default_rng(3)
     curve = pr_curve(rng.random(500) < 0.3, rng.random(500))
-    full = curve.to_table(ALL)
+    fresh = PRCurve(curve.counts)  # nothing cached: every column from the counts
+    full = curve.to_table(ALL)  # caches precision, recall, tp, fp, fn, tn on `curve`
+    assert "precision" not in vars(fresh)
     for start, stop in ((0, 7), (100, 450), (499, 500)):
-        part = curve_block_columns(curve, ALL, start, stop)
-        for name in ALL:
-            np.testing.assert_array_equal(part[name], full[name][start:stop])
-            assert part[name].dtype == full[name].dtype
+        for source in (fresh, curve):  # computed, then read from the cached views
+            part = curve_block_columns(source, ALL, start, stop)
+            for name in ALL:
+                np.testing.assert_array_equal(part[name], full[name][start:stop])
+                assert part[name].dtype == full[name].dtype
+    assert "precision" not in vars(fresh)  # the blocks cache nothing on the curve
 
 
 def test_gathered_rows_equal_the_full_views() -> None:
     rng = np.random.default_rng(4)
     curve = pr_curve(rng.random(300) < 0.4, rng.integers(0, 50, 300) / 7,
                      sample_weight=rng.random(300))
+    fresh = PRCurve(curve.counts)
     full = curve.to_table(ALL)
     for rows in (np.array([0, 5, 5, 2, len(curve) - 1]), np.arange(len(curve))[::3]):
-        part = curve_rows(curve, ALL, rows)
-        for name in ALL:
-            np.testing.assert_array_equal(part[name], full[name][rows])
+        for source in (fresh, curve):
+            part = curve_rows(source, ALL, rows)
+            for name in ALL:
+                np.testing.assert_array_equal(part[name], full[name][rows])
 
 
 def test_unknown_column_is_refused(tmp_path: Path) -> None:

@@ -77,16 +77,22 @@ def curve_rows(curve: PRCurve, columns: tuple[str, ...],
     """
     counts = curve.counts
     n_pos, n_neg = counts.n_pos, counts.n_neg
+    # Full-length views the curve has cached already (a picture asked for them) are read,
+    # not computed again: the same values (PRCurve's cached properties use these formulas).
+    cached = {name: values for name, values in vars(curve).items()
+              if name in _CACHED_VIEWS and isinstance(values, np.ndarray)}
     made: dict[str, NDArray[Any]] = {}
 
     def tp() -> NDArray[np.float64]:  # float64 (uint32 counts converted: exact)
         if "tp" not in made:
-            made["tp"] = counts._tp[rows].astype(np.float64, copy=False)
+            made["tp"] = (cached["tp"][rows] if "tp" in cached
+                          else counts._tp[rows].astype(np.float64, copy=False))
         return made["tp"]
 
     def fp() -> NDArray[np.float64]:
         if "fp" not in made:
-            made["fp"] = counts._fp[rows].astype(np.float64, copy=False)
+            made["fp"] = (cached["fp"][rows] if "fp" in cached
+                          else counts._fp[rows].astype(np.float64, copy=False))
         return made["fp"]
 
     views: dict[str, Callable[[], NDArray[Any]]] = {
@@ -101,7 +107,12 @@ def curve_rows(curve: PRCurve, columns: tuple[str, ...],
         "f1": lambda: blocks.f_betas(tp(), fp(), n_pos - tp(),
                                      scale_exponent(n_pos + n_neg), 1.0),
     }
-    return {name: views[name]() for name in columns}
+    return {name: cached[name][rows] if name in cached else views[name]()
+            for name in columns}
+
+
+_CACHED_VIEWS = frozenset(("precision", "recall", "tp", "fp", "fn", "tn"))
+"""``PRCurve``'s full-length views kept on the curve once computed (``cached_property``)."""
 
 
 _CHECK_BLOCK = 1 << 16
