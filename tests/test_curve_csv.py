@@ -161,3 +161,16 @@ def test_traced_peak_is_a_block_not_the_table(tmp_path: Path) -> None:
             warnings.simplefilter("ignore", UndefinedMetricWarning)
             curve.to_table(REPORT).write_csv(tmp_path / "b.csv")
     assert (tmp_path / "a.csv").read_bytes() == (tmp_path / "b.csv").read_bytes()
+
+
+@pytest.mark.parametrize("name", ["pyarrow", "polars", "python"])
+def test_int64_thresholds_beyond_2_53(name: str, tmp_path: Path) -> None:
+    """Integer scores beyond 2^53 keep int64 thresholds (core/integer_scores.py): each
+    block writes them as the table does, digit for digit."""
+    scores = np.array([2**60 + 1, 2**60, 2**60 - 7, 5, 3, 2**62], dtype=np.int64)
+    curve = pr_curve(np.array([1, 0, 1, 0, 1, 1]), scores)
+    assert curve.thresholds.dtype == np.int64
+    with writer(name):
+        blocked, table = both_files(curve, tmp_path, ALL, 2)
+    assert blocked == table
+    assert b"\n1152921504606846977," in blocked
