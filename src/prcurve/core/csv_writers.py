@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from functools import partial
 from typing import Any, BinaryIO
 
@@ -74,11 +74,19 @@ def csv_rows(columns: Sequence[Sequence[str]], plain: Sequence[bool]) -> Iterato
     return map(",".join, zip(*cells, strict=True))
 
 
-def numeric_csv(columns: Mapping[str, NDArray[Any]], digits: int | Mapping[str, int] | None
-                ) -> Callable[[BinaryIO], None] | None:
+def numeric_csv(columns: Mapping[str, NDArray[Any]], digits: int | Mapping[str, int] | None,
+                *, header: bool = True, not_whole: Collection[str] = (),
+                table_rows: int | None = None) -> Callable[[BinaryIO], None] | None:
     """A function writing ``columns`` as CSV (header, then rows) to a binary file, by the
     writer :func:`csv_writer` picks; None when Python's text is written instead: with
     ``digits``, a column that is not numeric, no columns, or no compiled writer.
+
+    For one block of rows of a longer table (:mod:`prcurve.core.curve_csv`), the same
+    bytes as that block's lines in the whole table's text: ``header=False`` leaves the
+    header out, ``not_whole`` names the columns that are not whole numbers over the whole
+    table (written as floats even where this block's values are all whole: ``1e+10``
+    rather than ``10000000000``), and ``table_rows`` (the whole table's length) picks the
+    writer as for the whole table.
 
     Examples
     --------
@@ -93,15 +101,18 @@ def numeric_csv(columns: Mapping[str, NDArray[Any]], digits: int | Mapping[str, 
     >>> numeric_csv({"x": np.array([0.5])}, digits=2) is None
     True
     """
-    writer = _csv_writer_for(columns, digits)
+    writer = _csv_writer_for(columns, digits, table_rows)
     if writer is None:
         return None
+    floats = frozenset(i for i, name in enumerate(columns) if name in not_whole)
     if writer[0] == "polars":
-        plan = _polars_plan(writer[1], columns)
-        polars = partial(_polars_csv, writer[1], columns, plan)
+        plan = _polars_plan(writer[1], columns, floats)
+        polars = (partial(_polars_csv, writer[1], columns, plan) if header else
+                  lambda file: _polars_csv(writer[1], columns, plan, file, False))
         if csv_writer() == "polars" or not _respelling_costs_more(plan, len(columns)):
             return polars
-    blocks = _arrow_csv(columns)
+    blocks = (_arrow_csv(columns) if header and not floats  # as a whole table
+              else _arrow_csv(columns, header, floats))
     if blocks is None:
         return polars if writer[0] == "polars" else None
 
@@ -197,10 +208,11 @@ def _import(name: str, required: bool) -> Any:
         return None
 
 
-def _csv_writer_for(columns: Mapping[str, NDArray[Any]], digits: int | Mapping[str, int] | None
-                    ) -> tuple[str, Any] | None:
+def _csv_writer_for(columns: Mapping[str, NDArray[Any]], digits: int | Mapping[str, int] | None,
+                    table_rows: int | None = None) -> tuple[str, Any] | None:
     """``("polars", module)`` or ``("pyarrow", None)`` (pyarrow when :func:`_arrow_csv`
-    finds it) for a numeric table written at full precision; None: Python writes it."""
+    finds it) for a numeric table written at full precision; None: Python writes it.
+    ``table_rows``: the whole table's length, when ``columns`` are a block of it."""
     if digits is not None or not columns or not all(
             values.dtype.kind in "iuf" for values in columns.values()):
         return None
@@ -210,7 +222,7 @@ def _csv_writer_for(columns: Mapping[str, NDArray[Any]], digits: int | Mapping[s
     if writer == "pyarrow":
         _import("pyarrow", required=True)
         return ("pyarrow", None)
-    rows = next(iter(columns.values())).shape[0]
+    rows = next(iter(columns.values())).shape[0] if table_rows is None else table_rows
     if writer == "polars" or (rows >= POLARS_MIN_ROWS and (
             "polars" in sys.modules or rows * len(columns) >= POLARS_IMPORT_VALUES)):
         polars = _import("polars", required=writer == "polars")
@@ -225,10 +237,12 @@ _CSV_BLOCK = 1 << 18
 _EXACT_INTEGER = 2.0**53
 """Floats of smaller magnitude that are whole numbers are written as integers."""
 
-def _arrow_csv(columns: Mapping[str, NDArray[Any]]) -> Iterator[memoryview] | None:
+def _arrow_csv(columns: Mapping[str, NDArray[Any]], header: bool = True,
+               floats: frozenset[int] = frozenset()) -> Iterator[memoryview] | None:
     """Numeric columns as CSV text by pyarrow, a block of rows at a time (the header
-    first); None without pyarrow (the Python path then). The header is written as the
-    Python path writes it (:func:`csv_line`: a name quoted where it must be).
+    first, unless ``header`` is False); None without pyarrow (the Python path then). The
+    header is written as the Python path writes it (:func:`csv_line`: a name quoted where
+    it must be). The columns at the indices ``floats`` are never written as integers.
 
     Each block of :data:`_CSV_BLOCK` rows is one task: its columns cast to text
     (:func:`_arrow_column_text`) and written as rows by pyarrow's CSV writer. The
@@ -244,23 +258,26 @@ def _arrow_csv(columns: Mapping[str, NDArray[Any]]) -> Iterator[memoryview] | No
         compute = importlib.import_module("pyarrow.compute")
     except ImportError:
         return None
-    return _arrow_csv_blocks(pa, pa_csv, compute, columns)
+    return _arrow_csv_blocks(pa, pa_csv, compute, columns, header, floats)
 
 
-def _arrow_csv_blocks(pa: Any, pa_csv: Any, compute: Any, columns: Mapping[str, NDArray[Any]]
+def _arrow_csv_blocks(pa: Any, pa_csv: Any, compute: Any, columns: Mapping[str, NDArray[Any]],
+                      header: bool = True, floats: frozenset[int] = frozenset()
                       ) -> Iterator[memoryview]:
     from collections import deque
     from concurrent.futures import Future, ThreadPoolExecutor
 
     from prcurve.core.sorting import sort_threads
 
-    yield memoryview((csv_line(columns) + "\n").encode("utf-8"))
+    if header:
+        yield memoryview((csv_line(columns) + "\n").encode("utf-8"))
     rows = next(iter(columns.values())).shape[0]
     options = pa_csv.WriteOptions(include_header=False, quoting_style="none")
 
     def block(first: int) -> memoryview:
         last = min(first + _CSV_BLOCK, rows)
-        table = pa.table({f"c{i}": _arrow_column_text(pa, compute, values[first:last])
+        table = pa.table({f"c{i}": _arrow_column_text(pa, compute, values[first:last],
+                                                      whole=i not in floats)
                           for i, values in enumerate(columns.values())})
         sink = pa.BufferOutputStream()
         pa_csv.write_csv(table, sink, options)
@@ -308,19 +325,21 @@ def _whole(floats: NDArray[np.float64]) -> bool:
     return True
 
 
-def _arrow_column_text(pa: Any, compute: Any, values: NDArray[Any]) -> Any:
+def _arrow_column_text(pa: Any, compute: Any, values: NDArray[Any], whole: bool = True
+                       ) -> Any:
     """One numeric column as a pyarrow ``large_string`` array by pyarrow's cast.
 
     Narrow floats are formatted as float64 (the values the Python path prints:
     float32's shortest text would read back as a different float64); whole numbers
-    as integers (:func:`_whole`). A float column made of runs of equal neighbours (a
-    curve's recall takes one value per positive) formats each run once.
+    as integers (:func:`_whole`), unless ``whole`` is False. A float column made of
+    runs of equal neighbours (a curve's recall takes one value per positive) formats
+    each run once.
     """
     if values.dtype.kind in "iu":
         return compute.cast(numpy_to_arrow(pa, values), pa.large_string())
     floats = np.ascontiguousarray(values, dtype=np.float64)
     n = floats.shape[0]
-    if n and _whole(floats):
+    if n and whole and _whole(floats):
         return compute.cast(numpy_to_arrow(pa, floats.astype(np.int64)), pa.large_string())
     # Neighbours compared bit for bit: -0.0 and 0.0 are two runs (two texts).
     bits = floats.view(np.int64)
@@ -378,19 +397,22 @@ def _respelling_costs_more(plan: Plan, columns: int) -> bool:
     return bool(plain * costs[0] + (text - large) * costs[1] + large * costs[2] > blocks)
 
 
-def _polars_plan(pl: Any, columns: Mapping[str, NDArray[Any]]) -> Plan:
+def _polars_plan(pl: Any, columns: Mapping[str, NDArray[Any]],
+                 floats: frozenset[int] = frozenset()) -> Plan:
     """The columns as a polars DataFrame (``c0``, ``c1``, ...: the header is written
     apart), and the block kinds of the float columns that have a band to respell
-    (:func:`_polars_column`, the columns in threads)."""
+    (:func:`_polars_column`, the columns in threads); the columns at the indices
+    ``floats`` are never written whole as integers."""
     rows = next(iter(columns.values())).shape[0]
-    prepared = _map_columns(partial(_polars_column, pl), list(columns.values()), rows)
+    prepared = _map_columns(partial(_polars_column, pl, not_whole=floats),
+                            list(columns.values()), rows)
     classed = [(i, kinds) for i, (_, kinds) in enumerate(prepared)
                if kinds is not None and kinds.any()]
     return pl.DataFrame([column for column, _ in prepared]), classed
 
 
-def _polars_csv(pl: Any, columns: Mapping[str, NDArray[Any]], plan: Plan, file: Any
-                ) -> None:
+def _polars_csv(pl: Any, columns: Mapping[str, NDArray[Any]], plan: Plan, file: Any,
+                header: bool = True) -> None:
     """Numeric columns as CSV by polars' writer, the same bytes as :func:`_arrow_csv`'s.
 
     Both write the shortest round-trip digits of a float64, and mostly spell them
@@ -405,9 +427,10 @@ def _polars_csv(pl: Any, columns: Mapping[str, NDArray[Any]], plan: Plan, file: 
     1e10 as integers, and a block with some as polars' text respelled
     (:func:`_arrow_spelling`); ``plan`` is :func:`_polars_plan`'s. The rows go out in
     runs of blocks of one kind per column, each run written by polars (in threads)
-    straight to ``file``.
+    straight to ``file`` (after the header, unless ``header`` is False).
     """
-    file.write((csv_line(columns) + "\n").encode("utf-8"))
+    if header:
+        file.write((csv_line(columns) + "\n").encode("utf-8"))
     rows = next(iter(columns.values())).shape[0]
     frame, classed = plan
     options = {"include_header": False, "quote_style": "never", "null_value": "nan",
@@ -431,16 +454,18 @@ def _polars_csv(pl: Any, columns: Mapping[str, NDArray[Any]], plan: Plan, file: 
         part.write_csv(file, **options)
 
 
-def _polars_column(pl: Any, values: NDArray[Any], index: int
+def _polars_column(pl: Any, values: NDArray[Any], index: int,
+                   not_whole: frozenset[int] = frozenset()
                    ) -> tuple[Any, NDArray[np.uint8] | None]:
     """Column ``index`` as a polars Series named ``c{index}``, with its blocks' kinds
-    when it is written as floats (:func:`_block_kinds`)."""
+    when it is written as floats (:func:`_block_kinds`; always when ``index`` is in
+    ``not_whole``)."""
     name = f"c{index}"
     if values.dtype.kind in "iu":
         return pl.Series(name, np.ascontiguousarray(
             values, dtype=values.dtype.newbyteorder("="))), None
     floats = np.ascontiguousarray(values, dtype=np.float64)
-    whole, kinds = _block_kinds(floats)
+    whole, kinds = _block_kinds(floats, may_be_whole=index not in not_whole)
     if whole:
         return pl.Series(name, floats.astype(np.int64)), None
     return pl.Series(name, floats, nan_to_null=True), kinds
@@ -460,7 +485,8 @@ def _map_columns(work: Any, columns: list[NDArray[Any]], rows: int) -> list[Any]
         return list(pool.map(work, columns, range(len(columns))))
 
 
-def _block_kinds(floats: NDArray[np.float64]) -> tuple[bool, NDArray[np.uint8]]:
+def _block_kinds(floats: NDArray[np.float64], may_be_whole: bool = True
+                 ) -> tuple[bool, NDArray[np.uint8]]:
     """Whether the column is whole numbers (:func:`_whole`, computed alongside), and
     the kind of each block of :data:`_POLARS_BLOCK` values (see :func:`_polars_csv`):
     0 when no value is in a band that pyarrow spells unlike polars; :data:`_WHOLE` when
@@ -470,7 +496,9 @@ def _block_kinds(floats: NDArray[np.float64]) -> tuple[bool, NDArray[np.uint8]]:
 
     A band ``low <= |x| < high`` is tested on the bits ``b`` of |x| (ordered as the
     floats are): ``b - bits(low) < bits(high) - bits(low)`` as unsigned integers (a
-    smaller ``b`` wraps around). Classed a cache-sized piece at a time.
+    smaller ``b`` wraps around). Classed a cache-sized piece at a time. With
+    ``may_be_whole`` False the column is not tested as a whole (a block of a longer
+    column that is not).
     """
     n = floats.shape[0]
     kinds = np.zeros(-(-n // _POLARS_BLOCK), dtype=np.uint8)
@@ -496,7 +524,7 @@ def _block_kinds(floats: NDArray[np.float64]) -> tuple[bool, NDArray[np.uint8]]:
         np.less(shifted[:m.shape[0]], upper - lower, out=out)
         return out
 
-    if _whole(floats):  # written as integers: the blocks need no kinds
+    if may_be_whole and _whole(floats):  # written as integers: the blocks need no kinds
         return n > 0, kinds
     for first in range(0, n, _CHECK):
         piece = bits[first:first + _CHECK]

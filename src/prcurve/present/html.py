@@ -53,6 +53,7 @@ from numpy.typing import NDArray
 
 from prcurve._version import __version__
 from prcurve.core.curve import PRCurve
+from prcurve.core.curve_csv import curve_rows
 from prcurve.errors import UndefinedMetricWarning
 from prcurve.present.glossary import glossary_html, with_titles
 from prcurve.present.html_space import draw_iso_f, draw_macro, draw_regions
@@ -178,11 +179,10 @@ def _model_state(bk: Any, model: ModelReport, index: int, beta: float
         "n_thresholds": len(curve),
         "kept": int(kept.shape[0]),
     }
-    source = bk.models.ColumnDataSource({
-        "threshold": np.ascontiguousarray(curve.thresholds[kept]),
-        "tp": np.ascontiguousarray(curve.tp[kept]),
-        "fp": np.ascontiguousarray(curve.fp[kept]),
-    })
+    # The kept points gathered from the state: no full-length float64 tp or fp.
+    source = bk.models.ColumnDataSource({name: np.ascontiguousarray(values) for name, values
+                                         in curve_rows(curve, ("threshold", "tp", "fp"),
+                                                       kept).items()})
     return meta, source
 
 
@@ -219,8 +219,8 @@ def _pr_figure(bk: Any, models: Sequence[tuple[int, ModelReport]], title: str,
             source = models_.ColumnDataSource({
                 "recall": recall[keep], "precision": precision[keep],
                 "threshold": curve.thresholds[keep], "f1": _quiet(curve, "f1")[keep],
-                "tp": curve.tp[keep], "fp": curve.fp[keep], "fn": curve.fn[keep],
-                "tn": curve.tn[keep], "model": [model.name] * int(keep.shape[0]),
+                **curve_rows(curve, ("tp", "fp", "fn", "tn"), keep),  # gathered
+                "model": [model.name] * int(keep.shape[0]),
             })
             points = figure.scatter("recall", "precision", source=source, size=7, alpha=0.0,
                                     hover_alpha=0.9, line_color=None, fill_color=color)

@@ -30,7 +30,9 @@ from numpy.typing import NDArray
 
 from prcurve.core.counts import near_best
 from prcurve.core.curve import PRCurve
+from prcurve.core.curve_csv import curve_rows
 from prcurve.core.table import Table
+from prcurve.core.undefined import undefined_scope
 from prcurve.errors import UndefinedMetricWarning
 from prcurve.validation.adapters import check_max_points, check_step, check_tag, missing_library
 
@@ -76,10 +78,10 @@ def thinned_table(curve: PRCurve, max_points: int = DEFAULT_MAX_POINTS) -> Table
     """The curve's table (threshold, precision, recall, f1, tp, fp, fn, tn) at the points
     :func:`thin_indices` keeps."""
     keep = thin_indices(curve, max_points)
-    with warnings.catch_warnings():
+    with warnings.catch_warnings(), undefined_scope(curve.zero_division):
         warnings.simplefilter("ignore", UndefinedMetricWarning)
-        table = curve.to_table(_COLUMNS)
-    return Table({name: table[name][keep] for name in _COLUMNS})
+        # The kept rows alone (to_table's values): no full-length table.
+        return Table(curve_rows(curve, _COLUMNS, keep))
 
 
 def curve_numbers(curve: PRCurve) -> dict[str, float]:
@@ -127,7 +129,8 @@ def to_tensorboard(curve: PRCurve, writer_or_logdir: Any, tag: str = "pr_curve",
         warnings.simplefilter("ignore", UndefinedMetricWarning)
         precision = np.nan_to_num(curve.precision[keep], nan=1.0)  # no prediction: 1, as TB
         recall = np.nan_to_num(curve.recall[keep], nan=0.0)
-    columns = (curve.tp[keep], curve.fp[keep], curve.tn[keep], curve.fn[keep])
+    rows = curve_rows(curve, ("tp", "fp", "tn", "fn"), keep)  # gathered from the state
+    columns = (rows["tp"], rows["fp"], rows["tn"], rows["fn"])
     thresholds = curve.thresholds[keep]
     description = (f"prcurve: {keep.shape[0]} of {len(curve)} operating points (ends and "
                    f"best F1 kept); column i is drawn at threshold i/(N-1), actual thresholds "

@@ -233,8 +233,9 @@ class _Cells:
             "counts", np.array([counts.n_pos]), np.array([counts.n_neg]), "the bootstrap"
         )
         groups = np.flatnonzero(pos_w > 0)
-        fp = counts.fp
-        fp_at = fp[groups]
+        # The stored counts (uint32 for hard labels) gathered, then float64: exact, and
+        # no full-length float64 copy of the state (issue 26, item 6).
+        fp_at = counts._fp[groups].astype(np.float64)
         fp_above = fp_at - neg_w[groups]
         between = fp_above - np.concatenate(([0.0], fp_at[:-1]))
         tail_neg = counts.n_neg - (float(fp_at[-1]) if groups.shape[0] else 0.0)
@@ -243,7 +244,7 @@ class _Cells:
         full[1:-1:2] = neg_w[groups]
         full[-1] = tail_neg
         kept = full > 0
-        tail_pos = counts.n_pos - (float(counts.tp[-1]) if len(counts) else 0.0)
+        tail_pos = counts.n_pos - (float(counts._tp[-1]) if len(counts) else 0.0)
         return cls(
             pos_counts=np.append(pos_w[groups], tail_pos).astype(np.int64),
             neg_counts=full[kept].astype(np.int64),
@@ -549,8 +550,8 @@ def bootstrap_threshold(
     rng = np.random.default_rng(check_seed(seed))
     state = _Cells.from_counts(counts)  # checks the counts are whole numbers
     above = thresholds_at_or_above(counts.thresholds, threshold, t)  # integers exactly
-    tp = float(counts.tp[above - 1]) if above else 0.0
-    fp = float(counts.fp[above - 1]) if above else 0.0
+    tp = float(counts._tp[above - 1]) if above else 0.0  # a scalar read of the state
+    fp = float(counts._fp[above - 1]) if above else 0.0
     with undefined_scope(_policy_of(source, zero_division)):
         tp_star = rng.binomial(state.n_pos, tp / state.n_pos if state.n_pos else 0.0,
                                size=b).astype(np.float64)
