@@ -195,6 +195,33 @@ def test_state_of_hard_labels_takes_16_bytes_a_threshold() -> None:
     assert peak <= 20 * n  # 26.8 bytes a row with float64 counts (main, measured)
 
 
+def test_full_length_counts_of_a_compact_state_are_held_once() -> None:
+    # ``tp`` and ``fp`` of a uint32 state: converted on the first access and kept in the
+    # integers' place (the same array at every access; the uint32 buffer freed), so a
+    # state asked for its full-length counts keeps 24 bytes a threshold, as a float64
+    # state does. A float64 copy kept beside the uint32 counts (32 bytes) fails, and so
+    # does a new copy at each access.
+    n = 1 << 20
+    rng = np.random.default_rng(2)
+    scores, positive = rng.standard_normal(n), rng.random(n) < 0.3
+
+    def state_and_counts() -> tuple[ThresholdCounts, np.ndarray, np.ndarray]:
+        counts = ThresholdCounts.from_scores(positive, scores)
+        assert counts._tp.dtype == np.uint32
+        return counts, counts.tp, counts.fp
+
+    (counts, tp, fp), kept, _ = _traced(state_and_counts)  # type: ignore[misc]
+    assert tp.dtype == fp.dtype == np.float64
+    assert tp.shape == fp.shape == (n,)
+    assert counts.tp is tp
+    assert counts.fp is fp
+    assert kept <= 24 * n + (1 << 16)
+    np.testing.assert_array_equal(tp + fp, np.arange(1, n + 1))  # distinct scores
+    curve = PRCurve(counts)
+    assert curve.tp is tp
+    assert curve.precision.dtype == np.float64
+
+
 def test_full_range_areas_need_no_temporaries_of_full_length() -> None:
     # 2^20 recall steps: the areas (8 bytes a step), the steps' tp_above (8) and the
     # fancy-indexed block's copies; one call over every segment made 15 to 21 arrays of

@@ -215,8 +215,8 @@ class ThresholdCounts:
     Build it with :meth:`from_scores`; combine two with :meth:`merge`. The
     arrays are read-only. A state of hard, unweighted labels stores its counts as
     uint32 (exact integers: 16 bytes a threshold with the thresholds, not 24);
-    ``tp`` and ``fp`` are float64 for every state, for such a state a converted copy
-    made at each access.
+    ``tp`` and ``fp`` are float64 for every state: for such a state the first access
+    converts the stored counts and keeps the float64 array in their place.
 
     Parameters
     ----------
@@ -242,12 +242,15 @@ class ThresholdCounts:
     # Invariant (issue 26, item 6): ``_tp`` and ``_fp`` are float64, or, for a state of
     # hard, unweighted labels, an integer dtype holding the same counts exactly (uint32
     # while the rows fit: 4 bytes a threshold instead of 8, 240 MB less at 3*10^7
-    # thresholds). ``tp`` and ``fp`` are float64 always (a converted copy of an integer
-    # array: exact, so every value is the same). Views inside the package that read the
-    # whole state take ``_tp`` and ``_fp`` and turn each slice or gather into float64
-    # before any arithmetic (a block of :mod:`prcurve.core.curve_blocks`, the ROC area,
-    # :meth:`RecallSteps.from_counts`): no product or difference ever runs in an
-    # integer type, so the numbers are those of the float64 state bit for bit.
+    # thresholds). ``tp`` and ``fp`` are float64 always: the first access converts the
+    # integer array (exact, so every value is the same) and stores the float64 array in
+    # its place, so a state asked for its full-length counts holds them once, as a
+    # float64 state does, not beside its integers (nor converts them at every access).
+    # Views inside the package that read the whole state take ``_tp`` and ``_fp`` and
+    # turn each slice or gather into float64 before any arithmetic (a block of
+    # :mod:`prcurve.core.curve_blocks`, the ROC area, :meth:`RecallSteps.from_counts`):
+    # no product or difference ever runs in an integer type, so the numbers are those of
+    # the float64 state bit for bit.
 
     def __init__(
         self,
@@ -412,12 +415,14 @@ class ThresholdCounts:
     @property
     def tp(self) -> F64:
         """Weight of positives with score >= ``thresholds[i]`` (read-only float64)."""
-        return _as_float64(self._tp)
+        self._tp = _as_float64(self._tp)  # integer counts: converted once, kept instead
+        return self._tp
 
     @property
     def fp(self) -> F64:
         """Weight of negatives with score >= ``thresholds[i]`` (read-only float64)."""
-        return _as_float64(self._fp)
+        self._fp = _as_float64(self._fp)
+        return self._fp
 
     @property
     def n_pos(self) -> float:

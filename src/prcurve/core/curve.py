@@ -192,10 +192,9 @@ class PRCurve:
     def thresholds(self) -> F64:
         return self._counts.thresholds
 
-    # Cached: for a state of uint32 counts (ThresholdCounts' invariant) ``counts.tp``
-    # converts the whole array, and the full-length views (precision, F, FN, a table)
-    # would each make their own copy at once; one float64 copy per curve is made when
-    # first asked for. The scalar views never ask (core/curve_blocks.py).
+    # Full length, float64: a state of uint32 counts (ThresholdCounts' invariant)
+    # converts them on the first access and keeps the float64 arrays in their place,
+    # so the curve holds its counts once. The scalar views never ask (curve_blocks).
     @cached_property
     def tp(self) -> F64:
         return self._counts.tp
