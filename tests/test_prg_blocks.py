@@ -61,7 +61,8 @@ def test_blocked_area_hull_and_line_are_the_whole_arrays(
         assert blocked_hull["recall_gain"].tobytes() == hull["recall_gain"].tobytes()
         assert blocked_hull["precision_gain"].tobytes() == hull["precision_gain"].tobytes()
         bx, by, bmarkers = prg_plot._long_line(prg, columns)
-    assert bx.tobytes() == x.tobytes() and by.tobytes() == y.tobytes()
+    assert bx.tobytes() == x.tobytes()
+    assert by.tobytes() == y.tobytes()
     assert (bmarkers is None) == (markers is None)
     if markers is not None and bmarkers is not None:
         assert bmarkers[0].tobytes() == markers[0].tobytes()
@@ -97,24 +98,25 @@ def test_pairwise_sum_is_numpys() -> None:
     """The tree of prg_blocks.auprg's sum is numpy's: its leaves summed by np.sum, its
     nodes split at a multiple of 8 below half (numpy's pairwise_sum)."""
     rng = np.random.default_rng(1)
+
+    def pairwise(terms: np.ndarray, lo: int, size: int) -> np.float64:
+        if size <= 128:
+            return np.sum(terms[lo:lo + size])
+        half = size // 2
+        half -= half % 8
+        return pairwise(terms, lo, half) + pairwise(terms, lo + half, size - half)
+
     for n in (129, 1000, 8193, 100_003, 400_001):
         terms = rng.standard_normal(n) * 10.0 ** rng.integers(-6, 6, n)
-
-        def pairwise(lo: int, size: int) -> np.float64:
-            if size <= 128:
-                return np.sum(terms[lo:lo + size])
-            half = size // 2
-            half -= half % 8
-            return pairwise(lo, half) + pairwise(lo + half, size - half)
-
-        assert _bits(pairwise(0, n)) == _bits(np.sum(terms))
+        assert _bits(pairwise(terms, 0, n)) == _bits(np.sum(terms))
 
 
 def test_hull_candidates_give_the_hull() -> None:
     prg = prcurve.pr_curve([1, 0, 0, 1, 0, 1, 1, 0], [8, 7, 7, 6, 5, 4, 4, 1]).prg()
     full = _upper_hull(*prg._unit_recall_part())
     part = _upper_hull(*prg_blocks.hull_candidates(prg))
-    assert full[0].tolist() == part[0].tolist() and full[1].tolist() == part[1].tolist()
+    assert full[0].tolist() == part[0].tolist()
+    assert full[1].tolist() == part[1].tolist()
 
 
 def test_drawing_a_long_curve_holds_no_full_length_array(
