@@ -1,0 +1,74 @@
+"""The PR and threshold pictures' lines of a long curve, drawn from blocks of thresholds
+(present/lines.py ``drawn_blocks``, present/pr_geometry.py ``step_blocks``,
+present/threshold_plot.py): the same points as M4 over the full-length views, on small
+curves with ties, weights and soft labels, the blocks made tiny and the pixel columns few
+(so that M4 reduces). And M4 block by block, then again, against M4 of the whole line."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from tests.strategies import SLOW, scored
+
+import prcurve
+from prcurve import UndefinedMetricWarning
+from prcurve.core import curve_blocks
+from prcurve.present import pr_geometry, threshold_plot
+from prcurve.present.lines import drawn_blocks, drawn_points
+
+
+def _curve(data: st.DataObject) -> prcurve.PRCurve:
+    case = data.draw(scored(min_size=16, max_size=60))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UndefinedMetricWarning)
+        return prcurve.pr_curve(case.y_true, case.y_score, sample_weight=case.sample_weight)
+
+
+def _same(got: tuple[np.ndarray, np.ndarray], want: tuple[np.ndarray, np.ndarray]) -> None:
+    assert got[0].tobytes() == want[0].tobytes()
+    assert got[1].tobytes() == want[1].tobytes()
+
+
+@SLOW
+@given(st.data(), st.integers(1, 9), st.integers(1, 3))
+def test_pr_and_threshold_lines_by_blocks(data: st.DataObject, block: int,
+                                          columns: int) -> None:
+    curve = _curve(data)
+    if curve.n_pos == 0:
+        return  # drawn from the full views (drawn_by_blocks is False)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UndefinedMetricWarning)
+        step = drawn_points(*pr_geometry.step_xy(curve), columns)
+        views = (curve.precision, curve.recall, curve.f_beta(2.0))
+    t = curve.thresholds
+    lines = [drawn_points(*threshold_plot._step_against_threshold(t, v), columns)
+             for v in views]
+    with pytest.MonkeyPatch.context() as patched:
+        patched.setattr(curve_blocks, "VIEW_BLOCK", block)
+        patched.setattr(threshold_plot, "VIEW_BLOCK", block)
+        last = float(pr_geometry.rates_block(curve, len(curve) - 1, 1)[3][0])
+        _same(drawn_blocks(pr_geometry.step_blocks(curve), len(curve) + 1, 0.0, last,
+                           columns), step)
+        for which, want in enumerate(lines):
+            got = drawn_blocks(threshold_plot._reversed_blocks(curve, t, which, 2.0),
+                               len(curve), float(t[-1]), float(t[0]), columns)
+            _same(got, want)
+
+
+@SLOW
+@given(st.lists(st.floats(-5, 5), min_size=12, max_size=80), st.integers(1, 4),
+       st.integers(1, 30), st.booleans())
+def test_m4_by_blocks_is_m4_of_the_whole(values: list[float], columns: int, block: int,
+                                         steps: bool) -> None:
+    y = np.array(values)
+    # x non-decreasing, with runs of equal x (vertical segments) when ``steps``
+    x = np.cumsum(np.where(np.arange(y.shape[0]) % 3 == 0, 1.0, 0.0) if steps
+                  else np.abs(y) + 0.5)
+    y = np.round(y)  # ties of y: the first lowest and highest must be kept
+    parts = [(x[i:i + block], y[i:i + block]) for i in range(0, x.shape[0], block)]
+    _same(drawn_blocks(parts, x.shape[0], float(x[0]), float(x[-1]), columns),
+          drawn_points(x, y, columns))
