@@ -317,7 +317,7 @@ class PRGCurve:
             if self._long():  # the same sum, a block at a time (space/prg_blocks.py)
                 if not convex_hull:
                     return prg_blocks.auprg(self)
-                x, y = _upper_hull(*self._hull_candidates())
+                x, y = prg_blocks.upper_hull(self)
                 return float(np.sum(np.diff(x) * (y[1:] + y[:-1]) / 2.0))
             x, y = self._unit_recall_part()
             if convex_hull:
@@ -327,11 +327,6 @@ class PRGCurve:
     def _long(self) -> bool:
         """Whether the area, hull and drawing are computed a block at a time."""
         return len(self) > VIEW_BLOCK
-
-    def _hull_candidates(self) -> tuple[F64, F64]:
-        """Points of the recall-gain >= 0 part among which ``_upper_hull`` finds the same
-        hull (space/prg_blocks.py), read a block at a time."""
-        return prg_blocks.hull_candidates(self)
 
     def _unit_recall_part(self) -> tuple[F64, F64]:
         """Recall and precision gains of the points with recG >= 0 and the y-axis crossing."""
@@ -357,8 +352,8 @@ class PRGCurve:
             with undefined_scope(self.zero_division):
                 self._undefined_array("PRG convex hull")
             return Table({"recall_gain": np.zeros(0), "precision_gain": np.zeros(0)})
-        x, y = _upper_hull(*(self._hull_candidates() if self._long()
-                             else self._unit_recall_part()))
+        x, y = (prg_blocks.upper_hull(self) if self._long()
+                else _upper_hull(*self._unit_recall_part()))
         return Table({"recall_gain": x, "precision_gain": y})
 
     def to_table(self) -> Table:
@@ -386,6 +381,13 @@ def _upper_hull(x: F64, y: F64) -> tuple[F64, F64]:
                  | (ys >= np.maximum.accumulate(ys[::-1])[::-1]))
     xs, ys = xs[candidate], ys[candidate]
     hull: list[tuple[float, float]] = []
+    _chain(hull, xs, ys)
+    return np.array([h[0] for h in hull]), np.array([h[1] for h in hull])
+
+
+def _chain(hull: list[tuple[float, float]], xs: F64, ys: F64) -> None:
+    """Andrew's monotone chain, upper half: extend ``hull`` by these points, sorted by x
+    then by decreasing y (space/prg_blocks.py feeds it a block at a time)."""
     for px, py in zip(xs.tolist(), ys.tolist(), strict=True):
         if hull and hull[-1][0] == px:  # the higher of two points at one x came first
             continue
@@ -396,7 +398,6 @@ def _upper_hull(x: F64, y: F64) -> tuple[F64, F64]:
             else:
                 break
         hull.append((px, py))
-    return np.array([h[0] for h in hull]), np.array([h[1] for h in hull])
 
 
 def prg_curve(curve: PRCurve) -> PRGCurve:

@@ -38,7 +38,7 @@ from prcurve.core.curve_blocks import VIEW_BLOCK
 if TYPE_CHECKING:
     from prcurve.space.prg import PRGCurve
 
-__all__ = ["auprg", "hull_candidates", "line_blocks", "unit_ends"]
+__all__ = ["auprg", "line_blocks", "unit_ends", "upper_hull"]
 
 F64 = NDArray[np.float64]
 
@@ -161,32 +161,42 @@ def line_blocks(prg: PRGCurve) -> Iterator[tuple[F64, F64, NDArray[np.bool_]]]:
         if hi < n:  # the next block's first point: it is drawn with that block
             x, y, crossing = x[:-1], y[:-1], crossing[:-1]
         with np.errstate(invalid="ignore"):
-            real = ~crossing & (x >= 0) & (y >= 0)
+            rows = x >= 0  # as the drawing keeps them (a crossing's may be NaN)
+            x, y, crossing = x[rows], y[rows], crossing[rows]
+            real = ~crossing & (y >= 0)
         yield x, y, real
 
 
-def hull_candidates(prg: PRGCurve) -> tuple[F64, F64]:
-    """Points of the recall-gain >= 0 part (the y-axis crossing included, the x-axis ones
-    not: ``PRGCurve.convex_hull``'s points) among which ``_upper_hull`` finds the same hull.
+def upper_hull(prg: PRGCurve) -> tuple[F64, F64]:
+    """``_upper_hull`` of ``prg``'s recall-gain >= 0 part (``PRGCurve.convex_hull``'s
+    points: the y-axis crossing included, the x-axis ones not), a block at a time: the
+    same points fed to the same chain in the same order, so the same hull.
 
-    A point is kept when it is as high as every point of smaller recall gain, or as every
-    point of larger recall gain: every vertex of the upper hull is, and so is every point
-    ``_upper_hull``'s own first filter lets through, which runs on these points as on all
-    of them (the recall gain never decreases along the curve). Two passes, forwards and
-    backwards, each with one running maximum.
+    ``_upper_hull`` sorts the points by recall gain, then by decreasing precision gain,
+    and lets into its chain the points as high as every point before them in that order,
+    or as every point after: in the curve's order (the recall gain never decreases along
+    it), the highest points of their recall gain that are as high as every point of
+    smaller recall gain, and the points as high as every point of larger recall gain.
+    Those two maxima are found in a pass forwards and a pass backwards (a running
+    maximum carried between blocks, a boolean per point kept); then each block, with the
+    points of its last recall gain moved to the next block (so that one recall gain is
+    sorted whole), is sorted as ``_upper_hull`` sorts and its candidates fed to the chain.
 
     Examples
     --------
     >>> from prcurve import pr_curve
-    >>> from prcurve.space.prg_blocks import hull_candidates
+    >>> from prcurve.space.prg_blocks import upper_hull
     >>> prg = pr_curve([1, 0, 1, 0], [0.9, 0.8, 0.7, 0.6]).prg()
-    >>> [v.tolist() for v in hull_candidates(prg)]  # the hull: (0, 1) to (1, 0.5)
-    [[0.0, 0.0, 1.0, 1.0], [1.0, 0.0, 0.5, 0.0]]
+    >>> [v.tolist() for v in upper_hull(prg)]
+    [[0.0, 1.0], [1.0, 0.5]]
     """
+    from prcurve.space.prg import _chain
+
     unit = _unit(prg)
     n = unit.length
     starts = list(range(0, n, VIEW_BLOCK))
-    keep: dict[int, NDArray[np.bool_]] = {}
+    before: dict[int, NDArray[np.bool_]] = {}  # as high as every point of smaller x
+    after: dict[int, NDArray[np.bool_]] = {}  # as high as every point of larger x
     for forward in (True, False):
         # Carried between blocks: the highest point of recall gain strictly before the
         # current one (in this pass's order), the current recall gain and its highest point.
@@ -201,17 +211,35 @@ def hull_candidates(prg: PRGCurve) -> tuple[F64, F64]:
             begins = np.maximum.accumulate(np.where(new, np.arange(m), -1))
             limit = np.where(begins >= 0, above[np.maximum(begins, 0)], best)
             good = y >= limit
-            keep[lo] = good if forward else keep[lo] | good[::-1]
+            if forward:
+                before[lo] = good
+            else:
+                after[lo] = good[::-1]
             if begins[-1] >= 0:
                 g = int(begins[-1])
                 best, group_max = float(above[g]), float(np.max(y[g:]))
             else:
                 group_max = max(group_max, float(np.max(y)))
             group_x = float(x[-1])
-    xs, ys = [], []
+    hull: list[tuple[float, float]] = []
+    carried = (np.zeros(0), np.zeros(0), np.zeros(0, dtype=bool), np.zeros(0, dtype=bool))
     for lo in starts:
-        _, _, x, y = _points(prg, unit, lo, min(lo + VIEW_BLOCK, n))
-        xs.append(x[keep[lo]])
-        ys.append(y[keep[lo]])
-    return (np.concatenate(xs) if xs else np.zeros(0)), (np.concatenate(ys) if ys
-                                                          else np.zeros(0))
+        _, _, bx, by = _points(prg, unit, lo, min(lo + VIEW_BLOCK, n))
+        x, y = np.concatenate([carried[0], bx]), np.concatenate([carried[1], by])
+        pre = np.concatenate([carried[2], before.pop(lo)])
+        suf = np.concatenate([carried[3], after.pop(lo)])
+        if lo + VIEW_BLOCK < n:  # the last recall gain may go on in the next block
+            cut = int(np.searchsorted(x, x[-1], side="left"))
+            if cut > 0:
+                carried = (x[cut:], y[cut:], pre[cut:], suf[cut:])
+                x, y, pre, suf = x[:cut], y[:cut], pre[:cut], suf[:cut]
+            else:  # one recall gain so far: carried whole
+                carried = (x, y, pre, suf)
+                continue
+        order = np.lexsort((-y, x))  # _upper_hull's order (x already sorted)
+        x, y, pre, suf = x[order], y[order], pre[order], suf[order]
+        first = np.r_[True, x[1:] != x[:-1]]
+        highest = np.repeat(y[first], np.diff(np.r_[np.flatnonzero(first), x.shape[0]]))
+        candidate = (pre & (y >= highest)) | suf
+        _chain(hull, x[candidate], y[candidate])
+    return np.array([h[0] for h in hull]), np.array([h[1] for h in hull])
