@@ -72,3 +72,41 @@ def test_m4_by_blocks_is_m4_of_the_whole(values: list[float], columns: int, bloc
     parts = [(x[i:i + block], y[i:i + block]) for i in range(0, x.shape[0], block)]
     _same(drawn_blocks(parts, x.shape[0], float(x[0]), float(x[-1]), columns),
           drawn_points(x, y, columns))
+
+
+@SLOW
+@given(st.data(), st.integers(1, 9), st.integers(1, 3))
+def test_page_lines_by_blocks(data: st.DataObject, block: int, columns: int) -> None:
+    """report.html's lines (present/page_lines.py) against html.py's former expressions:
+    M4 of the full-length views."""
+    from prcurve.present import page_lines
+    from prcurve.present.lines import m4_reduce
+
+    curve = _curve(data)
+    if curve.n_pos == 0:
+        return
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UndefinedMetricWarning)
+        recall, precision = curve.recall.copy(), curve.precision.copy()
+        views = (precision, recall, curve.f_beta(1.0))
+        f1 = views[2]
+    keep = m4_reduce(recall, np.nan_to_num(precision, nan=0.0), columns)
+    t = curve.thresholds[::-1]
+    lines = []
+    for values in views:
+        k = m4_reduce(t, np.nan_to_num(values[::-1], nan=0.0), columns)
+        lines.append((t[k], values[::-1][k]))
+    for patch in (False, True):
+        with pytest.MonkeyPatch.context() as patched:
+            if patch:
+                patched.setattr(curve_blocks, "VIEW_BLOCK", block)
+                patched.setattr(threshold_plot, "VIEW_BLOCK", block)
+                patched.setattr(page_lines, "VIEW_BLOCK", block)
+            got = page_lines.hover_rows(curve, columns)
+            assert got.tolist() == keep.tolist()
+            values = page_lines.hover_values(curve, got)
+            assert values["recall"].tobytes() == recall[keep].tobytes()
+            assert values["precision"].tobytes() == precision[keep].tobytes()
+            assert values["f1"].tobytes() == f1[keep].tobytes()
+            for which, want in enumerate(lines):
+                _same(page_lines.threshold_line(curve, which, columns), want)

@@ -381,23 +381,8 @@ def _upper_hull(x: F64, y: F64) -> tuple[F64, F64]:
                  | (ys >= np.maximum.accumulate(ys[::-1])[::-1]))
     xs, ys = xs[candidate], ys[candidate]
     hull: list[tuple[float, float]] = []
-    _chain(hull, xs, ys)
+    prg_blocks.chain(hull, xs, ys)
     return np.array([h[0] for h in hull]), np.array([h[1] for h in hull])
-
-
-def _chain(hull: list[tuple[float, float]], xs: F64, ys: F64) -> None:
-    """Andrew's monotone chain, upper half: extend ``hull`` by these points, sorted by x
-    then by decreasing y (space/prg_blocks.py feeds it a block at a time)."""
-    for px, py in zip(xs.tolist(), ys.tolist(), strict=True):
-        if hull and hull[-1][0] == px:  # the higher of two points at one x came first
-            continue
-        while len(hull) >= 2:
-            (ox, oy), (ax_, ay) = hull[-2], hull[-1]
-            if (ax_ - ox) * (py - oy) - (ay - oy) * (px - ox) >= 0:  # not a right turn
-                hull.pop()
-            else:
-                break
-        hull.append((px, py))
 
 
 def prg_curve(curve: PRCurve) -> PRGCurve:

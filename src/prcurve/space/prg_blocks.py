@@ -38,7 +38,7 @@ from prcurve.core.curve_blocks import VIEW_BLOCK
 if TYPE_CHECKING:
     from prcurve.space.prg import PRGCurve
 
-__all__ = ["auprg", "line_blocks", "unit_ends", "upper_hull"]
+__all__ = ["auprg", "chain", "line_blocks", "unit_ends", "upper_hull"]
 
 F64 = NDArray[np.float64]
 
@@ -190,8 +190,6 @@ def upper_hull(prg: PRGCurve) -> tuple[F64, F64]:
     >>> [v.tolist() for v in upper_hull(prg)]
     [[0.0, 1.0], [1.0, 0.5]]
     """
-    from prcurve.space.prg import _chain
-
     unit = _unit(prg)
     n = unit.length
     starts = list(range(0, n, VIEW_BLOCK))
@@ -241,5 +239,21 @@ def upper_hull(prg: PRGCurve) -> tuple[F64, F64]:
         first = np.r_[True, x[1:] != x[:-1]]
         highest = np.repeat(y[first], np.diff(np.r_[np.flatnonzero(first), x.shape[0]]))
         candidate = (pre & (y >= highest)) | suf
-        _chain(hull, x[candidate], y[candidate])
+        chain(hull, x[candidate], y[candidate])
     return np.array([h[0] for h in hull]), np.array([h[1] for h in hull])
+
+
+def chain(hull: list[tuple[float, float]], xs: F64, ys: F64) -> None:
+    """Andrew's monotone chain, upper half: extend ``hull`` by these points, sorted by x
+    then by decreasing y (``prg._upper_hull`` feeds it all its candidates at once,
+    :func:`upper_hull` a block at a time)."""
+    for px, py in zip(xs.tolist(), ys.tolist(), strict=True):
+        if hull and hull[-1][0] == px:  # the higher of two points at one x came first
+            continue
+        while len(hull) >= 2:
+            (ox, oy), (ax_, ay) = hull[-2], hull[-1]
+            if (ax_ - ox) * (py - oy) - (ay - oy) * (px - ox) >= 0:  # not a right turn
+                hull.pop()
+            else:
+                break
+        hull.append((px, py))
