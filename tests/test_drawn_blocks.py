@@ -110,3 +110,18 @@ def test_page_lines_by_blocks(data: st.DataObject, block: int, columns: int) -> 
             assert values["f1"].tobytes() == f1[keep].tobytes()
             for which, want in enumerate(lines):
                 _same(page_lines.threshold_line(curve, which, columns), want)
+
+
+@SLOW
+@given(st.data(), st.integers(1, 9), st.sampled_from([1.0, 0.5, 2.0]))
+def test_best_f_row_is_nanargmax(data: st.DataObject, block: int, beta: float) -> None:
+    from prcurve.present import page_lines
+
+    curve = _curve(data)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UndefinedMetricWarning)
+        f = curve.f_beta(beta)
+    want = None if np.isnan(f).all() else int(np.nanargmax(f))
+    with pytest.MonkeyPatch.context() as patched:
+        patched.setattr(page_lines, "VIEW_BLOCK", block)
+        assert page_lines.best_f_row(curve, beta) == want

@@ -58,7 +58,7 @@ from prcurve.errors import UndefinedMetricWarning
 from prcurve.present.glossary import glossary_html, with_titles
 from prcurve.present.html_space import draw_iso_f, draw_macro, draw_regions
 from prcurve.present.lines import m4_reduce
-from prcurve.present.page_lines import hover_rows, hover_values, pr_step, threshold_line
+from prcurve.present.page_lines import best_f_row, hover_rows, hover_values, pr_step, threshold_line
 from prcurve.present.report_text import class_tables, curve_kind, positive_text
 from prcurve.present.style import model_color
 
@@ -110,11 +110,9 @@ def operating_points(curve: PRCurve, limit: int = MAX_OPERATING_POINTS, *,
     step = math.ceil(n / limit)
     kept = [np.arange(0, n, step, dtype=np.int64), np.array([n - 1], dtype=np.int64)]
     for b in dict.fromkeys((1.0, beta)):
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", UndefinedMetricWarning)
-            f = curve.f_beta(b)
-        if not np.isnan(f).all():
-            kept.append(np.array([int(np.nanargmax(f))], dtype=np.int64))
+        best = best_f_row(curve, b)  # np.nanargmax of F-beta, a block at a time
+        if best is not None:
+            kept.append(np.array([best], dtype=np.int64))
     return np.unique(np.concatenate(kept))
 
 

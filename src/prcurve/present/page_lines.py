@@ -25,15 +25,16 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from prcurve.core.counts import scale_exponent
 from prcurve.core.curve import PRCurve
-from prcurve.core.curve_blocks import VIEW_BLOCK
+from prcurve.core.curve_blocks import VIEW_BLOCK, f_betas
 from prcurve.core.curve_csv import curve_rows
 from prcurve.core.undefined import undefined_scope
 from prcurve.errors import UndefinedMetricWarning
 from prcurve.present.lines import drawn_blocks, drawn_points, m4_columns, m4_reduce
 from prcurve.present.pr_geometry import drawn_by_blocks, rates_block, step_blocks, step_xy
 
-__all__ = ["hover_rows", "hover_values", "m4_indices", "pr_step", "threshold_line"]
+__all__ = ["best_f_row", "hover_rows", "hover_values", "m4_indices", "pr_step", "threshold_line"]
 
 F64 = NDArray[np.float64]
 I64 = NDArray[np.int64]
@@ -114,3 +115,29 @@ def hover_values(curve: PRCurve, keep: I64) -> dict[str, NDArray[Any]]:
     with warnings.catch_warnings(), undefined_scope(curve.zero_division):
         warnings.simplefilter("ignore", UndefinedMetricWarning)
         return curve_rows(curve, ("recall", "precision", "threshold", "f1"), keep)
+
+
+def best_f_row(curve: PRCurve, beta: float) -> int | None:
+    """``np.nanargmax(curve.f_beta(beta))`` (the first greatest F-beta), or None when every
+    F-beta is NaN, a block of thresholds at a time: ``PRCurve.f_beta`` would cache TP,
+    FP and FN on the curve, three full-length arrays for the rest of the command.
+
+    Examples
+    --------
+    >>> from prcurve import pr_curve
+    >>> best_f_row(pr_curve([1, 0, 1, 0], [0.9, 0.8, 0.7, 0.6]), 1.0)
+    2
+    """
+    k = scale_exponent(curve.n_pos + curve.n_neg)  # as PRCurve.f_beta
+    row, value = None, -np.inf
+    for start in range(0, len(curve), VIEW_BLOCK):
+        tp, fp = curve.count_block(start, VIEW_BLOCK)
+        with warnings.catch_warnings(), undefined_scope(curve.zero_division):
+            warnings.simplefilter("ignore", UndefinedMetricWarning)
+            f = f_betas(tp, fp, curve.n_pos - tp, k, beta)
+        if np.isnan(f).all():
+            continue
+        i = int(np.nanargmax(f))
+        if row is None or f[i] > value:  # the first of equal greatest values kept
+            row, value = start + i, float(f[i])
+    return row
