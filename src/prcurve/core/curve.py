@@ -203,6 +203,13 @@ class PRCurve:
     def fp(self) -> F64:
         return self._counts.fp
 
+    def count_block(self, start: int, size: int) -> tuple[F64, F64]:
+        """TP and FP of thresholds ``start`` to ``start + size`` as float64, read from the
+        state a block at a time without making (or caching) the full-length views: the same
+        values as ``tp[start:start + size]`` and ``fp[...]`` (core/curve_blocks.py)."""
+        return (blocks.block(self._counts._tp, start, size),
+                blocks.block(self._counts._fp, start, size))
+
     @cached_property
     def fn(self) -> F64:
         """Positive weight below each threshold: ``n_pos - tp``."""

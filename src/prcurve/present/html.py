@@ -58,7 +58,7 @@ from prcurve.errors import UndefinedMetricWarning
 from prcurve.present.glossary import glossary_html, with_titles
 from prcurve.present.html_space import draw_iso_f, draw_macro, draw_regions
 from prcurve.present.lines import m4_reduce
-from prcurve.present.pr_geometry import step_xy
+from prcurve.present.page_lines import best_f_row, hover_rows, hover_values, pr_step, threshold_line
 from prcurve.present.report_text import class_tables, curve_kind, positive_text
 from prcurve.present.style import model_color
 
@@ -110,11 +110,9 @@ def operating_points(curve: PRCurve, limit: int = MAX_OPERATING_POINTS, *,
     step = math.ceil(n / limit)
     kept = [np.arange(0, n, step, dtype=np.int64), np.array([n - 1], dtype=np.int64)]
     for b in dict.fromkeys((1.0, beta)):
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", UndefinedMetricWarning)
-            f = curve.f_beta(b)
-        if not np.isnan(f).all():
-            kept.append(np.array([int(np.nanargmax(f))], dtype=np.int64))
+        best = best_f_row(curve, b)  # np.nanargmax of F-beta, a block at a time
+        if best is not None:
+            kept.append(np.array([best], dtype=np.int64))
     return np.unique(np.concatenate(kept))
 
 
@@ -207,18 +205,15 @@ def _pr_figure(bk: Any, models: Sequence[tuple[int, ModelReport]], title: str,
         color = model_color(index)
         ap = model.values["ap"]
         label = f"{model.name}: AP ({ap['method']}) = {_number(ap['value'], 3)}"
-        x, y = step_xy(curve)
+        x, y = pr_step(curve, 2 * PLOT_WIDTH)  # M4, by blocks for a long curve
         if x.shape[0]:
-            keep = m4_reduce(x, np.nan_to_num(y, nan=0.0), 2 * PLOT_WIDTH)
-            figure.step(x[keep], y[keep], mode="before", line_color=color, line_width=2,
+            figure.step(x, y, mode="before", line_color=color, line_width=2,
                         legend_label=label)
         # Hover points: the operating points themselves, reduced the same way.
-        recall, precision = _quiet(curve, "recall"), _quiet(curve, "precision")
-        if recall.shape[0]:
-            keep = m4_reduce(recall, np.nan_to_num(precision, nan=0.0), 2 * PLOT_WIDTH)
+        if len(curve):
+            keep = hover_rows(curve, 2 * PLOT_WIDTH)
             source = models_.ColumnDataSource({
-                "recall": recall[keep], "precision": precision[keep],
-                "threshold": curve.thresholds[keep], "f1": _quiet(curve, "f1")[keep],
+                **hover_values(curve, keep),  # recall, precision, threshold, f1
                 **curve_rows(curve, ("tp", "fp", "fn", "tn"), keep),  # gathered
                 "model": [model.name] * int(keep.shape[0]),
             })
@@ -287,12 +282,11 @@ def _threshold_figure(bk: Any, model: ModelReport, color: str) -> tuple[Any, Any
         y_axis_label="value", y_range=(0, 1.02), title=f"{model.name}: against the threshold",
         tools="pan,box_zoom,wheel_zoom,reset,save", toolbar_location="above",
     )
-    t = curve.thresholds[::-1]
-    for name, dash in (("precision", "solid"), ("recall", "dashed"), ("f1", "dotdash")):
-        values = _quiet(curve, name)[::-1]
-        if t.shape[0]:
-            keep = m4_reduce(t, np.nan_to_num(values, nan=0.0), 2 * PLOT_WIDTH)
-            figure.step(t[keep], values[keep], mode="after", line_color=color, line_dash=dash,
+    for which, (name, dash) in enumerate((("precision", "solid"), ("recall", "dashed"),
+                                          ("f1", "dotdash"))):
+        if len(curve):  # M4 of the reversed views, by blocks for a long curve
+            t, values = threshold_line(curve, which, 2 * PLOT_WIDTH)
+            figure.step(t, values, mode="after", line_color=color, line_dash=dash,
                         line_width=2, legend_label="F1" if name == "f1" else name)
     span = bk.models.Span(location=None, dimension="height", line_color="black",
                           line_width=1.5)

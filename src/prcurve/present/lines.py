@@ -14,10 +14,12 @@ numbers of the report never do.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 import numpy as np
 from numpy.typing import NDArray
 
-__all__ = ["drawn_points", "m4_reduce"]
+__all__ = ["drawn_blocks", "drawn_points", "m4_columns", "m4_reduce"]
 
 F64 = NDArray[np.float64]
 I64 = NDArray[np.int64]
@@ -43,11 +45,37 @@ def m4_reduce(x: F64, y: F64, columns: int) -> I64:
     n = x.shape[0]
     if n <= 4 * columns:
         return np.arange(n, dtype=np.int64)
-    span = float(x[-1] - x[0])
+    return m4_columns(x, y, columns)
+
+
+def m4_columns(x: F64, y: F64, columns: int, *, first: float | None = None,
+               last: float | None = None) -> I64:
+    """:func:`m4_reduce` however few the points: each column's first, last, lowest and
+    highest point (its first place), for a line already reduced elsewhere to a subset that
+    holds every point M4 keeps: that subset's M4 points are the whole line's, as each
+    point's column depends on ``x[0]``, ``x[-1]`` and its own ``x`` only.
+
+    ``first`` and ``last``: the whole line's ``x[0]`` and ``x[-1]`` when ``x`` is one block
+    of it. A line reduced block by block with the whole line's columns, then reduced again,
+    keeps the same points as reduced whole: each column's first, last, and first lowest
+    and highest points are each their block's too (a block holding part of a column keeps
+    that part's first, last, lowest and highest), and the second reduction finds each
+    among the kept points, where nothing before it matches it.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from prcurve.present.lines import m4_columns
+    >>> m4_columns(np.array([0.0, 0.0, 0.0, 1.0]), np.array([3.0, 1.0, 2.0, 5.0]), 1).tolist()
+    [0, 1, 3]
+    """
+    n = x.shape[0]
+    start = x[0] if first is None else np.float64(first)
+    span = float((x[-1] if last is None else np.float64(last)) - start)
     if span <= 0:
         column = np.zeros(n, dtype=np.int64)
     else:
-        column = np.minimum(((x - x[0]) / span * columns).astype(np.int64), columns - 1)
+        column = np.minimum(((x - start) / span * columns).astype(np.int64), columns - 1)
     starts = np.flatnonzero(np.r_[True, column[1:] != column[:-1]])
     ends = np.r_[starts[1:], n] - 1
     # Lowest and highest per column: reduceat over the column's slice.
@@ -83,3 +111,38 @@ def drawn_points(x: F64, y: F64, columns: int) -> tuple[F64, F64]:
         return x, y
     keep = m4_reduce(x, np.nan_to_num(y, nan=0.0), columns)
     return x[keep], y[keep]
+
+
+def drawn_blocks(parts: Iterable[tuple[F64, F64]], n: int, first: float, last: float,
+                 columns: int) -> tuple[F64, F64]:
+    """:func:`drawn_points` of a line given a block at a time: ``parts`` yields its ``(x,
+    y)`` blocks in order, ``n`` points in all, ``x`` from ``first`` to ``last``. Each block
+    is reduced with the whole line's columns, then the kept points again
+    (:func:`m4_columns`): the same points, and no array as long as the line.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from prcurve.present.lines import drawn_blocks, drawn_points
+    >>> x = np.linspace(0, 1, 10_001); y = np.sin(30 * x)
+    >>> parts = ((x[i:i + 999], y[i:i + 999]) for i in range(0, 10_001, 999))
+    >>> got = drawn_blocks(parts, 10_001, 0.0, 1.0, 50)
+    >>> want = drawn_points(x, y, 50)
+    >>> got[0].tolist() == want[0].tolist() and got[1].tolist() == want[1].tolist()
+    True
+    """
+    keep_all = n <= 4 * columns
+    xs: list[F64] = []
+    ys: list[F64] = []
+    for x, y in parts:
+        if not keep_all:
+            keep = m4_columns(x, np.nan_to_num(y, nan=0.0), columns, first=first, last=last)
+            x, y = x[keep], y[keep]
+        xs.append(x)
+        ys.append(y)
+    x_all = np.concatenate(xs) if xs else np.zeros(0)
+    y_all = np.concatenate(ys) if ys else np.zeros(0)
+    if keep_all:
+        return x_all, y_all
+    keep = m4_columns(x_all, np.nan_to_num(y_all, nan=0.0), columns)
+    return x_all[keep], y_all[keep]

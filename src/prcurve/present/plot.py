@@ -43,7 +43,8 @@ from prcurve.core.average_precision import APMethod
 from prcurve.core.curve import PRCurve
 from prcurve.errors import UndefinedMetricWarning
 from prcurve.present.labels import legend_entry, place_labels
-from prcurve.present.lines import drawn_points
+from prcurve.present.lines import drawn_blocks, drawn_points
+from prcurve.present.pr_geometry import drawn_by_blocks, rates_block, step_blocks
 from prcurve.present.pr_geometry import iso_f_ends as _iso_f_ends
 from prcurve.present.pr_geometry import iso_f_line as _iso_f_line
 from prcurve.present.pr_geometry import min_precision_at as _min_precision
@@ -321,7 +322,12 @@ def plot_pr_curves(
             warnings.simplefilter("ignore", UndefinedMetricWarning)
             ap = curve.average_precision(ap_method)
             best = curve.best_f(beta)
-        x, y = drawn_points(*_step_xy(curve), pixel_columns(ax))
+        if drawn_by_blocks(curve):  # the same points, no full-length array (lines.py)
+            last = float(rates_block(curve, len(curve) - 1, 1)[3][0])
+            x, y = drawn_blocks(step_blocks(curve), len(curve) + 1, 0.0, last,
+                                pixel_columns(ax))
+        else:
+            x, y = drawn_points(*_step_xy(curve), pixel_columns(ax))
         # clip_on=False: every point lies in [0, 1]^2, and a line at precision 1 or
         # recall 1 would otherwise be half hidden by the frame.
         (line,) = ax.plot(x, y, drawstyle="steps-pre", color=color, linewidth=1.6,

@@ -13,15 +13,18 @@ draw the same points from here. Nothing here computes a metric.
 from __future__ import annotations
 
 import warnings
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
 import numpy as np
 from numpy.typing import NDArray
 
+from prcurve.core import curve_blocks as blocks
 from prcurve.core.curve import PRCurve
+from prcurve.core.undefined import undefined_scope
 from prcurve.errors import UndefinedMetricWarning
 
-__all__ = ["iso_f_ends", "iso_f_line", "min_precision_at", "step_xy"]
+__all__ = ["drawn_by_blocks", "iso_f_ends", "iso_f_line", "min_precision_at", "step_blocks",
+           "step_xy"]
 
 F64 = NDArray[np.float64]
 
@@ -48,6 +51,33 @@ def step_xy(curve: PRCurve) -> tuple[F64, F64]:
     x = np.concatenate(([0.0], recall))
     y = np.concatenate((precision[:1], precision))
     return x, y
+
+
+def drawn_by_blocks(curve: PRCurve) -> bool:
+    """Whether ``curve``'s lines are drawn from blocks of thresholds (:func:`step_blocks`,
+    :func:`prcurve.present.lines.drawn_blocks`) rather than its full-length views: when it
+    is longer than one block and has positives (issue 26, item 6)."""
+    return len(curve) > blocks.VIEW_BLOCK and curve.n_pos > 0
+
+
+def rates_block(curve: PRCurve, start: int, size: int) -> tuple[F64, F64, F64, F64]:
+    """TP, FP, precision and recall of thresholds ``start`` to ``start + size``: the values
+    of ``curve.precision`` and ``curve.recall`` there (the same formulas, element-wise)."""
+    tp, fp = curve.count_block(start, size)
+    with warnings.catch_warnings(), undefined_scope(curve.zero_division):
+        warnings.simplefilter("ignore", UndefinedMetricWarning)
+        return tp, fp, blocks.precisions(tp, fp), blocks.recalls(tp, curve.n_pos)
+
+
+def step_blocks(curve: PRCurve) -> Iterator[tuple[F64, F64]]:
+    """:func:`step_xy` a block of thresholds at a time, in order (``len(curve) + 1`` points,
+    x from 0 to the last recall)."""
+    for start in range(0, len(curve), blocks.VIEW_BLOCK):
+        _, _, precision, recall = rates_block(curve, start, blocks.VIEW_BLOCK)
+        if start == 0:
+            yield np.concatenate(([0.0], recall)), np.concatenate((precision[:1], precision))
+        else:
+            yield recall, precision
 
 
 def iso_f_line(f: float, beta: float) -> tuple[F64, F64]:

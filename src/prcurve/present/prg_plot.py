@@ -29,12 +29,15 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+from numpy.typing import NDArray
 
 from prcurve.core.curve import PRCurve
+from prcurve.core.table import Table
 from prcurve.errors import UndefinedMetricWarning
-from prcurve.present.lines import drawn_points
+from prcurve.present.lines import drawn_points, m4_columns
 from prcurve.present.plot import pixel_columns
 from prcurve.space.prg import PRGCurve
+from prcurve.space.prg_blocks import line_blocks, unit_ends
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -42,6 +45,8 @@ if TYPE_CHECKING:
     from matplotlib.lines import Line2D
 
 __all__ = ["PRGPlot", "plot_prg_curve", "plot_prg_curves", "prg_details_html", "prg_figure"]
+
+F64 = NDArray[np.float64]
 
 PRG_FIGSIZE = (7.5, 6.0)
 
@@ -78,19 +83,15 @@ def plot_prg_curves(
         prg = item.prg() if isinstance(item, PRCurve) else item
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", UndefinedMetricWarning)
-            points = prg.points()
             area = prg.auprg()
             hull = prg.convex_hull()
-        rows = points["recall_gain"] >= 0  # the part the area measures
-        # recall gain never decreases along the curve: a long line is drawn from its M4
-        # reduction, within a pixel of the whole (present/lines.py)
-        x, y = drawn_points(points["recall_gain"][rows], points["precision_gain"][rows],
-                            pixel_columns(ax))
+            if prg._long() and not prg._degenerate():  # a block at a time, same points
+                x, y, markers = _long_line(prg, pixel_columns(ax))
+            else:
+                x, y, markers = _line(prg.points(), pixel_columns(ax))
         (line,) = ax.plot(x, y, linewidth=1.8, label=f"{name}: AUPRG = {area:.4g}")
-        real = rows & (points["is_crossing"] == 0) & (points["in_unit_square"] == 1)
-        if real.sum() <= MAX_MARKERS:
-            ax.plot(points["recall_gain"][real], points["precision_gain"][real], "o",
-                    color=line.get_color(), markersize=3.5)
+        if markers is not None:
+            ax.plot(markers[0], markers[1], "o", color=line.get_color(), markersize=3.5)
         drawn.curves[name] = line
         if show_hull and len(hull):
             (dashed,) = ax.plot(hull["recall_gain"], hull["precision_gain"], "--",
@@ -111,6 +112,49 @@ def plot_prg_curves(
     if curves:
         ax.legend(loc="lower left", fontsize="small")
     return drawn
+
+
+def _line(points: Table, columns: int) -> tuple[F64, F64, tuple[F64, F64] | None]:
+    """The drawn line of a curve's PRG points and its markers (None: too many to mark)."""
+    rows = points["recall_gain"] >= 0  # the part the area measures
+    # recall gain never decreases along the curve: a long line is drawn from its M4
+    # reduction, within a pixel of the whole (present/lines.py)
+    x, y = drawn_points(points["recall_gain"][rows], points["precision_gain"][rows], columns)
+    real = rows & (points["is_crossing"] == 0) & (points["in_unit_square"] == 1)
+    if real.sum() <= MAX_MARKERS:
+        return x, y, (points["recall_gain"][real], points["precision_gain"][real])
+    return x, y, None
+
+
+def _long_line(prg: PRGCurve, columns: int) -> tuple[F64, F64, tuple[F64, F64] | None]:
+    """:func:`_line` of a long curve, read a block at a time
+    (:func:`prcurve.space.prg_blocks.line_blocks`): each block reduced by M4 with the whole
+    line's pixel columns, then the kept points reduced again (the same points:
+    :func:`prcurve.present.lines.m4_columns`); no full-length array."""
+    first, last, length = unit_ends(prg)
+    keep_all = length <= 4 * columns  # then the rows may be as few: drawn_points decides
+    xs: list[F64] = []
+    ys: list[F64] = []
+    marks: list[tuple[F64, F64]] = []
+    real_count = 0
+    for x, y, real in line_blocks(prg):
+        real_count += int(np.count_nonzero(real))
+        if real_count <= MAX_MARKERS:
+            marks.append((x[real], y[real]))
+        if not keep_all:
+            keep = m4_columns(x, np.nan_to_num(y, nan=0.0), columns, first=first, last=last)
+            x, y = x[keep], y[keep]
+        xs.append(x)
+        ys.append(y)
+    x, y = np.concatenate(xs), np.concatenate(ys)
+    if keep_all:
+        x, y = drawn_points(x, y, columns)
+    else:  # the whole line has more than 4 * columns rows: drawn_points would reduce it
+        keep = m4_columns(x, np.nan_to_num(y, nan=0.0), columns)
+        x, y = x[keep], y[keep]
+    if real_count > MAX_MARKERS:
+        return x, y, None
+    return x, y, (np.concatenate([m[0] for m in marks]), np.concatenate([m[1] for m in marks]))
 
 
 def plot_prg_curve(prg: PRGCurve, ax: Axes | None = None, *, label: str = "model",

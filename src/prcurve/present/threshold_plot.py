@@ -11,17 +11,21 @@ from __future__ import annotations
 
 import math
 import warnings
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 from numpy.typing import NDArray
 
+from prcurve.core.counts import scale_exponent
 from prcurve.core.curve import PRCurve
+from prcurve.core.curve_blocks import VIEW_BLOCK, f_betas
+from prcurve.core.undefined import undefined_scope
 from prcurve.errors import UndefinedMetricWarning
-from prcurve.present.lines import drawn_points
+from prcurve.present.lines import drawn_blocks, drawn_points
 from prcurve.present.plot import _format_threshold, _pyplot, pixel_columns
+from prcurve.present.pr_geometry import drawn_by_blocks, rates_block
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -52,6 +56,25 @@ class ThresholdPlot:
 def _step_against_threshold(thresholds: F64, values: F64) -> tuple[F64, F64]:
     """x ascending; the value at a threshold holds down to the next lower threshold."""
     return thresholds[::-1], values[::-1]
+
+
+def _reversed_blocks(curve: PRCurve, t: F64, which: int, beta: float
+                     ) -> Iterator[tuple[F64, F64]]:
+    """:func:`_step_against_threshold` of precision (``which`` 0), recall (1) or F-beta (2)
+    a block of thresholds at a time, from the lowest threshold: the values of
+    ``curve.precision``, ``curve.recall`` and ``curve.f_beta(beta)`` (the same formulas,
+    element-wise: core/curve_blocks.py)."""
+    k = scale_exponent(curve.n_pos + curve.n_neg)  # as PRCurve.f_beta
+    for stop in range(len(curve), 0, -VIEW_BLOCK):
+        start = max(stop - VIEW_BLOCK, 0)
+        tp, fp, precision, recall = rates_block(curve, start, stop - start)
+        if which == 2:
+            with warnings.catch_warnings(), undefined_scope(curve.zero_division):
+                warnings.simplefilter("ignore", UndefinedMetricWarning)
+                values = f_betas(tp, fp, curve.n_pos - tp, k, beta)
+        else:
+            values = (precision, recall)[which]
+        yield t[start:stop][::-1], values[::-1]
 
 
 def plot_thresholds(
@@ -107,11 +130,13 @@ def plot_thresholds(
         ax = figure.add_subplot()
     else:
         figure = ax.get_figure()
+    long = drawn_by_blocks(curve)  # lines from blocks of thresholds: no full-length views
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UndefinedMetricWarning)
-        precision = curve.precision
-        recall = curve.recall
-        f = curve.f_beta(beta)
+        if not long:
+            precision = curve.precision
+            recall = curve.recall
+            f = curve.f_beta(beta)
         best = curve.best_f(beta)
     # Thresholds near the float64 limit (+-1e308) are drawn divided by a power of ten:
     # matplotlib's transforms subtract the axis limits, which would overflow.
@@ -120,10 +145,15 @@ def plot_thresholds(
     t = curve.thresholds / unit if unit != 1.0 else curve.thresholds
     name_f = f"F{beta:g}"
     lines = []
-    for values, label, own, dash in ((precision, "precision", "tab:blue", "-"),
-                                     (recall, "recall", "tab:orange", "--"),
-                                     (f, name_f, "tab:green", "-.")):
-        x, y = drawn_points(*_step_against_threshold(t, values), pixel_columns(ax))
+    for which, label, own, dash in ((0, "precision", "tab:blue", "-"),
+                                    (1, "recall", "tab:orange", "--"),
+                                    (2, name_f, "tab:green", "-.")):
+        if long:
+            x, y = drawn_blocks(_reversed_blocks(curve, t, which, beta), len(curve),
+                                float(t[-1]), float(t[0]), pixel_columns(ax))
+        else:
+            values = (precision, recall, f)[which]
+            x, y = drawn_points(*_step_against_threshold(t, values), pixel_columns(ax))
         (line,) = ax.plot(x, y, drawstyle="steps-pre", label=label,
                           color=own if color is None else color,
                           linestyle="-" if color is None else dash, linewidth=1.5,

@@ -32,8 +32,10 @@ from numpy.typing import ArrayLike, NDArray
 
 from prcurve.core.counts import near_best
 from prcurve.core.curve import OperatingPoint, PRCurve
+from prcurve.core.curve_blocks import VIEW_BLOCK
 from prcurve.core.table import Table
 from prcurve.core.undefined import undefined, undefined_scope
+from prcurve.space import prg_blocks
 from prcurve.validation.arrays import check_fraction, check_positive_number, wrong_type
 from prcurve.validation.space import check_fractions
 
@@ -312,10 +314,19 @@ class PRGCurve:
             if self._degenerate():
                 return float(self._undefined_array("AUPRG")[0]) if len(self) else undefined(
                     "AUPRG (no samples)")
+            if self._long():  # the same sum, a block at a time (space/prg_blocks.py)
+                if not convex_hull:
+                    return prg_blocks.auprg(self)
+                x, y = prg_blocks.upper_hull(self)
+                return float(np.sum(np.diff(x) * (y[1:] + y[:-1]) / 2.0))
             x, y = self._unit_recall_part()
             if convex_hull:
                 x, y = _upper_hull(x, y)
             return float(np.sum(np.diff(x) * (y[1:] + y[:-1]) / 2.0))
+
+    def _long(self) -> bool:
+        """Whether the area, hull and drawing are computed a block at a time."""
+        return len(self) > VIEW_BLOCK
 
     def _unit_recall_part(self) -> tuple[F64, F64]:
         """Recall and precision gains of the points with recG >= 0 and the y-axis crossing."""
@@ -341,7 +352,8 @@ class PRGCurve:
             with undefined_scope(self.zero_division):
                 self._undefined_array("PRG convex hull")
             return Table({"recall_gain": np.zeros(0), "precision_gain": np.zeros(0)})
-        x, y = _upper_hull(*self._unit_recall_part())
+        x, y = (prg_blocks.upper_hull(self) if self._long()
+                else _upper_hull(*self._unit_recall_part()))
         return Table({"recall_gain": x, "precision_gain": y})
 
     def to_table(self) -> Table:
@@ -369,16 +381,7 @@ def _upper_hull(x: F64, y: F64) -> tuple[F64, F64]:
                  | (ys >= np.maximum.accumulate(ys[::-1])[::-1]))
     xs, ys = xs[candidate], ys[candidate]
     hull: list[tuple[float, float]] = []
-    for px, py in zip(xs.tolist(), ys.tolist(), strict=True):
-        if hull and hull[-1][0] == px:  # the higher of two points at one x came first
-            continue
-        while len(hull) >= 2:
-            (ox, oy), (ax_, ay) = hull[-2], hull[-1]
-            if (ax_ - ox) * (py - oy) - (ay - oy) * (px - ox) >= 0:  # not a right turn
-                hull.pop()
-            else:
-                break
-        hull.append((px, py))
+    prg_blocks.chain(hull, xs, ys)
     return np.array([h[0] for h in hull]), np.array([h[1] for h in hull])
 
 
