@@ -214,9 +214,8 @@ class ThresholdCounts:
 
     Build it with :meth:`from_scores`; combine two with :meth:`merge`. The
     arrays are read-only. A state of hard, unweighted labels stores its counts as
-    uint32 (exact integers: 16 bytes a threshold with the thresholds, not 24);
-    ``tp`` and ``fp`` are float64 for every state: for such a state the first access
-    converts the stored counts and keeps the float64 array in their place.
+    uint32 (16 bytes a threshold with the thresholds, not 24); ``tp`` and ``fp`` are
+    float64 for every state (converted from uint32 once, on the first access).
 
     Parameters
     ----------
@@ -243,14 +242,10 @@ class ThresholdCounts:
     # hard, unweighted labels, an integer dtype holding the same counts exactly (uint32
     # while the rows fit: 4 bytes a threshold instead of 8, 240 MB less at 3*10^7
     # thresholds). ``tp`` and ``fp`` are float64 always: the first access converts the
-    # integer array (exact, so every value is the same) and stores the float64 array in
-    # its place, so a state asked for its full-length counts holds them once, as a
-    # float64 state does, not beside its integers (nor converts them at every access).
-    # Views inside the package that read the whole state take ``_tp`` and ``_fp`` and
-    # turn each slice or gather into float64 before any arithmetic (a block of
-    # :mod:`prcurve.core.curve_blocks`, the ROC area, :meth:`RecallSteps.from_counts`):
-    # no product or difference ever runs in an integer type, so the numbers are those of
-    # the float64 state bit for bit.
+    # integers (exact) and keeps the float64 array in their place (held once, not both).
+    # Views inside the package read ``_tp`` and ``_fp`` and turn each slice or gather
+    # into float64 before any arithmetic (:mod:`prcurve.core.curve_blocks`, the ROC
+    # area, :meth:`RecallSteps.from_counts`): the float64 state's numbers bit for bit.
 
     def __init__(
         self,
