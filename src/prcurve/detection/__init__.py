@@ -23,8 +23,9 @@ Inputs are :class:`GroundTruth` and :class:`Detections` (arrays, tables,
 COCO JSON, per-image dicts). Needs numpy only; matplotlib for plots.
 """
 
-from importlib import import_module as _import_module
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from prcurve._lazy import lazy_attributes
 
 if TYPE_CHECKING:  # the type checker sees every name; at run time __getattr__ loads it
     from prcurve.detection.bootstrap import bootstrap_detection, compare_detectors
@@ -62,25 +63,8 @@ _LAZY: dict[str, str] = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    """Load a public name or a submodule (``prcurve.detection.masks``) on first use
-    (PEP 562) and keep it."""
-    if name in _LAZY:
-        value = getattr(_import_module(_LAZY[name]), name)
-    else:
-        try:
-            value = _import_module(f"{__name__}.{name}")
-        except ModuleNotFoundError as error:
-            if error.name != f"{__name__}.{name}":
-                raise  # a module it imports is missing: not this attribute's problem
-            raise AttributeError(f"module {__name__!r} has no attribute {name!r}") from None
-    globals()[name] = value  # later look-ups find it without this function
-    return value
-
-
-def __dir__() -> list[str]:
-    """The public names, loaded or not, and the submodules loaded so far."""
-    return sorted(set(__all__) | {name for name in globals() if not name.startswith("_")})
+# Public names and submodules loaded on first use (PEP 562) and kept.
+__getattr__, __dir__ = lazy_attributes(__name__, _LAZY, globals())
 
 
 __all__ = [
