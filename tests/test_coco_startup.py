@@ -6,15 +6,12 @@ summary alone, the count state, the PR curve and the table)."""
 from __future__ import annotations
 
 import ast
-import inspect
 import json
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
-
-import prcurve.detection
 
 # Loaded by none of `prcurve coco GT DT` on a small file's modules (each with its reason):
 # a test failing here names a module a change made the command import.
@@ -37,32 +34,6 @@ NOT_LOADED_BY_THE_SUMMARY = {
     "prcurve.core.table": "per_category() and best_f() tables only",
     "concurrent.futures": "threads of core's large sorts only",
 }
-
-
-def test_detection_lazy_names_are_the_type_checking_imports() -> None:
-    source = inspect.getsource(prcurve.detection)
-    block = next(node for node in ast.parse(source).body
-                 if isinstance(node, ast.If) and ast.unparse(node.test) == "TYPE_CHECKING")
-    seen: dict[str, str] = {}
-    for node in block.body:
-        assert isinstance(node, ast.ImportFrom)
-        assert node.module
-        for alias in node.names:
-            seen[alias.asname or alias.name] = node.module
-    assert seen == prcurve.detection._LAZY
-    assert set(prcurve.detection.__all__) == set(seen)
-    for name, module in seen.items():
-        assert getattr(prcurve.detection, name) is getattr(sys.modules[module], name)
-    assert set(prcurve.detection.__all__) <= set(dir(prcurve.detection))
-
-
-def test_detection_submodules_load_on_use_and_unknown_names_fail() -> None:
-    code = ("import prcurve.detection as d, sys\n"
-            "print(d.masks.__name__, 'prcurve.detection.bootstrap' in sys.modules)\n"
-            "try:\n    d.no_such_thing\nexcept AttributeError as e:\n    print('AttributeError')")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         check=True).stdout.split()
-    assert out == ["prcurve.detection.masks", "False", "AttributeError"]
 
 
 def _files(tmp_path: Path) -> tuple[Path, Path]:

@@ -5,12 +5,9 @@ PR-space intervals, tables, preferences, judgment groups, threads, pyarrow)."""
 from __future__ import annotations
 
 import ast
-import inspect
 import subprocess
 import sys
 from pathlib import Path
-
-import prcurve.ranking
 
 # Loaded by none of `prcurve trec QRELS RUN` on a small file's modules (each with its
 # reason): a test failing here names a module a change made the command import.
@@ -30,32 +27,6 @@ NOT_LOADED = {
     "pyarrow": "files of 4 MiB or more only",
     "json": "--format json only",
 }
-
-
-def test_ranking_lazy_names_are_the_type_checking_imports() -> None:
-    source = inspect.getsource(prcurve.ranking)
-    block = next(node for node in ast.parse(source).body
-                 if isinstance(node, ast.If) and ast.unparse(node.test) == "TYPE_CHECKING")
-    seen: dict[str, str] = {}
-    for node in block.body:
-        assert isinstance(node, ast.ImportFrom)
-        assert node.module
-        for alias in node.names:
-            seen[alias.asname or alias.name] = node.module
-    assert seen == prcurve.ranking._LAZY
-    assert set(prcurve.ranking.__all__) == set(seen)
-    for name, module in seen.items():
-        assert getattr(prcurve.ranking, name) is getattr(sys.modules[module], name)
-    assert set(prcurve.ranking.__all__) <= set(dir(prcurve.ranking))
-
-
-def test_ranking_submodules_load_on_use_and_unknown_names_fail() -> None:
-    code = ("import prcurve.ranking as r, sys\n"
-            "print(r.trec_eval.__name__, 'prcurve.ranking.compare' in sys.modules)\n"
-            "try:\n    r.no_such_thing\nexcept AttributeError as e:\n    print('AttributeError')")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         check=True).stdout.split()
-    assert out == ["prcurve.ranking.trec_eval", "False", "AttributeError"]
 
 
 def test_trec_on_a_small_run_loads_only_what_it_needs(tmp_path: Path) -> None:
