@@ -55,7 +55,7 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_shapes import COCO, PEERS
+from bench_shapes import COCO, PEERS, print_table
 from bench_trec import CHILD_ENV, timed
 
 PY = sys.executable
@@ -302,18 +302,7 @@ def main() -> None:
         print(f"# load average after: {os.getloadavg()}; CPU cores: {os.cpu_count()}; "
               f"{platform.platform()}; Python {platform.python_version()}; best of "
               f"{args.repeat} ({args.slow_repeat} for pycocotools and lvis-api)\n")
-    print("| shape | tool | wall ms | CPU ms | peak RSS MiB | wall / prcurve's | "
-          "CPU / prcurve's |")
-    print("|:--|:--|--:|--:|--:|--:|--:|")
-    for name, results in rows:
-        first = next(iter(results.values()))
-        base, base_cpu = min(r["wall"] for r in first), min(r["cpu"] for r in first)
-        for tool, runs in results.items():
-            wall, cpu = min(r["wall"] for r in runs), min(r["cpu"] for r in runs)
-            rss = max(r["rss"] for r in runs)
-            print(f"| {name} | {tool} | {wall * 1e3:.0f} | {cpu * 1e3:.0f} | {rss:.0f} | "
-                  f"{wall / base:.2f}x | {cpu / base_cpu:.2f}x |", flush=True)
-
+    print_table(rows, milliseconds=True)
 
 if __name__ == "__main__":
     main()

@@ -527,7 +527,15 @@ def main() -> None:
         print(f"# load average after: {os.getloadavg()}; CPU cores: {os.cpu_count()}; "
               f"{platform.platform()}; Python {platform.python_version()}; best of "
               f"{args.repeat} ({args.slow_repeat} for pycocotools and pytrec_eval)\n")
-    print("| shape | tool | wall s | CPU s | peak RSS MiB | wall / prcurve's | "
+    print_table(rows)
+
+
+def print_table(rows: list[tuple[str, dict[str, list[dict[str, Any]]]]], *,
+                milliseconds: bool = False) -> None:
+    """The markdown table of the rows (shape, {tool: timed runs}): each tool's best wall
+    and CPU time, peak RSS, and its ratios to the first tool's (prcurve's)."""
+    unit, scale, digits = ("ms", 1e3, 0) if milliseconds else ("s", 1.0, 3)
+    print(f"| shape | tool | wall {unit} | CPU {unit} | peak RSS MiB | wall / prcurve's | "
           "CPU / prcurve's |")
     print("|:--|:--|--:|--:|--:|--:|--:|")
     for name, results in rows:
@@ -536,8 +544,8 @@ def main() -> None:
         for tool, runs in results.items():
             wall, cpu = min(r["wall"] for r in runs), min(r["cpu"] for r in runs)
             rss = max(r["rss"] for r in runs)
-            print(f"| {name} | {tool} | {wall:.3f} | {cpu:.3f} | {rss:.0f} | "
-                  f"{wall / base:.2f}x | {cpu / base_cpu:.2f}x |", flush=True)
+            print(f"| {name} | {tool} | {wall * scale:.{digits}f} | {cpu * scale:.{digits}f} | "
+                  f"{rss:.0f} | {wall / base:.2f}x | {cpu / base_cpu:.2f}x |", flush=True)
 
 
 if __name__ == "__main__":
