@@ -195,11 +195,11 @@ class PRCurve:
     # Full length, float64: a state of uint32 counts (ThresholdCounts' invariant)
     # converts them on the first access and keeps the float64 arrays in their place,
     # so the curve holds its counts once. The scalar views never ask (curve_blocks).
-    @cached_property
+    @property
     def tp(self) -> F64:
         return self._counts.tp
 
-    @cached_property
+    @property
     def fp(self) -> F64:
         return self._counts.fp
 

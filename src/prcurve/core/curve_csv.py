@@ -85,14 +85,12 @@ def curve_rows(curve: PRCurve, columns: tuple[str, ...],
 
     def tp() -> NDArray[np.float64]:  # float64 (uint32 counts converted: exact)
         if "tp" not in made:
-            made["tp"] = (cached["tp"][rows] if "tp" in cached
-                          else counts._tp[rows].astype(np.float64, copy=False))
+            made["tp"] = counts._tp[rows].astype(np.float64, copy=False)
         return made["tp"]
 
     def fp() -> NDArray[np.float64]:
         if "fp" not in made:
-            made["fp"] = (cached["fp"][rows] if "fp" in cached
-                          else counts._fp[rows].astype(np.float64, copy=False))
+            made["fp"] = counts._fp[rows].astype(np.float64, copy=False)
         return made["fp"]
 
     views: dict[str, Callable[[], NDArray[Any]]] = {
@@ -111,7 +109,7 @@ def curve_rows(curve: PRCurve, columns: tuple[str, ...],
             for name in columns}
 
 
-_CACHED_VIEWS = frozenset(("precision", "recall", "tp", "fp", "fn", "tn"))
+_CACHED_VIEWS = frozenset(("precision", "recall", "fn", "tn"))
 """``PRCurve``'s full-length views kept on the curve once computed (``cached_property``)."""
 
 
