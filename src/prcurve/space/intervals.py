@@ -312,18 +312,10 @@ def _draw_chunk(
 
 def _count_cells(index: NDArray[Any], cells: int, lookup: NDArray[np.intp],
                  scratch: NDArray[np.intp]) -> I64:
-    """Rows of sample indices counted per cell (one bincount for all rows); ``lookup``
-    maps a sample to its cell (intp), ``scratch`` holds ``index.size`` intp values and is
-    reused from call to call (a new array each time faulted in fresh memory)."""
-    rows, total = index.shape
-    shifted = scratch[:rows * total].reshape(rows, total)
-    if cells == total:  # one sample per cell (distinct scores): the index is the cell
-        np.copyto(shifted, index)
-    else:  # indices are in [0, total): "clip" clips nothing and is not buffered
-        np.take(lookup, index, out=shifted, mode="clip")
-    if rows > 1:  # each row's cells after the previous row's
-        shifted += (np.arange(rows, dtype=np.intp) * cells)[:, None]
-    return np.bincount(shifted.ravel(), minlength=rows * cells).reshape(rows, cells)
+    """Rows of sample indices counted per cell by :func:`_count_rows`; ``lookup`` maps a
+    sample to its cell (intp, non-decreasing: samples in cell order), so with one sample
+    per cell (distinct scores) the index is the cell and no lookup is needed."""
+    return _count_rows(index, None if cells == index.shape[1] else lookup, cells, scratch)
 
 
 def _use_multinomial(cells: int, total: int) -> bool:
@@ -859,14 +851,20 @@ def paired_p_value(delta: F64) -> F64:
     return p
 
 
-def _count_rows(index: I64, lookup: NDArray[np.intp], n_cells: int,
+def _count_rows(index: NDArray[Any], lookup: NDArray[np.intp] | None, n_cells: int,
                 scratch: NDArray[np.intp]) -> I64:
-    """Each row's samples (``index``, positions in ``lookup``) counted per cell (one
-    bincount for all rows); ``scratch`` holds ``index.size`` intp values, reused."""
+    """Each row's samples (``index``: positions in ``lookup``, or cells themselves when
+    ``lookup`` is None) counted per cell, one bincount for all rows; ``scratch`` holds
+    ``index.size`` intp values and is reused from call to call (a new array each time
+    faulted in fresh memory)."""
     rows, total = index.shape
     cells = scratch[:rows * total].reshape(rows, total)
-    np.take(lookup, index, out=cells, mode="clip")  # indices < total: clips nothing
-    cells += (np.arange(rows, dtype=np.intp) * n_cells)[:, None]
+    if lookup is None:
+        np.copyto(cells, index)
+    else:  # indices are in [0, total): "clip" clips nothing and is not buffered
+        np.take(lookup, index, out=cells, mode="clip")
+    if rows > 1:  # each row's cells after the previous row's
+        cells += (np.arange(rows, dtype=np.intp) * n_cells)[:, None]
     return np.bincount(cells.ravel(), minlength=rows * n_cells).reshape(rows, n_cells)
 
 
