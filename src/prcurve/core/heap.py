@@ -15,6 +15,7 @@ True
 from __future__ import annotations
 
 import os
+from typing import Any
 
 __all__ = ["give_back_freed_memory", "reuse_freed_memory"]
 
@@ -36,13 +37,8 @@ def reuse_freed_memory() -> bool:
     own process, and so does each worker process of ``prcurve report --workers``
     (:mod:`prcurve.io.worker_tasks`); never when prcurve is imported as a library.
     """
-    import ctypes  # here, not at the top: `prcurve --help` needs no C library
-
-    try:
-        if not os.confstr("CS_GNU_LIBC_VERSION"):
-            return False
-        mallopt = ctypes.CDLL(None).mallopt
-    except (ValueError, OSError, AttributeError):  # not glibc
+    mallopt = _glibc_function("mallopt")
+    if mallopt is None:
         return False
     return bool(mallopt(_M_MMAP_THRESHOLD, _KEEP)) and bool(mallopt(_M_TRIM_THRESHOLD, _KEEP))
 
@@ -57,13 +53,20 @@ def give_back_freed_memory() -> bool:
     (59 MB after reading and checking 3*10^7 rows of Parquet, issue 26 item 6). Called
     once a large input is read (:func:`prcurve.io.parquet_memory.release_freed_memory`).
     """
-    import ctypes
-
-    try:
-        if not os.confstr("CS_GNU_LIBC_VERSION"):
-            return False
-        trim = ctypes.CDLL(None).malloc_trim
-    except (ValueError, OSError, AttributeError):  # not glibc
+    trim = _glibc_function("malloc_trim")
+    if trim is None:
         return False
     trim(0)
     return True
+
+
+def _glibc_function(name: str) -> Any:
+    """The C library's function ``name``, or None where the C library is not glibc."""
+    import ctypes  # here, not at the top: `prcurve --help` needs no C library
+
+    try:
+        if not os.confstr("CS_GNU_LIBC_VERSION"):
+            return None
+        return getattr(ctypes.CDLL(None), name)
+    except (ValueError, OSError, AttributeError):  # not glibc
+        return None
