@@ -425,14 +425,14 @@ def test_a_deep_query_is_split_once(tmp_path: Path, monkeypatch: pytest.MonkeyPa
     qrels_path, run_path = _write(tmp_path, run.encode(), b"q1 0 d3 1\n")
     calls: list[int] = []
     sizes: list[int] = []
-    original = trec_stream._lines
+    original = trec_stream.split_lines
 
     def spy(buffer: bytearray, cut: int, *rest: object) -> object:
         calls.append(cut)
         sizes.append(len(buffer))
         return original(buffer, cut, *rest)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(trec_stream, "_lines", spy)
+    monkeypatch.setattr(trec_stream, "split_lines", spy)
     qrels, fast = read_judged(qrels_path, run_path)
     assert isinstance(fast._docs, RowDocs)
     assert len(calls) == 1
