@@ -128,10 +128,12 @@ def block_words(buffer: bytearray) -> U64:
 
 
 def take_in(buffer: bytearray, lines: Lines, judged: Judged,
-            ) -> tuple[NDArray[np.float64], NDArray[np.int32], NDArray[np.int32]] | None:
+            ) -> tuple[NDArray[np.float64], NDArray[np.int32], NDArray[np.int32], U64] | None:
     """Take in a block's lines (:func:`split_lines`) from ``buffer``: their scores, the
-    qrels rows judging them (-1: none) and their tie ranks; None where read_run must
-    read the file (a document twice in a query, a score that is not a finite number)."""
+    qrels rows judging them (-1: none), their tie ranks and their documents' 64-bit
+    keys (``keys.word_key``: a query read over several blocks checks its documents
+    are distinct by them); None where read_run must read the file (a document twice
+    in a query, a score that is not a finite number)."""
     gap, topic = lines.gap, lines.topic
     words = block_words(buffer)
     # The scores: plain decimals exactly (text_numbers), any other text by numpy.
@@ -150,12 +152,13 @@ def take_in(buffer: bytearray, lines: Lines, judged: Judged,
     doc_length = lines.lengths[1]
     doc = loaded_words(words, gap[:, 1] + 1, doc_length, (int(doc_length.max()) + 7) // 8)
     del words
-    if _repeats(topic, doc):
+    doc_key = word_key(doc)
+    if _repeats(topic, doc, doc_key):
         return None  # a document twice in a query: read_run names the line
     judged_rows = judged.rows(lines.codes, topic, doc)
     if judged_rows is None:
         return None
-    return score, judged_rows, _tie_ranks(topic, score, doc)
+    return score, judged_rows, _tie_ranks(topic, score, doc), doc_key
 
 
 def _group_order(topic: I64, words: list[U64], rows: NDArray[np.intp]) -> NDArray[np.intp]:
@@ -164,11 +167,11 @@ def _group_order(topic: I64, words: list[U64], rows: NDArray[np.intp]) -> NDArra
     return rows[order]
 
 
-def _repeats(topic: I64, words: list[U64]) -> bool:
+def _repeats(topic: I64, words: list[U64], doc_key: U64) -> bool:
     """Whether some query lists a document twice (exact): 64-bit keys of (query,
     document) sorted; the rows whose keys agree are compared byte for byte."""
     with np.errstate(over="ignore"):
-        key = word_key(words) ^ (topic.view(np.uint64) * GOLDEN)
+        key = doc_key ^ (topic.view(np.uint64) * GOLDEN)
     rows = _sharing(key)
     if rows.shape[0] == 0:
         return False

@@ -21,10 +21,15 @@ from prcurve.ranking.keys import distinct, text_words, word_key
 from prcurve.ranking.tables import Qrels, read_qrels
 from prcurve.ranking.trec_format import exact_columns_of, read_bytes
 
-__all__ = ["GOLDEN", "MAX_ID", "QRELS_EXACT_BYTES", "Judged", "read_exact_qrels"]
+__all__ = ["DEEP_JUDGMENTS", "GOLDEN", "MAX_ID", "QRELS_EXACT_BYTES", "Judged",
+           "read_exact_qrels"]
 
 QRELS_EXACT_BYTES = 1 << 26
 """A qrels file up to this size is read by the exact reader (no pyarrow import)."""
+
+DEEP_JUDGMENTS = 1 << 16
+"""A query with this many judgments or more is looked up by its own sorted keys
+(:meth:`Judged.rows`); tests lower it."""
 
 MAX_ID = 64
 """Longer ids (or scores) send the run to read_run."""
@@ -75,6 +80,7 @@ class Judged:
         label = ordered % max(n_docs, 1)
         del ordered
         self.pair_doc = (label if word_rows is None else word_rows[label]).astype(np.int32)
+        self._deep: tuple[int, U64, NDArray[np.int32]] | None = None  # (_deep_rows)
 
     @classmethod
     def build(cls, qrels: Qrels) -> Judged | None:
@@ -105,6 +111,18 @@ class Judged:
         judged = np.flatnonzero(codes >= 0)
         low, high = self.bounds[codes[judged]], self.bounds[codes[judged] + 1]
         counts = high - low
+        k_judged = len(self.doc_words)
+        padded = words[:k_judged] + [np.zeros(n, dtype=np.uint64)] * (k_judged - len(words))
+        deep = counts >= DEEP_JUDGMENTS
+        for j in judged[deep].tolist():  # (a deep query: its own lookup, kept for its parts)
+            of_query = np.flatnonzero(topic == j)
+            deep_rows = self._deep_rows(int(codes[j]), [w[of_query] for w in padded],
+                                        [w[of_query] for w in words[k_judged:]])
+            if deep_rows is None:
+                return None
+            out[of_query] = deep_rows
+        if deep.any():
+            judged, low, high, counts = judged[~deep], low[~deep], high[~deep], counts[~deep]
         total = int(counts.sum())
         if total == 0:
             return out
@@ -117,8 +135,6 @@ class Judged:
             table_keys = self.doc_keys[entry_doc] ^ (entry_topic.astype(np.uint64) * GOLDEN)
         if distinct(table_keys).shape[0] != total:
             return None
-        k_judged = len(self.doc_words)
-        padded = words[:k_judged] + [np.zeros(n, dtype=np.uint64)] * (k_judged - len(words))
         with np.errstate(over="ignore"):
             keys = word_key(padded) ^ (topic.view(np.uint64) * GOLDEN)
         found = KeyTable(table_keys).find(keys)
@@ -130,4 +146,38 @@ class Judged:
         for mine, theirs in zip(padded, self.doc_words, strict=True):
             same &= mine[hit] == theirs[entry_doc[at]]  # equal keys, equal bytes
         out[hit[same]] = self.pair_row[entry[at[same]]]
+        return out
+
+    def _deep_rows(self, code: int, padded: list[U64], past: list[U64]
+                   ) -> NDArray[np.int32] | None:
+        """:meth:`rows` of one query with :data:`DEEP_JUDGMENTS` judgments or more: its
+        judged documents' keys sorted once (12 bytes a judgment, kept while its parts
+        are read: trec_stream reads a deep query in parts) and each row found by a
+        binary search, instead of a hash table of 16 slots a judgment made for every
+        block (one topic of 5·10^5 judgments: 32 MiB a block); None when two of its
+        judged documents share a key. ``padded``: the rows' words, as many as the
+        judged ids'; ``past``: their words after those (judged nowhere unless zero)."""
+        if self._deep is None or self._deep[0] != code:
+            self._deep = None
+            low, high = int(self.bounds[code]), int(self.bounds[code + 1])
+            judged_keys = self.doc_keys[self.pair_doc[low:high]]
+            order = np.argsort(judged_keys)
+            ordered = judged_keys[order]
+            if (ordered[1:] == ordered[:-1]).any():
+                return None
+            self._deep = (code, ordered, (order + low).astype(np.int32))
+        _, ordered, entries = self._deep
+        with np.errstate(over="ignore"):
+            row_keys = word_key(padded)
+        place = np.searchsorted(ordered, row_keys)
+        place[place == ordered.shape[0]] = 0
+        hit = np.flatnonzero(ordered[place] == row_keys)
+        entry = entries[place[hit]]
+        same = np.ones(hit.shape[0], dtype=bool)
+        for mine, theirs in zip(padded, self.doc_words, strict=True):
+            same &= mine[hit] == theirs[self.pair_doc[entry]]  # equal keys, equal bytes
+        for word in past:
+            same &= word[hit] == 0
+        out = np.full(row_keys.shape[0], -1, dtype=np.int32)
+        out[hit[same]] = self.pair_row[entry[same]]
         return out

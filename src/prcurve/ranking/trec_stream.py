@@ -45,8 +45,9 @@ from prcurve.errors import InvalidInputError
 from prcurve.ranking import trec_reader
 from prcurve.ranking.keys import distinct, encode_words
 from prcurve.ranking.row_docs import BlockQueries, RowDocs
+from prcurve.ranking.state import c_float_scores
 from prcurve.ranking.tables import Qrels, Run, read_run
-from prcurve.ranking.trec_blocks import split_lines, take_in
+from prcurve.ranking.trec_blocks import Lines, split_lines, take_in
 from prcurve.ranking.trec_format import COMPRESSED_STARTS, SPECIAL_STARTS, joined
 from prcurve.ranking.trec_judged import QRELS_EXACT_BYTES, Judged, read_exact_qrels
 
@@ -238,8 +239,20 @@ def _read_blocks(handle: Any, judged: Judged, size: int,
     held = 0  # bytes carried to the buffer's start (its last query)
     taken = 0  # bytes read so far
     separator: int | None = None
+    deep = _Deep()
     while True:
-        if held >= len(buffer) - _SLACK:  # one query's lines fill it: a larger one
+        if held >= len(buffer) - _SLACK:  # one query's lines fill it: take a part of
+            kept = _part_of_query(buffer, held, separator, judged, parts, deep,
+                                  taken - held)  # them, or else read on into a larger buffer
+            if kept is None:
+                return None
+            if kept < 0:  # its scores rose after a part was kept: read it again, whole
+                taken, held = _rewind(handle, parts, deep), 0
+                continue
+            if kept:
+                held -= kept
+                buffer[:held] = buffer[kept:kept + held]
+                continue
             if len(buffer) > MAX_BLOCK_BYTES:
                 return None
             more = len(buffer)  # twice the room, or what is left of the file (whole
@@ -275,15 +288,25 @@ def _read_blocks(handle: Any, judged: Judged, size: int,
         if lines.rows == 0:  # one query so far: read on (the same buffer, larger)
             held = end
             continue
-        at = parts.n
-        parts.reserve(at + lines.rows)  # (past a compressed file's size hint)
-        parts.query_words.append(lines.query_words)
-        parts.query_starts.append(lines.first + at)
-        parts.n += lines.rows
         taken_in = take_in(buffer, lines, judged)
         if taken_in is None:
             return None
-        parts.score[at:parts.n], parts.judged[at:parts.n], parts.rank[at:parts.n] = taken_in
+        query_words, first = lines.query_words, lines.first
+        if deep.words is not None:  # the block's first query was begun in parts
+            closed = deep.closed_by(lines, taken_in[0], taken_in[3])
+            if closed < 0:
+                taken, held = _rewind(handle, parts, deep), 0
+                continue
+            if not closed:
+                return None
+            query_words, first = [w[1:] for w in query_words], first[1:]
+        deep.whole = False
+        at = parts.n
+        parts.reserve(at + lines.rows)  # (past a compressed file's size hint)
+        parts.query_words.append(query_words)
+        parts.query_starts.append(first + at)
+        parts.n += lines.rows
+        parts.score[at:parts.n], parts.judged[at:parts.n], parts.rank[at:parts.n] = taken_in[:3]
         del taken_in
         if last:
             parts.run_id = lines.run_id
@@ -303,3 +326,133 @@ def _one_query(buffer: bytearray, cut: int, separator: int) -> bool:
     width = first_end + 1
     return (first_end > 0 and start > 0
             and buffer[start:start + width] == buffer[:width])
+
+
+class _Deep:
+    """A query too deep for one block (its lines fill :data:`BLOCK_BYTES`), read in
+    parts (issue 26, item 4: one topic of 10^6 documents held its 38 MB of lines and
+    some ten times that in temporaries at once).
+
+    A part ends where the query's scores (as float32, trec_eval 9's ties, which
+    include trec_eval 10's) strictly decrease, so that no tie group is split: each
+    part's tie ranks are those of the whole query. Parts are taken only while the
+    query's scores never increase (runs are written so); otherwise the query is read
+    whole as before (``whole``), from its first line again (:func:`_rewind`) if parts
+    of it were kept. ``words``: the query's id (None: no query open); ``keys``: its
+    documents' 64-bit keys so far, checked distinct when it ends (equal keys:
+    read_run, which names a document listed twice); ``last``: its last kept row's
+    float32 score; ``offset``, ``row``, ``entry``: where its first line is in the
+    file, its first row, its entry in the parts' lists of queries."""
+
+    __slots__ = ("entry", "keys", "last", "offset", "row", "whole", "words")
+    words: list[U64] | None
+    keys: list[U64]
+    last: np.float32
+    whole: bool
+    offset: int
+    row: int
+    entry: int
+
+    def __init__(self) -> None:
+        self.reset()
+
+    def reset(self) -> None:
+        self.words, self.keys, self.last, self.whole = None, [], np.float32(0), False
+        self.offset = self.row = self.entry = 0
+
+    def follows(self, narrow: NDArray[np.float32]) -> bool:
+        """Whether rows of these float32 scores may follow the kept part: never
+        increasing, and below its last score."""
+        return not ((narrow[1:] > narrow[:-1]).any()
+                    or (self.words is not None and not self.last > narrow[0]))
+
+    def closed_by(self, lines: Lines, score: NDArray[np.float64], doc_key: U64) -> int:
+        """End the query with a block's first query's rows (whole lines split): 1; 0
+        where read_run must read the file; -1 where it must be read again, whole (its
+        scores rose)."""
+        if self.words is None or not _same_query(self.words, lines.query_words):
+            return 0
+        rows = int(lines.first[1]) if lines.first.shape[0] > 1 else lines.rows
+        if not self.follows(_narrow(score[:rows])):
+            return -1
+        keys = np.sort(np.concatenate([*self.keys, doc_key[:rows]]))
+        self.words, self.keys = None, []
+        return int(not (keys[1:] == keys[:-1]).any())
+
+
+def _narrow(score: NDArray[np.float64]) -> NDArray[np.float32]:
+    narrow = c_float_scores(score)  # as trec_blocks._tie_ranks: -0.0 as 0.0
+    narrow += np.float32(0.0)
+    return narrow
+
+
+def _same_query(words: list[U64], block: list[U64]) -> bool:
+    """Whether the first query of a block (its words ``block``) is ``words``'s (one
+    query's); a list's missing words are zero."""
+    for k in range(max(len(words), len(block))):
+        mine = int(words[k][0]) if k < len(words) else 0
+        theirs = int(block[k][0]) if k < len(block) else 0
+        if mine != theirs:
+            return False
+    return True
+
+
+def _part_of_query(buffer: bytearray, held: int, separator: int | None, judged: Judged,
+                   parts: _Parts, deep: _Deep, offset: int) -> int | None:
+    """Take the first part of the lines ``buffer[:held]`` of one deep query (class
+    :class:`_Deep`; ``offset``: where they are in the file): the bytes taken, 0 where
+    the buffer must grow instead (not one query, one tie group so far, scores not in
+    order), -1 where the query must be read again whole (its scores rose after a part
+    was kept), None where read_run must read the file."""
+    cut = buffer.rfind(b"\n", 0, held) + 1
+    if deep.whole or separator is None or cut == 0 or not _one_query(buffer, cut, separator):
+        return 0
+    lines = split_lines(buffer, cut, separator, True, judged)
+    if lines is None:
+        return None
+    if lines.first.shape[0] != 1:
+        return 0
+    taken_in = take_in(buffer, lines, judged)
+    if taken_in is None:
+        return None
+    score, judged_rows, rank, doc_key = taken_in
+    narrow = _narrow(score)
+    if not deep.follows(narrow):
+        if deep.words is not None:
+            return -1
+        deep.whole = True
+        return 0
+    change = np.flatnonzero(narrow[1:] != narrow[:-1])
+    if change.shape[0] == 0:
+        return 0
+    rows = int(change[-1]) + 1
+    if deep.words is None:
+        deep.offset, deep.row, deep.entry = offset, parts.n, len(parts.query_words)
+        deep.words = [w[:1].copy() for w in lines.query_words]
+        parts.query_words.append(deep.words)
+        parts.query_starts.append(np.array([parts.n], dtype=np.int64))
+    elif not _same_query(deep.words, lines.query_words):
+        return None
+    at = parts.n
+    parts.reserve(at + rows)
+    parts.n += rows
+    parts.score[at:parts.n] = score[:rows]
+    parts.judged[at:parts.n] = judged_rows[:rows]
+    parts.rank[at:parts.n] = rank[:rows]
+    deep.keys.append(doc_key[:rows].copy())
+    deep.last = narrow[rows - 1]
+    return int(lines.gap[rows, 0] - lines.lengths[0][rows])
+
+
+def _rewind(handle: Any, parts: _Parts, deep: _Deep) -> int:
+    """Drop the parts kept of a deep query and seek back to its first line, to read it
+    whole (``deep.whole``); the file's offset now. (A compressed file seeks by
+    decompressing again from its start: only for a deep query whose scores rise.)"""
+    parts.n = deep.row
+    del parts.query_words[deep.entry:]
+    del parts.query_starts[deep.entry:]
+    offset = deep.offset
+    handle.seek(offset)
+    deep.reset()
+    deep.whole = True
+    return offset
