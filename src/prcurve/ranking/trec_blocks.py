@@ -1,4 +1,4 @@
-"""A block of a large TREC run's lines split into fields and taken in with numpy alone
+r"""A block of a large TREC run's lines split into fields and taken in with numpy alone
 (issue 26, items 4 and 5; split from :mod:`prcurve.ranking.trec_stream` in session 35).
 
 :func:`split_lines` finds each line's fields (exactly six, one separator between
@@ -7,6 +7,20 @@ judging each (query, document) (:class:`~prcurve.ranking.trec_judged.Judged`) an
 ranks the tied rows of a query by their ids' bytes. Either returns None where the
 block is not plain (module docstring of :mod:`prcurve.ranking.trec_stream`): the
 caller then reads the file with :func:`~prcurve.ranking.read_run`.
+
+Examples
+--------
+>>> from prcurve.ranking import Qrels
+>>> from prcurve.ranking.trec_judged import Judged
+>>> judged = Judged.build(Qrels.from_arrays(np.array([b"q1"]), np.array([b"d2"]), [1]))
+>>> text = b"q1 Q0 d1 1 2.5 r\nq1 Q0 d2 2 2.5 r\nq1 Q0 d3 3 1 r\n"
+>>> buffer = bytearray(text + bytes(4096 + 8 - len(text) % 8))  # whole words, slack
+>>> lines = split_lines(buffer, len(text), 32, True, judged)
+>>> lines.rows, lines.run_id
+(3, 'r')
+>>> score, judged_row, tie_rank, _ = take_in(buffer, lines, judged)
+>>> score.tolist(), judged_row.tolist(), tie_rank.tolist()
+([2.5, 2.5, 1.0], [-1, 0, -1], [0, 1, 0])
 """
 
 from __future__ import annotations
@@ -45,7 +59,7 @@ class Lines:
 
 
 def split_lines(buffer: bytearray, cut: int, separator: int, last: bool,
-           judged: Judged) -> Lines | None:
+                judged: Judged) -> Lines | None:
     """Split the whole lines ``buffer[:cut]``, taking all but (unless ``last``) those
     of their last query; None where read_run must read the file."""
     view = np.frombuffer(buffer, dtype=np.uint8, count=cut)

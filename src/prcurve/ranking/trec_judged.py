@@ -42,8 +42,21 @@ I64 = NDArray[np.int64]
 
 
 def read_exact_qrels(path: str | os.PathLike[str]) -> Qrels:
-    """A qrels file by the exact reader when it is not large (pyarrow's import alone
-    is 40 MiB of memory), else by :func:`read_qrels`."""
+    r"""A qrels file by the exact reader when it is not large (pyarrow's import alone
+    is 40 MiB of memory), else by :func:`read_qrels`.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> path = os.path.join(tempfile.mkdtemp(), "qrels")
+    >>> with open(path, "w") as f:
+    ...     _ = f.write("q1 0 d1 1\nq1 0 d2 0\n")
+    >>> qrels = read_exact_qrels(path)
+    >>> judged = Judged.build(qrels)
+    >>> words = [np.array([int.from_bytes(b"d2".ljust(8, b"\0"), "big")], dtype=np.uint64)]
+    >>> judged.rows(np.array([0]), np.array([0]), words).tolist()  # the row judging d2
+    [1]
+    """
     try:
         large = os.path.getsize(path) > QRELS_EXACT_BYTES
     except (OSError, TypeError, ValueError):
