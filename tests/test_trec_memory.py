@@ -34,7 +34,8 @@ from prcurve.ranking.hashing import numpy_only
 from prcurve.ranking.row_docs import BlockQueries, RowDocs
 from prcurve.ranking.trec_eval import TrecEvalOptions, format_trec_eval, format_trec_eval_of
 from prcurve.ranking.trec_format import exact_columns
-from prcurve.ranking.trec_stream import _Judged, _read_qrels, read_judged_run
+from prcurve.ranking.trec_judged import Judged, read_exact_qrels
+from prcurve.ranking.trec_stream import read_judged_run
 
 
 def _qrels_text(rows: int) -> bytes:
@@ -83,19 +84,19 @@ def test_a_small_run_with_large_qrels_reads_them_without_pyarrow(tmp_path: Path)
 
 
 def test_the_runs_lookup_shares_the_qrels_words_and_keeps_little(tmp_path: Path) -> None:
-    # The block reader's lookup of the judged pairs (trec_stream._Judged) used the
+    # The block reader's lookup of the judged pairs (trec_judged.Judged) used the
     # qrels' labels (made from its words, 9 bytes a row here) and copied their words
     # again (16), with int64 pair rows and documents: 49 bytes a judgment kept, traced.
     # Now it reads the qrels' own words where each label's lie (no labels made, no
     # copy) and keeps int32 rows: 16 bytes a judgment (issue 26, 3·10^6-line runs).
     rows = 200_000
     (tmp_path / "qrels").write_bytes(_qrels_text(rows))
-    qrels = _read_qrels(tmp_path / "qrels")
+    qrels = read_exact_qrels(tmp_path / "qrels")
     assert qrels._docs.has_words
     tracemalloc.start()
     try:
         before, _ = tracemalloc.get_traced_memory()
-        judged = _Judged.build(qrels)
+        judged = Judged.build(qrels)
         kept, _ = tracemalloc.get_traced_memory()
     finally:
         tracemalloc.stop()
@@ -183,7 +184,7 @@ def test_the_tables_go_before_the_measures(tmp_path: Path,
 
 def test_the_qrels_bytes_go_before_the_ids_are_encoded(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    # `prcurve trec`'s qrels (trec_stream._read_qrels) hand their bytes to the exact
+    # `prcurve trec`'s qrels (trec_judged.read_exact_qrels) hand their bytes to the exact
     # reader (trec_format.exact_columns_of), which lets them go once the lines are
     # split: encoding the ids, where the reader peaks, no longer holds the file (27
     # MB of qrels: 26 MiB less at the peak). And no array of line numbers is held
@@ -202,7 +203,7 @@ def test_the_qrels_bytes_go_before_the_ids_are_encoded(
     monkeypatch.setattr(trec_format, "encode_words", spy)
     tracemalloc.start()
     try:
-        qrels = _read_qrels(tmp_path / "qrels")
+        qrels = read_exact_qrels(tmp_path / "qrels")
         _, peak = tracemalloc.get_traced_memory()
     finally:
         tracemalloc.stop()

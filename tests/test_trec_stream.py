@@ -425,17 +425,20 @@ def test_a_deep_query_is_split_once(tmp_path: Path, monkeypatch: pytest.MonkeyPa
     qrels_path, run_path = _write(tmp_path, run.encode(), b"q1 0 d3 1\n")
     calls: list[int] = []
     sizes: list[int] = []
-    original = trec_stream._lines
+    original = trec_stream.split_lines
 
     def spy(buffer: bytearray, cut: int, *rest: object) -> object:
         calls.append(cut)
         sizes.append(len(buffer))
         return original(buffer, cut, *rest)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(trec_stream, "_lines", spy)
+    monkeypatch.setattr(trec_stream, "split_lines", spy)
     qrels, fast = read_judged(qrels_path, run_path)
     assert isinstance(fast._docs, RowDocs)
-    assert len(calls) == 1
+    # One try at reading it in parts (the first full buffer: its scores rise, so it is
+    # read whole: trec_stream._Deep), then one split at the end.
+    assert len(calls) == 2
+    assert calls[0] < 64
     # The last growth takes what is left of the file, not twice the buffer.
     assert sizes[0] <= len(run) + 8 + trec_stream._SLACK
     assert fast.score.tolist() == read_run(run_path).score.tolist()

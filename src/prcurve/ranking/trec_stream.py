@@ -24,6 +24,11 @@ together, a score that is not a finite number, ids longer than 64 bytes, a docum
 listed twice, two judged pairs of a block with one key -- returns None, and the
 caller reads the file with :func:`~prcurve.ranking.read_run`, which takes everything
 and names every error as before.
+
+This module reads the blocks and keeps what they give; a block's lines are split and
+taken in by :mod:`prcurve.ranking.trec_blocks`, and looked up among the judged pairs
+of :mod:`prcurve.ranking.trec_judged` (three modules by responsibility since session
+35: one was at the 600-line limit).
 """
 
 from __future__ import annotations
@@ -38,26 +43,13 @@ from numpy.typing import NDArray
 
 from prcurve.errors import InvalidInputError
 from prcurve.ranking import trec_reader
-from prcurve.ranking.byte_words import loaded_words
-from prcurve.ranking.hashing import numpy_only
-from prcurve.ranking.key_table import KeyTable
-from prcurve.ranking.keys import (
-    distinct,
-    encode_words,
-    text_words,
-    word_key,
-)
+from prcurve.ranking.keys import distinct, encode_words
 from prcurve.ranking.row_docs import BlockQueries, RowDocs
 from prcurve.ranking.state import c_float_scores
-from prcurve.ranking.tables import Qrels, Run, read_qrels, read_run
-from prcurve.ranking.text_numbers import general_numbers, plain_decimals, word_matrix
-from prcurve.ranking.trec_format import (
-    COMPRESSED_STARTS,
-    SPECIAL_STARTS,
-    exact_columns_of,
-    joined,
-    read_bytes,
-)
+from prcurve.ranking.tables import Qrels, Run, read_run
+from prcurve.ranking.trec_blocks import Lines, split_lines, take_in
+from prcurve.ranking.trec_format import COMPRESSED_STARTS, SPECIAL_STARTS, joined
+from prcurve.ranking.trec_judged import QRELS_EXACT_BYTES, Judged, read_exact_qrels
 
 __all__ = ["BLOCK_BYTES", "MAX_BLOCK_BYTES", "QRELS_EXACT_BYTES", "read_judged",
            "read_judged_run"]
@@ -70,12 +62,7 @@ MAX_BLOCK_BYTES = 1 << 26
 """A query whose lines need a larger block than this (about 2·10^6 lines) sends the run
 to read_run: a block's temporaries are some 10 times its size."""
 
-QRELS_EXACT_BYTES = 1 << 26
-"""A qrels file up to this size is read by the exact reader (no pyarrow import)."""
-
 _SLACK = 1 << 12  # room after a block: 8-byte loads past a field's end stay in the buffer
-_MAX_ID = 64  # longer ids (or scores) go to read_run
-_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 _GZIP = COMPRESSED_STARTS[0]
 U64 = NDArray[np.uint64]
 I64 = NDArray[np.int64]
@@ -102,9 +89,9 @@ def read_judged(qrels_path: str | os.PathLike[str],
     """
     if not _large(run_path):  # as before: the run, then the qrels (without pyarrow
         run = read_run(run_path)  # up to QRELS_EXACT_BYTES: 40 MiB less, issue 26)
-        return _read_qrels(qrels_path), run
+        return read_exact_qrels(qrels_path), run
     try:
-        qrels = _read_qrels(qrels_path)
+        qrels = read_exact_qrels(qrels_path)
     except InvalidInputError:
         read_run(run_path)  # the run's own error first, as when the run is read first
         raise
@@ -139,103 +126,6 @@ def _text_size(path: str | os.PathLike[str]) -> int | None:
         return None
 
 
-def _read_qrels(path: str | os.PathLike[str]) -> Qrels:
-    """A qrels file by the exact reader when it is not large (pyarrow's import alone
-    is 40 MiB of memory), else by :func:`read_qrels`."""
-    try:
-        large = os.path.getsize(path) > QRELS_EXACT_BYTES
-    except (OSError, TypeError, ValueError):
-        large = True  # read_qrels names the problem
-    if large:
-        return read_qrels(path)
-    data, source = read_bytes(path, "qrels")
-    holder = [np.frombuffer(data, dtype=np.uint8)]
-    del data  # the bytes freed once split (trec_format.exact_columns_of)
-    with numpy_only():
-        columns = exact_columns_of(holder, source, "qrels")
-        return Qrels(columns.queries, columns.docs, columns.values, columns.source, columns.line,
-                     consecutive_lines=columns.line is None)
-
-
-class _Judged:
-    """The qrels as the run's blocks look them up: the judged documents' words and keys
-    (keys.word_key), each query's code, and the qrels rows in (query, document) order:
-    query q's are ``pair_row[bounds[q]:bounds[q + 1]]``, their documents' words at
-    ``pair_doc[...]`` in ``doc_words``.
-
-    The words are the qrels' own where it keeps them (each label's at the row
-    ``word_rows`` names: no copy, no labels made), else read from its labels: at 1.5·10^6
-    distinct judged documents, 36 MiB less at the peak of reading the run (issue 26)."""
-
-    def __init__(self, qrels: Qrels, doc_words: list[U64], query_code: dict[bytes, int],
-                 pairs: I64, n_docs: int, word_rows: I64 | None = None) -> None:
-        self.qrels, self.doc_words, self.query_code = qrels, doc_words, query_code
-        self.doc_keys = word_key(doc_words)
-        # Rows fit int32 (a qrels file read here is at most QRELS_EXACT_BYTES).
-        self.pair_row = np.argsort(pairs).astype(np.int32)
-        ordered = pairs[self.pair_row]
-        self.bounds = np.searchsorted(ordered, np.arange(len(query_code) + 1) * n_docs)
-        label = ordered % max(n_docs, 1)
-        del ordered
-        self.pair_doc = (label if word_rows is None else word_rows[label]).astype(np.int32)
-
-    @classmethod
-    def build(cls, qrels: Qrels) -> _Judged | None:
-        docs, queries = qrels._docs, qrels._queries
-        if docs.label_kind != "S" or queries.label_kind != "S" or docs.n_labels == 0:
-            return None
-        words, word_rows = docs.stored_words() if docs.has_words else ([], None)
-        if not words or len(words) > _MAX_ID // 8:
-            found = text_words(docs.labels, max_words=_MAX_ID // 8)
-            if found is None:
-                return None
-            words, word_rows = found, None
-        query_code = {label: k for k, label in enumerate(queries.labels.tolist())}
-        return cls(qrels, words, query_code, queries.codes * docs.n_labels + docs.codes,
-                   docs.n_labels, word_rows)
-
-    def rows(self, codes: I64, topic: I64, words: list[U64]) -> NDArray[np.int32] | None:
-        """The qrels row judging each row's (query, document), or -1 (exact); None
-        when two judged pairs of the block share a key (read_run's path then).
-
-        ``topic``: each row's query among the block's, whose qrels codes are ``codes``
-        (-1: not judged); ``words``: the documents'. The judged pairs of the block's
-        queries go into a small hash table (in cache) keyed by their document's key
-        mixed with their query; each row is looked up there and checked byte for byte.
-        """
-        n = words[0].shape[0]
-        out = np.full(n, -1, dtype=np.int32)
-        judged = np.flatnonzero(codes >= 0)
-        low, high = self.bounds[codes[judged]], self.bounds[codes[judged] + 1]
-        counts = high - low
-        total = int(counts.sum())
-        if total == 0:
-            return out
-        # The block's judged pairs: entry i is sorted pair ``entry[i]``, of block query
-        # ``entry_topic[i]``.
-        entry_topic = np.repeat(judged, counts)
-        entry = np.repeat(low - (np.cumsum(counts) - counts), counts) + np.arange(total)
-        entry_doc = self.pair_doc[entry]
-        with np.errstate(over="ignore"):
-            table_keys = self.doc_keys[entry_doc] ^ (entry_topic.astype(np.uint64) * _GOLDEN)
-        if distinct(table_keys).shape[0] != total:
-            return None
-        k_judged = len(self.doc_words)
-        padded = words[:k_judged] + [np.zeros(n, dtype=np.uint64)] * (k_judged - len(words))
-        with np.errstate(over="ignore"):
-            keys = word_key(padded) ^ (topic.view(np.uint64) * _GOLDEN)
-        found = KeyTable(table_keys).find(keys)
-        for word in words[k_judged:]:  # a word past the judged ids': judged nowhere
-            found[word != 0] = -1
-        hit = np.flatnonzero(found >= 0)
-        at = found[hit]
-        same = entry_topic[at] == topic[hit]
-        for mine, theirs in zip(padded, self.doc_words, strict=True):
-            same &= mine[hit] == theirs[entry_doc[at]]  # equal keys, equal bytes
-        out[hit[same]] = self.pair_row[entry[at[same]]]
-        return out
-
-
 def read_judged_run(path: str | os.PathLike[str], qrels: Qrels) -> Run | None:
     """A large plain run file read in blocks and joined with ``qrels`` while read
     (module docstring), or None where :func:`read_run` must read it."""
@@ -243,7 +133,7 @@ def read_judged_run(path: str | os.PathLike[str], qrels: Qrels) -> Run | None:
     if not _large(source):
         return None
     try:
-        judged = _Judged.build(qrels)
+        judged = Judged.build(qrels)
         if judged is None:
             return None
         with open(source, "rb", buffering=0) as handle:
@@ -259,7 +149,7 @@ def read_judged_run(path: str | os.PathLike[str], qrels: Qrels) -> Run | None:
     return parts.run(source, qrels)
 
 
-def _read_compressed(raw: Any, judged: _Judged, size: int) -> _Parts | None:
+def _read_compressed(raw: Any, judged: Judged, size: int) -> _Parts | None:
     """:func:`_read_blocks` of a gzip, bzip2 or xz file's text, decompressed block by
     block as read (never the whole text in memory: issue 26, a gzip run cost 2.3x the
     memory of the plain file read whole); None on a damaged file (read_run then names
@@ -333,23 +223,36 @@ def _labels_reader(source: str) -> Callable[[], NDArray[Any]]:
     return labels
 
 
-def _read_blocks(handle: Any, judged: _Judged, size: int,
+def _read_blocks(handle: Any, judged: Judged, size: int,
                  exact_size: bool = True) -> _Parts | None:
     """Read the file a block of whole queries at a time; None where read_run must.
     ``size``: the file's bytes (``exact_size``) or a hint (a compressed file's text).
 
-    Each block is read into one buffer, its lines split (:func:`_lines`) and taken in
-    (:func:`_fill`: scores, documents, judgments and ties); its last query's lines
-    move to the buffer's start for the next block. (Two buffers taking turns, a thread
-    taking in one block while the next was read, saved no time at 3·10^6 lines on 2
-    cores and were removed: docs/benchmarks.md, session 32.)"""
+    Each block is read into one buffer, its lines split
+    (:func:`~prcurve.ranking.trec_blocks.split_lines`) and taken in
+    (:func:`~prcurve.ranking.trec_blocks.take_in`: scores, documents, judgments and
+    ties); its last query's lines move to the buffer's start for the next block. (Two
+    buffers taking turns, a thread taking in one block while the next was read, saved
+    no time at 3·10^6 lines on 2 cores and were removed: docs/benchmarks.md, session 32.)"""
     parts = _Parts(size)
-    buffer = bytearray(-(-BLOCK_BYTES // 8) * 8 + _SLACK)  # whole words (_words)
+    buffer = bytearray(-(-BLOCK_BYTES // 8) * 8 + _SLACK)  # whole words (trec_blocks.block_words)
     held = 0  # bytes carried to the buffer's start (its last query)
     taken = 0  # bytes read so far
     separator: int | None = None
+    deep = _Deep()
     while True:
-        if held >= len(buffer) - _SLACK:  # one query's lines fill it: a larger one
+        if held >= len(buffer) - _SLACK:  # one query's lines fill it: take a part of
+            kept = _part_of_query(buffer, held, separator, judged, parts, deep,
+                                  taken - held)  # them, or else read on into a larger buffer
+            if kept is None:
+                return None
+            if kept < 0:  # its scores rose after a part was kept: read it again, whole
+                taken, held = _rewind(handle, parts, deep), 0
+                continue
+            if kept:
+                held -= kept
+                buffer[:held] = buffer[kept:kept + held]
+                continue
             if len(buffer) > MAX_BLOCK_BYTES:
                 return None
             more = len(buffer)  # twice the room, or what is left of the file (whole
@@ -379,19 +282,32 @@ def _read_blocks(handle: Any, judged: _Judged, size: int,
         if not last and _one_query(buffer, cut, separator):
             held = end  # the block holds one query so far: read on (no split redone)
             continue
-        lines = _lines(buffer, cut, separator, last, judged)
+        lines = split_lines(buffer, cut, separator, last, judged)
         if lines is None:
             return None
         if lines.rows == 0:  # one query so far: read on (the same buffer, larger)
             held = end
             continue
+        taken_in = take_in(buffer, lines, judged)
+        if taken_in is None:
+            return None
+        query_words, first = lines.query_words, lines.first
+        if deep.words is not None:  # the block's first query was begun in parts
+            closed = deep.closed_by(lines, taken_in[0], taken_in[3])
+            if closed < 0:
+                taken, held = _rewind(handle, parts, deep), 0
+                continue
+            if not closed:
+                return None
+            query_words, first = [w[1:] for w in query_words], first[1:]
+        deep.whole = False
         at = parts.n
         parts.reserve(at + lines.rows)  # (past a compressed file's size hint)
-        parts.query_words.append(lines.query_words)
-        parts.query_starts.append(lines.first + at)
+        parts.query_words.append(query_words)
+        parts.query_starts.append(first + at)
         parts.n += lines.rows
-        if not _fill(buffer, lines, judged, parts, at):
-            return None
+        parts.score[at:parts.n], parts.judged[at:parts.n], parts.rank[at:parts.n] = taken_in[:3]
+        del taken_in
         if last:
             parts.run_id = lines.run_id
             return parts
@@ -412,189 +328,131 @@ def _one_query(buffer: bytearray, cut: int, separator: int) -> bool:
             and buffer[start:start + width] == buffer[:width])
 
 
-class _Lines:
-    """A block's lines split (:func:`_lines`): the fields' bounds of the ``rows``
-    lines taken, each query's first row, words and qrels code, each row's query;
-    ``kept``: the offset of the first byte not taken. (A class with slots, not a
-    NamedTuple: this module loads with every ``prcurve trec``, and a NamedTuple's
-    class costs about 0.3 ms to make; docs/architecture.md.)"""
+class _Deep:
+    """A query too deep for one block (its lines fill :data:`BLOCK_BYTES`), read in
+    parts (issue 26, item 4: one topic of 10^6 documents held its 38 MB of lines and
+    some ten times that in temporaries at once).
 
-    __slots__ = ("codes", "first", "gap", "kept", "lengths", "query_words", "rows", "run_id",
-                 "topic")
+    A part ends where the query's scores (as float32, trec_eval 9's ties, which
+    include trec_eval 10's) strictly decrease, so that no tie group is split: each
+    part's tie ranks are those of the whole query. Parts are taken only while the
+    query's scores never increase (runs are written so); otherwise the query is read
+    whole as before (``whole``), from its first line again (:func:`_rewind`) if parts
+    of it were kept. ``words``: the query's id (None: no query open); ``keys``: its
+    documents' 64-bit keys so far, checked distinct when it ends (equal keys:
+    read_run, which names a document listed twice); ``last``: its last kept row's
+    float32 score; ``offset``, ``row``, ``entry``: where its first line is in the
+    file, its first row, its entry in the parts' lists of queries."""
 
-    def __init__(self, gap: NDArray[np.intp], lengths: list[NDArray[np.intp]], rows: int,
-                 first: I64, query_words: list[U64], codes: I64, topic: I64, kept: int,
-                 run_id: str | None) -> None:
-        self.gap, self.lengths, self.rows, self.first = gap, lengths, rows, first
-        self.query_words, self.codes, self.topic = query_words, codes, topic
-        self.kept, self.run_id = kept, run_id
+    __slots__ = ("entry", "keys", "last", "offset", "row", "whole", "words")
+    words: list[U64] | None
+    keys: list[U64]
+    last: np.float32
+    whole: bool
+    offset: int
+    row: int
+    entry: int
 
+    def __init__(self) -> None:
+        self.reset()
 
-def _lines(buffer: bytearray, cut: int, separator: int, last: bool,
-           judged: _Judged) -> _Lines | None:
-    """Split the whole lines ``buffer[:cut]``, taking all but (unless ``last``) those
-    of their last query; None where read_run must read the file."""
-    view = np.frombuffer(buffer, dtype=np.uint8, count=cut)
-    # The bytes below 33 (white space and control bytes): in a plain file exactly five
-    # separators and a newline a line, never two side by side nor first (an empty
-    # field or line). One pass over the block finds them all.
-    found = np.flatnonzero(view < 33)
-    # \r\n line ends (Windows): their \r dropped; one memchr when there is none.
-    kept = _without_line_end_returns(view, found) if buffer.find(b"\r", 0, cut) >= 0 else found
-    if kept is None:
-        return None
-    low = kept
-    n = low.shape[0] // 6
-    if 6 * n != low.shape[0] or n == 0 or low[0] == 0 or (low[1:] == low[:-1] + 1).any():
-        return None
-    kinds = view[low].reshape(n, 6)
-    if not ((kinds[:, 5] == 10).all() and (kinds[:, :5] == separator).all()):
-        return None  # not six fields a line, or other white space or control bytes
-    positions = low.reshape(n, 6)
-    gap, newline = positions[:, :5], positions[:, 5]
-    start = np.empty(n, dtype=np.intp)
-    start[0] = 0
-    start[1:] = newline[:-1] + 1
-    if (view[start] == 35).any():
-        return None  # a comment (or a query id starting with "#")
-    lengths = [gap[:, 0] - start, gap[:, 2] - gap[:, 1] - 1, gap[:, 4] - gap[:, 3] - 1]
-    if max(int(x.max()) for x in lengths) > _MAX_ID:
-        return None
-    words = _words(buffer)
-    query = loaded_words(words, start, lengths[0], (int(lengths[0].max()) + 7) // 8)
-    del words
-    change = np.zeros(n, dtype=bool)
-    change[0] = True
-    for word in query:
-        change[1:] |= word[1:] != word[:-1]
-    first = np.flatnonzero(change)
-    rows = n
-    if not last:
-        rows = int(first[-1])  # the last query waits for the next block
-        first = first[:-1]
-    codes = np.array([judged.query_code.get(bytes(buffer[s:e]), -1) for s, e in
-                      zip(start[first].tolist(), gap[first, 0].tolist(), strict=True)],
-                     dtype=np.int64)
-    topic = np.cumsum(change[:rows], dtype=np.int64) - 1  # each row's query in the block
-    run_id = (bytes(buffer[int(gap[-1, 4]) + 1:int(newline[-1])]).rstrip(b"\r").decode(
-        "utf-8", "surrogateescape") if last else None)  # (one \r at most: checked above)
-    return _Lines(gap[:rows], [x[:rows] for x in lengths], rows, first.astype(np.int64),
-                  [w[first] for w in query], codes, topic,
-                  cut if last else (int(start[rows]) if rows < n else cut), run_id)
+    def reset(self) -> None:
+        self.words, self.keys, self.last, self.whole = None, [], np.float32(0), False
+        self.offset = self.row = self.entry = 0
+
+    def follows(self, narrow: NDArray[np.float32]) -> bool:
+        """Whether rows of these float32 scores may follow the kept part: never
+        increasing, and below its last score."""
+        return not ((narrow[1:] > narrow[:-1]).any()
+                    or (self.words is not None and not self.last > narrow[0]))
+
+    def closed_by(self, lines: Lines, score: NDArray[np.float64], doc_key: U64) -> int:
+        """End the query with a block's first query's rows (whole lines split): 1; 0
+        where read_run must read the file; -1 where it must be read again, whole (its
+        scores rose)."""
+        if self.words is None or not _same_query(self.words, lines.query_words):
+            return 0
+        rows = int(lines.first[1]) if lines.first.shape[0] > 1 else lines.rows
+        if not self.follows(_narrow(score[:rows])):
+            return -1
+        keys = np.sort(np.concatenate([*self.keys, doc_key[:rows]]))
+        self.words, self.keys = None, []
+        return int(not (keys[1:] == keys[:-1]).any())
 
 
-def _without_line_end_returns(view: NDArray[np.uint8],
-                              low: NDArray[np.intp]) -> NDArray[np.intp] | None:
-    """``low`` (the offsets of the block's bytes below 33) without the \\r of each
-    \\r\\n line end, or None when a \\r is anywhere else.
-
-    trec_eval splits at ``isspace`` bytes and ends lines at \\n
-    (get_trec_results.c, ``parse_results_line``), so a \\r right after a line's last
-    field and before its \\n ends that field (the run id) and is nothing else: such
-    a line is the same line with a \\n end. Only that \\r is dropped here; a \\r after
-    white space (an empty last field: trec_eval's error), at a line's start (a blank
-    line), doubled, or not before a \\n sends the file to read_run, which names the
-    line as before."""
-    returns = view[low] == 13
-    at = low[returns]
-    if at[0] == 0:  # (the block ends with \n, so at + 1 is inside it)
-        return None
-    if not ((view[at + 1] == 10).all() and (view[at - 1] >= 33).all()):
-        return None
-    kept: NDArray[np.intp] = low[~returns]
-    return kept
+def _narrow(score: NDArray[np.float64]) -> NDArray[np.float32]:
+    narrow = c_float_scores(score)  # as trec_blocks._tie_ranks: -0.0 as 0.0
+    narrow += np.float32(0.0)
+    return narrow
 
 
-def _words(buffer: bytearray) -> U64:
-    """The buffer as aligned 64-bit words (a view; its length is whole words, and the
-    slack after a block holds the loads past a field's end:
-    text_numbers.load_words)."""
-    words: U64 = np.frombuffer(buffer, dtype=np.uint64)
-    return words
-
-
-def _fill(buffer: bytearray, lines: _Lines, judged: _Judged, parts: _Parts, at: int) -> bool:
-    """Take in a block's lines (:func:`_lines`) from ``buffer``: their scores, the
-    qrels rows judging them and their tie ranks, at rows ``at`` onwards of ``parts``;
-    False where read_run must read the file (a document twice in a query, a score
-    that is not a finite number)."""
-    gap, rows, topic = lines.gap, lines.rows, lines.topic
-    words = _words(buffer)
-    # The scores: plain decimals exactly (text_numbers), any other text by numpy.
-    score_length = lines.lengths[2]
-    matrix = word_matrix(words, gap[:, 3] + 1, score_length,
-                         max(int(score_length.max(initial=0)), 1))
-    score, read = plain_decimals(matrix, score_length)
-    if not read.all():
-        other = np.flatnonzero(~read)
-        text = matrix[other].view(f"S{matrix.shape[1]}").ravel()  # (a copy: contiguous)
-        values = general_numbers(text, np.float64)
-        if values is None:
+def _same_query(words: list[U64], block: list[U64]) -> bool:
+    """Whether the first query of a block (its words ``block``) is ``words``'s (one
+    query's); a list's missing words are zero."""
+    for k in range(max(len(words), len(block))):
+        mine = int(words[k][0]) if k < len(words) else 0
+        theirs = int(block[k][0]) if k < len(block) else 0
+        if mine != theirs:
             return False
-        score[other] = values
-    del matrix
-    doc_length = lines.lengths[1]
-    doc = loaded_words(words, gap[:, 1] + 1, doc_length, (int(doc_length.max()) + 7) // 8)
-    del words
-    if _repeats(topic, doc):
-        return False  # a document twice in a query: read_run names the line
-    judged_rows = judged.rows(lines.codes, topic, doc)
-    if judged_rows is None:
-        return False
-    parts.score[at:at + rows] = score
-    parts.judged[at:at + rows] = judged_rows
-    parts.rank[at:at + rows] = _tie_ranks(topic, score, doc)
     return True
 
 
-def _group_order(topic: I64, words: list[U64], rows: NDArray[np.intp]) -> NDArray[np.intp]:
-    """``rows`` sorted by (topic, the words): the byte order of their ids in a query."""
-    order = np.lexsort([w[rows] for w in reversed(words)] + [topic[rows]])
-    return rows[order]
+def _part_of_query(buffer: bytearray, held: int, separator: int | None, judged: Judged,
+                   parts: _Parts, deep: _Deep, offset: int) -> int | None:
+    """Take the first part of the lines ``buffer[:held]`` of one deep query (class
+    :class:`_Deep`; ``offset``: where they are in the file): the bytes taken, 0 where
+    the buffer must grow instead (not one query, one tie group so far, scores not in
+    order), -1 where the query must be read again whole (its scores rose after a part
+    was kept), None where read_run must read the file."""
+    cut = buffer.rfind(b"\n", 0, held) + 1
+    if deep.whole or separator is None or cut == 0 or not _one_query(buffer, cut, separator):
+        return 0
+    lines = split_lines(buffer, cut, separator, True, judged)
+    if lines is None:
+        return None
+    if lines.first.shape[0] != 1:
+        return 0
+    taken_in = take_in(buffer, lines, judged)
+    if taken_in is None:
+        return None
+    score, judged_rows, rank, doc_key = taken_in
+    narrow = _narrow(score)
+    if not deep.follows(narrow):
+        if deep.words is not None:
+            return -1
+        deep.whole = True
+        return 0
+    change = np.flatnonzero(narrow[1:] != narrow[:-1])
+    if change.shape[0] == 0:
+        return 0
+    rows = int(change[-1]) + 1
+    if deep.words is None:
+        deep.offset, deep.row, deep.entry = offset, parts.n, len(parts.query_words)
+        deep.words = [w[:1].copy() for w in lines.query_words]
+        parts.query_words.append(deep.words)
+        parts.query_starts.append(np.array([parts.n], dtype=np.int64))
+    elif not _same_query(deep.words, lines.query_words):
+        return None
+    at = parts.n
+    parts.reserve(at + rows)
+    parts.n += rows
+    parts.score[at:parts.n] = score[:rows]
+    parts.judged[at:parts.n] = judged_rows[:rows]
+    parts.rank[at:parts.n] = rank[:rows]
+    deep.keys.append(doc_key[:rows].copy())
+    deep.last = narrow[rows - 1]
+    return int(lines.gap[rows, 0] - lines.lengths[0][rows])
 
 
-def _repeats(topic: I64, words: list[U64]) -> bool:
-    """Whether some query lists a document twice (exact): 64-bit keys of (query,
-    document) sorted; the rows whose keys agree are compared byte for byte."""
-    with np.errstate(over="ignore"):
-        key = word_key(words) ^ (topic.view(np.uint64) * _GOLDEN)
-    rows = _sharing(key)
-    if rows.shape[0] == 0:
-        return False
-    rows = _group_order(topic, words, rows)
-    same = topic[rows[1:]] == topic[rows[:-1]]
-    for word in words:
-        same &= word[rows[1:]] == word[rows[:-1]]
-    return bool(same.any())
-
-
-def _sharing(key: U64) -> NDArray[np.intp]:
-    """The rows whose key another row has too (a sort; usually none)."""
-    ordered = np.sort(key)
-    equal = ordered[1:] == ordered[:-1]
-    if not equal.any():
-        return np.zeros(0, dtype=np.intp)
-    return np.flatnonzero(np.isin(key, ordered[1:][equal]))
-
-
-def _tie_ranks(topic: I64, score: NDArray[np.float64], words: list[U64]) -> NDArray[np.int32]:
-    """Each row's rank in byte order among the rows whose score (as float32, with -0
-    as 0) ties another row's of its query; 0 for the others. float32 ties include
-    float64 ties, so the ranks serve trec_eval 9 and 10 alike."""
-    narrow = c_float_scores(score)  # beyond float32: inf, ties with any other such
-    narrow += np.float32(0.0)  # -0.0 + 0.0 is 0.0: equal scores, equal bits
-    same_topic = topic[1:] == topic[:-1]
-    if not (same_topic & (narrow[1:] > narrow[:-1])).any():
-        # Scores descending in each query (as runs are written): ties are neighbours.
-        equal = same_topic & (narrow[1:] == narrow[:-1])
-        tied = np.zeros(score.shape[0], dtype=bool)
-        tied[1:] = equal
-        tied[:-1] |= equal
-        rows = np.flatnonzero(tied)
-    else:
-        key = (topic.view(np.uint64) << np.uint64(32)) | narrow.view(np.uint32).astype(np.uint64)
-        rows = _sharing(key)
-    rank = np.zeros(score.shape[0], dtype=np.int32)
-    if rows.shape[0]:
-        rank[_group_order(topic, words, rows)] = np.arange(rows.shape[0], dtype=np.int32)
-    return rank
+def _rewind(handle: Any, parts: _Parts, deep: _Deep) -> int:
+    """Drop the parts kept of a deep query and seek back to its first line, to read it
+    whole (``deep.whole``); the file's offset now. (A compressed file seeks by
+    decompressing again from its start: only for a deep query whose scores rise.)"""
+    parts.n = deep.row
+    del parts.query_words[deep.entry:]
+    del parts.query_starts[deep.entry:]
+    offset = deep.offset
+    handle.seek(offset)
+    deep.reset()
+    deep.whole = True
+    return offset
