@@ -222,8 +222,8 @@ TREC_SHAPES: dict[str, TrecShape] = {
     "trec 10^5 topics x 100 docs (10^7 lines; distinct numeric ids; 4-decimal scores; 1-2 "
     "judgments a topic)": ("wide", {"topics": 100_000, "docs": 100, "judged": 2,
                                     "ids": "numeric"}, ["-m", "all_trec"]),
-    "trec one topic x 10^6 docs (distinct ids; 4-decimal scores: ~9*10^4 tied pairs; 5*10^5 "
-    "judgments)": ("deep", {"topics": 1, "docs": 1_000_000}, ["-m", "all_trec"]),
+    "trec one topic x 10^6 docs (distinct ids; 4-decimal scores in [0, 20): ~8*10^5 tied "
+    "neighbours; 5*10^5 judgments)": ("deep", {"topics": 1, "docs": 1_000_000}, ["-m", "all_trec"]),
     "trec every score equal: 50 x 1,000 (distinct ids)": (
         "equal", {"topics": 50, "docs": 1000, "scores": "equal"}, ["-m", "all_trec"]),
     "trec two score values (0/1): 50 x 1,000 (distinct ids)": (
