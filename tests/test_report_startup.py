@@ -90,3 +90,99 @@ def test_the_drawing_child_runs_numpy_with_one_blas_thread(
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, check=True,
                           env=picture_process._child_environment())
     assert json.loads(done.stdout) == [1]
+
+
+# -- what a one-model text report loads ------------------------------------------------
+
+NOT_LOADED = (
+    # the standard library's: threads' pool and its logging (a 10^4-row report counts on
+    # one thread; the bootstrap starts plain threads), archives and codecs for a plain
+    # CSV, HTML escaping, temporary-file names (a text report writes no file)
+    "concurrent.futures", "logging", "zipfile", "shutil", "gzip", "bz2", "lzma", "html",
+    "uuid",
+    # prcurve's: comparing models, aggregating classes or folds, plots, pyarrow
+    "prcurve.space.model_comparison", "prcurve.space.significance",
+    "prcurve.space.distributions", "prcurve.space.aggregate", "prcurve.present.plot",
+    "prcurve.present.html", "prcurve.present.picture_process", "pyarrow", "matplotlib",
+)
+
+
+def test_a_one_model_text_report_loads_no_more_than_it_needs(scores: Path) -> None:
+    job = ("import contextlib, io, sys\nfrom prcurve.cli import main\n"
+           "with contextlib.redirect_stdout(io.StringIO()), "
+           "contextlib.redirect_stderr(io.StringIO()):\n"
+           f"    assert main(['report', {str(scores)!r}]) == 0\n"
+           "import json\nprint(json.dumps(sorted(sys.modules)))")
+    done = subprocess.run([sys.executable, "-c", job], capture_output=True, text=True,
+                          check=True)
+    loaded = set(json.loads(done.stdout.strip().splitlines()[-1]))
+    assert "prcurve.space.intervals" in loaded  # the interval was computed
+    assert not loaded & set(NOT_LOADED)
+
+
+def test_broken_npz_archives_are_one_line_as_before(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # zipfile is imported where a .npz is read: its errors are still read_table's message.
+    from prcurve.cli import main
+
+    path = tmp_path / "s.npz"
+    np.savez(path, label=np.array([1, 0, 1]), score=np.array([0.5, 0.2, 0.1]))
+    whole = bytearray(path.read_bytes())
+    crc = bytearray(whole)
+    crc[crc.find(b"label.npy") + 120] ^= 0xFF  # a member's data: its CRC fails
+    for content, message in ((bytes(crc), "(Bad CRC-32 for file 'label.npy')"),
+                             (bytes(whole[:len(whole) // 2]), "(File is not a zip file)")):
+        path.write_bytes(content)
+        assert main(["report", str(path)]) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1
+        assert f"cannot read '{path}' as npz {message}" in err
+
+
+# -- the bootstrap's threads without concurrent.futures --------------------------------
+
+
+def test_thread_map_keeps_the_order_and_raises_the_first_error() -> None:
+    import threading
+
+    from prcurve.space.intervals import _thread_map
+
+    seen: set[int] = set()
+    threads_before = threading.active_count()
+
+    def square(i: int) -> int:
+        seen.add(threading.get_ident())
+        return i * i
+
+    assert _thread_map(square, 50, 3) == [i * i for i in range(50)]
+    assert _thread_map(square, 1, 4) == [0]
+    assert _thread_map(square, 0, 2) == []
+
+    def fails(i: int) -> int:
+        if i == 7:
+            raise ValueError("seven")
+        return i
+
+    with pytest.raises(ValueError, match="seven"):
+        _thread_map(fails, 20, 2)
+    assert threading.active_count() == threads_before  # every thread it started stopped
+
+
+def test_the_bootstrap_is_the_same_on_any_number_of_threads() -> None:
+    from prcurve import pr_curve
+    from prcurve.space.intervals import bootstrap_average_precision, compare_pairs
+
+    rng = np.random.default_rng(3)
+    y = rng.random(3000) < 0.3
+    curve = pr_curve(y, np.round(rng.normal(y * 1.0), 2))
+    one = bootstrap_average_precision(curve, n_resamples=400, seed=5, n_threads=1)
+    for threads in (2, 3, 8):
+        assert bootstrap_average_precision(curve, n_resamples=400, seed=5,
+                                           n_threads=threads) == one
+    scores = {m: np.round(rng.normal(y * k), 3) for k, m in enumerate("abc")}
+    rows = compare_pairs(y, scores, [("a", "b"), ("a", "c"), ("b", "c")],
+                         methods=("step", "davis_goadrich"), n_resamples=300, seed=1)
+    from prcurve.space.intervals import compare_average_precision
+
+    assert rows[2] == compare_average_precision(y, scores["b"], scores["c"], n_resamples=300,
+                                                seed=1)
