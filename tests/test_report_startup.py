@@ -186,3 +186,71 @@ def test_the_bootstrap_is_the_same_on_any_number_of_threads() -> None:
 
     assert rows[2] == compare_average_precision(y, scores["b"], scores["c"], n_resamples=300,
                                                 seed=1)
+
+
+# -- the program's exit: os._exit after atexit and the flush (QUICK_EXIT) ---------------
+
+_THEN_RUN = "import sys\nsys.argv[0] = 'prcurve'\nfrom prcurve.cli import run\nrun()"
+
+
+def _program(*argv: str, prelude: str = "", env: dict[str, str] | None = None
+             ) -> subprocess.CompletedProcess[bytes]:
+    return subprocess.run([sys.executable, "-c", prelude + _THEN_RUN, *argv],
+                          capture_output=True, env=ENV if env is None else env, check=False)
+
+
+def test_report_exits_quickly_with_its_output_statuses_and_atexit(scores: Path) -> None:
+    from prcurve.cli.main import QUICK_EXIT
+
+    assert {*EVALUATIONS, "report"} == set(QUICK_EXIT)
+    prelude = ("import atexit, sys\n"
+               "atexit.register(lambda: sys.stderr.write('atexit ran\\n'))\n"
+               "sys.stdout.write('before ')  # buffered text from before the command\n")
+    done = _program("report", str(scores), "--ci", "none", prelude=prelude)
+    assert done.returncode == 0
+    assert done.stdout.startswith(b"before prcurve ")
+    assert done.stdout.endswith(b"\n")
+    assert b"AP (step)" in done.stdout
+    assert done.stderr.endswith(b"atexit ran\n")
+    gate = _program("report", str(scores), "--ci", "none", "--fail-under", "ap=0.99")
+    assert gate.returncode == 1
+    assert b"fail-under" in gate.stderr
+    bad = _program("report", str(scores) + ".missing")
+    assert bad.returncode == 2
+    assert bad.stderr.decode().count("\n") == 1
+
+
+def test_report_files_are_whole_after_the_quick_exit(
+        scores: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # The program's files (os._exit) against main([...])'s in this process, byte for byte:
+    # text outputs only, and with the pictures drawn by the drawing process.
+    from prcurve.cli import main
+
+    for name, extra, env in (("plain", ["--no-plots", "--format", "json"], ENV),
+                             ("drawn", [], {**ENV, "PRCURVE_PICTURES": "child"})):
+        ours, theirs = tmp_path / f"{name}-program", tmp_path / f"{name}-main"
+        done = _program("report", str(scores), "--out", str(ours), *extra, env=env)
+        assert done.returncode == 0, done.stderr
+        assert main(["report", str(scores), "--out", str(theirs), *extra]) == 0
+        printed = capsys.readouterr().out.encode()
+        assert done.stdout == printed
+        files = sorted(p.name for p in ours.iterdir())
+        assert files == sorted(p.name for p in theirs.iterdir())
+        assert "report.json" in files
+        if name == "drawn":
+            assert {"pr_curve.png", "pr_curve.svg", "report.html"} <= set(files)
+        for file in files:
+            assert (ours / file).read_bytes() == (theirs / file).read_bytes(), file
+
+
+def test_a_thread_still_running_is_waited_for_after_a_report(scores: Path) -> None:
+    # The thread writes once the main thread has finished: never, if the process left
+    # by os._exit while it ran.
+    prelude = ("import sys, threading\n"
+               "def late():\n"
+               "    threading.main_thread().join()\n"
+               "    sys.stderr.write('thread done\\n')\n"
+               "threading.Thread(target=late).start()\n")
+    done = _program("report", str(scores), "--ci", "none", prelude=prelude)
+    assert done.returncode == 0
+    assert done.stderr.endswith(b"thread done\n")
