@@ -49,7 +49,7 @@ EVALUATIONS = frozenset({"trec", "coco", "voc", "lvis"})
 #: The subcommands whose process loads numpy with one BLAS thread (the evaluations, and
 #: ``report``: none of them calls a BLAS routine that threads would speed up, and a
 #: small text report is about 3x ``import numpy``, whose spinning OpenBLAS threads were
-#: about 30 ms of its CPU; issue 26). ``report`` keeps the usual exit (Dask, plots).
+#: about 30 ms of its CPU; issue 26).
 ONE_BLAS_THREAD = EVALUATIONS | {"report"}
 
 #: The subcommands whose process, once its output is flushed and the ``atexit``

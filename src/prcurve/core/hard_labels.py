@@ -70,7 +70,6 @@ def hard_label_counts(
     ``fp`` is the difference. All counts are integers, exact in float64: the state is
     the same on any number of threads, and equal to the general (weighted) path's.
     """
-
     n = scores.shape[0]
     parts = parts_for(n)
     with _pool(parts) as pool:
@@ -197,7 +196,6 @@ def hard_label_ranks(
     >>> starts.tolist(), below.tolist(), at_or_below.tolist(), n_pos, n_neg
     ([0, 1], [1, 2], [2, 2], 2, 2)
     """
-
     n = scores.shape[0]
     parts = parts_for(n)
     bounds = part_bounds(n, parts)
