@@ -127,7 +127,7 @@ def test_the_evaluations_are_subcommands() -> None:
     from prcurve.cli.main import COMMANDS
 
     assert set(COMMANDS) >= EVALUATIONS
-    assert "report" not in EVALUATIONS  # it may start Dask, Spark or plots: the usual exit
+    assert "report" not in EVALUATIONS  # Dask, Spark, plots; its BLAS and exit: test_report_startup
 
 
 # -- several runs in one process: each run's trec_eval output after a header ---------------

@@ -26,7 +26,7 @@ from typing import Any, NoReturn
 from prcurve._version import __version__
 from prcurve.cli.common import Parser, UsageError
 
-__all__ = ["COMMANDS", "EVALUATIONS", "main", "register", "run"]
+__all__ = ["COMMANDS", "EVALUATIONS", "ONE_BLAS_THREAD", "QUICK_EXIT", "main", "register", "run"]
 
 #: Every subcommand in the order of ``--help``: its module and its one-line help.
 COMMANDS: dict[str, tuple[str, str]] = {
@@ -45,6 +45,20 @@ COMMANDS: dict[str, tuple[str, str]] = {
 #: The subcommands that evaluate inputs and print or write the result: their process
 #: starts no BLAS threads and ends without tearing the interpreter down (:func:`run`).
 EVALUATIONS = frozenset({"trec", "coco", "voc", "lvis"})
+
+#: The subcommands whose process loads numpy with one BLAS thread (the evaluations, and
+#: ``report``: none of them calls a BLAS routine that threads would speed up, and a
+#: small text report is about 3x ``import numpy``, whose spinning OpenBLAS threads were
+#: about 30 ms of its CPU; issue 26).
+ONE_BLAS_THREAD = EVALUATIONS | {"report"}
+
+#: The subcommands whose process, once its output is flushed and the ``atexit``
+#: functions have run, leaves by ``os._exit`` (:func:`run`) unless a thread of its own
+#: still runs: the evaluations, and ``report``, whose files are closed when written (the
+#: one safe writer renames them whole), whose drawing process is waited for, and whose
+#: Dask client, worker pools or Spark session keep threads (the usual exit then). The
+#: teardown is about 11 ms of a 10^4-row text report's 0.27 s of CPU (issue 26).
+QUICK_EXIT = EVALUATIONS | {"report"}
 
 # OpenBLAS reads its thread count once, when numpy loads it: OPENBLAS_NUM_THREADS first,
 # then GOTO_NUM_THREADS and OMP_NUM_THREADS (OpenBLAS's USAGE.md); a user's setting stays.
@@ -91,7 +105,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     ``argv`` None means the program's own process (:func:`run`): the arguments are
     ``sys.argv``'s, and the process is set up for a short run (cycle collection paused
-    while modules load, then frozen; numpy without BLAS threads for an evaluation;
+    while modules load, then frozen; numpy without BLAS threads for an evaluation and
+    ``report`` (:data:`ONE_BLAS_THREAD`);
     ``malloc`` keeping freed memory for large arrays). Given ``argv``, nothing of the
     process changes.
 
@@ -111,7 +126,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     before = words[:words.index(command)] if command in words else words
     if argv is None:  # the program's own process: no cycle collection while modules load
         gc.disable()
-        if command in EVALUATIONS:
+        if command in ONE_BLAS_THREAD:
             import_numpy_one_blas_thread()
     try:
         parser = _parser(command, others=any(word in ("-h", "--help") for word in before))
@@ -185,8 +200,9 @@ def run() -> NoReturn:
     :func:`main` on the process's arguments, then exit with its status.
 
     :func:`main` sets up the process (argv None): cycle collection paused while modules
-    load and then frozen; for an evaluation (:data:`EVALUATIONS`) numpy loaded first,
-    without BLAS threads (:func:`import_numpy_one_blas_thread`). An evaluation, once
+    load and then frozen; for an evaluation or ``report`` (:data:`ONE_BLAS_THREAD`) numpy
+    loaded first, without BLAS threads (:func:`import_numpy_one_blas_thread`). An
+    evaluation or ``report`` (:data:`QUICK_EXIT`), once
     its output is flushed and the ``atexit`` functions have run, ends the process with
     :func:`os._exit`: the
     interpreter's teardown (clearing every module, numpy's included) is about 5% of
@@ -194,7 +210,7 @@ def run() -> NoReturn:
     process with threads of its own still running exits the usual way (which waits
     for them).
     """
-    quick = _command_of(sys.argv[1:]) in EVALUATIONS
+    quick = _command_of(sys.argv[1:]) in QUICK_EXIT
     status = main()
     if not quick or ("threading" in sys.modules
                      and sys.modules["threading"].active_count() > 1):

@@ -23,7 +23,6 @@ samples; :meth:`BinnedCounts.update` folds in streaming batches and
 from __future__ import annotations
 
 import math
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
@@ -345,6 +344,7 @@ class BinnedCounts:
             fill(0, n)
             return index
         step = -(-n // (threads * _CHUNK)) * _CHUNK
+        from concurrent.futures import ThreadPoolExecutor  # where threads start: issue 26
         with ThreadPoolExecutor(max_workers=threads) as pool:
             list(pool.map(lambda first: fill(first, min(first + step, n)), range(0, n, step)))
         return index

@@ -36,6 +36,17 @@ COUNTS_LIMIT = (1 << 32) - 1
 the rows); more rows: float64."""
 
 
+def _pool(parts: int) -> Any:
+    """A pool of ``parts`` threads, or a stand-in running in this thread for one part:
+    ``concurrent.futures`` (with ``logging``, about 5 ms) is imported only where threads
+    start (issue 26: a small report counts on one thread)."""
+    if parts <= 1:
+        return _NoPool()
+    from concurrent.futures import ThreadPoolExecutor
+
+    return ThreadPoolExecutor(max_workers=parts)
+
+
 def hard_label_counts(
     scores: NDArray[np.floating[Any]], positive: NDArray[np.bool_], *,
     unchecked: str | None = None,
@@ -59,11 +70,9 @@ def hard_label_counts(
     ``fp`` is the difference. All counts are integers, exact in float64: the state is
     the same on any number of threads, and equal to the general (weighted) path's.
     """
-    from concurrent.futures import ThreadPoolExecutor  # where threads start: 10 ms of imports
-
     n = scores.shape[0]
     parts = parts_for(n)
-    with ThreadPoolExecutor(max_workers=parts) if parts > 1 else _NoPool() as pool:
+    with _pool(parts) as pool:
         # Ascending -score: decreasing score (copies, sorted by ranges of values); the
         # positives' too, in the same ranges: range k's are
         # pos_sorted[pos_cuts[k]:pos_cuts[k + 1]].
@@ -187,12 +196,10 @@ def hard_label_ranks(
     >>> starts.tolist(), below.tolist(), at_or_below.tolist(), n_pos, n_neg
     ([0, 1], [1, 2], [2, 2], 2, 2)
     """
-    from concurrent.futures import ThreadPoolExecutor  # where threads start: 10 ms of imports
-
     n = scores.shape[0]
     parts = parts_for(n)
     bounds = part_bounds(n, parts)
-    with ThreadPoolExecutor(max_workers=parts) if parts > 1 else _NoPool() as pool:
+    with _pool(parts) as pool:
         def gather(k: int) -> tuple[NDArray[Any], NDArray[Any]]:
             part = scores[bounds[k]]
             rows = part.copy()  # never sort the caller's array

@@ -19,7 +19,6 @@ and the ``coco``/``voc`` outputs (docs/report.md, "Files").
 from __future__ import annotations
 
 import os
-import uuid
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
@@ -33,6 +32,8 @@ Writer = Callable[[Path], object]
 
 
 def _temporary(path: Path) -> Path:
+    import uuid  # here: a text report writes no file (issue 26)
+
     return path.with_name(f".{path.name}.{uuid.uuid4().hex}.prcurve-tmp")
 
 

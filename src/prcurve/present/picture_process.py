@@ -206,11 +206,27 @@ def stop_early() -> None:
     child.wait()
 
 
+# OpenBLAS reads its thread count when numpy loads it, from the first of these set
+# (OpenBLAS's USAGE.md; the same list as prcurve.cli.main's).
+_BLAS_THREAD_VARIABLES = ("OPENBLAS_NUM_THREADS", "GOTO_NUM_THREADS", "OMP_NUM_THREADS")
+
+
+def _child_environment() -> dict[str, str] | None:
+    """The child's environment: this process's, with one OpenBLAS thread unless a thread
+    count is set (None: inherited as it is). Drawing calls no BLAS routine that threads
+    would speed up, and OpenBLAS's threads spin after numpy loads: about 30 ms of CPU on
+    a 2-core machine, taken from the parent that counts meanwhile (issue 26)."""
+    if any(name in os.environ for name in _BLAS_THREAD_VARIABLES):
+        return None
+    return {**os.environ, "OPENBLAS_NUM_THREADS": "1"}
+
+
 def _spawn() -> subprocess.Popen[bytes] | None:
     """A fresh interpreter running :func:`serve`, sent this process's ``sys.path``."""
     try:
         child = subprocess.Popen([sys.executable, "-c", _CHILD], stdin=subprocess.PIPE,
-                                 stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+                                 stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                                 env=_child_environment())
     except OSError:
         return None
     try:

@@ -43,7 +43,6 @@ from prcurve.present.report import (
 from prcurve.present.report_text import average_label
 from prcurve.present.verdict import Candidate, report_comparison
 from prcurve.space import bounds
-from prcurve.space.aggregate import aggregate, macro_average_curve
 from prcurve.space.intervals import CurveInterval, bootstrap_average_precision
 from prcurve.space.multiclass import one_vs_rest, pr_curve
 from prcurve.validation.files import frame_column_names, frame_only_options
@@ -327,6 +326,9 @@ def _macro_curve(curves: list[PRCurve], settings: ReportSettings) -> CurveInterv
     (``ci_level`` set, no class over ``ci_max_cells`` thresholds, whole counts); else the
     band is NaN (not drawn) and ``n_resamples`` 0. The band is drawn, never reported: it
     takes at most :data:`MACRO_BAND_RESAMPLES` resamples, to keep the report fast."""
+    # Here, not at the top: a report of one model aggregates nothing (issue 26).
+    from prcurve.space.aggregate import aggregate, macro_average_curve
+
     limit = settings.ci_max_cells
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UndefinedMetricWarning)

@@ -21,7 +21,6 @@ a has the higher AP (step) than b: 1.0000 vs 0.4778; not significant at 0.05 (Ho
 
 from __future__ import annotations
 
-import html
 import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -30,7 +29,6 @@ from typing import TYPE_CHECKING, Any, cast
 import numpy as np
 
 from prcurve.errors import UndefinedMetricWarning
-from prcurve.space.model_comparison import CORRECTION_NAMES
 
 if TYPE_CHECKING:
     from prcurve.present.report import ReportSettings
@@ -76,7 +74,6 @@ def report_comparison(
     above it skips the comparison with a note (the bootstrap's cost grows with both);
     without an interval, above ``ci_max_cells`` or :data:`DEFAULT_MAX_WORK`.
     """
-    from prcurve.space.model_comparison import compare_scores, model_pairs
     from prcurve.validation.significance import check_correction, check_model_baseline
 
     check_correction(correction)
@@ -104,6 +101,10 @@ def report_comparison(
     if len(names) < 2:
         return None if not notes else {"models": names, "baseline": None, "rows": [],
                                        "notes": notes}
+    # Here: a report of one model loads no comparison code (with the paired tests' and
+    # their distributions' modules, about 5 ms; issue 26).
+    from prcurve.space.model_comparison import compare_scores, model_pairs
+
     cap = settings.ci_max_cells
     if settings.ci_level is None:  # no interval asked for: no slow comparison either
         cap = cap or DEFAULT_MAX_WORK
@@ -156,6 +157,9 @@ def _oriented(row: dict[str, Any]) -> tuple[str, str, Any, Any, Any, Any, Any]:
 
 
 def _correction(comparison: dict[str, Any]) -> str:
+    # Here, not at the top: a report of one model loads no comparison code (issue 26).
+    from prcurve.space.model_comparison import CORRECTION_NAMES
+
     return CORRECTION_NAMES.get(comparison.get("correction", ""), "")
 
 
@@ -270,6 +274,8 @@ def html_section(comparison: dict[str, Any] | None, heading: str = "h2") -> str:
     """The verdict sentence and the table as HTML (escaped); empty without a comparison."""
     if comparison is None:
         return ""
+    import html  # here: its entity table is about 1 ms of a small report (issue 26)
+
     parts = [f"<{heading}>Verdict</{heading}>",
              f"<p class='prc-verdict'><b>{html.escape(headline(comparison))}</b></p>"]
     rows = table_rows(comparison) if comparison.get("rows") else []
