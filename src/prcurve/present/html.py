@@ -58,7 +58,14 @@ from prcurve.errors import UndefinedMetricWarning
 from prcurve.present.glossary import glossary_html, with_titles
 from prcurve.present.html_space import draw_iso_f, draw_macro, draw_regions
 from prcurve.present.lines import m4_reduce
-from prcurve.present.page_lines import best_f_row, hover_rows, hover_values, pr_step, threshold_line
+from prcurve.present.page_lines import (
+    best_f_row,
+    hover_rows,
+    hover_values,
+    pr_step,
+    roc_line,
+    threshold_line,
+)
 from prcurve.present.report_text import class_tables, curve_kind, positive_text
 from prcurve.present.style import model_color
 
@@ -256,11 +263,10 @@ def _roc_figure(bk: Any, models: Sequence[tuple[int, ModelReport]], title: str) 
         color = model_color(index)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", UndefinedMetricWarning)
-            roc = model.curve.roc()
-            fpr, tpr, auc = roc.fpr, roc.tpr, roc.auc()
-        if not (np.isnan(fpr).any() or np.isnan(tpr).any()):
-            keep = m4_reduce(fpr, tpr, 2 * PLOT_WIDTH)
-            figure.line(fpr[keep], tpr[keep], line_color=color, line_width=2,
+            auc = model.curve.roc().auc()  # by blocks of the state
+        line = roc_line(model.curve, 2 * PLOT_WIDTH)  # None where a rate is NaN
+        if line is not None:
+            figure.line(*line, line_color=color, line_width=2,
                         legend_label=f"{model.name}: ROC AUC = {_number(auc, 3)}")
         marker = models_.ColumnDataSource({"x": [], "y": []})
         figure.scatter("x", "y", source=marker, size=13, fill_color=color, line_color="black",
