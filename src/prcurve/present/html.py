@@ -263,8 +263,8 @@ def _roc_figure(bk: Any, models: Sequence[tuple[int, ModelReport]], title: str) 
         color = model_color(index)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", UndefinedMetricWarning)
-            auc = model.curve.roc().auc()  # by blocks of the state
-        line = roc_line(model.curve, 2 * PLOT_WIDTH)  # None where a rate is NaN
+            line = roc_line(model.curve, 2 * PLOT_WIDTH)  # None where a rate is NaN
+            auc = model.curve.roc().auc()  # both by blocks of the state
         if line is not None:
             figure.line(*line, line_color=color, line_width=2,
                         legend_label=f"{model.name}: ROC AUC = {_number(auc, 3)}")
