@@ -41,7 +41,6 @@ from __future__ import annotations
 
 import html
 import math
-import os
 import re
 import warnings
 from collections.abc import Callable, Iterator, Sequence
@@ -523,24 +522,27 @@ def render_html(report: Report, *, title: str = "prcurve report",
 def _without_document_validation() -> Iterator[None]:
     """Bokeh without its document validation (``check_integrity``, which only logs what
     it finds) while the page is made: a tenth of the page's time (about 40 ms of 0.4 s at
-    10^4 rows; issue 26, item 3). The page is the same; tests/test_html_report.py
-    validates it instead. Done through the environment variable ``BOKEH_VALIDATE_DOC``,
-    set for the call and restored: a value the user gives that variable, or
-    ``settings.perform_document_validation`` in code, comes first. Property validation is
+    10^4 rows; issue 26, item 3). The page is the same; tests/test_html_validation.py
+    validates it instead. Through Bokeh's own setting, ``settings.perform_document_validation``,
+    set for the call and unset after, only when nobody chose it (its provenance a default):
+    a value set in code, in ``BOKEH_VALIDATE_DOC`` or in a Bokeh config file comes first
+    (docs/report.md). Property validation is
     off too (``validate(False)``): serialising checks every default again (14 ms more);
     only here, as while models are built it converts values (a title into a ``Title``)."""
     from bokeh.core.property.validation import validate
+    from bokeh.settings import SettingProvenance, settings
 
-    if "BOKEH_VALIDATE_DOC" in os.environ:
-        with validate(False):
-            yield
-        return
-    os.environ["BOKEH_VALIDATE_DOC"] = "false"
+    setting = settings.perform_document_validation
+    unchosen = setting.get_value_with_provenance()[1] in (
+        SettingProvenance.DEFAULT, SettingProvenance.DEV_DEFAULT, SettingProvenance.GLOBAL_DEFAULT)
+    if unchosen:
+        setting.set_value(False)
     try:
         with validate(False):
             yield
     finally:
-        os.environ.pop("BOKEH_VALIDATE_DOC", None)
+        if unchosen:
+            setting.unset_value()
 
 
 _UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
