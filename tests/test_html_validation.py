@@ -14,6 +14,7 @@ pytest.importorskip("bokeh")
 
 from bokeh.core.validation.check import check_integrity
 from bokeh.document import Document
+from bokeh.settings import SettingProvenance, settings
 
 from prcurve.present import html
 from prcurve.present.report_build import evaluate
@@ -45,13 +46,15 @@ def _validations(monkeypatch: pytest.MonkeyPatch) -> list[int]:
 
 
 def _rendered_documents(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
-    """The Bokeh documents the page is rendered from, appended as ``file_html`` gets them."""
+    """The Bokeh documents the page is rendered from, appended as ``file_html`` gets them;
+    the process's environment is left alone while it renders them."""
     import bokeh.embed
 
     documents: list[Any] = []
     file_html = bokeh.embed.file_html
 
     def kept(document: Any, *args: Any, **kwargs: Any) -> str:
+        assert os.environ.get("BOKEH_VALIDATE_DOC") != "false"  # (what it was set to)
         documents.append(document)
         return file_html(document, *args, **kwargs)
 
@@ -59,14 +62,21 @@ def _rendered_documents(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
     return documents
 
 
+def _provenance() -> SettingProvenance:
+    return settings.perform_document_validation.get_value_with_provenance()[1]
+
+
 def test_the_page_is_valid_and_not_validated_again(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("BOKEH_VALIDATE_DOC", raising=False)
+    unchosen = _provenance()  # Bokeh's own default: nobody set it
+    assert unchosen in (SettingProvenance.DEFAULT, SettingProvenance.GLOBAL_DEFAULT)
     documents = _rendered_documents(monkeypatch)
     calls = _validations(monkeypatch)
     report = _report()
     page = html.render_html(report)
     assert calls == []  # skipped ...
-    assert "BOKEH_VALIDATE_DOC" not in os.environ  # ... for the call only
+    assert _provenance() is unchosen  # ... for the call only
+    assert "BOKEH_VALIDATE_DOC" not in os.environ  # through Bokeh's setting, not os.environ
     issues = check_integrity(documents[0].models)  # ... and done here: nothing found
     assert issues.error == []
     assert issues.warning == []
@@ -81,6 +91,26 @@ def test_a_users_setting_wins(monkeypatch: pytest.MonkeyPatch) -> None:
     html.render_html(_report())
     assert calls == [1]
     assert os.environ["BOKEH_VALIDATE_DOC"] == "true"
+
+
+@pytest.mark.parametrize("environment", [None, "false"])
+def test_a_value_set_in_code_wins_and_stays(monkeypatch: pytest.MonkeyPatch,
+                                            environment: str | None) -> None:
+    """``settings.perform_document_validation.set_value(True)`` beats the variable and is
+    the user's still after the call (not unset by it)."""
+    if environment is None:
+        monkeypatch.delenv("BOKEH_VALIDATE_DOC", raising=False)
+    else:
+        monkeypatch.setenv("BOKEH_VALIDATE_DOC", environment)
+    calls = _validations(monkeypatch)
+    settings.perform_document_validation.set_value(True)
+    try:
+        html.render_html(_report())
+        assert calls == [1]
+        assert _provenance() is SettingProvenance.USER_SET
+        assert settings.perform_document_validation() is True
+    finally:
+        settings.perform_document_validation.unset_value()
 
 
 def test_the_iso_f_lines_are_one_renderer_of_every_level(

@@ -41,7 +41,6 @@ from __future__ import annotations
 
 import html
 import math
-import os
 import re
 import warnings
 from collections.abc import Callable, Iterator, Sequence
@@ -58,7 +57,14 @@ from prcurve.errors import UndefinedMetricWarning
 from prcurve.present.glossary import glossary_html, with_titles
 from prcurve.present.html_space import draw_iso_f, draw_macro, draw_regions
 from prcurve.present.lines import m4_reduce
-from prcurve.present.page_lines import best_f_row, hover_rows, hover_values, pr_step, threshold_line
+from prcurve.present.page_lines import (
+    best_f_row,
+    hover_rows,
+    hover_values,
+    pr_step,
+    roc_line,
+    threshold_line,
+)
 from prcurve.present.report_text import class_tables, curve_kind, positive_text
 from prcurve.present.style import model_color
 
@@ -256,11 +262,10 @@ def _roc_figure(bk: Any, models: Sequence[tuple[int, ModelReport]], title: str) 
         color = model_color(index)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", UndefinedMetricWarning)
-            roc = model.curve.roc()
-            fpr, tpr, auc = roc.fpr, roc.tpr, roc.auc()
-        if not (np.isnan(fpr).any() or np.isnan(tpr).any()):
-            keep = m4_reduce(fpr, tpr, 2 * PLOT_WIDTH)
-            figure.line(fpr[keep], tpr[keep], line_color=color, line_width=2,
+            line = roc_line(model.curve, 2 * PLOT_WIDTH)  # None where a rate is NaN
+            auc = model.curve.roc().auc()  # both by blocks of the state
+        if line is not None:
+            figure.line(*line, line_color=color, line_width=2,
                         legend_label=f"{model.name}: ROC AUC = {_number(auc, 3)}")
         marker = models_.ColumnDataSource({"x": [], "y": []})
         figure.scatter("x", "y", source=marker, size=13, fill_color=color, line_color="black",
@@ -517,24 +522,27 @@ def render_html(report: Report, *, title: str = "prcurve report",
 def _without_document_validation() -> Iterator[None]:
     """Bokeh without its document validation (``check_integrity``, which only logs what
     it finds) while the page is made: a tenth of the page's time (about 40 ms of 0.4 s at
-    10^4 rows; issue 26, item 3). The page is the same; tests/test_html_report.py
-    validates it instead. Done through the environment variable ``BOKEH_VALIDATE_DOC``,
-    set for the call and restored: a value the user gives that variable, or
-    ``settings.perform_document_validation`` in code, comes first. Property validation is
+    10^4 rows; issue 26, item 3). The page is the same; tests/test_html_validation.py
+    validates it instead. Through Bokeh's own setting, ``settings.perform_document_validation``,
+    set for the call and unset after, only when nobody chose it (its provenance a default):
+    a value set in code, in ``BOKEH_VALIDATE_DOC`` or in a Bokeh config file comes first
+    (docs/report.md). Property validation is
     off too (``validate(False)``): serialising checks every default again (14 ms more);
     only here, as while models are built it converts values (a title into a ``Title``)."""
     from bokeh.core.property.validation import validate
+    from bokeh.settings import SettingProvenance, settings
 
-    if "BOKEH_VALIDATE_DOC" in os.environ:
-        with validate(False):
-            yield
-        return
-    os.environ["BOKEH_VALIDATE_DOC"] = "false"
+    setting = settings.perform_document_validation
+    unchosen = setting.get_value_with_provenance()[1] in (
+        SettingProvenance.DEFAULT, SettingProvenance.DEV_DEFAULT, SettingProvenance.GLOBAL_DEFAULT)
+    if unchosen:
+        setting.set_value(False)
     try:
         with validate(False):
             yield
     finally:
-        os.environ.pop("BOKEH_VALIDATE_DOC", None)
+        if unchosen:
+            setting.unset_value()
 
 
 _UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")

@@ -29,12 +29,13 @@ from prcurve.core.counts import scale_exponent
 from prcurve.core.curve import PRCurve
 from prcurve.core.curve_blocks import VIEW_BLOCK, f_betas
 from prcurve.core.curve_csv import curve_rows
-from prcurve.core.undefined import undefined_scope
+from prcurve.core.undefined import ratio, undefined_scope
 from prcurve.errors import UndefinedMetricWarning
 from prcurve.present.lines import drawn_blocks, drawn_points, m4_columns, m4_reduce
 from prcurve.present.pr_geometry import drawn_by_blocks, rates_block, step_blocks, step_xy
 
-__all__ = ["best_f_row", "hover_rows", "hover_values", "m4_indices", "pr_step", "threshold_line"]
+__all__ = ["best_f_row", "hover_rows", "hover_values", "m4_indices", "pr_step", "roc_line",
+           "roc_rates", "threshold_line"]
 
 F64 = NDArray[np.float64]
 I64 = NDArray[np.int64]
@@ -107,6 +108,56 @@ def threshold_line(curve: PRCurve, which: int, columns: int) -> tuple[F64, F64]:
         return drawn_blocks(parts, len(curve), float(t[-1]), float(t[0]), columns)
     x, y = next(parts, (t[:0], t[:0]))
     return drawn_points(x, y, columns)
+
+
+def roc_rates(curve: PRCurve, start: int, size: int) -> tuple[F64, F64]:
+    """FPR and TPR of the ROC points ``start`` to ``start + size`` (point 0 is (0, 0), point
+    ``i`` the curve's threshold ``i - 1``): the values of ``curve.roc().fpr`` and ``.tpr``
+    there (the same ``ratio`` of the same float64 counts, element-wise), from the state.
+
+    Examples
+    --------
+    >>> from prcurve import pr_curve
+    >>> curve = pr_curve([1, 0, 1, 0], [0.9, 0.8, 0.7, 0.6])
+    >>> [v.tolist() for v in roc_rates(curve, 0, 3)], curve.roc().fpr[:3].tolist()
+    ([[0.0, 0.0, 0.5], [0.0, 0.5, 0.5]], [0.0, 0.0, 0.5])
+    """
+    lo = max(start - 1, 0)
+    tp, fp = curve.count_block(lo, max(start + size - 1 - lo, 0))
+    if start == 0 and size > 0:  # the point above every score
+        tp, fp = np.concatenate((np.zeros(1), tp)), np.concatenate((np.zeros(1), fp))
+    with warnings.catch_warnings(), undefined_scope(curve.zero_division):
+        warnings.simplefilter("ignore", UndefinedMetricWarning)
+        return (ratio(fp, np.full_like(fp, curve.n_neg), "FPR"),
+                ratio(tp, np.full_like(tp, curve.n_pos), "TPR"))
+
+
+def roc_line(curve: PRCurve, columns: int) -> tuple[F64, F64] | None:
+    """The ROC line's drawn points (``m4_reduce`` of ``(fpr, tpr)``), a block of
+    thresholds at a time (:func:`roc_rates`; a curve shorter than a block is one block);
+    None when a rate is undefined (NaN: no positives or no negatives), as the page then
+    draws no line. ``curve.roc().fpr`` and ``.tpr`` would be two full-length arrays, and
+    their M4 reduction five more (issue 26, item 6).
+
+    Examples
+    --------
+    >>> from prcurve import pr_curve
+    >>> [v.tolist() for v in roc_line(pr_curve([1, 0, 1, 0], [0.9, 0.8, 0.7, 0.6]), 100)]
+    [[0.0, 0.0, 0.5, 0.5, 1.0], [0.0, 0.5, 0.5, 1.0, 1.0]]
+    >>> roc_line(pr_curve([1, 1], [0.9, 0.8]), 100) is None  # no negatives: FPR is 0/0
+    True
+    """
+    n = len(curve) + 1  # the ROC points
+    first, last = roc_rates(curve, 0, 1), roc_rates(curve, n - 1, 1)
+    # A rate's denominator (P or N) is the same at every point: NaN at one is NaN at all.
+    if np.isnan(first[0][0]) or np.isnan(first[1][0]):
+        return None
+
+    def parts() -> Iterable[tuple[F64, F64]]:
+        for start in range(0, n, VIEW_BLOCK):
+            yield roc_rates(curve, start, VIEW_BLOCK)
+
+    return drawn_blocks(parts(), n, float(first[0][0]), float(last[0][0]), columns)
 
 
 def hover_values(curve: PRCurve, keep: I64) -> dict[str, NDArray[Any]]:

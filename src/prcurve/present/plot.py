@@ -48,6 +48,7 @@ from prcurve.present.pr_geometry import drawn_by_blocks, rates_block, step_block
 from prcurve.present.pr_geometry import iso_f_ends as _iso_f_ends
 from prcurve.present.pr_geometry import iso_f_line as _iso_f_line
 from prcurve.present.pr_geometry import min_precision_at as _min_precision
+from prcurve.present.pr_geometry import step_points_inside as _points_inside
 from prcurve.present.pr_geometry import step_xy as _step_xy
 
 if TYPE_CHECKING:
@@ -423,24 +424,25 @@ def _low_prevalence_inset(drawn: PRPlot, curves: Mapping[str, PRCurve], pi: floa
     """
     ax = drawn.ax
     top = min(1.0, 6.0 * pi)
-    points = [np.column_stack(_step_xy(c)) for c in curves.values() if len(c)]
-    every = np.concatenate(points) if points else np.zeros((0, 2))
-
+    # Each corner's box with its margins; the curves' step points in it counted a block of
+    # thresholds at a time (no full-length step line: issue 26, item 6).
+    boxes = [(x0 - 0.03, x0 + _INSET_SIZE + 0.03, y0 - 0.03, y0 + _INSET_SIZE + 0.1)
+             for x0, y0 in _CORNERS]
+    every = np.zeros(len(boxes), dtype=np.int64)
+    for c in curves.values():
+        if len(c):
+            every += _points_inside(c, boxes)
     marked = np.array([np.asarray(p.get_xydata())[0] for p in drawn.best_points.values()]
                       ).reshape(-1, 2)
 
-    def crowding(corner: tuple[float, float]) -> tuple[int, int]:
+    def crowding(k: int) -> tuple[int, int]:
         """(best points covered, curve points covered): never hide a marked point."""
-        x0, y0 = corner
+        x0, x1, y0, y1 = boxes[k]
+        inside = (marked[:, 0] >= x0) & (marked[:, 0] <= x1) & (marked[:, 1] >= y0) & (
+            marked[:, 1] <= y1)
+        return int(np.count_nonzero(inside)), int(every[k])
 
-        def inside(points: F64) -> int:
-            return int(np.count_nonzero(
-                (points[:, 0] >= x0 - 0.03) & (points[:, 0] <= x0 + _INSET_SIZE + 0.03)
-                & (points[:, 1] >= y0 - 0.03) & (points[:, 1] <= y0 + _INSET_SIZE + 0.1)))
-
-        return inside(marked), inside(every)
-
-    x0, y0 = min(_CORNERS, key=crowding)
+    x0, y0 = _CORNERS[min(range(len(_CORNERS)), key=crowding)]
     inset = ax.inset_axes((x0, y0, _INSET_SIZE, _INSET_SIZE))
     inset.set_gid("low-prevalence-inset")
     r = np.linspace(0.0, 1.0, 401)

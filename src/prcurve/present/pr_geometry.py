@@ -24,7 +24,7 @@ from prcurve.core.undefined import undefined_scope
 from prcurve.errors import UndefinedMetricWarning
 
 __all__ = ["drawn_by_blocks", "iso_f_ends", "iso_f_line", "min_precision_at", "step_blocks",
-           "step_xy"]
+           "step_points_inside", "step_xy"]
 
 F64 = NDArray[np.float64]
 
@@ -78,6 +78,28 @@ def step_blocks(curve: PRCurve) -> Iterator[tuple[F64, F64]]:
             yield np.concatenate(([0.0], recall)), np.concatenate((precision[:1], precision))
         else:
             yield recall, precision
+
+
+def step_points_inside(curve: PRCurve, boxes: Sequence[tuple[float, float, float, float]]
+                       ) -> list[int]:
+    """How many points of ``curve``'s step line (:func:`step_xy`) lie in each box ``(x0, x1,
+    y0, y1)``, its edges included; a block of thresholds at a time for a long curve
+    (:func:`step_blocks`: the same points, no full-length array).
+
+    Examples
+    --------
+    >>> from prcurve import pr_curve
+    >>> from prcurve.present.pr_geometry import step_points_inside
+    >>> curve = pr_curve([1, 0, 1, 0], [0.9, 0.8, 0.7, 0.6])
+    >>> step_points_inside(curve, [(0, 1, 0, 1), (0, 0.4, 0.9, 1)])
+    [5, 1]
+    """
+    counts = [0] * len(boxes)
+    parts = step_blocks(curve) if drawn_by_blocks(curve) else iter([step_xy(curve)])
+    for x, y in parts:
+        for k, (x0, x1, y0, y1) in enumerate(boxes):
+            counts[k] += int(np.count_nonzero((x >= x0) & (x <= x1) & (y >= y0) & (y <= y1)))
+    return counts
 
 
 def iso_f_line(f: float, beta: float) -> tuple[F64, F64]:

@@ -58,12 +58,12 @@ def _step_against_threshold(thresholds: F64, values: F64) -> tuple[F64, F64]:
     return thresholds[::-1], values[::-1]
 
 
-def _reversed_blocks(curve: PRCurve, t: F64, which: int, beta: float
+def _reversed_blocks(curve: PRCurve, t: F64, which: int, beta: float, unit: float = 1.0
                      ) -> Iterator[tuple[F64, F64]]:
     """:func:`_step_against_threshold` of precision (``which`` 0), recall (1) or F-beta (2)
     a block of thresholds at a time, from the lowest threshold: the values of
     ``curve.precision``, ``curve.recall`` and ``curve.f_beta(beta)`` (the same formulas,
-    element-wise: core/curve_blocks.py)."""
+    element-wise: core/curve_blocks.py), with the thresholds ``t`` divided by ``unit``."""
     k = scale_exponent(curve.n_pos + curve.n_neg)  # as PRCurve.f_beta
     for stop in range(len(curve), 0, -VIEW_BLOCK):
         start = max(stop - VIEW_BLOCK, 0)
@@ -74,7 +74,8 @@ def _reversed_blocks(curve: PRCurve, t: F64, which: int, beta: float
                 values = f_betas(tp, fp, curve.n_pos - tp, k, beta)
         else:
             values = (precision, recall)[which]
-        yield t[start:stop][::-1], values[::-1]
+        x = t[start:stop] / unit if unit != 1.0 else t[start:stop]
+        yield x[::-1], values[::-1]
 
 
 def plot_thresholds(
@@ -140,20 +141,25 @@ def plot_thresholds(
         best = curve.best_f(beta)
     # Thresholds near the float64 limit (+-1e308) are drawn divided by a power of ten:
     # matplotlib's transforms subtract the axis limits, which would overflow.
-    largest = float(np.abs(curve.thresholds).max()) if len(curve) else 0.0
+    # The largest |threshold| from the two ends (no full-length |t|: issue 26, item 6);
+    # a long curve's thresholds are divided by the unit a block at a time (element-wise:
+    # the same values), a short one's whole.
+    ends = np.abs([curve.thresholds.min(), curve.thresholds.max()]) if len(curve) else [0.0]
+    largest = float(np.max(ends))
     unit = 10.0 ** math.floor(math.log10(largest)) if largest > _LARGEST_DRAWN else 1.0
-    t = curve.thresholds / unit if unit != 1.0 else curve.thresholds
+    t = curve.thresholds
+    short_t = t / unit if unit != 1.0 and not long else t
     name_f = f"F{beta:g}"
     lines = []
     for which, label, own, dash in ((0, "precision", "tab:blue", "-"),
                                     (1, "recall", "tab:orange", "--"),
                                     (2, name_f, "tab:green", "-.")):
         if long:
-            x, y = drawn_blocks(_reversed_blocks(curve, t, which, beta), len(curve),
-                                float(t[-1]), float(t[0]), pixel_columns(ax))
+            x, y = drawn_blocks(_reversed_blocks(curve, t, which, beta, unit), len(curve),
+                                float(t[-1] / unit), float(t[0] / unit), pixel_columns(ax))
         else:
             values = (precision, recall, f)[which]
-            x, y = drawn_points(*_step_against_threshold(t, values), pixel_columns(ax))
+            x, y = drawn_points(*_step_against_threshold(short_t, values), pixel_columns(ax))
         (line,) = ax.plot(x, y, drawstyle="steps-pre", label=label,
                           color=own if color is None else color,
                           linestyle="-" if color is None else dash, linewidth=1.5,
@@ -164,7 +170,8 @@ def plot_thresholds(
         best_line = ax.axvline(best.threshold / unit, color="black", linestyle=":", linewidth=1.2,
                                label=f"best {name_f} = {best.value:.3f} at t = "
                                f"{_format_threshold(best.threshold)}")
-    low, high = (float(t.min()), float(t.max())) if t.shape[0] else (0.0, 1.0)
+    # (Division by a positive unit is monotone: the quotients' ends are the ends' quotients.)
+    low, high = (float(t.min() / unit), float(t.max() / unit)) if t.shape[0] else (0.0, 1.0)
     if low == high:
         low, high = low - 0.5, high + 0.5
     pad = 0.02 * (high - low)

@@ -132,7 +132,12 @@ class PRGCurve:
         n_pos, n_neg = self._curve.n_pos, self._curve.n_neg
         odds = n_pos / n_neg  # π / (1 − π)
         fn = n_pos - tp
-        with np.errstate(divide="ignore", invalid="ignore"):
+        # over: a gain beyond float64's range rounds to -inf, its correctly rounded value
+        # (IEEE 754), not an error: it needs FN/TP or FP/TP near 1e308, a threshold whose TP
+        # is a tiny soft label (say 1e-300), where the recall gain is below 0 and the point
+        # is outside every PRG view (line, hull and area keep recall gain >= 0). A precision
+        # gain past -1e308 at recall gain >= 0 would need P / (P + N) < 1e-308.
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
             rec_g = 1.0 - odds * (fn / tp)
             prec_g = 1.0 - odds * (fp / tp)
         everything = (fn <= 0) & (n_neg - fp <= 0)  # FN + TN = 0: reference code's (1, 0)
@@ -273,8 +278,12 @@ class PRGCurve:
             F64, F64, F64, NDArray[np.bool_], F64, F64]:
         """The sequence with the points where precision gain changes sign at recG >= 0."""
         n_pos, n_neg = self._curve.n_pos, self._curve.n_neg
+        # A change of sign, tested by comparisons (y0 * y1 < 0 overflowed for gains past
+        # ±1e154, though with the right sign; it cannot underflow, as a non-zero gain
+        # 1 - odds * FP/TP is at least 2^-53 in magnitude: the same pairs either way).
+        y0, y1 = y[:-1], y[1:]
         with np.errstate(invalid="ignore"):
-            at = np.flatnonzero((x[:-1] >= 0) & (y[:-1] * y[1:] < 0))
+            at = np.flatnonzero((x[:-1] >= 0) & (((y0 < 0) & (y1 > 0)) | ((y0 > 0) & (y1 < 0))))
         if at.shape[0] == 0:
             return thresholds, tp, fp, crossing, x, y
         x0, x1, y0, y1 = x[at], x[at + 1], y[at], y[at + 1]

@@ -42,6 +42,10 @@ __all__ = ["auprg", "chain", "line_blocks", "unit_ends", "upper_hull"]
 
 F64 = NDArray[np.float64]
 
+_CHAIN_CHUNK = 1 << 16
+"""Candidates turned into Python floats at once by :func:`chain` (a block's 2^20 would be
+64 MB of float objects and lists)."""
+
 _LEAF = 1 << 17
 """Subtrees of the pairwise sum at most this long are summed by one ``np.sum`` call."""
 
@@ -193,8 +197,10 @@ def upper_hull(prg: PRGCurve) -> tuple[F64, F64]:
     unit = _unit(prg)
     n = unit.length
     starts = list(range(0, n, VIEW_BLOCK))
-    before: dict[int, NDArray[np.bool_]] = {}  # as high as every point of smaller x
-    after: dict[int, NDArray[np.bool_]] = {}  # as high as every point of larger x
+    # Per block, packed 8 to a byte (np.packbits): the flags of 3*10^7 thresholds would
+    # otherwise hold 60 MB through the chain (issue 26, item 6).
+    before: dict[int, NDArray[np.uint8]] = {}  # as high as every point of smaller x
+    after: dict[int, NDArray[np.uint8]] = {}  # as high as every point of larger x
     for forward in (True, False):
         # Carried between blocks: the highest point of recall gain strictly before the
         # current one (in this pass's order), the current recall gain and its highest point.
@@ -210,9 +216,9 @@ def upper_hull(prg: PRGCurve) -> tuple[F64, F64]:
             limit = np.where(begins >= 0, above[np.maximum(begins, 0)], best)
             good = y >= limit
             if forward:
-                before[lo] = good
+                before[lo] = np.packbits(good)
             else:
-                after[lo] = good[::-1]
+                after[lo] = np.packbits(good[::-1])
             if begins[-1] >= 0:
                 g = int(begins[-1])
                 best, group_max = float(above[g]), float(np.max(y[g:]))
@@ -224,8 +230,9 @@ def upper_hull(prg: PRGCurve) -> tuple[F64, F64]:
     for lo in starts:
         _, _, bx, by = _points(prg, unit, lo, min(lo + VIEW_BLOCK, n))
         x, y = np.concatenate([carried[0], bx]), np.concatenate([carried[1], by])
-        pre = np.concatenate([carried[2], before.pop(lo)])
-        suf = np.concatenate([carried[3], after.pop(lo)])
+        m = bx.shape[0]
+        pre = np.concatenate([carried[2], np.unpackbits(before.pop(lo), count=m).view(bool)])
+        suf = np.concatenate([carried[3], np.unpackbits(after.pop(lo), count=m).view(bool)])
         if lo + VIEW_BLOCK < n:  # the last recall gain may go on in the next block
             cut = int(np.searchsorted(x, x[-1], side="left"))
             if cut > 0:
@@ -247,13 +254,15 @@ def chain(hull: list[tuple[float, float]], xs: F64, ys: F64) -> None:
     """Andrew's monotone chain, upper half: extend ``hull`` by these points, sorted by x
     then by decreasing y (``prg._upper_hull`` feeds it all its candidates at once,
     :func:`upper_hull` a block at a time)."""
-    for px, py in zip(xs.tolist(), ys.tolist(), strict=True):
-        if hull and hull[-1][0] == px:  # the higher of two points at one x came first
-            continue
-        while len(hull) >= 2:
-            (ox, oy), (ax_, ay) = hull[-2], hull[-1]
-            if (ax_ - ox) * (py - oy) - (ay - oy) * (px - ox) >= 0:  # not a right turn
-                hull.pop()
-            else:
-                break
-        hull.append((px, py))
+    for start in range(0, xs.shape[0], _CHAIN_CHUNK):  # the same points, in the same order
+        stop = start + _CHAIN_CHUNK
+        for px, py in zip(xs[start:stop].tolist(), ys[start:stop].tolist(), strict=True):
+            if hull and hull[-1][0] == px:  # the higher of two points at one x came first
+                continue
+            while len(hull) >= 2:
+                (ox, oy), (ax_, ay) = hull[-2], hull[-1]
+                if (ax_ - ox) * (py - oy) - (ay - oy) * (px - ox) >= 0:  # not a right turn
+                    hull.pop()
+                else:
+                    break
+            hull.append((px, py))
