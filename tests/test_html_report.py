@@ -291,7 +291,7 @@ def test_m4_line_is_within_one_pixel_of_the_full_line() -> None:
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 
-    from prcurve.present.html import PLOT_WIDTH
+    from prcurve.present.html_figures import PLOT_WIDTH
     from prcurve.present.pr_geometry import step_xy as _step_xy
 
     rng = np.random.default_rng(5)

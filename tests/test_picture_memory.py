@@ -129,12 +129,12 @@ def test_pictures_of_a_long_curve_hold_no_full_length_array() -> None:
     ROC figure ``roc.fpr``, ``roc.tpr`` and their M4 temporaries, 10 MiB.)"""
     from matplotlib.figure import Figure
 
-    from prcurve.present import html, plot
+    from prcurve.present import html_document, html_figures, plot
     from prcurve.present.report_build import evaluate
     n = 1 << 20
     rng = np.random.default_rng(7)
     labels = (rng.random(n) < 0.03).astype(np.int64)
-    bk = html._bokeh()
+    bk = html_document._bokeh()
     views = {"tp", "fp", "precision", "recall", "fn", "tn"}
     with pytest.MonkeyPatch.context() as patched:
         _blocks(patched, 1 << 14)
@@ -146,13 +146,13 @@ def test_pictures_of_a_long_curve_hold_no_full_length_array() -> None:
         assert not views & set(vars(curve))  # the report's numbers cached none either
         # Drawn once first: matplotlib's and Bokeh's caches (fonts, models) are not ours.
         plot.plot_pr_curves({"m": curve}, Figure().add_subplot())
-        html._roc_figure(bk, [(0, model)], "ROC")
+        html_figures._roc_figure(bk, [(0, model)], "ROC")
         peaks = {
             "pr": _traced_peak(lambda: plot.plot_pr_curves({"m": curve},
                                                            Figure().add_subplot())),
             "thresholds": _traced_peak(lambda: threshold_plot.plot_thresholds(
                 curve, Figure().add_subplot())),
-            "roc": _traced_peak(lambda: html._roc_figure(bk, [(0, model)], "ROC")),
+            "roc": _traced_peak(lambda: html_figures._roc_figure(bk, [(0, model)], "ROC")),
         }
     # Main's code: 4.4, 1.0 and 7.3 arrays; here 0.15 to 0.3 (a few blocks and the
     # figures' own objects).

@@ -358,7 +358,7 @@ def _black_pixels(figure: Figure) -> np.ndarray:
 
 @pytest.mark.parametrize("kind", ["pr", "threshold"])
 def test_large_curves_drawn_within_a_pixel_of_every_point(kind: str) -> None:
-    from prcurve.present.plot import pixel_columns
+    from prcurve.present.plot_setup import pixel_columns
     from prcurve.present.pr_geometry import step_xy as _step_xy
     from prcurve.present.threshold_plot import _step_against_threshold
 

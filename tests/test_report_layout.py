@@ -221,7 +221,8 @@ def test_regions_of_several_prevalences_never_overlap() -> None:
 
 
 def test_multiclass_page_has_one_legend_entry_per_kind_and_one_shaded_region() -> None:
-    from prcurve.present.html import _bokeh, _pr_figure
+    from prcurve.present.html_document import _bokeh
+    from prcurve.present.html_figures import _pr_figure
 
     report = five_class_report()
     models = list(enumerate(report.models))

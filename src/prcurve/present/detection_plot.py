@@ -136,7 +136,7 @@ def plot_class_curves(
     ['cat: AP50 1.000 (101point)', 'dog: AP50 1.000 (101point)']
     """
     from prcurve.present.lines import drawn_points
-    from prcurve.present.plot import pixel_columns
+    from prcurve.present.plot_setup import pixel_columns
     from prcurve.present.pr_geometry import step_xy as _step_xy
 
     b = _checks.check_positive_number("beta", beta)

@@ -52,7 +52,7 @@ def plot_macro_curve(band: CurveInterval, ax: Axes, *, name: str) -> None:
     >>> [line.get_label() for line in ax.lines]
     ['m[macro]: mean interpolated precision over classes']
     """
-    from prcurve.present.plot import _setup_pr_axes
+    from prcurve.present.plot_setup import _setup_pr_axes
 
     _setup_pr_axes(ax)
     shown = macro_label(band)

@@ -442,7 +442,8 @@ def _load_page_modules() -> None:
     of the parent's 1.2 s of CPU (docs/benchmarks.md, session 33's second item-3 round)."""
     import gc
 
-    from prcurve.present.html import _bokeh  # the page's own import of Bokeh
+    import prcurve.present.html  # noqa: F401  the page's modules, set aside with Bokeh's
+    from prcurve.present.html_document import _bokeh  # the page's own import of Bokeh
 
     was_enabled = gc.isenabled()
     gc.disable()

@@ -37,19 +37,29 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
-from numpy.typing import NDArray
 
 from prcurve.core.average_precision import APMethod
 from prcurve.core.curve import PRCurve
 from prcurve.errors import UndefinedMetricWarning
 from prcurve.present.labels import legend_entry, place_labels
 from prcurve.present.lines import drawn_blocks, drawn_points
+from prcurve.present.plot_setup import (
+    DPI,
+    PR_FIGSIZE,
+    _format_threshold,
+    _pyplot,
+    _setup_pr_axes,
+    close,
+    pixel_columns,
+    svg_text,
+)
 from prcurve.present.pr_geometry import drawn_by_blocks, rates_block, step_blocks
 from prcurve.present.pr_geometry import iso_f_ends as _iso_f_ends
 from prcurve.present.pr_geometry import iso_f_line as _iso_f_line
 from prcurve.present.pr_geometry import min_precision_at as _min_precision
-from prcurve.present.pr_geometry import step_points_inside as _points_inside
 from prcurve.present.pr_geometry import step_xy as _step_xy
+from prcurve.present.pr_inset import LOW_PREVALENCE, _low_prevalence_inset, _write_minimum_ap
+from prcurve.present.pr_panels import group_by_prevalence, panel_titles, pr_grid_size
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -74,19 +84,10 @@ __all__ = [
     "svg_text",
 ]
 
-F64 = NDArray[np.float64]
-
-DPI = 150
-"""Resolution of the report's PNG files (dots per inch)."""
-
-PR_FIGSIZE = (9.0, 6.0)
-"""Size in inches of a PR figure that prcurve creates (axes left, legend right)."""
 
 _ISO_F = (0.2, 0.4, 0.6, 0.8)
-_GREY = "0.45"
 
-LOW_PREVALENCE = 0.05
-"""Below this prevalence the unachievable region is a sliver: a zoomed inset shows it."""
+_LEGEND_SHIFT = 0.45  # inches right of the axes: past the iso-F names
 
 
 @dataclass
@@ -131,63 +132,6 @@ class PRPlot:
     notes: list[Text] = field(default_factory=list)
     inset: Axes | None = None
 
-
-def _pyplot() -> Any:
-    import matplotlib.pyplot as plt
-
-    return plt
-
-
-def svg_text(figure: Figure | Callable[[], Figure]) -> str:
-    """The figure as SVG text, the same bytes on every run (no date, fixed ids), for
-    notebooks and files, saved in :func:`prcurve.present.style.drawing_style`; given a
-    function that builds the figure (a notebook's own figure), built in it too.
-
-    Examples
-    --------
-    >>> from matplotlib.figure import Figure
-    >>> from prcurve.present.plot import svg_text
-    >>> svg_text(Figure()).lstrip().startswith("<?xml"), svg_text(Figure) == svg_text(Figure())
-    (True, True)
-    """
-    import io
-
-    from prcurve.present.style import drawing_style
-
-    buffer = io.StringIO()
-    with drawing_style():  # matplotlib's defaults, the SVG ids' fixed salt
-        built = figure() if callable(figure) else figure
-        built.savefig(buffer, format="svg", metadata={"Date": None})
-    return buffer.getvalue()
-
-
-def close(figure: Figure) -> None:
-    """Release a figure that prcurve created (``matplotlib.pyplot.close``)."""
-    _pyplot().close(figure)
-
-
-def pixel_columns(ax: Axes) -> int:
-    """The columns a line drawn on ``ax`` is reduced for: twice the figure's width in
-    pixels at :data:`DPI` (the axes are narrower), so at 150 dpi the reduced line is
-    within half a pixel of the full one (:mod:`prcurve.present.lines`)."""
-    parent: Any = ax.get_figure()
-    root = getattr(parent, "figure", parent)  # a SubFigure's figure is its root (3.8+)
-    width = float(root.get_figwidth()) if root is not None else PR_FIGSIZE[0]
-    return max(1, int(2 * width * DPI))
-
-
-def _format_threshold(value: float) -> str:
-    return f"{value:.3g}"
-
-
-def _setup_pr_axes(ax: Axes) -> None:
-    ax.set_xlim(0.0, 1.0)
-    ax.set_ylim(0.0, 1.0)
-    ax.set_xlabel("Recall")
-    ax.set_ylabel("Precision")
-    ax.set_aspect("equal", adjustable="box")
-    ax.grid(True, color="0.9", linewidth=0.6)
-    ax.set_axisbelow(True)
 
 
 def plot_pr_curves(
@@ -375,154 +319,6 @@ def plot_pr_curves(
         ax.legend(loc=cast(Any, legend), fontsize=8)
     place_labels([drawn])
     return drawn
-
-
-def _write_minimum_ap(drawn: PRPlot, curves: Mapping[str, PRCurve], prevalences: list[float],
-                      ap_method: APMethod) -> None:
-    """Write each prevalence's minimum AP on the plot (Boyd et al.: the region's size).
-
-    In the lower right corner, inside the unachievable region where no curve can
-    pass; for the prevalence of a low-prevalence inset, in the inset's title.
-    """
-    from prcurve.space.bounds import min_average_precision
-
-    lines = []
-    for pi in prevalences:
-        curve = next(c for c in curves.values() if math.isclose(c.prevalence, pi, rel_tol=1e-12))
-        try:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore", UndefinedMetricWarning)
-                minimum = float(min_average_precision(curve.n_pos, curve.n_neg, ap_method))
-        except ValueError:  # e.g. the step minimum of non-integer weights
-            continue
-        text = f"min AP ({ap_method}) at π = {pi:.3g}: {minimum:.3g}"
-        if drawn.inset is not None and pi == min(prevalences):
-            title = drawn.inset.get_title()
-            drawn.inset.set_title(f"{title}\n{text}", fontsize=7, pad=2)
-            drawn.notes.append(drawn.inset.title)
-        else:
-            lines.append(text)
-    if lines:
-        note = drawn.ax.text(0.985, 0.015, "\n".join(lines), transform=drawn.ax.transAxes,
-                             ha="right", va="bottom", fontsize=7, color="0.3", zorder=6,
-                             bbox={"boxstyle": "round,pad=0.2", "facecolor": "white",
-                                   "alpha": 0.85, "edgecolor": "0.8"})
-        note.set_gid("minimum-ap")
-        drawn.notes.append(note)
-
-
-_LEGEND_SHIFT = 0.45  # inches right of the axes: past the iso-F names
-
-_INSET_SIZE = 0.36  # of the axes, each side
-_CORNERS = ((0.62, 0.58), (0.04, 0.06), (0.62, 0.2), (0.3, 0.58))  # lower-left (x0, y0)
-
-
-def _low_prevalence_inset(drawn: PRPlot, curves: Mapping[str, PRCurve], pi: float) -> Axes:
-    """A zoom on precision in [0, 6π]: the unachievable region and the baseline, readable.
-
-    Placed where the curves leave the most room (the fewest curve points inside).
-    """
-    ax = drawn.ax
-    top = min(1.0, 6.0 * pi)
-    # Each corner's box with its margins; the curves' step points in it counted a block of
-    # thresholds at a time (no full-length step line: issue 26, item 6).
-    boxes = [(x0 - 0.03, x0 + _INSET_SIZE + 0.03, y0 - 0.03, y0 + _INSET_SIZE + 0.1)
-             for x0, y0 in _CORNERS]
-    every = np.zeros(len(boxes), dtype=np.int64)
-    for c in curves.values():
-        if len(c):
-            every += _points_inside(c, boxes)
-    marked = np.array([np.asarray(p.get_xydata())[0] for p in drawn.best_points.values()]
-                      ).reshape(-1, 2)
-
-    def crowding(k: int) -> tuple[int, int]:
-        """(best points covered, curve points covered): never hide a marked point."""
-        x0, x1, y0, y1 = boxes[k]
-        inside = (marked[:, 0] >= x0) & (marked[:, 0] <= x1) & (marked[:, 1] >= y0) & (
-            marked[:, 1] <= y1)
-        return int(np.count_nonzero(inside)), int(every[k])
-
-    x0, y0 = _CORNERS[min(range(len(_CORNERS)), key=crowding)]
-    inset = ax.inset_axes((x0, y0, _INSET_SIZE, _INSET_SIZE))
-    inset.set_gid("low-prevalence-inset")
-    r = np.linspace(0.0, 1.0, 401)
-    inset.fill_between(r, 0.0, _min_precision(r, pi), facecolor="0.6", alpha=0.3,
-                       edgecolor="0.35", linewidth=0.8)
-    inset.plot([0.0, 1.0], [pi, pi], linestyle=(0, (5, 3)), color="0.25", linewidth=1.0)
-    for line in drawn.curves.values():
-        inset.plot(line.get_xdata(), line.get_ydata(), drawstyle="steps-pre",
-                   color=line.get_color(), linewidth=1.0)
-    inset.set_xlim(0.0, 1.0)
-    inset.set_ylim(0.0, top)
-    inset.tick_params(labelsize=6, length=2, pad=1)
-    inset.set_title(f"zoom: precision ≤ {top:.2g}", fontsize=7, pad=2)
-    # A curve behind the title never crosses its words: the title has a white ground.
-    inset.title.set_bbox({"facecolor": "white", "edgecolor": "none", "pad": 1.0})
-    inset.set_facecolor("white")
-    inset.set_zorder(5)
-    return inset
-
-
-def group_by_prevalence(curves: Mapping[str, PRCurve]) -> list[dict[str, PRCurve]]:
-    """The curves in groups of equal prevalence (to 1e-12), in order of first appearance.
-
-    Curves of different prevalence have different unachievable regions and
-    baselines (Boyd et al. 2012), so the report draws each group on its own axes.
-
-    Examples
-    --------
-    >>> from prcurve import pr_curve
-    >>> from prcurve.present.plot import group_by_prevalence
-    >>> groups = group_by_prevalence({"a": pr_curve([1, 0], [0.9, 0.1]),
-    ...                               "b": pr_curve([1, 0, 0], [0.9, 0.5, 0.1]),
-    ...                               "c": pr_curve([0, 1], [0.3, 0.2])})
-    >>> [sorted(g) for g in groups]
-    [['a', 'c'], ['b']]
-    """
-    groups: list[tuple[float, dict[str, PRCurve]]] = []
-    for name, curve in curves.items():
-        pi = curve.prevalence
-        for key, members in groups:
-            if math.isclose(pi, key, rel_tol=1e-12) or (math.isnan(pi) and math.isnan(key)):
-                members[name] = curve
-                break
-        else:
-            groups.append((pi, {name: curve}))
-    return [members for _, members in groups]
-
-
-def panel_titles(groups: Sequence[Mapping[str, PRCurve]], inputs: Mapping[str, str]
-                 ) -> list[str]:
-    """The report's title of each panel of :func:`group_by_prevalence` groups: the input
-    whose models all share the panel's prevalence names it; otherwise (the classes of a
-    multi-class input, say) the models do; then the prevalence.
-
-    Examples
-    --------
-    >>> from prcurve import pr_curve
-    >>> from prcurve.present.plot import panel_titles
-    >>> a, b = pr_curve([1, 0], [0.9, 0.1]), pr_curve([1, 0, 0], [0.9, 0.5, 0.1])
-    >>> panel_titles([{"x": a, "y": a}, {"z": b}], {"x": "one.csv", "y": "one.csv",
-    ...                                             "z": "two.csv"})
-    ['one.csv (π = 0.5)', 'two.csv (π = 0.333)']
-    """
-    per_input: dict[str, int] = {}
-    for input_name in inputs.values():
-        per_input[input_name] = per_input.get(input_name, 0) + 1
-    titles = []
-    for group in groups:
-        whole = all(sum(inputs[n] == inputs[name] for n in group) == per_input[inputs[name]]
-                    for name in group)
-        names = ", ".join(dict.fromkeys(inputs[name] for name in group) if whole else group)
-        titles.append(f"{names} (π = {next(iter(group.values())).prevalence:.3g})")
-    return titles
-
-
-def pr_grid_size(n_panels: int, ncols: int = 2) -> tuple[float, float]:
-    """The size in inches of :func:`plot_pr_curves_grid`'s figure for ``n_panels`` panels."""
-    n = max(n_panels, 1)
-    cols = min(ncols, n)
-    return (6.5 * cols, 7.6 * math.ceil(n / cols))
 
 
 def plot_pr_curves_grid(

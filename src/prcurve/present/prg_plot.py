@@ -35,7 +35,7 @@ from prcurve.core.curve import PRCurve
 from prcurve.core.table import Table
 from prcurve.errors import UndefinedMetricWarning
 from prcurve.present.lines import drawn_points, m4_columns
-from prcurve.present.plot import pixel_columns
+from prcurve.present.plot_setup import pixel_columns
 from prcurve.space.prg import PRGCurve
 from prcurve.space.prg_blocks import line_blocks, unit_ends
 
@@ -193,7 +193,7 @@ def prg_details_html(curves: Mapping[str, PRCurve], *, svg: str | None = None) -
     """
     import html
 
-    from prcurve.present.plot import svg_text
+    from prcurve.present.plot_setup import svg_text
 
     if svg is None:
         svg = svg_text(prg_figure(curves))

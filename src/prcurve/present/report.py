@@ -554,7 +554,7 @@ class Report:
         parts.extend(with_titles(table.to_html(digits=None, caption=heading))
                      for heading, table in report_text.class_tables(self))
         try:
-            from prcurve.present.plot import svg_text
+            from prcurve.present.plot_setup import svg_text
 
             parts.append(svg_text(self.pr_figure()))
         except ImportError:  # no matplotlib: the numbers alone

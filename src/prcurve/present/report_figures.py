@@ -116,7 +116,7 @@ def report_pictures(report: Any) -> ReportPictures:
     (module docstring): pr_curve.png, pr_curve.svg, threshold.png, prg_curve.png."""
     from matplotlib.figure import Figure
 
-    from prcurve.present.plot import DPI
+    from prcurve.present.plot_setup import DPI
     from prcurve.present.prg_plot import prg_figure
     from prcurve.present.threshold_plot import plot_thresholds_grid
 
@@ -161,7 +161,7 @@ def draw_pictures(report: Any, on_prg_svg: Callable[[str], None] | None = None
     >>> [name for name, _ in drawn.files], drawn.prg_svg.lstrip().startswith("<?xml")
     (['pr_curve.png', 'pr_curve.svg', 'threshold.png', 'prg_curve.png'], True)
     """
-    from prcurve.present.plot import svg_text
+    from prcurve.present.plot_setup import svg_text
 
     pictures = report_pictures(report)
     writers = dict(pictures.writers)

@@ -24,7 +24,7 @@ from prcurve.core.curve_blocks import VIEW_BLOCK, f_betas
 from prcurve.core.undefined import undefined_scope
 from prcurve.errors import UndefinedMetricWarning
 from prcurve.present.lines import drawn_blocks, drawn_points
-from prcurve.present.plot import _format_threshold, _pyplot, pixel_columns
+from prcurve.present.plot_setup import _format_threshold, _pyplot, pixel_columns
 from prcurve.present.pr_geometry import drawn_by_blocks, rates_block
 
 if TYPE_CHECKING:
