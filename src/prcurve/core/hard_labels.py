@@ -54,7 +54,9 @@ def hard_label_counts(
     sorted copy becomes the thresholds and the copy that the threads partitioned (8
     bytes a row) holds ``tp`` and ``fp`` side by side (4 bytes each, uint32): two fresh
     arrays of the scores' size in all, the state's 16 bytes a threshold (issue 26, item
-    6; it was 24 with float64 counts). At each distinct score of a
+    6; it was 24 with float64 counts). With ties, or float32 scores, the thresholds are
+    written first (into the spare where nearly every score differs), and the sorted copy
+    and the spare let go before the counts are made (session 35). At each distinct score of a
     range, the cumulative count of all rows is the end of its run of ties plus the rows
     of the ranges above; the positives' (``tp``) is a step function that rises at the
     positive scores, found by searching the sorted positive scores in the range; and
@@ -87,7 +89,7 @@ def hard_label_counts(
         m = offsets[-1]
         kind = np.dtype(np.uint32) if n <= COUNTS_LIMIT else np.dtype(np.float64)
         # Without ties anywhere the sorted float64 copy becomes the thresholds in place,
-        # and the spare (free now) holds the counts: one pass.
+        # and the spare (free now) holds the counts.
         if neg_sorted.dtype == np.float64 and all(t is None for t in starts):
             thresholds: F64 = neg_sorted
             if spare.nbytes >= 2 * m * kind.itemsize:
