@@ -79,8 +79,11 @@ def _step(steps: RecallSteps) -> float:
 
 
 def _interpolated_envelope(steps: RecallSteps) -> F64:
-    """p_interp at each step: the running maximum from the highest recall down."""
-    return np.maximum.accumulate(_precision_at_steps(steps)[::-1])[::-1]
+    """p_interp at each step: the running maximum from the highest recall down (in
+    place: one array of the steps' length)."""
+    backwards = _precision_at_steps(steps)[::-1]
+    np.maximum.accumulate(backwards, out=backwards)
+    return backwards[::-1]
 
 
 def _interpolated(steps: RecallSteps) -> float:
@@ -99,8 +102,21 @@ def _at_recall_levels(steps: RecallSteps, n_intervals: int) -> float:
     # weights were summed (counts.first_reaching); 0 where no recall reaches it.
     recall = steps.tp / steps.n_pos
     first = first_reaching(recall, recall_levels(n_intervals))
-    envelope = np.append(_interpolated_envelope(steps), 0.0)
-    return float(envelope[first].mean())
+    del recall
+    # The envelope (the running maximum of precision from the highest recall down) at
+    # those steps only: the maximum of each stretch between them, then the running
+    # maximum of the stretches from the end; the same values as the full envelope
+    # (maxima are exact) without its three arrays of the steps' length (issue 26, item
+    # 6, session 35: 1.5*10^7 steps at 3*10^7 rows of 50% positives).
+    precision = _precision_at_steps(steps)
+    at = np.zeros(first.shape[0])  # 0 where no recall reaches the level
+    inside = first < precision.shape[0]
+    if inside.any():
+        starts = np.unique(first[inside])
+        stretch = np.maximum.reduceat(precision, starts)
+        envelope = np.maximum.accumulate(stretch[::-1])[::-1]
+        at[inside] = envelope[np.searchsorted(starts, first[inside])]
+    return float(at.mean())
 
 
 def _eleven_point(steps: RecallSteps) -> float:

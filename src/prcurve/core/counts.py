@@ -22,9 +22,10 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from prcurve.core.distinct_rows import sorted_rows
 from prcurve.core.hard_labels import hard_label_counts, hard_label_ranks
 from prcurve.core.integer_scores import as_integers_with
-from prcurve.core.sorting import _run_lengths, _run_starts
+from prcurve.core.sorting import _run_starts
 from prcurve.validation.arrays import check_finite, mixed_integer_thresholds, wrong_type
 from prcurve.validation.labels import (
     BinaryLabels,
@@ -379,10 +380,9 @@ class ThresholdCounts:
             check_finite(unchecked, scores)
         fraction = labels.positive_fraction()
         w = np.ones(scores.shape[0]) if weights is None else weights
-        order = np.argsort(scores, kind="stable")
-        sorted_scores = scores[order]
-        values, starts = _run_lengths(sorted_scores)
-        del sorted_scores
+        order, values, starts, distinct = sorted_rows(scores, w, fraction)
+        if distinct is not None:  # every score distinct: one row a threshold
+            return cls._trusted(*distinct)
         pos_w = (w * fraction)[order]
         neg_w = (w * (1.0 - fraction))[order]
         pos = np.add.reduceat(pos_w, starts)
@@ -597,4 +597,3 @@ class RecallSteps:
         if fp_above is None:  # no score shared by a positive and a negative
             fp_above = fp
         return cls(tp, fp, fp_above, float(n_pos), float(n_neg))
-

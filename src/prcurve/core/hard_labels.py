@@ -10,12 +10,14 @@ costs its page faults, about as much as a pass over it.
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
 from prcurve.core.sorting import (
+    _equal_neighbours,
     _NoPool,
     _run_lengths,
     _run_starts,
@@ -63,7 +65,9 @@ def hard_label_counts(
     sorted copy becomes the thresholds and the copy that the threads partitioned (8
     bytes a row) holds ``tp`` and ``fp`` side by side (4 bytes each, uint32): two fresh
     arrays of the scores' size in all, the state's 16 bytes a threshold (issue 26, item
-    6; it was 24 with float64 counts). At each distinct score of a
+    6; it was 24 with float64 counts). With ties, or float32 scores, the thresholds are
+    written first (into the spare where nearly every score differs), and the sorted copy
+    and the spare let go before the counts are made (session 35). At each distinct score of a
     range, the cumulative count of all rows is the end of its run of ties plus the rows
     of the ranges above; the positives' (``tp``) is a step function that rises at the
     positive scores, found by searching the sorted positive scores in the range; and
@@ -77,86 +81,162 @@ def hard_label_counts(
         # positives' too, in the same ranges: range k's are
         # pos_sorted[pos_cuts[k]:pos_cuts[k + 1]].
         split = split_sort(scores, parts, pool, negate=True, where=positive,
-                           each=_run_starts)
+                           each=_compact_run_starts)
         neg_sorted, cuts, spare = split.sorted, split.cuts, split.spare
         pos_cuts = split.chosen_cuts
-        pos_sorted = neg_sorted[:0] if split.chosen is None else split.chosen
+        pos_sorted = neg_sorted[:0].copy() if split.chosen is None else split.chosen
+        starts: list[NDArray[Any] | None] = split.each  # runs of ties, per range
+        del split  # the spare and the sorted copy are ours alone: freed when let go
         if unchecked is not None:
             _check_ends(unchecked, scores, neg_sorted)
         parts = len(cuts) - 1  # fewer ranges than threads for very few values
         n_pos = pos_cuts[-1]
 
-        starts: list[NDArray[np.intp] | None] = split.each  # runs of ties, per range
         sizes = [cuts[k + 1] - cuts[k] if s is None else s.shape[0]
                  for k, s in enumerate(starts)]
         offsets = np.concatenate(([0], np.cumsum(sizes))).tolist()
-        # Without ties anywhere the sorted float64 copy becomes the thresholds in place.
-        in_place = neg_sorted.dtype == np.float64 and all(t is None for t in starts)
-        thresholds: F64 = neg_sorted if in_place else np.empty(offsets[-1])
         m = offsets[-1]
         kind = np.dtype(np.uint32) if n <= COUNTS_LIMIT else np.dtype(np.float64)
-        if in_place and spare.nbytes >= 2 * m * kind.itemsize:
-            # The spare copy of the scores, free now, holds both (m == n here).
-            words = spare.reshape(-1).view(kind)
-            tp, fp = words[:m], words[m:2 * m]
-        elif in_place and spare.dtype == kind:  # float64 counts: the spare holds fp
-            tp, fp = np.empty(m, dtype=kind), spare
-        else:
-            tp, fp = np.empty(m, dtype=kind), np.empty(m, dtype=kind)
-        del spare
-
-        def fill(k: int) -> None:
-            low, high = cuts[k], cuts[k + 1]
-            out = slice(offsets[k], offsets[k + 1])
-            ties = starts[k]
-            segment = neg_sorted[low:high]
-            distinct = segment if ties is None else segment[ties]
-            pos_low, pos_high = pos_cuts[k], pos_cuts[k + 1]
-            # tp rises at each distinct positive score (at[j], strictly increasing) to
-            # the positives at or above it: level[j + 1]; level[0] above the first.
-            pos_values = pos_sorted[pos_low:pos_high]
-            pos_starts = _run_starts(pos_values)
-            # Counts as integers (intp); written into tp and fp (uint32 or float64: exact).
-            if pos_starts is None:  # no ties among the positives
-                level = np.arange(pos_low, pos_high + 1, dtype=np.intp)
+        # Without ties anywhere the sorted float64 copy becomes the thresholds in place,
+        # and the spare (free now) holds the counts.
+        if neg_sorted.dtype == np.float64 and all(t is None for t in starts):
+            thresholds: F64 = neg_sorted
+            if spare.nbytes >= 2 * m * kind.itemsize:
+                words = spare.reshape(-1).view(kind)
+                tp, fp = words[:m], words[m:2 * m]
+            elif spare.dtype == kind:  # float64 counts: the spare holds fp
+                tp, fp = np.empty(m, dtype=kind), spare
             else:
-                pos_values = pos_values[pos_starts]
-                level = np.empty(pos_values.shape[0] + 1, dtype=np.intp)
-                level[0] = pos_low
-                level[1:-1] = pos_starts[1:]
-                level[1:-1] += pos_low
-                level[-1] = pos_high
-            at = count_below(distinct, pos_values)
-            # 0.0 - (-0.0) is 0.0: every threshold of 0 is +0.0.
-            np.subtract(0.0, distinct, out=segment if in_place else thresholds[out])
-            # In chunks (the temporaries stay in cache): tp, the step function; all rows
-            # at or above each distinct score, its run's end plus the ranges above; fp,
-            # their difference.
-            tp_k, fp_k = tp[out], fp[out]
-            m = distinct.shape[0]
-            for first in range(0, m, _FILL_CHUNK):
-                last = min(first + _FILL_CHUNK, m)
-                rise_first, rise_last = np.searchsorted(at, (first, last), side="right")
-                edges = np.concatenate(((first,), at[rise_first:rise_last], (last,)))
-                steps = np.repeat(level[rise_first:rise_last + 1], np.diff(edges))
-                tp_k[first:last] = steps
-                if ties is None:
-                    ends = np.arange(low + first + 1, low + last + 1, dtype=np.intp)
-                else:
-                    ends = np.empty(last - first, dtype=np.intp)
-                    stop = min(last + 1, ties.shape[0])
-                    ends[:stop - first - 1] = ties[first + 1:stop]
-                    if stop - first - 1 < last - first:
-                        ends[-1] = high - low
-                    ends += low
-                np.subtract(ends, steps, out=fp_k[first:last], casting="unsafe")
+                tp, fp = np.empty(m, dtype=kind), np.empty(m, dtype=kind)
+            del spare
+            levels = run_parts(partial(_place, neg_sorted=neg_sorted, thresholds=None, cuts=cuts,
+                                       starts=starts, offsets=offsets, pos_sorted=pos_sorted,
+                                       pos_cuts=pos_cuts), parts, pool)
+            run_parts(partial(_count, tp=tp, fp=fp, cuts=cuts, starts=starts, offsets=offsets,
+                              levels=levels), parts, pool)
+            return thresholds, tp, fp, float(n_pos), float(n - n_pos)
+        # With ties (or float32 scores) the thresholds are a new array: written first,
+        # then the sorted copy and the spare are let go before the counts are made, so
+        # that at most three arrays of the rows' size live at once (issue 26, item 6,
+        # session 35: a single tie took the peak from 18 to 42 bytes a row).
+        # Nearly every score distinct: the spare holds them (a view: the state keeps the
+        # spare's size, at most 8/7 of the thresholds'); else a new array of their size.
+        reuse = spare.dtype == np.float64 and 8 * m >= 7 * spare.nbytes // 8
+        thresholds = spare.reshape(-1)[:m] if reuse else np.empty(m)
+        del spare
+        levels = run_parts(partial(_place, neg_sorted=neg_sorted, thresholds=thresholds,
+                                   cuts=cuts, starts=starts, offsets=offsets,
+                                   pos_sorted=pos_sorted, pos_cuts=pos_cuts), parts, pool)
+        del neg_sorted, pos_sorted
+        tp, fp = np.empty(m, dtype=kind), np.empty(m, dtype=kind)
+        run_parts(partial(_count, tp=tp, fp=fp, cuts=cuts, starts=starts, offsets=offsets,
+                          levels=levels), parts, pool)
+    return thresholds, tp, fp, float(n_pos), float(n - n_pos)
 
-        run_parts(fill, parts, pool)
-    n_neg = n - n_pos
-    return thresholds, tp, fp, float(n_pos), float(n_neg)
+
+def _compact_run_starts(sorted_values: NDArray[Any]) -> NDArray[Any] | None:
+    """Where each run of equal values starts in an ascending array (as
+    :func:`~prcurve.core.sorting._run_starts`; None if all differ), as int32 where the
+    array is shorter than 2^31, found a block at a time: no flag per value and no
+    full-length intp temporaries in the sort's threads (issue 26, item 6)."""
+    n = sorted_values.shape[0]
+    if n == 0:
+        return np.zeros(0, dtype=np.int32)
+    if not _equal_neighbours(sorted_values):
+        return None
+    block = _STARTS_BLOCK
+    last = n - 1
+    changes = [int(np.count_nonzero(sorted_values[low + 1:min(low + block, last) + 1]
+                                    != sorted_values[low:min(low + block, last)]))
+               for low in range(0, last, block)]
+    out = np.empty(1 + sum(changes), dtype=np.int32 if n < (1 << 31) else np.intp)
+    out[0] = 0
+    at = 1
+    for low, count in zip(range(0, last, block), changes, strict=True):
+        if count:
+            high = min(low + block, last)
+            where = np.flatnonzero(sorted_values[low + 1:high + 1] != sorted_values[low:high])
+            where += low + 1
+            out[at:at + count] = where
+            at += count
+    return out
+
+
+def _place(k: int, neg_sorted: NDArray[Any], thresholds: F64 | None, cuts: list[int],
+           starts: list[NDArray[Any] | None], offsets: list[int], pos_sorted: NDArray[Any],
+           pos_cuts: list[int]) -> tuple[NDArray[np.intp], NDArray[np.intp]]:
+    """Range ``k``'s thresholds (into ``thresholds``, or in place of the sorted copy when
+    None) and where ``tp`` rises: ``(at, level)``."""
+    low, high = cuts[k], cuts[k + 1]
+    ties = starts[k]
+    segment = neg_sorted[low:high]
+    pos_low, pos_high = pos_cuts[k], pos_cuts[k + 1]
+    # tp rises at each distinct positive score (at[j], strictly increasing) to
+    # the positives at or above it: level[j + 1]; level[0] above the first.
+    pos_values = pos_sorted[pos_low:pos_high]
+    pos_starts = _run_starts(pos_values)
+    # Counts as integers (intp); written into tp and fp (uint32 or float64: exact).
+    if pos_starts is None:  # no ties among the positives
+        level = np.arange(pos_low, pos_high + 1, dtype=np.intp)
+    else:
+        pos_values = pos_values[pos_starts]
+        level = np.empty(pos_values.shape[0] + 1, dtype=np.intp)
+        level[0] = pos_low
+        level[1:-1] = pos_starts[1:]
+        level[1:-1] += pos_low
+        level[-1] = pos_high
+    # 0.0 - (-0.0) is 0.0: every threshold of 0 is +0.0.
+    if ties is None:
+        at = count_below(segment, pos_values)
+        np.subtract(0.0, segment,
+                    out=segment if thresholds is None else thresholds[offsets[k]:offsets[k + 1]])
+        return at, level
+    # The distinct values below v are the runs that start below v's place in the
+    # segment (no gathered copy of the distinct values); the thresholds gathered a
+    # chunk at a time.
+    below = count_below(segment, pos_values).astype(ties.dtype, copy=False)
+    at = count_below(ties, below)
+    out = thresholds[offsets[k]:offsets[k + 1]] if thresholds is not None else segment
+    for first in range(0, ties.shape[0], _FILL_CHUNK):
+        chunk = ties[first:first + _FILL_CHUNK]
+        np.subtract(0.0, segment[chunk], out=out[first:first + chunk.shape[0]])
+    return at, level
+
+
+def _count(k: int, tp: NDArray[Any], fp: NDArray[Any], cuts: list[int],
+           starts: list[NDArray[Any] | None], offsets: list[int],
+           levels: list[tuple[NDArray[np.intp], NDArray[np.intp]]]) -> None:
+    """Range ``k``'s ``tp`` and ``fp``, in chunks (the temporaries stay in cache): tp,
+    the step function; all rows at or above each distinct score, its run's end plus the
+    ranges above; fp, their difference."""
+    low, high = cuts[k], cuts[k + 1]
+    ties = starts[k]
+    at, level = levels[k]
+    out = slice(offsets[k], offsets[k + 1])
+    tp_k, fp_k = tp[out], fp[out]
+    m = offsets[k + 1] - offsets[k]
+    for first in range(0, m, _FILL_CHUNK):
+        last = min(first + _FILL_CHUNK, m)
+        rise_first, rise_last = np.searchsorted(at, (first, last), side="right")
+        edges = np.concatenate(((first,), at[rise_first:rise_last], (last,)))
+        steps = np.repeat(level[rise_first:rise_last + 1], np.diff(edges))
+        tp_k[first:last] = steps
+        if ties is None:
+            ends = np.arange(low + first + 1, low + last + 1, dtype=np.intp)
+        else:
+            ends = np.empty(last - first, dtype=np.intp)
+            stop = min(last + 1, ties.shape[0])
+            ends[:stop - first - 1] = ties[first + 1:stop]
+            if stop - first - 1 < last - first:
+                ends[-1] = high - low
+            ends += low
+        np.subtract(ends, steps, out=fp_k[first:last], casting="unsafe")
 
 
 _FILL_CHUNK = 1 << 16
+
+_STARTS_BLOCK = 1 << 16
+"""Values compared at once when the runs of ties are found (:func:`_compact_run_starts`)."""
 
 
 def _check_ends(name: str, scores: NDArray[Any], sorted_part: NDArray[Any]) -> None:

@@ -559,6 +559,12 @@ def arrow_to_numpy(pa: Any, column: Any) -> NDArray[Any]:
     if pa.types.is_temporal(kind):  # shown as text: Python's datetime has a smaller range
         column = column.cast(pa.string())
     try:
+        if pa.types.is_string(kind) or pa.types.is_large_string(kind):
+            from prcurve.io.shared_text import shared_text
+
+            shared = shared_text(pa, column)
+            if shared is not None:
+                return shared
         return object_array(column.to_pylist())
     except UnicodeDecodeError:  # pyarrow's JSON reader does not check UTF-8: keep the bytes
         raw = column.cast(pa.large_binary() if pa.types.is_large_string(kind) else pa.binary())

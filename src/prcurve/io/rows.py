@@ -205,10 +205,20 @@ def normalize_labels(values: NDArray[Any], column: str
             originals.append(value)
         return found
 
+    items = values.tolist()
     try:
-        codes = np.fromiter(map(code, values.tolist()), dtype=np.int64, count=values.shape[0])
+        if set(map(type, items)) <= {str, type(None)}:
+            # Text and missing values only (a text column): the values are their own
+            # keys, found by C-level lookups; the same codes as code() gives (issue 26,
+            # item 6, session 35: 0.5 us a row in code() at 10^7 rows).
+            found = {value: code(value) for value in dict.fromkeys(items)}
+            codes = np.fromiter(map(found.__getitem__, items), dtype=np.int64,
+                                count=values.shape[0])
+        else:
+            codes = np.fromiter(map(code, items), dtype=np.int64, count=values.shape[0])
     except TypeError:  # an unhashable value (a list, a dict): examined row by row
         return _normalize(values, column, lambda bad: bad)
+    del items
     distinct = object_array(originals)
 
     def rows_of(bad: NDArray[np.bool_]) -> NDArray[np.bool_]:
