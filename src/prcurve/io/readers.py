@@ -26,6 +26,7 @@ from numpy.typing import NDArray
 from prcurve.core.arrow import primitive_numpy
 from prcurve.core.gc_pause import no_cycle_collection
 from prcurve.errors import InvalidInputError
+from prcurve.io.shared_text import shared_text
 from prcurve.io.small_csv import read_delimited_by_size
 from prcurve.io.small_jsonl import read_small_jsonl
 from prcurve.io.text import PLAIN, CsvDialect, type_text_column
@@ -559,13 +560,9 @@ def arrow_to_numpy(pa: Any, column: Any) -> NDArray[Any]:
     if pa.types.is_temporal(kind):  # shown as text: Python's datetime has a smaller range
         column = column.cast(pa.string())
     try:
-        if pa.types.is_string(kind) or pa.types.is_large_string(kind):
-            from prcurve.io.shared_text import shared_text
-
-            shared = shared_text(pa, column)
-            if shared is not None:
-                return shared
-        return object_array(column.to_pylist())
+        text = pa.types.is_string(kind) or pa.types.is_large_string(kind)
+        shared = shared_text(pa, column) if text else None  # one str per equal text
+        return object_array(column.to_pylist()) if shared is None else shared
     except UnicodeDecodeError:  # pyarrow's JSON reader does not check UTF-8: keep the bytes
         raw = column.cast(pa.large_binary() if pa.types.is_large_string(kind) else pa.binary())
         return _decoded(object_array(raw.to_pylist()))
