@@ -43,7 +43,11 @@ from prcurve.present.report import (
 from prcurve.present.report_text import average_label
 from prcurve.present.verdict import Candidate, report_comparison
 from prcurve.space import bounds
-from prcurve.space.intervals import CurveInterval, bootstrap_average_precision
+from prcurve.space.intervals import (
+    CurveInterval,
+    bootstrap_average_precision,
+    draws_per_resample,
+)
 from prcurve.space.multiclass import one_vs_rest, pr_curve
 from prcurve.validation.files import frame_column_names, frame_only_options
 from prcurve.validation.space import unsupported_with_score_matrix
@@ -134,11 +138,13 @@ def _interval_values(curve: PRCurve, settings: ReportSettings) -> dict[str, Any]
                              "method": "percentile bootstrap (stratified)",
                              "level": settings.ci_level, "resamples": settings.resamples,
                              "seed": settings.seed, "low": None, "high": None}
-    cells = len(curve)
-    if settings.ci_max_cells is not None and cells > settings.ci_max_cells:
-        entry["note"] = (f"not computed by default: {cells} distinct scores make the bootstrap "
-                         f"slow (above {settings.ci_max_cells}); pass --ci {settings.ci_level:g} "
-                         "to compute it")
+    draws = _draws_per_resample(curve)
+    if settings.ci_max_cells is not None and draws > settings.ci_max_cells:
+        rows = round(curve.n_pos + curve.n_neg)
+        entry["note"] = (f"not computed by default: {len(curve)} distinct scores over {rows} "
+                         f"rows make the bootstrap slow (about {draws} draws a resample, above "
+                         f"{settings.ci_max_cells}); pass --ci {settings.ci_level:g} to compute "
+                         "it")
         return entry
     try:
         with warnings.catch_warnings():
@@ -153,6 +159,14 @@ def _interval_values(curve: PRCurve, settings: ReportSettings) -> dict[str, Any]
     if entry["low"] is None:
         entry["note"] = "undefined"
     return entry
+
+
+def _draws_per_resample(curve: PRCurve) -> int:
+    """The bootstrap's cost a resample (``space.intervals.draws_per_resample``): the
+    thresholds where every score differs, far fewer than the rows where many tie; what
+    ``ci_max_cells`` caps (issue 26, session 35: by thresholds alone, 10^7 rows of 10^4
+    distinct scores spent 2 s of CPU on the interval, 4x the rest of the report)."""
+    return draws_per_resample(len(curve), round(curve.n_pos), round(curve.n_neg))
 
 
 def _model_values(curve: PRCurve, settings: ReportSettings) -> dict[str, Any]:
@@ -323,7 +337,7 @@ about 5 s on one loaded core, against 28 s for 1000)."""
 def _macro_curve(curves: list[PRCurve], settings: ReportSettings) -> CurveInterval:
     """The classes' macro-average PR curve (the mean of their interpolated precision at
     recall 0, 0.01, ..., 1) with its bootstrap band when the AP interval's rule allows one
-    (``ci_level`` set, no class over ``ci_max_cells`` thresholds, whole counts); else the
+    (``ci_level`` set, no class over ``ci_max_cells`` draws a resample, whole counts); else the
     band is NaN (not drawn) and ``n_resamples`` 0. The band is drawn, never reported: it
     takes at most :data:`MACRO_BAND_RESAMPLES` resamples, to keep the report fast."""
     # Here, not at the top: a report of one model aggregates nothing (issue 26).
@@ -332,7 +346,8 @@ def _macro_curve(curves: list[PRCurve], settings: ReportSettings) -> CurveInterv
     limit = settings.ci_max_cells
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UndefinedMetricWarning)
-        if settings.ci_level is not None and (limit is None or max(map(len, curves)) <= limit):
+        if settings.ci_level is not None and (
+                limit is None or max(map(_draws_per_resample, curves)) <= limit):
             try:
                 return macro_average_curve(curves, n_resamples=min(settings.resamples,
                                                                    MACRO_BAND_RESAMPLES),
@@ -423,21 +438,21 @@ def build_report(
             models.append(_evaluate_one(name, summary, scored.column, scored, scored.positive,
                                         scored.scores, scored.weights, settings))
             candidates.append(_candidate(name, scored.positive, scored.scores, scored.weights,
-                                         len(models[-1].curve), scored.rows_dropped))
+                                         scored.rows_dropped))
     comparison = report_comparison(candidates, settings, baseline, correction,
                                    baseline_argument=baseline_argument)
     return Report(settings=settings, inputs=summaries, models=models, notes=notes,
                   class_averages=groups, comparison=comparison)
 
 
-def _candidate(name: str, labels: Any, scores: Any, weights: Any, cells: int,
+def _candidate(name: str, labels: Any, scores: Any, weights: Any,
                rows_dropped: int = 0) -> Candidate:
     """A binary model for the verdict, or why it cannot be paired with the others."""
     why = ("it has sample weights (the paired bootstrap resamples whole, unweighted samples)"
            if weights is not None else
            f"--drop-invalid skipped {rows_dropped} of its rows (models are paired by row)"
            if rows_dropped else None)
-    return Candidate(name, labels, scores, cells, why)
+    return Candidate(name, labels, scores, why)
 
 
 def evaluate(
@@ -476,7 +491,7 @@ def evaluate(
         else:
             out.append(_evaluate_one(name, summary, None, None, y_true, y_score, weights,
                                      chosen))
-            candidates.append(_candidate(name, y_true, y_score, weights, len(out[-1].curve)))
+            candidates.append(_candidate(name, y_true, y_score, weights))
     comparison = report_comparison(candidates, chosen, baseline, correction)
     return Report(settings=chosen, inputs=[summary], models=out, class_averages=groups,
                   comparison=comparison)

@@ -39,7 +39,7 @@ __all__ = ["DEFAULT_MAX_WORK", "Candidate", "headline", "html_section", "report_
 
 DEFAULT_MAX_WORK = 100_000
 """Without an interval (``ci_level`` None) the comparison is skipped, with a note, when
-pairs × the most distinct scores of a compared model exceed this (or ``ci_max_cells``)."""
+pairs × the rows of the compared models exceed this (or ``ci_max_cells``)."""
 
 
 @dataclass(frozen=True)
@@ -49,7 +49,6 @@ class Candidate:
     name: str
     labels: Any = None
     scores: Any = None
-    cells: int = 0
     why_not: str | None = None
 
 
@@ -70,8 +69,8 @@ def report_comparison(
     method and the Davis–Goadrich area (the report's AP and AUCPR); the
     resamples and seed are the report's; the level is ``settings.ci_level``
     (0.95 when the report has no interval). With ``settings.ci_max_cells`` set (the
-    command line's default), pairs × the most distinct scores of a compared model
-    above it skips the comparison with a note (the bootstrap's cost grows with both);
+    command line's default), pairs × the compared models' rows (the paired bootstrap
+    draws every row) above it skips the comparison with a note (its cost grows with both);
     without an interval, above ``ci_max_cells`` or :data:`DEFAULT_MAX_WORK`.
     """
     from prcurve.validation.significance import check_correction, check_model_baseline
@@ -109,11 +108,14 @@ def report_comparison(
     if settings.ci_level is None:  # no interval asked for: no slow comparison either
         cap = cap or DEFAULT_MAX_WORK
     pairs = len(model_pairs(names, baseline))
-    cells = max(c.cells for c in group)
-    if cap is not None and cells * pairs > cap:  # the cost grows with both
+    # The paired bootstrap draws every row of every resample, tied scores or not (its
+    # cost is rows, not thresholds: by thresholds, two models of 10^6 rows with 2-decimal
+    # scores were compared in 18 s of CPU; issue 26, session 35).
+    rows = max(np.shape(c.labels)[0] for c in group)
+    if cap is not None and rows * pairs > cap:  # the cost grows with both
         return {"models": names, "baseline": baseline, "rows": [], "notes": [
-            *notes, f"not computed by default: {pairs} pair(s) of models with up to {cells} "
-            f"distinct scores (above {cap} in all) make the paired bootstrap slow; pass --ci "
+            *notes, f"not computed by default: {pairs} pair(s) of models of {rows} rows "
+            f"(above {cap} in all) make the paired bootstrap slow; pass --ci "
             f"{settings.ci_level or 0.95:g} to compute it, or --baseline to compare fewer "
             "pairs"]}
     methods = list(dict.fromkeys((settings.ap_method, "davis_goadrich")))

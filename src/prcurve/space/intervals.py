@@ -80,6 +80,7 @@ __all__ = [
     "bootstrap_threshold",
     "compare_average_precision",
     "compare_pairs",
+    "draws_per_resample",
     "paired_p_value",
 ]
 
@@ -321,6 +322,25 @@ def _count_cells(index: NDArray[Any], cells: int, lookup: NDArray[np.intp],
 
 def _use_multinomial(cells: int, total: int) -> bool:
     return cells * _MULTINOMIAL_COST < total
+
+
+def draws_per_resample(cells: int, n_pos: int, n_neg: int) -> int:
+    """About what one resample of the stratified bootstrap costs, in sample draws: each
+    class is drawn sample by sample, or by a multinomial over its tie groups when that
+    is cheaper (a category costs about :data:`_MULTINOMIAL_COST` draws), with at most
+    ``cells`` groups a class (the curve's thresholds). Where every score differs it is
+    the number of samples; heavy ties at many rows cost far fewer draws than rows.
+
+    The report's default caps (``ReportSettings.ci_max_cells``) compare this, not the
+    thresholds alone: 10^7 rows of 10^4 distinct scores draw 2.4*10^5 a resample (about
+    2 s of CPU for 1000), more than 10^5 distinct scores do (issue 26, session 35).
+
+    Examples
+    --------
+    >>> draws_per_resample(10, 30, 70), draws_per_resample(10_000, 500_000, 9_500_000)
+    (100, 240000)
+    """
+    return sum(min(cells * _MULTINOMIAL_COST, total) for total in (n_pos, n_neg))
 
 
 def _chunk_plan(state: _Cells, n_resamples: int) -> list[int]:
