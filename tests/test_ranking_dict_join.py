@@ -244,23 +244,34 @@ def test_no_rows_at_all_is_the_no_queries_error(empty: Any) -> None:
 
 @settings(max_examples=100, deadline=None)
 @given(st.sampled_from(["", "d", "doc-", "abcdefg", "abcdefgh", "abcdefghijklmnop", "x" * 9]),
-       st.lists(st.text(alphabet="ab0z~ \u00e9", max_size=9), min_size=1, max_size=30,
-                unique=True))
-def test_tied_ids_in_byte_order(prefix: str, tails: list[str]) -> None:
-    # Ids of one to three words, sharing leading bytes or not (the one-key case), ASCII
-    # or not: the order of their UTF-8 bytes, as trec_eval's strcmp.
-    ids = [prefix + tail for tail in tails]
-    order = _dict_join._id_order(ids)
-    assert [ids[i] for i in order] == sorted(ids, key=str.encode)
+       st.lists(st.tuples(st.sampled_from(["", "a", "b-------", "\u00e9"]),
+                          st.text(alphabet="ab0z~ \u00e9", max_size=9)),
+                min_size=1, max_size=30, unique=True),
+       st.lists(st.integers(0, 3), min_size=30, max_size=30), st.booleans())
+def test_tied_rows_in_byte_order(prefix: str, parts: list[tuple[str, str]],
+                                 groups: list[int], gathered: bool) -> None:
+    # Ids of one to three words, sharing leading bytes or not (the key: the 64 bits after
+    # the bits every id shares), agreeing in those bits but not after them (the rows then
+    # ordered by their full words), ASCII or not; rows in groups (ties): each group's
+    # rows by their ids' UTF-8 bytes descending, as trec_eval's strcmp.
+    ids = [head + prefix + tail for head, tail in parts]
+    group = np.sort(np.array(groups[:len(ids)], dtype=np.int64))
+    group = np.unique(group, return_inverse=True)[1].astype(np.int64)  # 0, 1, ... ascending
+    rows = np.random.default_rng(len(ids)).permutation(len(ids))
+    docs = ids if not gathered else ids + ["filler"] * (2 * len(ids))  # gathered: few tie
+    expected = sorted(range(len(ids)), key=lambda i: (-group[i], ids[rows[i]].encode()),
+                      reverse=True)
     original = _dict_join.BLOCK
-    _dict_join.BLOCK = 4  # blocks of 4 ids: words first needed in a later block
-    try:
-        order = _dict_join._id_order(ids)
-        assert _dict_join._plain_text(ids)
-        assert not _dict_join._plain_text([*ids, "a\0"])
-    finally:
-        _dict_join.BLOCK = original
-    assert [ids[i] for i in order] == sorted(ids, key=str.encode)
+    for block in (original, 4):  # blocks of 4 ids: words first needed in a later block
+        _dict_join.BLOCK = block
+        try:
+            order = _dict_join._tied_order(group, rows, docs)
+            assert _dict_join._plain_text(ids)
+            assert not _dict_join._plain_text([*ids, "a\0"])
+        finally:
+            _dict_join.BLOCK = original
+        assert [(int(group[i]), ids[rows[i]]) for i in order] == [
+            (int(group[i]), ids[rows[i]]) for i in expected]
 
 
 def test_a_pool_of_documents_takes_the_general_path() -> None:

@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from prcurve.core.gc_pause import no_cycle_collection
 from prcurve.ranking import keys as _keys
 from prcurve.ranking.byte_words import byte_words
 from prcurve.ranking.dicts import _labels
@@ -57,13 +58,22 @@ def joined(qrels: Any, run: Any) -> tuple[Qrels, Run] | None:
     ['c', 'b', 'a']
     >>> run._docs.judged_row.tolist()  # c unjudged, b qrels row 1, a row 0
     [-1, 1, 0]
-    >>> run._docs.rank.tolist()  # c and b tie: "b" < "c" (most rows tie: ranks among all)
-    [2, 1, 0]
+    >>> run._docs.rank.tolist()  # c and b tie: "b" < "c"; a ties with none
+    [1, 0, 0]
     >>> qrels.relevance.tolist()
     [1, 0]
     """
     if not (isinstance(qrels, Mapping) and isinstance(run, Mapping)):
         return None
+    # The cyclic collector paused while the ids are walked: the lists of every id (and
+    # the judgments' dicts, one a query) are young containers that each collection of
+    # the young generation would scan again, id by id (issue 26, session 35).
+    with no_cycle_collection():
+        return _joined(qrels, run)
+
+
+def _joined(qrels: Mapping[Any, Any], run: Mapping[Any, Any]) -> tuple[Qrels, Run] | None:
+    """:func:`joined` of two mappings."""
     judged_inner: list[Any] = list(qrels.values())
     run_inner: list[Any] = list(run.values())
     # dicts only (other mappings, and anything else, take the general path and its errors)
@@ -95,7 +105,7 @@ def joined(qrels: Any, run: Any) -> tuple[Qrels, Run] | None:
     scores: NDArray[np.float64] = check_finite_numbers(
         "score", as_1d("score", _values(run_inner))).astype(np.float64, copy=False)
     # The rows put in rank order (prepare then finds them so).
-    order, rank = _rank_order(run_queries.codes, scores, run_docs)
+    order, rank = _rank_order(run_queries.codes, scores, run_docs, run_lengths)
     judgments = Qrels(_queries(list(qrels), judged_lengths),
                       RowDocs(len(judged_docs), np.zeros(0, dtype=np.int32),
                               np.zeros(0, dtype=np.int32), None,
@@ -152,59 +162,157 @@ def _text_column(ids: list[str]) -> NDArray[np.str_]:
 
 
 def _rank_order(query: NDArray[np.int64], score: NDArray[np.float64], docs: list[str],
-                ) -> tuple[NDArray[np.intp], NDArray[np.int32]]:
+                lengths: NDArray[np.int64]) -> tuple[NDArray[np.intp], NDArray[np.int32]]:
     """The rows in trec_eval's order as float32 scores see it (queries by code, each
     query's scores descending, ties by document id descending), and each row's tie rank
-    in that order: its rank in code point order among the rows whose score as float32
-    (-0 as 0) ties another row's of its query (among all rows when most of them tie:
-    then no gather), 0 for the rows that tie with none.
+    in that order: for the rows whose score as float32 (-0 as 0) ties another row's of
+    its query, a number that rises with the document id (code point order) among the
+    rows of that tie (their positions in the order, counted from the end), 0 for the
+    rows that tie with none.
 
     float32 ties include float64 ties, so the ranks serve both ``score_precision``; the
     order is the one :func:`~prcurve.ranking.join.prepare` makes from float32 scores, so
     that it finds the rows ranked already (its O(n) checks) and sorts nothing; with
-    float64 scores it sorts where they differ. Ranks are only compared within a query
-    (its ids are distinct)."""
-    narrow = c_float_scores(score)
-    narrow += np.float32(0.0)  # -0.0 + 0.0 is 0.0: equal scores, equal bits
-    bits = narrow.view(np.uint32)
-    # IEEE bits to an integer that falls as the score rises: a negative score's bits
-    # rise as it falls; a positive score's complement (sign bit cleared) falls as it rises.
-    falling = np.where(bits >> np.uint32(31) != 0, bits, ~bits & np.uint32(0x7FFFFFFF))
-    key = (query.astype(np.uint64) << np.uint64(32)) | falling.astype(np.uint64)
-    del narrow, bits, falling
-    order: NDArray[np.intp] = np.argsort(key)
+    float64 scores it sorts where they differ. Ranks are only compared within a tie (a
+    query's ids are distinct). ``lengths``: each query dict's rows, in the dicts' order
+    (each query's rows are together)."""
+    n = score.shape[0]
+    key = _score_keys(query, score)
+    order = _ranked_blocks(query, key, lengths)
+    if order is None:  # not ranked within each query already: one sort of the keys
+        order = np.argsort(key)
     key = key[order]
     equal = key[1:] == key[:-1]
-    del key  # (memory: the peak is in the ranks that follow)
-    tied = np.zeros(score.shape[0], dtype=bool)
+    del key  # (memory: the peak is in the ties' words that follow)
+    tied = np.zeros(n, dtype=bool)
     tied[1:] = equal
     tied[:-1] |= equal
     at = np.flatnonzero(tied)  # the tied rows' positions in the order
-    row_rank = np.zeros(score.shape[0], dtype=np.int32)
+    rank = np.zeros(n, dtype=np.int32)
     if at.shape[0]:
-        if 2 * at.shape[0] > score.shape[0]:  # most rows tie: every id ranked, no gather
-            ranked = score.shape[0]
-            row_rank[_id_order(docs)] = np.arange(ranked, dtype=np.int32)
-        else:
-            rows = np.sort(order[at])  # the ids read in the dicts' order (memory order)
-            ranked = rows.shape[0]
-            by_id = _id_order(list(map(docs.__getitem__, rows.tolist())))
-            row_rank[rows[by_id]] = np.arange(ranked, dtype=np.int32)
-            del rows, by_id
-        if ranked > at.shape[0]:  # 0 for the rows that tie with none
-            alone = np.ones(score.shape[0], dtype=bool)
-            alone[order[at]] = False
-            row_rank[alone] = 0
-        # Each group of equal keys by rank descending: one sort of the tied positions
-        # by (group, reversed rank), distinct keys.
+        # Each tie a group of consecutive positions (equal keys), numbered in order.
         starts = np.ones(at.shape[0], dtype=bool)
         starts[1:] = ~equal[at[1:] - 1]
         group = np.cumsum(starts) - 1
-        width = np.int64(ranked)
-        # (timsort: the keys ascend group by group, each group short)
-        within = np.argsort(group * width + (width - 1 - row_rank[order[at]]), kind="stable")
-        order[at] = order[at][within]
-    return order, row_rank[order]
+        del starts, equal, tied
+        rows = order[at]
+        order[at] = rows[_tied_order(group, rows, docs)]
+        # Within each group ids descend along the positions: so do the ranks.
+        rank[at] = np.arange(at.shape[0] - 1, -1, -1, dtype=np.int32)
+    return order, rank
+
+
+def _score_keys(query: NDArray[np.int64], score: NDArray[np.float64]) -> NDArray[np.uint64]:
+    """Each row's sort key: its query's code in the top 32 bits, below them an integer
+    that falls as the score (as float32, -0 as 0) rises. Made a :data:`BLOCK` of rows at
+    a time into one array (each step over a whole column of 10^7 rows would be a fresh
+    80 MB temporary, faulted in page by page: issue 26, session 35)."""
+    narrow = c_float_scores(score)
+    narrow += np.float32(0.0)  # -0.0 + 0.0 is 0.0: equal scores, equal bits
+    bits = narrow.view(np.uint32)
+    key = np.empty(score.shape[0], dtype=np.uint64)
+    for begin in range(0, score.shape[0], BLOCK):
+        word = bits[begin:begin + BLOCK]
+        # IEEE bits to an integer that falls as the score rises: a negative score's bits
+        # (sign bit set) rise as it falls: kept; a positive score's low 31 bits are
+        # complemented (XOR with 0x7FFFFFFF, where sign - 1 wraps to all ones).
+        falling = word >> np.uint32(31)
+        falling -= np.uint32(1)
+        falling &= np.uint32(0x7FFFFFFF)
+        falling ^= word
+        block = key[begin:begin + BLOCK]
+        block[...] = query[begin:begin + BLOCK]
+        block <<= np.uint64(32)
+        block |= falling
+    return key
+
+
+def _ranked_blocks(query: NDArray[np.int64], key: NDArray[np.uint64],
+                   lengths: NDArray[np.int64]) -> NDArray[np.intp] | None:
+    """The order of the rows by key without a sort where each query's rows (together, in
+    the dicts' order) are ranked already, as in a dict built from a TREC run: the
+    queries' blocks put in code order; None where some query's scores rise."""
+    n = key.shape[0]
+    kept = lengths[lengths > 0]
+    starts = np.cumsum(kept) - kept
+    rising = key[1:] < key[:-1]
+    rising[starts[1:] - 1] = False  # a query's first row may fall below the last's
+    if rising.any():
+        return None
+    by_code = np.argsort(query[starts], kind="stable")
+    moved = kept[by_code]
+    order: NDArray[np.intp] = np.repeat(starts[by_code] - (np.cumsum(moved) - moved), moved)
+    order += np.arange(n, dtype=order.dtype)
+    return order
+
+
+def _tied_order(group: NDArray[np.int64], rows: NDArray[np.intp], docs: list[str],
+                ) -> NDArray[np.intp]:
+    """The permutation putting tied rows (row ``rows[i]`` in group ``group[i]``, groups
+    ascending) in order of group, then document id descending (code point order, UTF-8's
+    byte order, as trec_eval's ``strcmp``).
+
+    One stable sort of a 64-bit key per row: its group in the top bits, below them the
+    complement of the leading bits of its id (:func:`_id_keys`); timsort finds the
+    groups' ascending runs. Rows whose keys still agree (the same group, ids equal in
+    the bits kept) are then put in order by their full words, a sort of those rows only.
+    Before (session 34) every tied id was ranked by one sort of all the ids (0.9 s of
+    10^7 random keys, against 0.15 s for this one: numpy's argsort of uint64 is not the
+    vectorized sort its ``np.sort`` is) and the groups sorted again by those ranks."""
+    m = rows.shape[0]
+    if 2 * m > len(docs):  # most rows tie: every id read, no gather
+        ids, index = docs, rows
+    else:  # the ids read in the dicts' order (memory order)
+        memory = np.sort(rows)
+        ids = list(map(docs.__getitem__, memory.tolist()))
+        index = np.searchsorted(memory, rows)
+    key, words = _id_keys(ids)
+    sort_key = ~key[index]  # descending ids
+    del key
+    group_bits = int(group[-1]).bit_length()
+    if group_bits:  # (a shift by 64 is undefined)
+        sort_key >>= np.uint64(group_bits)
+        sort_key |= group.astype(np.uint64) << np.uint64(64 - group_bits)
+    order: NDArray[np.intp] = np.argsort(sort_key, kind="stable")
+    sort_key = sort_key[order]
+    same = sort_key[1:] == sort_key[:-1]
+    del sort_key
+    if same.any():  # keys that agree (one group): their rows by the ids' full words
+        involved = np.zeros(m, dtype=bool)
+        involved[1:] = same
+        involved[:-1] |= same
+        at = np.flatnonzero(involved)
+        first = np.ones(at.shape[0], dtype=bool)
+        first[1:] = ~same[at[1:] - 1]
+        run = np.cumsum(first)  # each run of agreeing keys (consecutive positions)
+        of_id = index[order[at]]
+        # np.lexsort: the last key first; each run in place, its rows by words descending.
+        order[at] = order[at][np.lexsort([~word[of_id] for word in reversed(words)] + [run])]
+    return order
+
+
+def _id_keys(ids: list[str]) -> tuple[NDArray[np.uint64], list[NDArray[np.uint64]]]:
+    """For ``str`` ids (no NUL), a 64-bit key per id that never falls as the id rises
+    (code point order) and the words that order them exactly. ASCII ids: their words
+    (:func:`_words`), and as key the 64 bits that follow the leading bits all ids share
+    (a shared prefix such as ``clueweb09-`` carries no order); others: their ranks in a
+    sort of them as a ``U`` array, the key and the one word."""
+    read = _words(ids)
+    if read is None:
+        exact = np.empty(len(ids), dtype=np.uint64)
+        exact[np.argsort(_text_column(ids), kind="stable")] = np.arange(len(ids),
+                                                                       dtype=np.uint64)
+        return exact, [exact]
+    words = read[0]
+    for k, word in enumerate(words):
+        low, high = int(word.min()), int(word.max())
+        if low == high:  # shared by every id: no order in it
+            continue
+        shared = 64 - (low ^ high).bit_length()  # 0-63 leading bits every id shares
+        if shared == 0 or k + 1 == len(words):
+            return word, words
+        return (word << np.uint64(shared)) | (words[k + 1] >> np.uint64(64 - shared)), words
+    return np.zeros(len(ids), dtype=np.uint64), words  # every id the same
 
 
 def _repeating(docs: list[str]) -> bool:
@@ -217,28 +325,6 @@ def _repeating(docs: list[str]) -> bool:
     the result."""
     sample = docs[::max(len(docs) // 4096, 1)]
     return len(set(sample)) < 0.95 * len(sample)
-
-
-def _id_order(ids: list[str]) -> NDArray[np.intp]:
-    """The permutation putting ``str`` ids (no NUL) in code point order, which is
-    UTF-8's byte order: ASCII ids as big-endian 64-bit words of their bytes, NUL-padded
-    (:func:`_words`; a prefix sorts first, as with ``strcmp``), others as a ``U``
-    array."""
-    read = _words(ids)
-    if read is None:
-        return np.argsort(_text_column(ids), kind="stable")
-    words, longest = read
-    if len(words) == 2:  # ids of 9-16 bytes: one key when their first bytes agree
-        first = words[0]
-        shared = (int(first.min()) ^ int(first.max())).bit_length()  # bits not shared
-        needed = 8 * (longest - 8)  # bits of the second word in use
-        if needed < 64 - shared:  # the shared leading bits make room for them
-            words = [(first << np.uint64(needed)) | (words[1] >> np.uint64(64 - needed))]
-    # Equal ids (one document tied in several queries) may come in any order: ranks
-    # are compared within a query only.
-    order: NDArray[np.intp] = (np.argsort(words[0]) if len(words) == 1
-                               else np.lexsort(words[::-1]))
-    return order
 
 
 def _words(ids: list[str]) -> tuple[list[NDArray[np.uint64]], int] | None:
