@@ -15,6 +15,7 @@ wrong.
 from __future__ import annotations
 
 import itertools
+import operator
 from collections.abc import Mapping
 from typing import Any
 
@@ -91,15 +92,19 @@ def _joined(qrels: Mapping[Any, Any], run: Mapping[Any, Any]) -> tuple[Qrels, Ru
     if len(judged_docs) >= 2**31:  # row numbers kept as int32 (RowDocs)
         return None
     # Each query's judgments: document -> its qrels row (the rows in the dicts' order).
+    # Every step a C iterator over the queries, no Python frame per query (10^4 queries
+    # of 100 rows: 0.05 s of generator frames before).
     first = (np.cumsum(judged_lengths) - judged_lengths).tolist()
-    rows_of = {query: dict(zip(docs, itertools.count(start)))
-               for query, docs, start in zip(qrels, judged_inner, first, strict=True)}
+    rows_of = dict(zip(qrels, map(dict, map(zip, judged_inner, map(itertools.count, first))),
+                       strict=True))
     none: dict[str, int] = {}
     n = len(run_docs)
-    judged_row = np.fromiter(itertools.chain.from_iterable(
-        map(rows_of.get(query, none).get, docs, itertools.repeat(-1))
-        for query, docs in zip(run, run_inner, strict=True)), dtype=np.int32, count=n)
-    del rows_of
+    lookups = map(operator.attrgetter("get"), map(rows_of.get, run, itertools.repeat(none)))
+    # Each run query's documents looked up in its judgments' dict (-1: not judged).
+    judged_row = np.fromiter(itertools.chain.from_iterable(map(
+        map, lookups, run_inner, itertools.repeat(itertools.repeat(-1)))),
+        dtype=np.int32, count=n)
+    del rows_of, lookups
     run_lengths = _lengths(run_inner)
     run_queries = _queries(list(run), run_lengths)
     scores: NDArray[np.float64] = check_finite_numbers(
@@ -139,7 +144,7 @@ def _values(inner: list[dict[str, Any]]) -> NDArray[Any]:
     """The dicts' values in row order, as numpy makes them from a list (the general
     path's own fallback, :func:`prcurve.ranking.dicts._values`): numbers as one numeric
     array (a type check and a copy in one pass), anything else for the checks to name."""
-    return np.asarray(list(itertools.chain.from_iterable(d.values() for d in inner)))
+    return np.asarray(list(itertools.chain.from_iterable(map(dict.values, inner))))
 
 
 def _lengths(inner: list[Mapping[Any, Any]]) -> NDArray[np.int64]:
