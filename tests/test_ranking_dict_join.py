@@ -266,7 +266,7 @@ def test_tied_rows_in_byte_order(prefix: str, parts: list[tuple[str, str]],
     for block in (original, 4):  # blocks of 4 ids: words first needed in a later block
         _dict_join.BLOCK = block
         try:
-            order = _dict_join._tied_order(group, rows, docs)
+            order = _dict_join._tied_order(group.copy(), rows, docs)  # (overwritten)
             assert _dict_join._plain_text(ids)
             assert not _dict_join._plain_text([*ids, "a\0"])
         finally:
@@ -308,7 +308,7 @@ def test_no_cycle_collection_while_the_dicts_are_walked() -> None:
     # main, 2,000 queries start a few collections inside the join). The collector is
     # paused, and resumed after.
     qrels = {f"q{i}": {f"d{i}-{k}": k % 2 for k in range(3)} for i in range(2_000)}
-    run = {q: {**{d: 0.5 for d in docs}, f"x{q}": 0.25} for q, docs in qrels.items()}
+    run = {q: {**dict.fromkeys(docs, 0.5), f"x{q}": 0.25} for q, docs in qrels.items()}
     started: list[int] = []
 
     def count(phase: str, info: dict[str, int]) -> None:

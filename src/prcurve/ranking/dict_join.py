@@ -198,7 +198,8 @@ def _rank_order(query: NDArray[np.int64], score: NDArray[np.float64], docs: list
         # Each tie a group of consecutive positions (equal keys), numbered in order.
         starts = np.ones(at.shape[0], dtype=bool)
         starts[1:] = ~equal[at[1:] - 1]
-        group = np.cumsum(starts) - 1
+        group = np.cumsum(starts, dtype=np.int64)
+        group -= 1
         del starts, equal, tied
         rows = order[at]
         order[at] = rows[_tied_order(group, rows, docs)]
@@ -254,8 +255,9 @@ def _ranked_blocks(query: NDArray[np.int64], key: NDArray[np.uint64],
 def _tied_order(group: NDArray[np.int64], rows: NDArray[np.intp], docs: list[str],
                 ) -> NDArray[np.intp]:
     """The permutation putting tied rows (row ``rows[i]`` in group ``group[i]``, groups
-    ascending) in order of group, then document id descending (code point order, UTF-8's
-    byte order, as trec_eval's ``strcmp``).
+    ascending from 0) in order of group, then document id descending (code point order,
+    UTF-8's byte order, as trec_eval's ``strcmp``). ``group``'s array is used for
+    temporaries (its values are lost).
 
     One stable sort of a 64-bit key per row: its group in the top bits, below them the
     complement of the leading bits of its id (:func:`_id_keys`); timsort finds the
@@ -272,16 +274,21 @@ def _tied_order(group: NDArray[np.int64], rows: NDArray[np.intp], docs: list[str
         ids = list(map(docs.__getitem__, memory.tolist()))
         index = np.searchsorted(memory, rows)
     key, words = _id_keys(ids)
-    sort_key = ~key[index]  # descending ids
+    # In place where it can be: at 10^7 tied rows each fresh array is 80 MB, faulted in.
+    sort_key = np.take(key, index)
+    np.invert(sort_key, out=sort_key)  # descending ids
     del key
     group_bits = int(group[-1]).bit_length()
+    high = group.view(np.uint64)  # (the group numbers are not needed after: reused)
     if group_bits:  # (a shift by 64 is undefined)
         sort_key >>= np.uint64(group_bits)
-        sort_key |= group.astype(np.uint64) << np.uint64(64 - group_bits)
+        high <<= np.uint64(64 - group_bits)
+        sort_key |= high
     order: NDArray[np.intp] = np.argsort(sort_key, kind="stable")
-    sort_key = sort_key[order]
-    same = sort_key[1:] == sort_key[:-1]
+    sorted_key = np.take(sort_key, order, out=high)
     del sort_key
+    same = sorted_key[1:] == sorted_key[:-1]
+    del sorted_key, high
     if same.any():  # keys that agree (one group): their rows by the ids' full words
         involved = np.zeros(m, dtype=bool)
         involved[1:] = same
