@@ -340,3 +340,26 @@ def test_collector_state_restored_after_an_error() -> None:
         assert not gc.isenabled()
     finally:
         gc.enable()
+
+
+@pytest.mark.parametrize("bad", ["a\0b", 7, b"x", "\u00e9\0"])
+@pytest.mark.parametrize("ties", ["all", "some", "none"])
+@pytest.mark.parametrize("accented", [False, True])
+def test_a_bad_id_past_the_first_block_takes_the_general_path(
+        monkeypatch: pytest.MonkeyPatch, bad: Any, ties: str, accented: bool) -> None:
+    # Session 35: the run's ids past their first block are checked where their text is
+    # read (their words when most rows tie, else a pass of their own): an id that is not
+    # a str or holds a NUL still sends the tables to the general path and its errors.
+    monkeypatch.setattr(_dict_join, "BLOCK", 4)
+    docs = [f"d{k}" + ("\u00e9" if accented else "") for k in range(20)]
+    scores = {"all": [0.5] * 21, "some": [k / 32 for k in range(19)] + [0.25, 0.25],
+              "none": [k / 32 for k in range(21)]}[ties]
+    run = {"q": dict(zip([*docs, bad], scores, strict=True))}
+    qrels = {"q": {docs[0]: 1, docs[3]: 0}}
+    try:
+        expected = _result(Qrels.coerce(qrels), Run.coerce(run))
+    except InvalidInputError as error:
+        expected = ("error", str(error))
+    with joined_always():
+        assert _dict_join.joined(qrels, run) is None
+        assert _result(qrels, run) == expected
