@@ -47,10 +47,10 @@ def joined(qrels: Any, run: Any) -> tuple[Qrels, Run] | None:
     Both tables' documents are one code a row (:class:`~prcurve.ranking.row_docs.RowDocs`;
     a dict lists a document once per query, so no repeat is possible): the run's carry
     each row's judging qrels row and, for the rows whose score (as float32) ties another
-    of its query, the rank of the document id in code point order (UTF-8's byte order,
-    trec_eval's ``strcmp``) among them; their labels are made from the dicts' keys only
-    when asked for. The qrels made here serve this run only: its documents' labels are
-    one a row, not distinct.
+    of its query, a rank that rises with the document id in code point order (UTF-8's
+    byte order, trec_eval's ``strcmp``) among the rows of that tie; their labels are
+    made from the dicts' keys only when asked for. The qrels made here serve this run
+    only: its documents' labels are one a row, not distinct.
 
     Examples
     --------
