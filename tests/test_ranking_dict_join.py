@@ -9,6 +9,7 @@ ordered by ``sorted`` of their UTF-8 bytes (trec_eval's ``strcmp``)."""
 
 from __future__ import annotations
 
+import gc
 from collections.abc import Iterator
 from contextlib import contextmanager
 from decimal import Decimal
@@ -244,23 +245,34 @@ def test_no_rows_at_all_is_the_no_queries_error(empty: Any) -> None:
 
 @settings(max_examples=100, deadline=None)
 @given(st.sampled_from(["", "d", "doc-", "abcdefg", "abcdefgh", "abcdefghijklmnop", "x" * 9]),
-       st.lists(st.text(alphabet="ab0z~ \u00e9", max_size=9), min_size=1, max_size=30,
-                unique=True))
-def test_tied_ids_in_byte_order(prefix: str, tails: list[str]) -> None:
-    # Ids of one to three words, sharing leading bytes or not (the one-key case), ASCII
-    # or not: the order of their UTF-8 bytes, as trec_eval's strcmp.
-    ids = [prefix + tail for tail in tails]
-    order = _dict_join._id_order(ids)
-    assert [ids[i] for i in order] == sorted(ids, key=str.encode)
+       st.lists(st.tuples(st.sampled_from(["", "a", "b-------", "\u00e9"]),
+                          st.text(alphabet="ab0z~ \u00e9", max_size=9)),
+                min_size=1, max_size=30, unique=True),
+       st.lists(st.integers(0, 3), min_size=30, max_size=30), st.booleans())
+def test_tied_rows_in_byte_order(prefix: str, parts: list[tuple[str, str]],
+                                 groups: list[int], gathered: bool) -> None:
+    # Ids of one to three words, sharing leading bytes or not (the key: the 64 bits after
+    # the bits every id shares), agreeing in those bits but not after them (the rows then
+    # ordered by their full words), ASCII or not; rows in groups (ties): each group's
+    # rows by their ids' UTF-8 bytes descending, as trec_eval's strcmp.
+    ids = [head + prefix + tail for head, tail in parts]
+    group = np.sort(np.array(groups[:len(ids)], dtype=np.int64))
+    group = np.unique(group, return_inverse=True)[1].astype(np.int64)  # 0, 1, ... ascending
+    rows = np.random.default_rng(len(ids)).permutation(len(ids))
+    docs = ids if not gathered else ids + ["filler"] * (2 * len(ids))  # gathered: few tie
+    expected = sorted(range(len(ids)), key=lambda i: (-group[i], ids[rows[i]].encode()),
+                      reverse=True)
     original = _dict_join.BLOCK
-    _dict_join.BLOCK = 4  # blocks of 4 ids: words first needed in a later block
-    try:
-        order = _dict_join._id_order(ids)
-        assert _dict_join._plain_text(ids)
-        assert not _dict_join._plain_text([*ids, "a\0"])
-    finally:
-        _dict_join.BLOCK = original
-    assert [ids[i] for i in order] == sorted(ids, key=str.encode)
+    for block in (original, 4):  # blocks of 4 ids: words first needed in a later block
+        _dict_join.BLOCK = block
+        try:
+            order = _dict_join._tied_order(group.copy(), rows, docs)  # (overwritten)
+            assert _dict_join._plain_text(ids)
+            assert not _dict_join._plain_text([*ids, "a\0"])
+        finally:
+            _dict_join.BLOCK = original
+        assert [(int(group[i]), ids[rows[i]]) for i in order] == [
+            (int(group[i]), ids[rows[i]]) for i in expected]
 
 
 def test_a_pool_of_documents_takes_the_general_path() -> None:
@@ -288,3 +300,66 @@ def test_grades_beyond_int64_are_refused_by_name(grade: Any) -> None:
                                          np.array([grade], dtype=object))):
         with pytest.raises(InvalidInputError, match="relevance"):
             evaluate(qrels, run)
+
+
+def test_no_cycle_collection_while_the_dicts_are_walked() -> None:
+    # Session 35: the walk makes a dict of judgments per query and lists of every id,
+    # young containers that each collection of the young generation scanned again (on
+    # main, 2,000 queries start a few collections inside the join). The collector is
+    # paused, and resumed after.
+    qrels = {f"q{i}": {f"d{i}-{k}": k % 2 for k in range(3)} for i in range(2_000)}
+    run = {q: {**dict.fromkeys(docs, 0.5), f"x{q}": 0.25} for q, docs in qrels.items()}
+    started: list[int] = []
+
+    def count(phase: str, info: dict[str, int]) -> None:
+        if phase == "start":
+            started.append(info["generation"])
+
+    gc.collect()
+    gc.callbacks.append(count)
+    try:
+        tables = _dict_join.joined(qrels, run)
+    finally:
+        gc.callbacks.remove(count)
+    assert tables is not None
+    assert started == []
+    assert gc.isenabled()
+
+
+def test_collector_state_restored_after_an_error() -> None:
+    # A refused grade raises from inside the walk: the collector runs again after it,
+    # and stays off where the caller had turned it off.
+    qrels, run = {"q": {"a": 1.5}}, {"q": {"a": 1.0, "b": 0.5}}
+    with pytest.raises(InvalidInputError, match="relevance"):
+        _dict_join.joined(qrels, run)
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        with pytest.raises(InvalidInputError, match="relevance"):
+            _dict_join.joined(qrels, run)
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
+
+
+@pytest.mark.parametrize("bad", ["a\0b", 7, b"x", "\u00e9\0"])
+@pytest.mark.parametrize("ties", ["all", "some", "none"])
+@pytest.mark.parametrize("accented", [False, True])
+def test_a_bad_id_past_the_first_block_takes_the_general_path(
+        monkeypatch: pytest.MonkeyPatch, bad: Any, ties: str, accented: bool) -> None:
+    # Session 35: the run's ids past their first block are checked where their text is
+    # read (their words when most rows tie, else a pass of their own): an id that is not
+    # a str or holds a NUL still sends the tables to the general path and its errors.
+    monkeypatch.setattr(_dict_join, "BLOCK", 4)
+    docs = [f"d{k}" + ("\u00e9" if accented else "") for k in range(20)]
+    scores = {"all": [0.5] * 21, "some": [k / 32 for k in range(19)] + [0.25, 0.25],
+              "none": [k / 32 for k in range(21)]}[ties]
+    run = {"q": dict(zip([*docs, bad], scores, strict=True))}
+    qrels = {"q": {docs[0]: 1, docs[3]: 0}}
+    try:
+        expected = _result(Qrels.coerce(qrels), Run.coerce(run))
+    except InvalidInputError as error:
+        expected = ("error", str(error))
+    with joined_always():
+        assert _dict_join.joined(qrels, run) is None
+        assert _result(qrels, run) == expected

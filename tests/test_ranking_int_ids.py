@@ -107,3 +107,18 @@ def test_byte_order_is_the_order_of_decimal_text() -> None:
     assert ids[order].astype(str).tolist() == sorted(ids.astype(str).tolist())
     text = np.array(["b", "a"])
     assert _keys.byte_order(text) is text
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.one_of(INT_IDS, st.integers(-(10**17) + 1, 10**17 - 1),
+                          st.sampled_from([0, 1, 10, 100, 10**16, 10**17 - 1, -(10**16)])),
+                min_size=1, max_size=40))
+def test_integer_ids_sort_as_their_decimal_text(ids: list[int]) -> None:
+    # Session 35: integers below 10^17 in magnitude are ordered by keys computed without
+    # text (keys.byte_order, text_numbers.decimal_text_keys), others by their text; both
+    # as the bytes of the decimal text (strcmp), one key per distinct id.
+    array = np.array(ids, dtype=np.int64)
+    keys = _keys.byte_order(array)
+    order = np.argsort(keys, kind="stable")
+    assert [str(ids[i]).encode() for i in order] == sorted(str(x).encode() for x in ids)
+    assert len({k.item() if hasattr(k, "item") else k for k in keys}) == len(set(ids))

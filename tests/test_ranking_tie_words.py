@@ -7,7 +7,7 @@ The oracle is Python's sort of each id's UTF-8 bytes (what trec_eval reads from 
 from __future__ import annotations
 
 import numpy as np
-from hypothesis import given
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from prcurve.ranking import keys as _keys
@@ -52,3 +52,23 @@ def test_words_path_is_taken_for_short_latin1_ids() -> None:
     # The case the words serve (checked above for its order): short ids below 256.
     assert _keys.text_words(np.array(["d\xe9", "zz"])) is not None
     assert _keys.text_words(np.array(["\u4e2d", "a"])) is None
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.sampled_from(["", "d", "doc-", "abcdefg", "abcdefgh", "abcdefghijkl"]),
+       st.lists(st.text(alphabet="ab09z~", min_size=1, max_size=12), min_size=1, max_size=30,
+                unique=True))
+def test_two_words_as_one_key_keep_the_ids_order(prefix: str, tails: list[str]) -> None:
+    # Session 35 (join._one_key): two words become one key only where that is exact;
+    # either way the order is the ids' byte order, equal keys only for equal ids.
+    from prcurve.ranking import join as _join
+
+    ids = np.array([prefix + tail for tail in tails])
+    words = _keys.text_words(ids)
+    assume(words is not None)
+    keyed = _join._one_key(words)
+    order = (np.argsort(keyed[0], kind="stable") if len(keyed) == 1
+             else np.lexsort(keyed[::-1]))
+    assert [ids[i] for i in order] == sorted(ids.tolist(), key=str.encode)
+    if len(keyed) == 1:
+        assert np.unique(keyed[0]).shape[0] == len(tails)

@@ -15,12 +15,14 @@ wrong.
 from __future__ import annotations
 
 import itertools
+import operator
 from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
+from prcurve.core.gc_pause import no_cycle_collection
 from prcurve.ranking import keys as _keys
 from prcurve.ranking.byte_words import byte_words
 from prcurve.ranking.dicts import _labels
@@ -45,10 +47,10 @@ def joined(qrels: Any, run: Any) -> tuple[Qrels, Run] | None:
     Both tables' documents are one code a row (:class:`~prcurve.ranking.row_docs.RowDocs`;
     a dict lists a document once per query, so no repeat is possible): the run's carry
     each row's judging qrels row and, for the rows whose score (as float32) ties another
-    of its query, the rank of the document id in code point order (UTF-8's byte order,
-    trec_eval's ``strcmp``) among them; their labels are made from the dicts' keys only
-    when asked for. The qrels made here serve this run only: its documents' labels are
-    one a row, not distinct.
+    of its query, a rank that rises with the document id in code point order (UTF-8's
+    byte order, trec_eval's ``strcmp``) among the rows of that tie; their labels are
+    made from the dicts' keys only when asked for. The qrels made here serve this run
+    only: its documents' labels are one a row, not distinct.
 
     Examples
     --------
@@ -57,13 +59,22 @@ def joined(qrels: Any, run: Any) -> tuple[Qrels, Run] | None:
     ['c', 'b', 'a']
     >>> run._docs.judged_row.tolist()  # c unjudged, b qrels row 1, a row 0
     [-1, 1, 0]
-    >>> run._docs.rank.tolist()  # c and b tie: "b" < "c" (most rows tie: ranks among all)
-    [2, 1, 0]
+    >>> run._docs.rank.tolist()  # c and b tie: "b" < "c"; a ties with none
+    [1, 0, 0]
     >>> qrels.relevance.tolist()
     [1, 0]
     """
     if not (isinstance(qrels, Mapping) and isinstance(run, Mapping)):
         return None
+    # The cyclic collector paused while the ids are walked: the lists of every id (and
+    # the judgments' dicts, one a query) are young containers that each collection of
+    # the young generation would scan again, id by id (issue 26, session 35).
+    with no_cycle_collection():
+        return _joined(qrels, run)
+
+
+def _joined(qrels: Mapping[Any, Any], run: Mapping[Any, Any]) -> tuple[Qrels, Run] | None:
+    """:func:`joined` of two mappings."""
     judged_inner: list[Any] = list(qrels.values())
     run_inner: list[Any] = list(run.values())
     # dicts only (other mappings, and anything else, take the general path and its errors)
@@ -73,7 +84,10 @@ def joined(qrels: Any, run: Any) -> tuple[Qrels, Run] | None:
     if not run_docs or _repeating(run_docs):  # a pool: encoding is cheaper (few labels)
         return None
     judged_docs = list(itertools.chain.from_iterable(judged_inner))
-    if not (judged_docs and _plain_text(run_docs) and _plain_text(judged_docs)
+    # The run's ids past their first block are checked where their text is read (most
+    # rows tie: their words, :func:`_tied_order`) or by :func:`_require_plain` otherwise:
+    # read once, not twice (0.2 s of CPU at 10^7 rows).
+    if not (judged_docs and _plain_text(run_docs[:BLOCK]) and _plain_text(judged_docs)
             and _plain_text(list(qrels)) and _plain_text(list(run))):
         return None
     judged_lengths = _lengths(judged_inner)
@@ -81,21 +95,28 @@ def joined(qrels: Any, run: Any) -> tuple[Qrels, Run] | None:
     if len(judged_docs) >= 2**31:  # row numbers kept as int32 (RowDocs)
         return None
     # Each query's judgments: document -> its qrels row (the rows in the dicts' order).
+    # Every step a C iterator over the queries, no Python frame per query (10^4 queries
+    # of 100 rows: 0.05 s of generator frames before).
     first = (np.cumsum(judged_lengths) - judged_lengths).tolist()
-    rows_of = {query: dict(zip(docs, itertools.count(start)))
-               for query, docs, start in zip(qrels, judged_inner, first, strict=True)}
+    rows_of = dict(zip(qrels, map(dict, map(zip, judged_inner, map(itertools.count, first))),
+                       strict=True))
     none: dict[str, int] = {}
     n = len(run_docs)
-    judged_row = np.fromiter(itertools.chain.from_iterable(
-        map(rows_of.get(query, none).get, docs, itertools.repeat(-1))
-        for query, docs in zip(run, run_inner, strict=True)), dtype=np.int32, count=n)
-    del rows_of
+    lookups = map(operator.attrgetter("get"), map(rows_of.get, run, itertools.repeat(none)))
+    # Each run query's documents looked up in its judgments' dict (-1: not judged).
+    judged_row = np.fromiter(itertools.chain.from_iterable(map(
+        map, lookups, run_inner, itertools.repeat(itertools.repeat(-1)))),
+        dtype=np.int32, count=n)
+    del rows_of, lookups
     run_lengths = _lengths(run_inner)
     run_queries = _queries(list(run), run_lengths)
     scores: NDArray[np.float64] = check_finite_numbers(
         "score", as_1d("score", _values(run_inner))).astype(np.float64, copy=False)
     # The rows put in rank order (prepare then finds them so).
-    order, rank = _rank_order(run_queries.codes, scores, run_docs)
+    try:
+        order, rank = _rank_order(run_queries.codes, scores, run_docs, run_lengths)
+    except _NotPlainTextError:  # an id past the first block not a str, or holding a NUL
+        return None
     judgments = Qrels(_queries(list(qrels), judged_lengths),
                       RowDocs(len(judged_docs), np.zeros(0, dtype=np.int32),
                               np.zeros(0, dtype=np.int32), None,
@@ -109,6 +130,16 @@ def joined(qrels: Any, run: Any) -> tuple[Qrels, Run] | None:
 BLOCK = 1 << 16
 """Ids joined and read as words at a time: a block's text and temporaries (a few MiB)
 stay in cache, and no copy of all the ids' text is made (10^7 ids: 100 MB each)."""
+
+
+class _NotPlainTextError(Exception):
+    """An id that is not a ``str``, or holds a NUL, found after the walk began: the
+    general path then takes the tables (and names what is wrong). Never escapes."""
+
+
+def _require_plain(ids: list[Any]) -> None:
+    if not _plain_text(ids):
+        raise _NotPlainTextError
 
 
 def _plain_text(ids: list[Any]) -> bool:
@@ -129,7 +160,7 @@ def _values(inner: list[dict[str, Any]]) -> NDArray[Any]:
     """The dicts' values in row order, as numpy makes them from a list (the general
     path's own fallback, :func:`prcurve.ranking.dicts._values`): numbers as one numeric
     array (a type check and a copy in one pass), anything else for the checks to name."""
-    return np.asarray(list(itertools.chain.from_iterable(d.values() for d in inner)))
+    return np.asarray(list(itertools.chain.from_iterable(map(dict.values, inner))))
 
 
 def _lengths(inner: list[Mapping[Any, Any]]) -> NDArray[np.int64]:
@@ -152,59 +183,168 @@ def _text_column(ids: list[str]) -> NDArray[np.str_]:
 
 
 def _rank_order(query: NDArray[np.int64], score: NDArray[np.float64], docs: list[str],
-                ) -> tuple[NDArray[np.intp], NDArray[np.int32]]:
+                lengths: NDArray[np.int64]) -> tuple[NDArray[np.intp], NDArray[np.int32]]:
     """The rows in trec_eval's order as float32 scores see it (queries by code, each
     query's scores descending, ties by document id descending), and each row's tie rank
-    in that order: its rank in code point order among the rows whose score as float32
-    (-0 as 0) ties another row's of its query (among all rows when most of them tie:
-    then no gather), 0 for the rows that tie with none.
+    in that order: for the rows whose score as float32 (-0 as 0) ties another row's of
+    its query, a number that rises with the document id (code point order) among the
+    rows of that tie (their positions in the order, counted from the end), 0 for the
+    rows that tie with none.
 
     float32 ties include float64 ties, so the ranks serve both ``score_precision``; the
     order is the one :func:`~prcurve.ranking.join.prepare` makes from float32 scores, so
     that it finds the rows ranked already (its O(n) checks) and sorts nothing; with
-    float64 scores it sorts where they differ. Ranks are only compared within a query
-    (its ids are distinct)."""
-    narrow = c_float_scores(score)
-    narrow += np.float32(0.0)  # -0.0 + 0.0 is 0.0: equal scores, equal bits
-    bits = narrow.view(np.uint32)
-    # IEEE bits to an integer that falls as the score rises: a negative score's bits
-    # rise as it falls; a positive score's complement (sign bit cleared) falls as it rises.
-    falling = np.where(bits >> np.uint32(31) != 0, bits, ~bits & np.uint32(0x7FFFFFFF))
-    key = (query.astype(np.uint64) << np.uint64(32)) | falling.astype(np.uint64)
-    del narrow, bits, falling
-    order: NDArray[np.intp] = np.argsort(key)
+    float64 scores it sorts where they differ. Ranks are only compared within a tie (a
+    query's ids are distinct). ``lengths``: each query dict's rows, in the dicts' order
+    (each query's rows are together)."""
+    n = score.shape[0]
+    key = _score_keys(query, score)
+    order = _ranked_blocks(query, key, lengths)
+    if order is None:  # not ranked within each query already: one sort of the keys
+        order = np.argsort(key)
     key = key[order]
     equal = key[1:] == key[:-1]
-    del key  # (memory: the peak is in the ranks that follow)
-    tied = np.zeros(score.shape[0], dtype=bool)
+    del key  # (memory: the peak is in the ties' words that follow)
+    tied = np.zeros(n, dtype=bool)
     tied[1:] = equal
     tied[:-1] |= equal
     at = np.flatnonzero(tied)  # the tied rows' positions in the order
-    row_rank = np.zeros(score.shape[0], dtype=np.int32)
-    if at.shape[0]:
-        if 2 * at.shape[0] > score.shape[0]:  # most rows tie: every id ranked, no gather
-            ranked = score.shape[0]
-            row_rank[_id_order(docs)] = np.arange(ranked, dtype=np.int32)
-        else:
-            rows = np.sort(order[at])  # the ids read in the dicts' order (memory order)
-            ranked = rows.shape[0]
-            by_id = _id_order(list(map(docs.__getitem__, rows.tolist())))
-            row_rank[rows[by_id]] = np.arange(ranked, dtype=np.int32)
-            del rows, by_id
-        if ranked > at.shape[0]:  # 0 for the rows that tie with none
-            alone = np.ones(score.shape[0], dtype=bool)
-            alone[order[at]] = False
-            row_rank[alone] = 0
-        # Each group of equal keys by rank descending: one sort of the tied positions
-        # by (group, reversed rank), distinct keys.
+    rank = np.zeros(n, dtype=np.int32)
+    if not at.shape[0]:
+        _require_plain(docs)
+    else:
+        # Each tie a group of consecutive positions (equal keys), numbered in order.
         starts = np.ones(at.shape[0], dtype=bool)
         starts[1:] = ~equal[at[1:] - 1]
-        group = np.cumsum(starts) - 1
-        width = np.int64(ranked)
-        # (timsort: the keys ascend group by group, each group short)
-        within = np.argsort(group * width + (width - 1 - row_rank[order[at]]), kind="stable")
-        order[at] = order[at][within]
-    return order, row_rank[order]
+        group = np.cumsum(starts, dtype=np.int64)
+        group -= 1
+        del starts, equal, tied
+        rows = order[at]
+        order[at] = rows[_tied_order(group, rows, docs)]
+        # Within each group ids descend along the positions: so do the ranks.
+        rank[at] = np.arange(at.shape[0] - 1, -1, -1, dtype=np.int32)
+    return order, rank
+
+
+def _score_keys(query: NDArray[np.int64], score: NDArray[np.float64]) -> NDArray[np.uint64]:
+    """Each row's sort key: its query's code in the top 32 bits, below them an integer
+    that falls as the score (as float32, -0 as 0) rises. Made a :data:`BLOCK` of rows at
+    a time into one array (each step over a whole column of 10^7 rows would be a fresh
+    80 MB temporary, faulted in page by page: issue 26, session 35)."""
+    narrow = c_float_scores(score)
+    narrow += np.float32(0.0)  # -0.0 + 0.0 is 0.0: equal scores, equal bits
+    bits = narrow.view(np.uint32)
+    key = np.empty(score.shape[0], dtype=np.uint64)
+    for begin in range(0, score.shape[0], BLOCK):
+        word = bits[begin:begin + BLOCK]
+        # IEEE bits to an integer that falls as the score rises: a negative score's bits
+        # (sign bit set) rise as it falls: kept; a positive score's low 31 bits are
+        # complemented (XOR with 0x7FFFFFFF, where sign - 1 wraps to all ones).
+        falling = word >> np.uint32(31)
+        falling -= np.uint32(1)
+        falling &= np.uint32(0x7FFFFFFF)
+        falling ^= word
+        block = key[begin:begin + BLOCK]
+        block[...] = query[begin:begin + BLOCK]
+        block <<= np.uint64(32)
+        block |= falling
+    return key
+
+
+def _ranked_blocks(query: NDArray[np.int64], key: NDArray[np.uint64],
+                   lengths: NDArray[np.int64]) -> NDArray[np.intp] | None:
+    """The order of the rows by key without a sort where each query's rows (together, in
+    the dicts' order) are ranked already, as in a dict built from a TREC run: the
+    queries' blocks put in code order; None where some query's scores rise."""
+    n = key.shape[0]
+    kept = lengths[lengths > 0]
+    starts = np.cumsum(kept) - kept
+    rising = key[1:] < key[:-1]
+    rising[starts[1:] - 1] = False  # a query's first row may fall below the last's
+    if rising.any():
+        return None
+    by_code = np.argsort(query[starts], kind="stable")
+    moved = kept[by_code]
+    order: NDArray[np.intp] = np.repeat(starts[by_code] - (np.cumsum(moved) - moved), moved)
+    order += np.arange(n, dtype=order.dtype)
+    return order
+
+
+def _tied_order(group: NDArray[np.int64], rows: NDArray[np.intp], docs: list[str],
+                ) -> NDArray[np.intp]:
+    """The permutation putting tied rows (row ``rows[i]`` in group ``group[i]``, groups
+    ascending from 0) in order of group, then document id descending (code point order,
+    UTF-8's byte order, as trec_eval's ``strcmp``). ``group``'s array is used for
+    temporaries (its values are lost).
+
+    One stable sort of a 64-bit key per row: its group in the top bits, below them the
+    complement of the leading bits of its id (:func:`_id_keys`); timsort finds the
+    groups' ascending runs. Rows whose keys still agree (the same group, ids equal in
+    the bits kept) are then put in order by their full words, a sort of those rows only.
+    Before (session 34) every tied id was ranked by one sort of all the ids (0.9 s of
+    10^7 random keys, against 0.15 s for this one: numpy's argsort of uint64 is not the
+    vectorized sort its ``np.sort`` is) and the groups sorted again by those ranks."""
+    m = rows.shape[0]
+    if 2 * m > len(docs):  # most rows tie: every id read (and checked), no gather
+        ids, index = docs, rows
+    else:  # the ids read in the dicts' order (memory order)
+        _require_plain(docs)
+        memory = np.sort(rows)
+        ids = list(map(docs.__getitem__, memory.tolist()))
+        index = np.searchsorted(memory, rows)
+    key, words = _id_keys(ids)
+    # In place where it can be: at 10^7 tied rows each fresh array is 80 MB, faulted in.
+    sort_key = np.take(key, index)
+    np.invert(sort_key, out=sort_key)  # descending ids
+    del key
+    group_bits = int(group[-1]).bit_length()
+    high = group.view(np.uint64)  # (the group numbers are not needed after: reused)
+    if group_bits:  # (a shift by 64 is undefined)
+        sort_key >>= np.uint64(group_bits)
+        high <<= np.uint64(64 - group_bits)
+        sort_key |= high
+    order: NDArray[np.intp] = np.argsort(sort_key, kind="stable")
+    sorted_key = np.take(sort_key, order, out=high)
+    del sort_key
+    same = sorted_key[1:] == sorted_key[:-1]
+    del sorted_key, high
+    if same.any():  # keys that agree (one group): their rows by the ids' full words
+        involved = np.zeros(m, dtype=bool)
+        involved[1:] = same
+        involved[:-1] |= same
+        at = np.flatnonzero(involved)
+        first = np.ones(at.shape[0], dtype=bool)
+        first[1:] = ~same[at[1:] - 1]
+        run = np.cumsum(first)  # each run of agreeing keys (consecutive positions)
+        of_id = index[order[at]]
+        # np.lexsort: the last key first; each run in place, its rows by words descending.
+        order[at] = order[at][np.lexsort([~word[of_id] for word in reversed(words)] + [run])]
+    return order
+
+
+def _id_keys(ids: list[str]) -> tuple[NDArray[np.uint64], list[NDArray[np.uint64]]]:
+    """For ``str`` ids (no NUL), a 64-bit key per id that never falls as the id rises
+    (code point order) and the words that order them exactly. ASCII ids: their words
+    (:func:`_words`), and as key the 64 bits that follow the leading bits all ids share
+    (a shared prefix such as ``clueweb09-`` carries no order); others: their ranks in a
+    sort of them as a ``U`` array, the key and the one word."""
+    read = _words(ids)
+    if read is None:
+        _require_plain(ids)  # (not ASCII, or not plain text)
+        exact = np.empty(len(ids), dtype=np.uint64)
+        exact[np.argsort(_text_column(ids), kind="stable")] = np.arange(len(ids),
+                                                                       dtype=np.uint64)
+        return exact, [exact]
+    words = read[0]
+    for k, word in enumerate(words):
+        low, high = int(word.min()), int(word.max())
+        if low == high:  # shared by every id: no order in it
+            continue
+        shared = 64 - (low ^ high).bit_length()  # 0-63 leading bits every id shares
+        if shared == 0 or k + 1 == len(words):
+            return word, words
+        return (word << np.uint64(shared)) | (words[k + 1] >> np.uint64(64 - shared)), words
+    return np.zeros(len(ids), dtype=np.uint64), words  # every id the same
 
 
 def _repeating(docs: list[str]) -> bool:
@@ -219,43 +359,27 @@ def _repeating(docs: list[str]) -> bool:
     return len(set(sample)) < 0.95 * len(sample)
 
 
-def _id_order(ids: list[str]) -> NDArray[np.intp]:
-    """The permutation putting ``str`` ids (no NUL) in code point order, which is
-    UTF-8's byte order: ASCII ids as big-endian 64-bit words of their bytes, NUL-padded
-    (:func:`_words`; a prefix sorts first, as with ``strcmp``), others as a ``U``
-    array."""
-    read = _words(ids)
-    if read is None:
-        return np.argsort(_text_column(ids), kind="stable")
-    words, longest = read
-    if len(words) == 2:  # ids of 9-16 bytes: one key when their first bytes agree
-        first = words[0]
-        shared = (int(first.min()) ^ int(first.max())).bit_length()  # bits not shared
-        needed = 8 * (longest - 8)  # bits of the second word in use
-        if needed < 64 - shared:  # the shared leading bits make room for them
-            words = [(first << np.uint64(needed)) | (words[1] >> np.uint64(64 - needed))]
-    # Equal ids (one document tied in several queries) may come in any order: ranks
-    # are compared within a query only.
-    order: NDArray[np.intp] = (np.argsort(words[0]) if len(words) == 1
-                               else np.lexsort(words[::-1]))
-    return order
-
-
 def _words(ids: list[str]) -> tuple[list[NDArray[np.uint64]], int] | None:
     """The words of ASCII ids (:func:`~prcurve.ranking.byte_words.byte_words`, 8 bytes
     each, big-endian, NUL-padded) and the longest id's length; None when an id is not
-    ASCII. A :data:`BLOCK` of ids at a time: joined by NULs into one buffer, their ends
-    where its NULs are, their words written into one array per word (a word first
+    ASCII, not a ``str`` or holds a NUL (so that words read are also the check of
+    :func:`_plain_text`). A :data:`BLOCK` of ids at a time: joined by NULs into one
+    buffer, their ends where its NULs are, their words written into one array per word (a word first
     needed in a later block is zero, the padding, for the earlier ids)."""
     n = len(ids)
     out: list[NDArray[np.uint64]] = []
     longest = 0
     for begin in range(0, n, BLOCK):
-        text = "\0".join(ids[begin:begin + BLOCK])
+        try:
+            text = "\0".join(ids[begin:begin + BLOCK])
+        except TypeError:  # not all str
+            return None
         if not text.isascii():
             return None
         buffer = np.frombuffer(text.encode("ascii"), dtype=np.uint8)
         ends = np.append(np.flatnonzero(buffer == 0), buffer.shape[0])
+        if ends.shape[0] != min(BLOCK, n - begin):  # a NUL inside an id
+            return None
         starts = np.empty_like(ends)
         starts[0] = 0
         starts[1:] = ends[:-1] + 1

@@ -432,12 +432,41 @@ def _label_rank(docs: _keys.Encoded, doc: I64,
     else:
         words = _keys.text_words(labels) if labels.shape[0] > 1 else None
     if words is not None:
+        words = _one_key(words)
         order = (np.argsort(words[0], kind="stable") if len(words) == 1
                  else np.lexsort(words[::-1]))
     else:
         order = np.argsort(_keys.byte_order(labels), kind="stable")  # type: ignore[arg-type]
     rank[present[order]] = np.arange(present.shape[0])
     return rank
+
+
+def _one_key(words: list[NDArray[np.uint64]]) -> list[NDArray[np.uint64]]:
+    """Two words as one key where that is exact: the first word's leading bits that
+    every id shares shifted out, the second word's bits in use (above its lowest set
+    bit in any id) shifted in. Ids of 9-16 bytes such as ``d`` and 8 digits: one
+    argsort of 10^7 keys (0.9 s) instead of ``np.lexsort`` of two (3.3 s; issue 26,
+    session 35: the general path's ties at 10^7 rows, 2-decimal scores). Other words
+    as they are.
+
+    Examples
+    --------
+    >>> first = np.array([0x6431000000000000, 0x6439000000000000], dtype=np.uint64)
+    >>> second = np.array([0x3100000000000000, 0], dtype=np.uint64)
+    >>> [hex(int(k)) for k in _one_key([first, second])[0]]
+    ['0x3100000000000031', '0x3900000000000000']
+    """
+    if len(words) != 2:
+        return words
+    first, second = words
+    varying = (int(first.min()) ^ int(first.max())).bit_length()  # bits not shared
+    used = int(np.bitwise_or.reduce(second))
+    needed = 64 - ((used & -used).bit_length() - 1) if used else 0  # second's bits in use
+    if needed == 0:
+        return [first]
+    if needed > 64 - varying:
+        return words
+    return [(first << np.uint64(needed)) | (second >> np.uint64(64 - needed))]
 
 
 def _tie_order(

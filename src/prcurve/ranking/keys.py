@@ -27,6 +27,7 @@ from prcurve.ranking.byte_words import arrow_words as arrow_words
 from prcurve.ranking.byte_words import byte_words as byte_words
 from prcurve.ranking.hashing import arrow_dictionary, arrow_module
 from prcurve.ranking.key_table import KeyTable
+from prcurve.ranking.text_numbers import decimal_text_keys
 
 U64 = NDArray[np.uint64]
 I64 = NDArray[np.int64]
@@ -75,7 +76,10 @@ def byte_order(ids: NDArray[Any]) -> NDArray[Any]:
     [-5, 10, 100, 2, 9]
     """
     if ids.dtype.kind in "iu":
-        return ids.astype(np.int64).astype("S20")  # int64's decimal text: at most 20 bytes
+        numbers = ids.astype(np.int64)
+        keys = decimal_text_keys(numbers)
+        # int64's decimal text (at most 20 bytes) where an id has 18 digits or more.
+        return numbers.astype("S20") if keys is None else keys
     return ids
 
 

@@ -39,8 +39,9 @@ class RowDocs(Encoded):
     ``judged_row[i]``: the row of ``qrels`` judging row i's (query, document), or
     -1. ``rank[i]``: for a row whose score ties with another row of its query (as
     float32, so that trec_eval 9's ties are covered too), the rank of its document id
-    in byte order among all such rows of its block of queries; 0 elsewhere. Ranks
-    are only ever compared between rows of one query. ``read_labels`` gives each
+    in byte order among all such rows of its block of queries (from
+    :mod:`~prcurve.ranking.dict_join`: a number that rises with the id within its tie);
+    0 elsewhere. Ranks are only ever compared between rows of one tie. ``read_labels`` gives each
     row's document id (bytes), read again from the file.
 
     Examples

@@ -40,8 +40,8 @@ from numpy.typing import NDArray
 
 from prcurve.ranking.long_decimals import MAX_AFTER, MAX_POWER, divided_by_power_of_ten
 
-__all__ = ["byte_matrix", "general_numbers", "load_words", "padded_words", "plain_decimals",
-           "word_matrix"]
+__all__ = ["byte_matrix", "decimal_text_keys", "general_numbers", "load_words", "padded_words",
+           "plain_decimals", "word_matrix"]
 
 _EXACT_POWERS = 22  # 10^22 is the largest power of ten that is an exact double
 _EXACT_INTEGER = np.uint64(2**53)  # every integer up to this is an exact double
@@ -348,3 +348,37 @@ def general_numbers(text: NDArray[np.bytes_], dtype: type[np.generic]) -> NDArra
     if dtype is np.float64 and not np.isfinite(values).all():
         return None
     return values
+
+
+_ALIGNED_DIGITS = 17
+
+
+def decimal_text_keys(numbers: NDArray[np.int64]) -> NDArray[np.int64] | None:
+    """Integers that sort as the ids' decimal text does, one per id and distinct for
+    distinct ids, made without text (issue 26, session 35: the text of 10^6 tied ids
+    and its sort took 0.43 s of a 0.72 s ``evaluate``); None where an id has 18 digits or
+    more. The digits left-aligned to 17 places (``"19"`` before ``"2"``: 19·10^15 <
+    2·10^16), then their count (a prefix first: ``"1"`` < ``"10"``), then the sign: ``-``
+    (byte 0x2D) sorts before every digit, so the negative ids come first, each ordered
+    by its digits as well.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> ids = np.array([9, 10, 100, 2, -5, -40, 0])
+    >>> ids[np.argsort(decimal_text_keys(ids))].tolist()
+    [-40, -5, 0, 10, 100, 2, 9]
+    """
+    bound = 10**_ALIGNED_DIGITS
+    if numbers.shape[0] and not ((numbers > -bound) & (numbers < bound)).all():
+        return None
+    magnitude = np.abs(numbers)
+    # digits: 1 below 10, k + 1 from 10^k on
+    digits = np.searchsorted(10 ** np.arange(1, _ALIGNED_DIGITS, dtype=np.int64), magnitude,
+                             side="right") + 1
+    scale = 10 ** (_ALIGNED_DIGITS - np.arange(_ALIGNED_DIGITS + 1, dtype=np.int64))
+    keys: NDArray[np.int64] = magnitude * scale[digits]  # < 10^17
+    keys *= 20
+    keys += digits  # < 2·10^18 < 2^61
+    keys[numbers >= 0] += np.int64(1 << 61)
+    return keys
