@@ -24,6 +24,9 @@ NOT_LOADED = {
     "prcurve.detection.confusion": "--confusion only",
     "prcurve.cli.report": "--out only (prepare_out)",
     "prcurve.present": "--out only (plots, the safe writer's report side)",
+    # Since session 35 core's sorts load it where their threads start: a small run's
+    # curves (--per-class, --json) count on one thread.
+    "concurrent.futures": "threads of core's large sorts only",
 }
 
 # Loaded by none of the plain summary's modules (`prcurve coco GT DT`, no option): the
@@ -32,7 +35,6 @@ NOT_LOADED_BY_THE_SUMMARY = {
     "prcurve.core.counts": "a category's count state (curves, best F) only",
     "prcurve.core.curve": "a category's PR curve (best F) only",
     "prcurve.core.table": "per_category() and best_f() tables only",
-    "concurrent.futures": "threads of core's large sorts only",
 }
 
 
