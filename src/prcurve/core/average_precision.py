@@ -112,10 +112,12 @@ def _at_recall_levels(steps: RecallSteps, n_intervals: int) -> float:
     at = np.zeros(first.shape[0])  # 0 where no recall reaches the level
     inside = first < precision.shape[0]
     if inside.any():
-        starts = np.unique(first[inside])
+        reached = first[inside]  # non-decreasing (the levels rise): its distinct values
+        # by a comparison of neighbours (np.unique would import numpy.ma: issue 26)
+        starts = reached[np.concatenate(([True], reached[1:] != reached[:-1]))]
         stretch = np.maximum.reduceat(precision, starts)
         envelope = np.maximum.accumulate(stretch[::-1])[::-1]
-        at[inside] = envelope[np.searchsorted(starts, first[inside])]
+        at[inside] = envelope[np.searchsorted(starts, reached)]
     return float(at.mean())
 
 
