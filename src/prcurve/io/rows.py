@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import contextlib
 import math
+import operator
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -48,7 +49,7 @@ from numpy.typing import NDArray
 from prcurve.errors import InvalidInputError
 from prcurve.io.readers import object_array
 from prcurve.io.text import parse_numbers
-from prcurve.io.text_codes import codes_of, equal_rows, record_codes
+from prcurve.io.text_codes import codes_of, equal_rows, record_codes, rows_where
 from prcurve.validation.arrays import inexact_integers
 from prcurve.validation.csv_text import decimal_comma_scores, looks_like_decimal_commas
 from prcurve.validation.files import (
@@ -65,18 +66,9 @@ from prcurve.validation.files import (
     zero_total_weight,
 )
 
-__all__ = [
-    "CheckedBlock",
-    "LabelRule",
-    "RowProblem",
-    "check_block",
-    "check_weight_totals",
-    "checked_scores",
-    "first_rows",
-    "missing_values",
-    "normalize_labels",
-    "positive_value",
-]
+__all__ = ["CheckedBlock", "LabelRule", "RowProblem", "check_block", "check_weight_totals",
+           "checked_scores", "first_rows", "missing_values", "normalize_labels",
+           "positive_value"]
 
 F64 = NDArray[np.float64]
 
@@ -207,7 +199,7 @@ def normalize_labels(values: NDArray[Any], column: str
 
     coded = codes_of(values)
     if coded is not None:  # text read as a dictionary: coded by the reader (io.text_codes)
-        return _coded_labels(coded[0], coded[1], column)
+        return _coded_labels(coded[0], coded[1], column, values)
     items = values.tolist()
     try:
         if set(map(type, items)) <= {str, type(None)}:
@@ -225,14 +217,17 @@ def normalize_labels(values: NDArray[Any], column: str
     return _coded_labels(codes, object_array(originals), column)
 
 
-def _coded_labels(codes: NDArray[Any], distinct: NDArray[Any], column: str
-                  ) -> tuple[NDArray[Any], NDArray[np.bool_]]:
+def _coded_labels(codes: NDArray[Any], distinct: NDArray[Any], column: str,
+                  same: NDArray[Any] | None = None) -> tuple[NDArray[Any], NDArray[np.bool_]]:
     """:func:`normalize_labels` of ``distinct[codes]``, text keeping its codes (text_codes)."""
     def rows_of(bad: NDArray[np.bool_]) -> NDArray[np.bool_]:
         return np.asarray(bad[codes], dtype=bool)
 
     normal, missing_distinct = _normalize(distinct, column, rows_of)
-    missing, position = missing_distinct[codes], np.cumsum(~missing_distinct) - 1
+    missing, position = rows_where(missing_distinct, codes), np.cumsum(~missing_distinct) - 1
+    if same is not None and not missing.any() and normal.dtype == object and all(
+            map(operator.is_, normal.tolist(), distinct.tolist())):
+        return same, missing  # `same` is distinct[codes], these objects: no copy
     kept = position.astype(codes.dtype)[codes[~missing] if missing.any() else codes]
     present = normal[kept]  # position: each present distinct value's place in `normal`
     if present.dtype == object:
