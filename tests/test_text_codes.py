@@ -174,3 +174,27 @@ def test_text_labels_checked_without_a_lookup_a_row() -> None:
         tracemalloc.stop()
     assert block.positive.tolist() == [v == "pos" for v in labels]
     assert peak <= 14 * n
+
+
+def test_parquet_multiclass_text_labels_as_objects() -> None:
+    """Classes of a coded text column: the same classes, rows and scores as from the rows'
+    own objects (the classes from the distinct values, not a sort of every row)."""
+    from prcurve.io.class_columns import input_of_table
+
+    labels = ["a", "b", None, "c", "b", "a", "c"] * 3
+    rng = np.random.default_rng(1)
+    columns = {"label": pa.array(labels, pa.string())}
+    columns.update({f"p_{c}": pa.array(rng.random(len(labels))) for c in "abc"})
+    with tempfile.TemporaryDirectory() as folder:
+        path = os.path.join(folder, "m.parquet")
+        pq.write_table(pa.table(columns), path, row_group_size=5)
+        table = readers.read_table(path)
+        assert codes_of(table.columns["label"]) is not None
+        plain = readers.RawTable(table.path, table.format, {
+            **table.columns, "label": readers.object_array(labels)}, table.n_rows)
+        coded = input_of_table(table, drop_invalid=True)
+        reference = input_of_table(plain, drop_invalid=True)
+    assert type(coded) is type(reference)
+    for name in ("classes", "class_values", "y_true", "scores", "rows_dropped", "dropped"):
+        one, other = getattr(coded, name), getattr(reference, name)
+        assert np.asarray(one).tolist() == np.asarray(other).tolist(), name
