@@ -46,6 +46,7 @@ from prcurve.io.rows import (
     check_weight_totals,
     normalize_labels,
 )
+from prcurve.io.text_codes import codes_of
 from prcurve.validation.files import (
     check_distinct_labels,
     missing_column,
@@ -210,8 +211,9 @@ def classes_of_table(
         raise problem.error(table.path) from None
     if present.shape[0] == 0 or _binary_like(present, label_column):
         return None
+    coded = codes_of(present)  # text read as a dictionary: its few distinct values
     try:
-        class_values = np.unique(present)
+        class_values = np.unique(present if coded is None else coded[1])
     except TypeError:
         return None  # mixed kinds: the binary path explains
     classes = [str(v) for v in class_values.tolist()]

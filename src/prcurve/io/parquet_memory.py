@@ -59,6 +59,10 @@ def _direct_dtype(pa: Any, kind: Any) -> np.dtype[Any] | None:
     return None
 
 
+def _is_text(pa: Any, kind: Any) -> bool:
+    return bool(pa.types.is_string(kind) or pa.types.is_large_string(kind))
+
+
 def _without_nulls(metadata: Any, index: int) -> bool:
     """Whether every row group's statistics say column ``index`` has no missing value."""
     for group in range(metadata.num_row_groups):
@@ -89,9 +93,16 @@ def read_parquet_columns(
     from prcurve.io.parquet_open import open_parquet
 
     pa: Any = importlib.import_module("pyarrow")
-    with open_parquet(path) as file:  # without pyarrow.parquet's import (parquet_open)
+    file = open_parquet(path)  # without pyarrow.parquet's import (parquet_open)
+    try:
         schema = file.schema_arrow
         check_names(str(path), list(schema.names))
+        # Text columns as dictionary arrays: codes in C, not a str a row (io.text_codes).
+        text = [name for name in schema.names if _is_text(pa, schema.field(name).type)]
+        if text:
+            file.close()
+            file = open_parquet(path, text)
+            schema = file.schema_arrow
         metadata = file.metadata
         n_rows = int(metadata.num_rows)
         leaves = [metadata.schema.column(i).path for i in range(metadata.num_columns)]
@@ -120,6 +131,8 @@ def read_parquet_columns(
             if on_rows is not None:
                 on_rows(n)
             del table
+    finally:
+        file.close()
     if at != n_rows:
         raise ValueError(f"the file's row groups hold {at} rows, its footer says {n_rows}")
     columns: dict[str, NDArray[Any]] = {}

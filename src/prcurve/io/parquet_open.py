@@ -77,10 +77,11 @@ class ParquetSource:
         self.close()
 
 
-def open_parquet(path: str | Path) -> Any:
+def open_parquet(path: str | Path, read_dictionary: list[str] | None = None) -> Any:
     """The Parquet file at ``path`` (a local file) opened for reading: a
     :class:`ParquetSource`, or a ``pyarrow.parquet.ParquetFile`` where pyarrow's reader
-    class cannot be used directly (see the module's docstring).
+    class cannot be used directly (see the module's docstring). ``read_dictionary``
+    names the columns read as dictionary arrays (``ParquetFile``'s option).
 
     Raises what pyarrow raises on a file it cannot read (the caller names the file).
     """
@@ -90,9 +91,10 @@ def open_parquet(path: str | Path) -> Any:
         reader = None
     if reader is not None:
         try:
-            reader.open(str(path), **_OPEN_OPTIONS)
+            reader.open(str(path), **{**_OPEN_OPTIONS, "read_dictionary": read_dictionary})
         except TypeError:  # another pyarrow's arguments: its ParquetFile below
             pass
         else:
             return ParquetSource(reader)
-    return importlib.import_module("pyarrow.parquet").ParquetFile(path)
+    return importlib.import_module("pyarrow.parquet").ParquetFile(
+        path, read_dictionary=read_dictionary)

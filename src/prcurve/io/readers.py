@@ -30,6 +30,7 @@ from prcurve.io.shared_text import shared_text
 from prcurve.io.small_csv import read_delimited_by_size
 from prcurve.io.small_jsonl import read_small_jsonl
 from prcurve.io.text import PLAIN, CsvDialect, type_text_column
+from prcurve.io.text_codes import dictionary_text
 from prcurve.io.wide_integers import exact_integers, exact_json_integers
 from prcurve.validation.arrays import check_choice
 from prcurve.validation.files import (
@@ -89,12 +90,9 @@ READ_ERRORS: tuple[type[Exception], ...] = (
 
 @dataclass(frozen=True)
 class RawTable:
-    """A file read into columns.
-
-    ``columns`` maps each column name to a 1-D array of ``n_rows`` values:
-    float64 with NaN for a missing number, int64, bool, or object (strings,
-    with None for a missing value).
-    """
+    """A file read into columns: ``columns`` maps each name to a 1-D array of ``n_rows``
+    values: float64 (NaN for a missing number), int64, bool, or object (strings, None if
+    missing; text read as a dictionary also has its codes: :mod:`prcurve.io.text_codes`)."""
 
     path: str
     format: str
@@ -535,7 +533,10 @@ def arrow_to_numpy(pa: Any, column: Any) -> NDArray[Any]:
     list, a struct, a date) a Python object, kept whole.
     """
     kind = column.type
-    if pa.types.is_dictionary(kind):
+    if pa.types.is_dictionary(kind):  # text: coded by NumPy (io.text_codes), else cast
+        coded = dictionary_text(pa, column)
+        if coded is not None:
+            return coded
         column = column.cast(kind.value_type)
         kind = column.type
     has_nulls = column.null_count > 0

@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import contextlib
 import math
+import operator
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -48,6 +49,7 @@ from numpy.typing import NDArray
 from prcurve.errors import InvalidInputError
 from prcurve.io.readers import object_array
 from prcurve.io.text import parse_numbers
+from prcurve.io.text_codes import codes_of, equal_rows, record_codes, rows_where
 from prcurve.validation.arrays import inexact_integers
 from prcurve.validation.csv_text import decimal_comma_scores, looks_like_decimal_commas
 from prcurve.validation.files import (
@@ -64,18 +66,9 @@ from prcurve.validation.files import (
     zero_total_weight,
 )
 
-__all__ = [
-    "CheckedBlock",
-    "LabelRule",
-    "RowProblem",
-    "check_block",
-    "check_weight_totals",
-    "checked_scores",
-    "first_rows",
-    "missing_values",
-    "normalize_labels",
-    "positive_value",
-]
+__all__ = ["CheckedBlock", "LabelRule", "RowProblem", "check_block", "check_weight_totals",
+           "checked_scores", "first_rows", "missing_values", "normalize_labels",
+           "positive_value"]
 
 F64 = NDArray[np.float64]
 
@@ -192,8 +185,7 @@ def normalize_labels(values: NDArray[Any], column: str
     if values.dtype.kind != "O":
         missing = missing_values(values)
         return (values[~missing] if missing.any() else values), missing
-    # Keys carry the type beside the value: True, 1 and 1.0 are equal in Python but not
-    # the same label text.
+    # Keys carry the type beside the value: True, 1 and 1.0 are equal, not the same text.
     index: dict[Any, int] = {}
     originals: list[Any] = []
 
@@ -205,6 +197,9 @@ def normalize_labels(values: NDArray[Any], column: str
             originals.append(value)
         return found
 
+    coded = codes_of(values)
+    if coded is not None:  # text read as a dictionary: coded by the reader (io.text_codes)
+        return _coded_labels(coded[0], coded[1], column, values)
     items = values.tolist()
     try:
         if set(map(type, items)) <= {str, type(None)}:
@@ -219,15 +214,25 @@ def normalize_labels(values: NDArray[Any], column: str
     except TypeError:  # an unhashable value (a list, a dict): examined row by row
         return _normalize(values, column, lambda bad: bad)
     del items
-    distinct = object_array(originals)
+    return _coded_labels(codes, object_array(originals), column)
 
+
+def _coded_labels(codes: NDArray[Any], distinct: NDArray[Any], column: str,
+                  same: NDArray[Any] | None = None) -> tuple[NDArray[Any], NDArray[np.bool_]]:
+    """:func:`normalize_labels` of ``distinct[codes]``, text keeping its codes (text_codes)."""
     def rows_of(bad: NDArray[np.bool_]) -> NDArray[np.bool_]:
         return np.asarray(bad[codes], dtype=bool)
 
     normal, missing_distinct = _normalize(distinct, column, rows_of)
-    missing = missing_distinct[codes]
-    position = np.cumsum(~missing_distinct) - 1  # each present distinct value in `normal`
-    return normal[position[codes[~missing]]], missing
+    missing, position = rows_where(missing_distinct, codes), np.cumsum(~missing_distinct) - 1
+    if same is not None and not missing.any() and normal.dtype == object and all(
+            map(operator.is_, normal.tolist(), distinct.tolist())):
+        return same, missing  # `same` is distinct[codes], these objects: no copy
+    kept = position.astype(codes.dtype)[codes[~missing] if missing.any() else codes]
+    present = normal[kept]  # position: each present distinct value's place in `normal`
+    if present.dtype == object:
+        record_codes(present, kept, normal)
+    return present, missing
 
 
 def _normalize(values: NDArray[Any], column: str,
@@ -388,7 +393,7 @@ class LabelRule:
                                  detail=(self.positive, _distinct(values))) from None
             if not self.resolved:
                 self.target, self.resolved = target, True
-            mask = np.asarray(values == target, dtype=bool)
+            mask = equal_rows(values, target)  # once per distinct text where coded
             if not self.found:  # the values seen, for the message if the target never occurs
                 self.found = bool(mask.any())
                 if not self.found and len(self.seen) <= _SEEN_LIMIT:
@@ -435,6 +440,8 @@ class LabelRule:
 
 
 def _distinct(values: NDArray[Any]) -> NDArray[Any]:
+    coded = codes_of(values)  # every distinct value is used: the same set, k not n values
+    values = values if coded is None else coded[1]
     try:
         return np.unique(values)
     except TypeError:
