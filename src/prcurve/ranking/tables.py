@@ -396,8 +396,10 @@ def _encode_column(column: Any, name: str, grouped: bool = False) -> _keys.Encod
 
     pyarrow's columns, and pandas' columns stored by pyarrow (its ``str``
     dtype, taken without a copy), are encoded by pyarrow
-    (:func:`~prcurve.ranking.arrow_ids.arrow_encode`);
-    other pandas columns by ``pd.factorize``.
+    (:func:`~prcurve.ranking.arrow_ids.arrow_encode`), and so are pandas ``object``
+    columns of Python ``str`` once pyarrow has converted them
+    (:func:`~prcurve.ranking.arrow_ids.text_objects`); other pandas columns by
+    ``pd.factorize``.
     """
     dtype = getattr(column, "dtype", None)
     if hasattr(column, "combine_chunks"):  # pyarrow ChunkedArray
