@@ -146,7 +146,11 @@ def _distinct_short_ids(pa: Any, pc: Any, chunks: Any) -> Encoded | None:
                                        or pa.types.is_large_binary(kind)):
         return None
     sample = _take(pa, chunks, _distinct.sample_rows(n))
-    if not _distinct.mostly_distinct_count(pc.count_distinct(sample).as_py(), len(sample)):
+    # len(pc.unique) rather than pc.count_distinct: the same count (a null would be one
+    # more value, but the ids hold none: checked before), 2.4x faster (2^16 short ids,
+    # 2.8 against 6.7 ms; the most of Run.from_frame's cost at 10^5 rows).
+    distinct = len(pc.unique(sample)) - (1 if sample.null_count else 0)
+    if not _distinct.mostly_distinct_count(distinct, len(sample)):
         return None
     longest = int(pc.max(pc.binary_length(chunks)).as_py())
     if longest > 32:
