@@ -429,14 +429,16 @@ def _encode_column(column: Any, name: str, grouped: bool = False) -> _keys.Encod
             return arrow_encode(chunks, grouped)
     if dtype is None or getattr(dtype, "kind", "O") in "iub":
         return None
-    if isinstance(dtype, np.dtype) and dtype.kind == "O":  # all str: pyarrow text
+    pd: Any = importlib.import_module("pandas")
+    # A query column in few blocks: its neighbours compared (cheaper than converting
+    # every row); otherwise an object column of str as pyarrow text.
+    codes, uniques = _grouped_factorize(pd, column) if grouped else (None, None)
+    if codes is None and isinstance(dtype, np.dtype) and dtype.kind == "O":
         from prcurve.ranking.arrow_ids import arrow_encode, text_objects
 
         text = text_objects(np.asarray(column.to_numpy()))
         if text is not None:
             return arrow_encode(text, grouped)
-    pd: Any = importlib.import_module("pandas")
-    codes, uniques = _grouped_factorize(pd, column) if grouped else (None, None)
     if codes is None:
         codes, uniques = pd.factorize(column, sort=False)
     if (codes < 0).any():
