@@ -396,8 +396,10 @@ def _encode_column(column: Any, name: str, grouped: bool = False) -> _keys.Encod
 
     pyarrow's columns, and pandas' columns stored by pyarrow (its ``str``
     dtype, taken without a copy), are encoded by pyarrow
-    (:func:`~prcurve.ranking.arrow_ids.arrow_encode`);
-    other pandas columns by ``pd.factorize``.
+    (:func:`~prcurve.ranking.arrow_ids.arrow_encode`), and so are pandas ``object``
+    columns of Python ``str`` once pyarrow has converted them
+    (:func:`~prcurve.ranking.arrow_ids.text_objects`); other pandas columns by
+    ``pd.factorize``.
     """
     dtype = getattr(column, "dtype", None)
     if hasattr(column, "combine_chunks"):  # pyarrow ChunkedArray
@@ -428,7 +430,15 @@ def _encode_column(column: Any, name: str, grouped: bool = False) -> _keys.Encod
     if dtype is None or getattr(dtype, "kind", "O") in "iub":
         return None
     pd: Any = importlib.import_module("pandas")
+    # A query column in few blocks: its neighbours compared (cheaper than converting
+    # every row); otherwise an object column of str as pyarrow text.
     codes, uniques = _grouped_factorize(pd, column) if grouped else (None, None)
+    if codes is None and isinstance(dtype, np.dtype) and dtype.kind == "O":
+        from prcurve.ranking.arrow_ids import arrow_encode, text_objects
+
+        text = text_objects(np.asarray(column.to_numpy()))
+        if text is not None:
+            return arrow_encode(text, grouped)
     if codes is None:
         codes, uniques = pd.factorize(column, sort=False)
     if (codes < 0).any():
