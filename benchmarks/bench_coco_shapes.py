@@ -55,8 +55,8 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_shapes import COCO, PEERS, print_table
-from bench_trec import CHILD_ENV, timed
+from bench_shapes import COCO, PEERS, print_table, timed_rounds
+from bench_trec import CHILD_ENV
 
 PY = sys.executable
 
@@ -282,18 +282,7 @@ def main() -> None:
         for name in chosen:
             tools = tools_of(name, folder, PY, args.before, args.skip)
             slow = {t for t in tools if t.startswith(("pycocotools", "lvis-api"))}
-            results: dict[str, list[dict[str, Any]]] = {tool: [] for tool in tools}
-            for command in tools.values():  # bytecode caches, page cache: not timed
-                subprocess.run(command, env=CHILD_ENV, capture_output=True, check=False)
-            for round_number in range(args.repeat):
-                for tool, command in tools.items():
-                    if tool in slow and round_number >= args.slow_repeat:
-                        continue
-                    done = timed(command, folder)
-                    if done["code"] != 0:
-                        raise SystemExit(f"{name}: {tool} failed: "
-                                         f"{done['stderr'].decode()[-2000:]}")
-                    results[tool].append(done)
+            results = timed_rounds(name, tools, slow, folder, args.repeat, args.slow_repeat)
             note = check(name, folder, PY, {t: r[-1]["stdout"] for t, r in results.items()})
             sizes = sum((folder / f"{SHAPES[name][0]}.{k}.json").stat().st_size
                         for k in ("gt", "dt"))

@@ -460,6 +460,25 @@ def ranking_tools(name: str, shape: tuple[str, str, str], python: str, before: s
     return tools, check
 
 
+
+def timed_rounds(name: str, tools: dict[str, list[str]], slow: set[str], folder: Path,
+                 repeat: int, slow_repeat: int) -> dict[str, list[dict[str, Any]]]:
+    """Each tool's runs: one untimed run each (bytecode caches, page cache), then
+    ``repeat`` rounds alternating the tools (the ``slow`` ones in the first
+    ``slow_repeat`` rounds only); a tool that fails stops the benchmark."""
+    results: dict[str, list[dict[str, Any]]] = {tool: [] for tool in tools}
+    for command in tools.values():
+        subprocess.run(command, env=CHILD_ENV, capture_output=True, check=False)
+    for round_number in range(repeat):
+        for tool, command in tools.items():
+            if tool in slow and round_number >= slow_repeat:
+                continue
+            done = timed(command, folder)
+            if done["code"] != 0:
+                raise SystemExit(f"{name}: {tool} failed: {done['stderr'].decode()[-2000:]}")
+            results[tool].append(done)
+    return results
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=3)
@@ -509,18 +528,7 @@ def main() -> None:
                 tools, check = coco_tools(name, COCO_SHAPES[name], folder, PY, args.before,
                                           args.skip)
             slow = {t for t in tools if t.startswith(("pycocotools", "pytrec_eval"))}
-            results: dict[str, list[dict[str, Any]]] = {tool: [] for tool in tools}
-            for command in tools.values():  # bytecode caches, page cache: not timed
-                subprocess.run(command, env=CHILD_ENV, capture_output=True, check=False)
-            for round_number in range(args.repeat):
-                for tool, command in tools.items():
-                    if tool in slow and round_number >= args.slow_repeat:
-                        continue
-                    done = timed(command, folder)
-                    if done["code"] != 0:
-                        raise SystemExit(f"{name}: {tool} failed: "
-                                         f"{done['stderr'].decode()[-2000:]}")
-                    results[tool].append(done)
+            results = timed_rounds(name, tools, slow, folder, args.repeat, args.slow_repeat)
             note = check({tool: runs[-1]["stdout"] for tool, runs in results.items()})
             print(f"# {name}: {note}", flush=True)
             rows.append((name, results))

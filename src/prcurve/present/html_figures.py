@@ -91,11 +91,8 @@ def _pr_figure(bk: Any, models: Sequence[tuple[int, ModelReport]], title: str,
         ("F1", "@f1{0.0000}"), ("TP / FP", "@tp{0.[00]} / @fp{0.[00]}"),
         ("FN / TN", "@fn{0.[00]} / @tn{0.[00]}"),
     ]))
-    legend = figure.legend[0]
     figure.legend.click_policy = "hide"
-    figure.legend.label_text_font_size = "8pt"
-    figure.center = [r for r in figure.center if r is not legend]
-    figure.add_layout(legend, "below")
+    _legend_below(figure)
     return figure, markers
 
 
@@ -124,11 +121,8 @@ def _roc_figure(bk: Any, models: Sequence[tuple[int, ModelReport]], title: str) 
         figure.scatter("x", "y", source=marker, size=13, fill_color=color, line_color="black",
                        line_width=1.5)
         markers.append(marker)
-    legend = figure.legend[0]
     figure.legend.click_policy = "hide"
-    figure.legend.label_text_font_size = "8pt"
-    figure.center = [r for r in figure.center if r is not legend]
-    figure.add_layout(legend, "below")
+    _legend_below(figure)
     return figure, markers
 
 
@@ -150,10 +144,15 @@ def _threshold_figure(bk: Any, model: ModelReport, color: str) -> tuple[Any, Any
                           line_width=1.5)
     figure.add_layout(span)
     if figure.legend:  # under the plot, in one row: it covers no line
-        legend = figure.legend[0]
-        legend.orientation = "horizontal"
-        legend.label_text_font_size = "8pt"
-        figure.center = [r for r in figure.center if r is not legend]
-        figure.add_layout(legend, "below")
+        figure.legend[0].orientation = "horizontal"
+        _legend_below(figure)
     return figure, span
+
+
+def _legend_below(figure: Any) -> None:
+    """The figure's legend, in 8 pt, moved from inside the plot to below it."""
+    legend = figure.legend[0]
+    legend.label_text_font_size = "8pt"
+    figure.center = [r for r in figure.center if r is not legend]
+    figure.add_layout(legend, "below")
 
