@@ -13,7 +13,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from hypothesis import given
+from hypothesis import given, reject
 from hypothesis import strategies as st
 from tests.strategies import FAST
 
@@ -72,7 +72,14 @@ def curves(draw: st.DrawFn) -> PRCurve:
     weights = draw(st.none() | st.lists(
         st.sampled_from([1.0, 2.0, 0.5, 1e10, 3e11 + 0.5, 1e-7]), min_size=n, max_size=n))
     bins = draw(st.none() | st.integers(1, 8))  # a binned curve's state: float64 counts
-    return pr_curve(np.array(labels), np.array(values), sample_weight=weights, bins=bins)
+    try:
+        return pr_curve(np.array(labels), np.array(values), sample_weight=weights, bins=bins)
+    except InvalidInputError as error:
+        # Bins narrower than float64's spacing (e.g. every score 7e15, 2 bins) are
+        # refused by design (core.bin_edges); such a draw is not a curve to write.
+        if not str(error).startswith("bins:"):
+            raise
+        reject()
 
 
 @pytest.mark.parametrize("name", ["pyarrow", "polars", "python"])
