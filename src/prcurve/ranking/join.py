@@ -159,8 +159,10 @@ def prepare(
         keep = (qrels_code >= JUDGED) & (qrels_query >= 0)
         n_codes = JUDGED + grades.shape[0]
         pair = qrels_query[keep] * n_codes + qrels_code[keep]
-        distinct_pairs, at, count = np.unique(pair, return_inverse=True, return_counts=True)
-        if weight is not None:
+        if weight is None:
+            distinct_pairs, count = np.unique(pair, return_counts=True)
+        else:
+            distinct_pairs, at = np.unique(pair, return_inverse=True)
             count = np.bincount(at, weight[keep])
         return JudgedLevels(distinct_pairs // n_codes, distinct_pairs % n_codes,
                             count.astype(np.int64))
