@@ -30,6 +30,7 @@ def against(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
     """Every qrels file read against the run, in blocks of 64 bytes; the list gets what
     each read gave (a CountedQrels, or None where the qrels were read whole)."""
     monkeypatch.setattr(trec_stream, "AGAINST_RUN_BYTES", 0)
+    monkeypatch.setattr(trec_stream, "AGAINST_RUN_TIMES", 0)
     monkeypatch.setattr(trec_retrieved, "BLOCK_BYTES", 64)
     given_back: list[Any] = []
 
@@ -191,6 +192,7 @@ def test_what_this_reader_does_not_take_is_read_whole_with_the_same_error(
     paths = [str(tmp_path / "qrels"), str(tmp_path / "run")]
     whole = main(["trec", "-m", "all_trec", *paths]), capsys.readouterr()
     monkeypatch.setattr(trec_stream, "AGAINST_RUN_BYTES", 0)
+    monkeypatch.setattr(trec_stream, "AGAINST_RUN_TIMES", 0)
     assert (main(["trec", "-m", "all_trec", *paths]), capsys.readouterr()) == whole
 
 
