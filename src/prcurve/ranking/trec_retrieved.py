@@ -78,6 +78,11 @@ class CountedQrels(Qrels):
         super().__init__(query_id, doc_id, relevance, source)
         self.judgment_counts = judgment_counts
 
+    def _summary(self) -> str:
+        positive = int(self.judgment_counts[self.relevance > 0].sum())
+        return (f", {positive} with grade > 0; {int(self.judgment_counts.sum())} "
+                "judgments, those of unlisted documents counted per grade")
+
 
 class _RunPairs:
     """The run's (query, document) pairs, looked up exactly: its query ids by a dict;
@@ -193,7 +198,7 @@ class _Kept:
         if any(q in self.ended or (q == self.open and q != first) for q in query_labels):
             return False
         with np.errstate(over="ignore"):  # a document judged twice in the block: keys
-            pair_keys = _keys.word_key(doc_words) ^ (query.view(np.uint64) * GOLDEN)
+            pair_keys = _keys.word_key(doc_words) ^ (query.astype(np.uint64) * GOLDEN)
         if _keys.distinct(pair_keys).shape[0] != n_rows:  # (equal for equal pairs) agree
             return False
         del pair_keys
