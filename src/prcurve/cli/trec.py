@@ -110,7 +110,7 @@ def _run_trec(args: argparse.Namespace, run_path: str, qrels: Any = None,
         if run_path != "-" and args.rel_format == "qrels":
             # A large run is read in blocks, joined with the qrels as it is read.
             if qrels is None:
-                qrels, run = read_judged(args.qrels, run_path)
+                qrels, run = read_judged(args.qrels, run_path, against_run=last)
             else:  # a later run: the qrels read once
                 found = read_judged_run(run_path, qrels)
                 run = read_run(run_path) if found is None else found

@@ -146,8 +146,12 @@ def prepare(
     position[evaluated] = np.arange(int(np.count_nonzero(evaluated)))
     qrels_query = position[qrels_common[qrels._queries.codes]]
 
+    # A row standing for several judgments (trec_retrieved.CountedQrels) counts so often.
+    weight = getattr(qrels, "judgment_counts", None)
+
     def per_query(wanted: NDArray[np.bool_]) -> I64:
-        counts = np.bincount(qrels_query[wanted & (qrels_query >= 0)],
+        keep = wanted & (qrels_query >= 0)
+        counts = np.bincount(qrels_query[keep], None if weight is None else weight[keep],
                              minlength=int(np.count_nonzero(evaluated)))
         return counts.astype(np.int64)
 
@@ -155,7 +159,11 @@ def prepare(
         keep = (qrels_code >= JUDGED) & (qrels_query >= 0)
         n_codes = JUDGED + grades.shape[0]
         pair = qrels_query[keep] * n_codes + qrels_code[keep]
-        distinct_pairs, count = np.unique(pair, return_counts=True)
+        if weight is None:
+            distinct_pairs, count = np.unique(pair, return_counts=True)
+        else:
+            distinct_pairs, at = np.unique(pair, return_inverse=True)
+            count = np.bincount(at, weight[keep])
         return JudgedLevels(distinct_pairs // n_codes, distinct_pairs % n_codes,
                             count.astype(np.int64))
 

@@ -199,7 +199,12 @@ def trec_eval_text(tables: list[Any], options: TrecEvalOptions | None = None
     # reference to them), unless the caller keeps them.
     run_id = run_table.run_id or ""
     # trec_eval -c counts every judgment with grade > 0, whatever -l says (m_num_rel.c).
-    positive = int(np.count_nonzero(qrels_table.relevance > 0)) if options.complete else None
+    # (A row of qrels read against the run may stand for several: trec_retrieved.)
+    counts = getattr(qrels_table, "judgment_counts", None) if options.complete else None
+    positive = None if not options.complete else (
+        int(np.count_nonzero(qrels_table.relevance > 0)) if counts is None
+        else int(counts[qrels_table.relevance > 0].sum()))
+    del counts
     tables.clear()
     del qrels, run, qrels_table, run_table
     rankings = judged._prepared.rankings

@@ -51,8 +51,8 @@ from prcurve.ranking.trec_blocks import Lines, split_lines, take_in
 from prcurve.ranking.trec_format import COMPRESSED_STARTS, SPECIAL_STARTS, joined
 from prcurve.ranking.trec_judged import QRELS_EXACT_BYTES, Judged, read_exact_qrels
 
-__all__ = ["BLOCK_BYTES", "MAX_BLOCK_BYTES", "QRELS_EXACT_BYTES", "read_judged",
-           "read_judged_run"]
+__all__ = ["AGAINST_RUN_BYTES", "AGAINST_RUN_TIMES", "BLOCK_BYTES", "MAX_BLOCK_BYTES",
+           "QRELS_EXACT_BYTES", "read_judged", "read_judged_run"]
 
 BLOCK_BYTES = 1 << 21
 """The run is read this much at a time (more when one query's lines need more);
@@ -62,17 +62,33 @@ MAX_BLOCK_BYTES = 1 << 26
 """A query whose lines need a larger block than this (about 2·10^6 lines) sends the run
 to read_run: a block's temporaries are some 10 times its size."""
 
+AGAINST_RUN_BYTES = 1 << 20
+"""Qrels of at least this many bytes, and twice the run's, are read against a run read
+whole (:func:`read_judged`); others whole, as before (little to save, and the module
+of :func:`~prcurve.ranking.trec_retrieved.read_against` not imported; with qrels half
+the run's size, 1.7 MB of them, the blocks cost 7 MiB more: docs/benchmarks.md,
+session 36). Tests lower it."""
+
+AGAINST_RUN_TIMES = 2
+"""How many times the run's size the qrels' must be, at least, to be read against it
+(:data:`AGAINST_RUN_BYTES`); tests set 0."""
+
 _SLACK = 1 << 12  # room after a block: 8-byte loads past a field's end stay in the buffer
 _GZIP = COMPRESSED_STARTS[0]
 U64 = NDArray[np.uint64]
 I64 = NDArray[np.int64]
 
 
-def read_judged(qrels_path: str | os.PathLike[str],
-                run_path: str | os.PathLike[str]) -> tuple[Qrels, Run]:
+def read_judged(qrels_path: str | os.PathLike[str], run_path: str | os.PathLike[str],
+                *, against_run: bool = False) -> tuple[Qrels, Run]:
     """The qrels and run files of ``prcurve trec``: the run read by
     :func:`read_judged_run` when it applies, else by :func:`read_run`. Errors are
     those of :func:`read_run` and :func:`read_qrels`, the run's first.
+
+    ``against_run`` (the qrels serve this run only): qrels of :data:`AGAINST_RUN_BYTES`
+    or more, and :data:`AGAINST_RUN_TIMES` the size of a run read whole or more, are
+    read against it, keeping only what its measures need of the judgments
+    (:func:`prcurve.ranking.trec_retrieved.read_against`; issue 26, item 4).
 
     Examples
     --------
@@ -89,6 +105,13 @@ def read_judged(qrels_path: str | os.PathLike[str],
     """
     if not _large(run_path):  # as before: the run, then the qrels (without pyarrow
         run = read_run(run_path)  # up to QRELS_EXACT_BYTES: 40 MiB less, issue 26)
+        if against_run and (_text_size(qrels_path) or 0) >= max(
+                AGAINST_RUN_BYTES, AGAINST_RUN_TIMES * (_text_size(run_path) or 0)):
+            from prcurve.ranking.trec_retrieved import read_against  # (large qrels only)
+
+            against = read_against(qrels_path, run)
+            if against is not None:
+                return against, run
         return read_exact_qrels(qrels_path), run
     try:
         qrels = read_exact_qrels(qrels_path)
