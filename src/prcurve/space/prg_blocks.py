@@ -34,6 +34,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from prcurve.core.curve_blocks import VIEW_BLOCK
+from prcurve.space.prg_hull import chain, near_hull, spread
 
 if TYPE_CHECKING:
     from prcurve.space.prg import PRGCurve
@@ -41,10 +42,6 @@ if TYPE_CHECKING:
 __all__ = ["auprg", "chain", "line_blocks", "unit_ends", "upper_hull"]
 
 F64 = NDArray[np.float64]
-
-_CHAIN_CHUNK = 1 << 16
-"""Candidates turned into Python floats at once by :func:`chain` (a block's 2^20 would be
-64 MB of float objects and lists)."""
 
 _LEAF = 1 << 17
 """Subtrees of the pairwise sum at most this long are summed by one ``np.sum`` call."""
@@ -184,7 +181,10 @@ def upper_hull(prg: PRGCurve) -> tuple[F64, F64]:
     Those two maxima are found in a pass forwards and a pass backwards (a running
     maximum carried between blocks, a boolean per point kept); then each block, with the
     points of its last recall gain moved to the next block (so that one recall gain is
-    sorted whole), is sorted as ``_upper_hull`` sorts and its candidates fed to the chain.
+    sorted whole), is sorted as ``_upper_hull`` sorts and its candidates near the hull
+    (:func:`prcurve.space.prg_hull.near_hull`, with the scale of every block's candidates:
+    their precision gains lie between the first or last point's and the highest) fed to the
+    chain.
 
     Examples
     --------
@@ -201,6 +201,7 @@ def upper_hull(prg: PRGCurve) -> tuple[F64, F64]:
     # otherwise hold 60 MB through the chain (issue 26, item 6).
     before: dict[int, NDArray[np.uint8]] = {}  # as high as every point of smaller x
     after: dict[int, NDArray[np.uint8]] = {}  # as high as every point of larger x
+    peak = -np.inf
     for forward in (True, False):
         # Carried between blocks: the highest point of recall gain strictly before the
         # current one (in this pass's order), the current recall gain and its highest point.
@@ -225,6 +226,10 @@ def upper_hull(prg: PRGCurve) -> tuple[F64, F64]:
             else:
                 group_max = max(group_max, float(np.max(y)))
             group_x = float(x[-1])
+        if forward:  # the candidates' precision gains lie in [min(first, last), peak]
+            peak = max(best, group_max)
+    ends = (_points(prg, unit, 0, 1)[3], _points(prg, unit, n - 1, n)[3])
+    scale = spread(float(min(ends[0][0], ends[1][0])), peak)
     hull: list[tuple[float, float]] = []
     carried = (np.zeros(0), np.zeros(0), np.zeros(0, dtype=bool), np.zeros(0, dtype=bool))
     for lo in starts:
@@ -246,23 +251,5 @@ def upper_hull(prg: PRGCurve) -> tuple[F64, F64]:
         first = np.r_[True, x[1:] != x[:-1]]
         highest = np.repeat(y[first], np.diff(np.r_[np.flatnonzero(first), x.shape[0]]))
         candidate = (pre & (y >= highest)) | suf
-        chain(hull, x[candidate], y[candidate])
+        chain(hull, *near_hull(x[candidate], y[candidate], scale))
     return np.array([h[0] for h in hull]), np.array([h[1] for h in hull])
-
-
-def chain(hull: list[tuple[float, float]], xs: F64, ys: F64) -> None:
-    """Andrew's monotone chain, upper half: extend ``hull`` by these points, sorted by x
-    then by decreasing y (``prg._upper_hull`` feeds it all its candidates at once,
-    :func:`upper_hull` a block at a time)."""
-    for start in range(0, xs.shape[0], _CHAIN_CHUNK):  # the same points, in the same order
-        stop = start + _CHAIN_CHUNK
-        for px, py in zip(xs[start:stop].tolist(), ys[start:stop].tolist(), strict=True):
-            if hull and hull[-1][0] == px:  # the higher of two points at one x came first
-                continue
-            while len(hull) >= 2:
-                (ox, oy), (ax_, ay) = hull[-2], hull[-1]
-                if (ax_ - ox) * (py - oy) - (ay - oy) * (px - ox) >= 0:  # not a right turn
-                    hull.pop()
-                else:
-                    break
-            hull.append((px, py))
