@@ -30,29 +30,36 @@ import sys
 ENV = {**os.environ, "COLUMNS": "100", "LINES": "40", "TERM": "xterm-256color"}
 
 
-def terminal(command: list[str]) -> tuple[float, bytes]:
-    """CPU seconds and the bytes a process writes to a pseudo-terminal (both streams)."""
-    master, slave = pty.openpty()
-    process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=slave, stderr=slave,
-                               env=ENV, close_fds=True)
-    os.close(slave)
-    chunks = []
-    while True:
-        ready, _, _ = select.select([master], [], [], 30)
+def terminal(command: list[str]) -> tuple[float, bytes, bytes]:
+    """CPU seconds and the bytes a process writes to its standard output and standard
+    error, each a pseudo-terminal of its own."""
+    ends = [pty.openpty(), pty.openpty()]
+    process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=ends[0][1],
+                               stderr=ends[1][1], env=ENV, close_fds=True)
+    for _, slave in ends:
+        os.close(slave)
+    chunks: dict[int, list[bytes]] = {master: [] for master, _ in ends}
+    open_ = [master for master, _ in ends]
+    while open_:
+        ready, _, _ = select.select(open_, [], [], 60)
         if not ready:
             break
-        try:
-            chunk = os.read(master, 1 << 16)
-        except OSError:  # EIO: the other end closed
-            break
-        if not chunk:
-            break
-        chunks.append(chunk)
+        for master in ready:
+            try:
+                chunk = os.read(master, 1 << 16)
+            except OSError:  # EIO: the other end closed
+                chunk = b""
+            if chunk:
+                chunks[master].append(chunk)
+            else:
+                open_.remove(master)
     _, status, usage = os.wait4(process.pid, 0)
-    os.close(master)
+    out, err = (b"".join(chunks[master]) for master, _ in ends)
+    for master, _ in ends:
+        os.close(master)
     if os.waitstatus_to_exitcode(status) != 0:
-        raise SystemExit(f"failed: {command}\n{b''.join(chunks).decode(errors='replace')}")
-    return usage.ru_utime + usage.ru_stime, b"".join(chunks)
+        raise SystemExit(f"failed: {command}\n{err.decode(errors='replace')}")
+    return usage.ru_utime + usage.ru_stime, out, err
 
 
 def piped_cpu(command: list[str]) -> float:
@@ -65,10 +72,13 @@ def piped_cpu(command: list[str]) -> float:
     return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
 
-def masked(output: bytes) -> bytes:
-    """The output with the progress line's speed and elapsed time masked."""
-    output = re.sub(rb"[0-9,]+ rows/s", b"# rows/s", output)
-    return re.sub(rb"\d+:\d\d:\d\d", b"#:##:##", output)
+def masked(progress: bytes) -> bytes:
+    """Standard error's last frame of the progress display (rich redraws it at its own
+    pace), its spinner, speed and elapsed time masked, and the lines after it."""
+    last = progress.split(b"\r\x1b[2K")[-1]
+    last = re.sub("[\u2800-\u28ff]", "#", last.decode()).encode()  # the spinner's frame
+    last = re.sub(rb"[0-9,]+ rows/s", b"# rows/s", last)
+    return re.sub(rb"\d+:\d\d:\d\d", b"#:##:##", last)
 
 
 def main() -> int:
@@ -80,13 +90,15 @@ def main() -> int:
     pythons = {"before": args.before, "after": sys.executable}
     times: dict[str, list[float]] = {}
     outputs: dict[str, set[bytes]] = {"before": set(), "after": set()}
+    progress: dict[str, set[bytes]] = {"before": set(), "after": set()}
     print("load before", os.getloadavg())
     for _ in range(args.repeat):
         for name, python in pythons.items():
             report = [python, "-m", "prcurve", "report", args.file]
-            cpu, out = terminal(report)
+            cpu, out, err = terminal(report)
             times.setdefault(f"{name} terminal", []).append(cpu)
-            outputs[name].add(masked(out))
+            outputs[name].add(out)
+            progress[name].add(masked(err))
             times.setdefault(f"{name} pipe", []).append(piped_cpu(report))
             times.setdefault(f"{name} import numpy", []).append(
                 piped_cpu([python, "-c", "import numpy"]))
@@ -96,10 +108,10 @@ def main() -> int:
     for name in pythons:
         extra = min(times[f"{name} terminal"]) - min(times[f"{name} pipe"])
         print(f"{name}: terminal - pipe = {extra * 1000:.1f} ms")
-    same = outputs["before"] == outputs["after"] and len(outputs["after"]) == 1
-    print("terminal bytes (progress digits masked):",
-          "identical" if same else f"DIFFERENT ({len(outputs['before'])} / "
-          f"{len(outputs['after'])} distinct)")
+    for what, seen in (("standard output", outputs), ("progress, last frame", progress)):
+        same = seen["before"] == seen["after"] and len(seen["after"]) == 1
+        print(f"terminal bytes, {what}:", "identical" if same else
+              f"DIFFERENT ({len(seen['before'])} / {len(seen['after'])} distinct)")
     print("load after", os.getloadavg())
     return 0
 
