@@ -167,13 +167,18 @@ def test_unbounded_gains_skip_the_pruning() -> None:
         _same(_upper_hull(x, y), oracle_hull(x, y))
 
 
-def test_polygon_rounds_are_capped(monkeypatch: pytest.MonkeyPatch) -> None:
-    """An unfinished polygon (one QuickHull round) only keeps more points: the same hull."""
-    monkeypatch.setattr(prg_hull, "_ROUNDS", 1)
+@pytest.mark.parametrize("cap", ["_ROUNDS", "_WORK"])
+def test_polygon_rounds_are_capped(monkeypatch: pytest.MonkeyPatch, cap: str) -> None:
+    """An unfinished polygon (one QuickHull round, or one look at each point) only keeps
+    more points: the same hull."""
+    monkeypatch.setattr(prg_hull, cap, 1)
     rng = np.random.default_rng(2)
     x = np.sort(rng.random(5000))
     y = -((x - 0.4) ** 2) + 1e-3 * rng.standard_normal(5000)
     _same(_upper_hull(x, y), oracle_hull(x, y))
+    kept = prg_hull.near_hull(x, y, 1.0)[0].shape[0]
+    monkeypatch.undo()
+    assert prg_hull.near_hull(x, y, 1.0)[0].shape[0] < kept  # the cap did stop it early
 
 
 def test_recall_gains_closer_than_normal_products_skip_the_pruning() -> None:
