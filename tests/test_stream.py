@@ -13,7 +13,7 @@ import pyarrow as pa
 import pyarrow.csv as pacsv
 import pyarrow.parquet as pq
 import pytest
-from hypothesis import assume, given, settings
+from hypothesis import assume, given, reject, settings
 from hypothesis import strategies as st
 
 from prcurve import BinnedCounts, PRCurve, ThresholdCounts
@@ -256,6 +256,67 @@ def test_uniform_bin_index_equals_searchsorted(n_bins: int, low: float, high: fl
                                   np.searchsorted([0.1, 0.5], s, side="right"))
 
 
+def _uniform_or_reject(n_bins: int, low: float, high: float) -> BinnedCounts:
+    """``BinnedCounts.uniform``, or Hypothesis's reject() where the bins are narrower than
+    float64 can tell apart over ``[low, high]`` (refused by design: core.bin_edges; the
+    refusal itself is tested by test_narrow_equal_width_bins_are_a_clear_error)."""
+    try:
+        return BinnedCounts.uniform(n_bins, low, high)
+    except InvalidInputError as error:
+        if error.argument != "bins" or "narrower than float64" not in str(error):
+            raise
+        reject()
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.integers(2, 1 << 20), st.floats(-1e300, 1e300) | st.sampled_from([7e15, -1e18, 0.0]),
+       st.integers(1, 1 << 22) | st.floats(2.0**-40, 1e300))
+def test_narrow_equal_width_bins_are_a_clear_error(n_bins: int, low: float,
+                                                    width: int | float) -> None:
+    """Equal-width bins over any finite range, a few float64 spacings wide or wider:
+    strictly increasing edges, or, exactly where float64 cannot hold them apart, an
+    InvalidInputError naming ``bins``, the count and the range, and saying what to do
+    (never repeated edges)."""
+    if isinstance(width, int):  # this many float64 spacings at low
+        width = width * float(np.spacing(abs(low)))
+    high = low + width
+    assume(high > low and np.isfinite(high))
+    with np.errstate(over="ignore"):
+        span_overflows = not (high - low) < np.finfo(np.float64).max / 2
+    t = np.arange(n_bins + 1, dtype=np.float64) / n_bins
+    edges = (np.linspace(low, high, n_bins + 1) if not span_overflows
+             else low * (1.0 - t) + high * t)
+    edges[0], edges[-1] = low, high
+    repeats = not bool(np.all(edges[1:] > edges[:-1]))
+    if not repeats:
+        made = BinnedCounts.uniform(n_bins, low, high).edges
+        assert bool(np.all(made[1:] > made[:-1]))
+        return
+    with pytest.raises(InvalidInputError) as refused:
+        BinnedCounts.uniform(n_bins, low, high)
+    assert refused.value.argument == "bins"
+    assert str(refused.value).startswith(
+        f"bins: {n_bins} equal-width bins over the score range [{low!r}, {high!r}] are "
+        "narrower than float64")
+    assert "Use fewer bins, the exact state (no bins)" in str(refused.value)
+
+
+def test_one_huge_score_with_two_bins_is_a_clear_error() -> None:
+    """Session 35's draw: every score 7e15 (float64's spacing there is 1), 2 bins: the
+    one-score range [7e15 - 0.5, 7e15 + 0.5] rounds to [7e15, 7e15 + 1] (or a point), too
+    narrow for 2 bins; the error says so and what to do; for 1 bin too."""
+    import prcurve
+
+    with pytest.raises(InvalidInputError, match=r"^bins: 2 equal-width bins over the score "
+                       r"range \[7000000000000000\.0, 700000000000000[01]\.0\] are narrower "
+                       r"than float64 can tell apart there.*Use fewer bins"):
+        prcurve.pr_curve([1, 0, 1], [7e15, 7e15, 7e15], bins=2)
+    # One bin: the range rounds to one point, refused too (as "edges", whose check
+    # catches it first: the argument's name is not the caller's; session 36's report).
+    with pytest.raises(InvalidInputError, match="not strictly increasing"):
+        prcurve.pr_curve([1, 0, 1], [7e15, 7e15, 7e15], bins=1)
+
+
 @settings(max_examples=200, deadline=None)
 @given(st.integers(2, 1 << 20), st.floats(-1e12, 1e12), st.floats(1e-9, 1e12),
        st.integers(0, 2**32 - 1))
@@ -263,9 +324,8 @@ def test_uniform_bin_index_near_edges_equals_searchsorted(n_bins: int, low: floa
                                                           seed: int) -> None:
     """Scores on, just above and just below edges, and a NaN: the search's bin every time."""
     high = low + width
-    edges = np.linspace(low, high, n_bins + 1)
-    assume(bool(np.all(np.diff(edges) > 0)))  # else not a valid set of edges
-    b = BinnedCounts.uniform(n_bins, low, high)
+    assume(high > low)  # low + width rounds back to low beyond |low| ~ 1e7 with width 1e-9
+    b = _uniform_or_reject(n_bins, low, high)
     e = b.edges
     rng = np.random.default_rng(seed)
     picked = e[rng.integers(0, e.shape[0], 3000)]

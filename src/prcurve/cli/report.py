@@ -423,9 +423,9 @@ def _emit(report: Any, args: argparse.Namespace, files: Sequence[str]) -> None:
     elif args.format == "csv":
         sys.stdout.write(report.to_csv())
     elif is_terminal(sys.stdout):
-        from rich.console import Console
+        from prcurve.present.terminal import report_console
 
-        report.print_rich(Console(file=sys.stdout))
+        report.print_rich(report_console(sys.stdout))
     else:
         sys.stdout.write(report.to_text())
     sys.stdout.flush()

@@ -35,7 +35,7 @@ from prcurve.core.curve import OperatingPoint, PRCurve
 from prcurve.core.curve_blocks import VIEW_BLOCK
 from prcurve.core.table import Table
 from prcurve.core.undefined import undefined, undefined_scope
-from prcurve.space import prg_blocks
+from prcurve.space import prg_blocks, prg_hull
 from prcurve.validation.arrays import check_fraction, check_positive_number, wrong_type
 from prcurve.validation.space import check_fractions
 
@@ -380,7 +380,8 @@ class PRGCurve:
 
 
 def _upper_hull(x: F64, y: F64) -> tuple[F64, F64]:
-    """Andrew's monotone chain, upper half (points in any order)."""
+    """Andrew's monotone chain, upper half (points in any order), over the points that
+    can be vertices or decide one (:func:`prcurve.space.prg_hull.near_hull`)."""
     order = np.lexsort((-y, x))
     xs, ys = x[order], y[order]
     # A vertex left of the highest point is as high as every point before it, and one right
@@ -389,8 +390,11 @@ def _upper_hull(x: F64, y: F64) -> tuple[F64, F64]:
     candidate = ((ys >= np.maximum.accumulate(ys))
                  | (ys >= np.maximum.accumulate(ys[::-1])[::-1]))
     xs, ys = xs[candidate], ys[candidate]
+    if xs.shape[0]:  # the chain sees only the points near the hull (space/prg_hull.py)
+        xs, ys = prg_hull.near_hull(xs, ys, prg_hull.spread(float(np.min(ys)),
+                                                            float(np.max(ys))))
     hull: list[tuple[float, float]] = []
-    prg_blocks.chain(hull, xs, ys)
+    prg_hull.chain(hull, xs, ys)
     return np.array([h[0] for h in hull]), np.array([h[1] for h in hull])
 
 

@@ -34,6 +34,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from prcurve.core.curve_blocks import VIEW_BLOCK
+from prcurve.space.prg_hull import chain, near_hull, spread
 
 if TYPE_CHECKING:
     from prcurve.space.prg import PRGCurve
@@ -41,10 +42,6 @@ if TYPE_CHECKING:
 __all__ = ["auprg", "chain", "line_blocks", "unit_ends", "upper_hull"]
 
 F64 = NDArray[np.float64]
-
-_CHAIN_CHUNK = 1 << 16
-"""Candidates turned into Python floats at once by :func:`chain` (a block's 2^20 would be
-64 MB of float objects and lists)."""
 
 _LEAF = 1 << 17
 """Subtrees of the pairwise sum at most this long are summed by one ``np.sum`` call."""
@@ -171,6 +168,31 @@ def line_blocks(prg: PRGCurve) -> Iterator[tuple[F64, F64, NDArray[np.bool_]]]:
         yield x, y, real
 
 
+_START = (-np.inf, np.nan, -np.inf)
+""":func:`_as_high`'s state before the first point."""
+
+
+def _as_high(x: F64, y: F64, state: tuple[float, float, float],
+             ) -> tuple[NDArray[np.bool_], tuple[float, float, float]]:
+    """Which points of a block (in a pass's order, x never decreasing or never increasing)
+    are as high as every point of a recall gain before theirs in that order, and the state
+    carried to the next block: the highest point of the recall gains strictly before the
+    current one, the current recall gain and its highest point."""
+    best, group_x, group_max = state
+    m = x.shape[0]
+    new = np.r_[x[0] != group_x, x[1:] != x[:-1]]  # a recall gain begins
+    above = np.maximum.accumulate(np.r_[max(best, group_max), y[:-1]])  # before i
+    begins = np.maximum.accumulate(np.where(new, np.arange(m), -1))
+    limit = np.where(begins >= 0, above[np.maximum(begins, 0)], best)
+    good = y >= limit
+    if begins[-1] >= 0:
+        g = int(begins[-1])
+        best, group_max = float(above[g]), float(np.max(y[g:]))
+    else:
+        group_max = max(group_max, float(np.max(y)))
+    return good, (best, float(x[-1]), group_max)
+
+
 def upper_hull(prg: PRGCurve) -> tuple[F64, F64]:
     """``_upper_hull`` of ``prg``'s recall-gain >= 0 part (``PRGCurve.convex_hull``'s
     points: the y-axis crossing included, the x-axis ones not), a block at a time: the
@@ -181,10 +203,14 @@ def upper_hull(prg: PRGCurve) -> tuple[F64, F64]:
     or as every point after: in the curve's order (the recall gain never decreases along
     it), the highest points of their recall gain that are as high as every point of
     smaller recall gain, and the points as high as every point of larger recall gain.
-    Those two maxima are found in a pass forwards and a pass backwards (a running
-    maximum carried between blocks, a boolean per point kept); then each block, with the
-    points of its last recall gain moved to the next block (so that one recall gain is
-    sorted whole), is sorted as ``_upper_hull`` sorts and its candidates fed to the chain.
+    Those two maxima are found in a pass backwards (a running maximum carried between
+    blocks, a boolean per point kept) and in the pass forwards that feeds the chain (the
+    gains of each block made twice, not three times): each block, with the points of its
+    last recall gain moved to the next block (so that one recall gain is sorted whole), is
+    sorted as ``_upper_hull`` sorts and its candidates near the hull
+    (:func:`prcurve.space.prg_hull.near_hull`, with the scale of every block's candidates:
+    their precision gains lie between the first or last point's and the highest) fed to
+    the chain.
 
     Examples
     --------
@@ -199,39 +225,25 @@ def upper_hull(prg: PRGCurve) -> tuple[F64, F64]:
     starts = list(range(0, n, VIEW_BLOCK))
     # Per block, packed 8 to a byte (np.packbits): the flags of 3*10^7 thresholds would
     # otherwise hold 60 MB through the chain (issue 26, item 6).
-    before: dict[int, NDArray[np.uint8]] = {}  # as high as every point of smaller x
     after: dict[int, NDArray[np.uint8]] = {}  # as high as every point of larger x
-    for forward in (True, False):
-        # Carried between blocks: the highest point of recall gain strictly before the
-        # current one (in this pass's order), the current recall gain and its highest point.
-        best, group_x, group_max = -np.inf, np.nan, -np.inf
-        for lo in starts if forward else starts[::-1]:
-            _, _, x, y = _points(prg, unit, lo, min(lo + VIEW_BLOCK, n))
-            if not forward:
-                x, y = x[::-1], y[::-1]
-            m = x.shape[0]
-            new = np.r_[x[0] != group_x, x[1:] != x[:-1]]  # a recall gain begins
-            above = np.maximum.accumulate(np.r_[max(best, group_max), y[:-1]])  # before i
-            begins = np.maximum.accumulate(np.where(new, np.arange(m), -1))
-            limit = np.where(begins >= 0, above[np.maximum(begins, 0)], best)
-            good = y >= limit
-            if forward:
-                before[lo] = np.packbits(good)
-            else:
-                after[lo] = np.packbits(good[::-1])
-            if begins[-1] >= 0:
-                g = int(begins[-1])
-                best, group_max = float(above[g]), float(np.max(y[g:]))
-            else:
-                group_max = max(group_max, float(np.max(y)))
-            group_x = float(x[-1])
+    state = _START
+    for lo in starts[::-1]:  # backwards, then forwards with the chain (gains made twice)
+        _, _, x, y = _points(prg, unit, lo, min(lo + VIEW_BLOCK, n))
+        good, state = _as_high(x[::-1], y[::-1], state)
+        after[lo] = np.packbits(good[::-1])
+    peak = max(state[0], state[2])  # the highest point of all
+    # The candidates' precision gains lie in [min(first, last), peak] (prg_hull.spread).
+    ends = (_points(prg, unit, 0, 1)[3], _points(prg, unit, n - 1, n)[3])
+    scale = spread(float(min(ends[0][0], ends[1][0])), peak)
     hull: list[tuple[float, float]] = []
     carried = (np.zeros(0), np.zeros(0), np.zeros(0, dtype=bool), np.zeros(0, dtype=bool))
+    state = _START
     for lo in starts:
         _, _, bx, by = _points(prg, unit, lo, min(lo + VIEW_BLOCK, n))
+        before, state = _as_high(bx, by, state)  # as high as every point of smaller x
         x, y = np.concatenate([carried[0], bx]), np.concatenate([carried[1], by])
         m = bx.shape[0]
-        pre = np.concatenate([carried[2], np.unpackbits(before.pop(lo), count=m).view(bool)])
+        pre = np.concatenate([carried[2], before])
         suf = np.concatenate([carried[3], np.unpackbits(after.pop(lo), count=m).view(bool)])
         if lo + VIEW_BLOCK < n:  # the last recall gain may go on in the next block
             cut = int(np.searchsorted(x, x[-1], side="left"))
@@ -246,23 +258,5 @@ def upper_hull(prg: PRGCurve) -> tuple[F64, F64]:
         first = np.r_[True, x[1:] != x[:-1]]
         highest = np.repeat(y[first], np.diff(np.r_[np.flatnonzero(first), x.shape[0]]))
         candidate = (pre & (y >= highest)) | suf
-        chain(hull, x[candidate], y[candidate])
+        chain(hull, *near_hull(x[candidate], y[candidate], scale))
     return np.array([h[0] for h in hull]), np.array([h[1] for h in hull])
-
-
-def chain(hull: list[tuple[float, float]], xs: F64, ys: F64) -> None:
-    """Andrew's monotone chain, upper half: extend ``hull`` by these points, sorted by x
-    then by decreasing y (``prg._upper_hull`` feeds it all its candidates at once,
-    :func:`upper_hull` a block at a time)."""
-    for start in range(0, xs.shape[0], _CHAIN_CHUNK):  # the same points, in the same order
-        stop = start + _CHAIN_CHUNK
-        for px, py in zip(xs[start:stop].tolist(), ys[start:stop].tolist(), strict=True):
-            if hull and hull[-1][0] == px:  # the higher of two points at one x came first
-                continue
-            while len(hull) >= 2:
-                (ox, oy), (ax_, ay) = hull[-2], hull[-1]
-                if (ax_ - ox) * (py - oy) - (ay - oy) * (px - ox) >= 0:  # not a right turn
-                    hull.pop()
-                else:
-                    break
-            hull.append((px, py))
