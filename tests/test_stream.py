@@ -301,20 +301,24 @@ def test_narrow_equal_width_bins_are_a_clear_error(n_bins: int, low: float,
     assert "Use fewer bins, the exact state (no bins)" in str(refused.value)
 
 
-def test_one_huge_score_with_two_bins_is_a_clear_error() -> None:
-    """Session 35's draw: every score 7e15 (float64's spacing there is 1), 2 bins: the
-    one-score range [7e15 - 0.5, 7e15 + 0.5] rounds to [7e15, 7e15 + 1] (or a point), too
-    narrow for 2 bins; the error says so and what to do; for 1 bin too."""
+def test_one_huge_score_gets_its_bins_or_a_clear_bins_error() -> None:
+    """Every score 7e15 (float64's spacing there is 1): the one score's range is the
+    neighbouring floats [7e15 - 1, 7e15 + 1] (half a unit each side would round back to
+    the score itself), so 1 and 2 bins are made, each row in the bin of its score; 3
+    bins are narrower than float64's spacing and refused, naming ``bins`` (never
+    ``edges``, which the caller did not pass)."""
     import prcurve
 
-    with pytest.raises(InvalidInputError, match=r"^bins: 2 equal-width bins over the score "
-                       r"range \[7000000000000000\.0, 700000000000000[01]\.0\] are narrower "
+    for n_bins in (1, 2):
+        curve = prcurve.pr_curve([1, 0, 1], [7e15, 7e15, 7e15], bins=n_bins)
+        assert (curve.n_pos, curve.n_neg) == (2, 1)
+        assert curve.thresholds.tolist() == [7e15 - 1 if n_bins == 1 else 7e15]
+    with pytest.raises(InvalidInputError, match=r"^bins: 3 equal-width bins over the score "
+                       r"range \[6999999999999999\.0, 7000000000000001\.0\] are narrower "
                        r"than float64 can tell apart there.*Use fewer bins"):
-        prcurve.pr_curve([1, 0, 1], [7e15, 7e15, 7e15], bins=2)
-    # One bin: the range rounds to one point, refused too (as "edges", whose check
-    # catches it first: the argument's name is not the caller's; session 36's report).
-    with pytest.raises(InvalidInputError, match="not strictly increasing"):
-        prcurve.pr_curve([1, 0, 1], [7e15, 7e15, 7e15], bins=1)
+        prcurve.pr_curve([1, 0, 1], [7e15, 7e15, 7e15], bins=3)
+    # Below 2^53 a lone score keeps half a unit each side, as before.
+    assert prcurve.pr_curve([1, 0], [2.0, 2.0], bins=1).thresholds.tolist() == [1.5]
 
 
 @settings(max_examples=200, deadline=None)

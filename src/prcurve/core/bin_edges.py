@@ -12,6 +12,7 @@ most ``max(|low|, |high|)`` in magnitude: finite, no warning (docs/definitions.m
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -19,7 +20,7 @@ from numpy.typing import NDArray
 
 from prcurve.validation.arrays import check_bin_width
 
-__all__ = ["equal_width_edges", "width_overflows"]
+__all__ = ["equal_width_edges", "range_around", "width_overflows"]
 
 
 def width_overflows(low: float, high: float) -> bool:
@@ -38,6 +39,27 @@ def width_overflows(low: float, high: float) -> bool:
 
 
 _HALF_MAX = float(np.finfo(np.float64).max) / 2
+
+
+def range_around(value: float) -> tuple[float, float]:
+    """A range of nonzero width around one finite ``value``: half a unit each side, or
+    the neighbouring float64 values where half a unit is below float64's spacing (from
+    2^53, where ``value - 0.5`` rounds back to ``value``).
+
+    Examples
+    --------
+    >>> from prcurve.core.bin_edges import range_around
+    >>> range_around(2.0)
+    (1.5, 2.5)
+    >>> range_around(7e15)
+    (6999999999999999.0, 7000000000000001.0)
+    """
+    low, high = value - 0.5, value + 0.5
+    if low == value:
+        low = math.nextafter(value, -math.inf)
+    if high == value:
+        high = math.nextafter(value, math.inf)
+    return low, high
 
 
 def equal_width_edges(low: float, high: float, n_bins: int) -> NDArray[np.float64]:

@@ -29,7 +29,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from prcurve.core.bin_edges import equal_width_edges, width_overflows
+from prcurve.core.bin_edges import equal_width_edges, range_around, width_overflows
 from prcurve.core.counts import ThresholdCounts, scale_exponent
 from prcurve.core.sorting import sort_threads
 from prcurve.errors import InvalidInputError
@@ -448,8 +448,8 @@ def resolve_edges(bins: int | ArrayLike, scores: NDArray[np.floating[Any]]) -> F
     if isinstance(bins, (int, np.integer)) and not isinstance(bins, bool):
         n = check_n_bins("bins", bins)
         low, high = float(scores.min()), float(scores.max())
-        if low == high:  # one distinct score: one bin around it
-            low, high = low - 0.5, high + 0.5
+        if low == high:  # one distinct score: one bin around it, at any magnitude
+            low, high = range_around(low)
         return equal_width_edges(low, high, n)  # no overflow at a range of +-1e308
     if isinstance(bins, bool):
         check_n_bins("bins", bins)

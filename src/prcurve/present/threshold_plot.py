@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, cast
 import numpy as np
 from numpy.typing import NDArray
 
+from prcurve.core.bin_edges import range_around
 from prcurve.core.counts import scale_exponent
 from prcurve.core.curve import PRCurve
 from prcurve.core.curve_blocks import VIEW_BLOCK, f_betas
@@ -173,7 +174,7 @@ def plot_thresholds(
     # (Division by a positive unit is monotone: the quotients' ends are the ends' quotients.)
     low, high = (float(t.min() / unit), float(t.max() / unit)) if t.shape[0] else (0.0, 1.0)
     if low == high:
-        low, high = low - 0.5, high + 0.5
+        low, high = range_around(low)
     pad = 0.02 * (high - low)
     ax.set_xlim(low - pad, high + pad)
     ax.set_ylim(0.0, 1.0)
