@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from prcurve.core.distinct_rows import sorted_rows
+from prcurve.core.distinct_rows import weighted_state
 from prcurve.core.hard_labels import hard_label_counts, hard_label_ranks
 from prcurve.core.integer_scores import as_integers_with
 from prcurve.core.sorting import _run_starts
@@ -378,16 +378,11 @@ class ThresholdCounts:
                                                    unchecked=unchecked))
         if unchecked is not None:
             check_finite(unchecked, scores)
-        fraction = labels.positive_fraction()
         w = np.ones(scores.shape[0]) if weights is None else weights
-        order, values, starts, distinct = sorted_rows(scores, w, fraction)
-        if distinct is not None:  # every score distinct: one row a threshold
-            return cls._trusted(*distinct)
-        pos_w = (w * fraction)[order]
-        neg_w = (w * (1.0 - fraction))[order]
-        pos = np.add.reduceat(pos_w, starts)
-        neg = np.add.reduceat(neg_w, starts)
-        return cls._from_ascending(values.astype(np.float64, copy=False), pos, neg)
+        found = weighted_state(scores, labels.positive, labels.soft, w)
+        if found[0] is not None:  # every score distinct: one row a threshold
+            return cls._trusted(*found[0])
+        return cls._from_ascending(*found[1])  # ties: the groups' summed weights
 
     @classmethod
     def _from_integers(cls, scores: NDArray[Any], labels: BinaryLabels,
