@@ -97,3 +97,51 @@ def test_ap_peak(method: str, blocks: int) -> None:
     # these 10^6 steps: 16 bytes a step (step, interpolated), 23 (trapezoid), 26
     # (davis_goadrich); 8 for the 11- and 101-point AP (session 35), kept here.
     assert peak <= 8 * s + (blocks << 20)
+
+
+def _steps_before(state: ThresholdCounts) -> tuple[np.ndarray, ...]:
+    """``RecallSteps.from_counts`` before session 36: by an index array."""
+    tp, fp = state._tp, state._fp
+    enters = np.concatenate(([tp[0] > 0], tp[1:] > tp[:-1])) if tp.shape[0] else tp > 0
+    at = np.flatnonzero(enters)
+    previous = fp[at - 1].astype(np.float64)
+    if at.shape[0] and at[0] == 0:
+        previous[0] = 0.0
+    return tp[at].astype(np.float64), fp[at].astype(np.float64), previous
+
+
+@settings(max_examples=100)
+@given(states())
+def test_recall_steps_are_the_index_arrays(state: ThresholdCounts) -> None:
+    steps = RecallSteps.from_counts(state)
+    for got, want in zip((steps.tp, steps.fp, steps.fp_above), _steps_before(state),
+                         strict=True):
+        assert got.dtype == np.float64
+        assert got.tobytes() == want.tobytes()
+
+
+def test_recall_steps_of_extreme_weights_are_scaled() -> None:
+    state = ThresholdCounts.from_scores([1, 0, 1], [0.9, 0.5, 0.1],
+                                        sample_weight=[1e300, 1e300, 1e300])
+    steps = RecallSteps.from_counts(state)
+    assert steps.n_pos == 2 * steps.tp[0]
+    assert steps.fp_above.tolist() == [0.0, steps.fp[1]]
+    assert ap.ap_from_steps(steps, "step") == pytest.approx(0.5 * (1 + 2 / 3))
+
+
+def test_recall_steps_peak() -> None:
+    n = 1 << 21
+    rng = np.random.default_rng(0)
+    state = ThresholdCounts.from_scores(rng.random(n) < 0.5, rng.standard_normal(n))
+    tracemalloc.start()
+    try:
+        start = tracemalloc.get_traced_memory()[0]
+        steps = RecallSteps.from_counts(state)
+        peak = tracemalloc.get_traced_memory()[1] - start
+    finally:
+        tracemalloc.stop()
+    s = steps.tp.shape[0]
+    # The three arrays (24 bytes a step), a flag a threshold and one gathered block of
+    # uint32 counts (4 bytes a step); main: 40 bytes a step (the index array and its
+    # shifted copy beside them).
+    assert peak <= 28 * s + n + (1 << 16)
