@@ -20,6 +20,7 @@ from hypothesis import strategies as st
 
 from prcurve import ThresholdCounts
 from prcurve.core import average_precision as ap
+from prcurve.core import step_select
 from prcurve.core.counts import RecallSteps, first_reaching, sum_of_products
 
 
@@ -111,9 +112,14 @@ def _steps_before(state: ThresholdCounts) -> tuple[np.ndarray, ...]:
 
 
 @settings(max_examples=100)
-@given(states())
-def test_recall_steps_are_the_index_arrays(state: ThresholdCounts) -> None:
-    steps = RecallSteps.from_counts(state)
+@given(states(), st.sampled_from([1, 3, 1 << 20]))
+def test_recall_steps_are_the_index_arrays(state: ThresholdCounts, block: int) -> None:
+    saved = step_select._BLOCK
+    step_select._BLOCK = block
+    try:
+        steps = RecallSteps.from_counts(state)
+    finally:
+        step_select._BLOCK = saved
     for got, want in zip((steps.tp, steps.fp, steps.fp_above), _steps_before(state),
                          strict=True):
         assert got.dtype == np.float64
@@ -141,7 +147,6 @@ def test_recall_steps_peak() -> None:
     finally:
         tracemalloc.stop()
     s = steps.tp.shape[0]
-    # The three arrays (24 bytes a step), a flag a threshold and one gathered block of
-    # uint32 counts (4 bytes a step); main: 40 bytes a step (the index array and its
-    # shifted copy beside them).
-    assert peak <= 28 * s + n + (1 << 16)
+    # The three arrays (24 bytes a step), a flag a threshold and one block's indices and
+    # gathered counts; main: 40 bytes a step (the index array and its shifted copy).
+    assert peak <= 24 * s + n + (16 << 20)

@@ -26,6 +26,7 @@ from prcurve.core.distinct_rows import weighted_state
 from prcurve.core.hard_labels import hard_label_counts, hard_label_ranks
 from prcurve.core.integer_scores import as_integers_with
 from prcurve.core.sorting import _run_starts
+from prcurve.core.step_select import recall_steps
 from prcurve.validation.arrays import check_finite, mixed_integer_thresholds, wrong_type
 from prcurve.validation.labels import (
     BinaryLabels,
@@ -542,27 +543,8 @@ class RecallSteps:
     def from_counts(cls, counts: ThresholdCounts) -> RecallSteps:
         """The recall steps, in units of ``2**-k`` for counts of extreme size
         (:func:`scale_exponent`): every AP method is unchanged by the unit."""
-        tp, fp = counts._tp, counts._fp  # integer counts too: gathered, then float64
-        # Where positive weight enters: tp[i] > tp[i - 1] (the same as pos_weight() > 0,
-        # without its full-length float copy), and the negatives above each such threshold
-        # gathered at those indices only (issue 26, item 6: a state of 3*10^7 thresholds).
-        # Selected by the mask itself, not by an index array (8 bytes a step; session 36:
-        # 1.5*10^7 steps of 3*10^7 rows of 50% positives), each written into its float64
-        # array (exact for integer counts); the previous threshold's fp by the mask
-        # shifted by one, 0 above the first threshold.
-        n = tp.shape[0]
-        enters = np.empty(n, dtype=bool)
-        if n:
-            enters[0] = tp[0] > 0
-            np.greater(tp[1:], tp[:-1], out=enters[1:])
-        m = int(np.count_nonzero(enters))
-        steps = (np.empty(m), np.empty(m), np.empty(m))
-        steps[0][...] = tp[enters]
-        steps[1][...] = fp[enters]
-        first = int(bool(n) and bool(enters[0]))
-        steps[2][:first] = 0.0
-        steps[2][first:] = fp[:-1][enters[1:]]
-        del enters
+        # Where positive weight enters, a block of thresholds at a time (step_select).
+        steps = recall_steps(counts._tp, counts._fp)
         n_pos, n_neg = counts.n_pos, counts.n_neg
         k = scale_exponent(n_pos + n_neg)
         if k:
