@@ -9,8 +9,9 @@
   ``w * y`` gathered, ``np.add.reduceat``, reversed cumulative sums), bit for bit; and
   against scikit-learn's counts with ``sample_weight`` (float64, float32 and integer
   weights).
-- The traced peak of building the state at 2^21 rows: 40 bytes a row on main (distinct
-  scores, 5% positives, float64 weights; 40 also with 2-decimal scores), 25 now.
+- The traced peak of building the state at 2^21 rows (5% positives, float64 weights):
+  distinct scores 40 bytes a row on main, 25 now; 2-decimal scores 40 -> 17; 5-decimal
+  44 -> 21; float32 scores 84 -> 36.
 """
 
 from __future__ import annotations
@@ -163,12 +164,14 @@ def test_weights_of_any_dtype_against_sklearn(dtype: type, rounding: int | None)
         skm.average_precision_score(y, scores, sample_weight=weights), rel=1e-12)
 
 
-@pytest.mark.parametrize(("decimals", "bound"), [(None, 27), (2, 20)])
-def test_weighted_state_peak(decimals: int | None, bound: int) -> None:
+@pytest.mark.parametrize(("decimals", "bound"), [(None, 27), (2, 20), (5, 24), ("f32", 38)])
+def test_weighted_state_peak(decimals: int | str | None, bound: int) -> None:
     n = 1 << 21
     rng = np.random.default_rng(0)
     labels, scores, weights = rng.random(n) < 0.05, rng.standard_normal(n), 0.5 + rng.random(n)
-    if decimals is not None:
+    if decimals == "f32":  # float32: nearly every score distinct, some ties
+        scores = scores.astype(np.float32)
+    elif isinstance(decimals, int):
         scores = np.round(scores, decimals)
     tracemalloc.start()
     try:
@@ -178,5 +181,26 @@ def test_weighted_state_peak(decimals: int | None, bound: int) -> None:
     finally:
         tracemalloc.stop()
     assert len(state) == (n if decimals is None else len(np.unique(scores)))
-    # main (before session 36): 40 bytes a row for both (measured); now 25 and 17
+    # main (before session 36), measured: 40, 40, 44.3 and 84.2 bytes a row; now 25, 17.1,
+    # 21.2 and 35.7
     assert peak <= bound * n
+
+
+def test_tied_groups_past_float64_name_the_largest_group() -> None:
+    # Reachable only below validation (a total that overflows is refused there); the
+    # message names the largest group's weight, as the general path did.
+    from prcurve.errors import InvalidInputError
+    from prcurve.validation.labels import BinaryLabels
+
+    scores = np.array([0.1, 0.1, 0.2, 0.3])
+    positive = np.array([True, True, False, True])
+    weights = np.array([1e308, 1e308, 1e308, 0.0])
+    with pytest.warns(RuntimeWarning, match="overflow"), pytest.raises(
+            InvalidInputError, match="largest weight inf"):
+        ThresholdCounts._from_checked(scores, BinaryLabels(positive=positive, soft=None),
+                                      weights)
+    distinct = np.array([0.1, 0.4, 0.2])
+    with pytest.raises(InvalidInputError, match=r"largest weight 1\.5e\+308"):
+        ThresholdCounts._from_checked(
+            distinct, BinaryLabels(positive=np.array([True, True, False]), soft=None),
+            np.array([1.5e308, 1.5e308, 1.0]))

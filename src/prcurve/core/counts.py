@@ -380,10 +380,7 @@ class ThresholdCounts:
         if unchecked is not None:
             check_finite(unchecked, scores)
         w = np.ones(scores.shape[0]) if weights is None else weights
-        found = weighted_state(scores, labels.positive, labels.soft, w)
-        if found[0] is not None:  # every score distinct: one row a threshold
-            return cls._trusted(*found[0])
-        return cls._from_ascending(*found[1])  # ties: the groups' summed weights
+        return cls._trusted(*weighted_state(scores, labels.positive, labels.soft, w))
 
     @classmethod
     def _from_integers(cls, scores: NDArray[Any], labels: BinaryLabels,

@@ -18,6 +18,7 @@ row beside the inputs, traced at 2^21 rows: tests/test_weighted_state_memory.py)
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -27,34 +28,34 @@ from prcurve.core.sorting import _run_starts
 from prcurve.core.stable_order import stable_order
 from prcurve.validation.labels import weight_overflow
 
-__all__ = ["Groups", "distinct_rows_state", "weighted_state"]
+__all__ = ["distinct_rows_state", "weighted_state"]
 
 F64 = NDArray[np.float64]
 State = tuple[F64, F64, F64, float, float]
-Groups = tuple[F64, F64, F64]
-"""Ascending distinct scores with each one's positive and negative weight (summed)."""
 
 _KEEP_BLOCK = 1 << 16
 
 
 def weighted_state(scores: NDArray[Any], positive: NDArray[np.bool_] | None,
-                   fraction: F64 | None, w: F64) -> tuple[State, None] | tuple[None, Groups]:
+                   fraction: F64 | None, w: F64) -> State:
     """The state of weighted rows (hard labels ``positive``, or soft labels
-    ``fraction``): ``(state, None)`` where every score differs, else ``(None, groups)``
-    for ``ThresholdCounts._from_ascending`` (which drops groups of zero weight).
+    ``fraction``): one row a threshold where every score differs, else each tie group's
+    weights summed by ``np.add.reduceat`` in the stable order, the sums stored highest
+    score first (``out=`` a reversed view: the same sums) so that the cumulative sums
+    run in place; groups of zero weight dropped (no operating point).
 
     Examples
     --------
     >>> import numpy as np
     >>> from prcurve.core.distinct_rows import weighted_state
-    >>> state, groups = weighted_state(np.array([0.2, 0.9, 0.5]), np.array([False, True, True]),
-    ...                                None, np.array([1.0, 2.0, 1.0]))
+    >>> state = weighted_state(np.array([0.2, 0.9, 0.5]), np.array([False, True, True]),
+    ...                        None, np.array([1.0, 2.0, 1.0]))
     >>> [a.tolist() for a in state[:3]], state[3:]
     ([[0.9, 0.5, 0.2], [2.0, 3.0, 3.0], [0.0, 0.0, 1.0]], (3.0, 1.0))
-    >>> state, groups = weighted_state(np.array([0.5, 0.5, 0.1]), np.array([True, False, True]),
-    ...                                None, np.array([1.0, 2.0, 4.0]))
-    >>> [a.tolist() for a in groups]
-    [[0.1, 0.5], [4.0, 1.0], [0.0, 2.0]]
+    >>> state = weighted_state(np.array([0.5, 0.5, 0.1]), np.array([True, False, True]),
+    ...                        None, np.array([1.0, 2.0, 4.0]))
+    >>> [a.tolist() for a in state[:3]], state[3:]
+    ([[0.5, 0.1], [1.0, 5.0], [2.0, 2.0]], (5.0, 2.0))
     """
     order, ordered = stable_order(scores)
     starts = _run_starts(ordered)
@@ -63,16 +64,22 @@ def weighted_state(scores: NDArray[Any], positive: NDArray[np.bool_] | None,
         del ordered
         held = [order]
         del order
-        return distinct_rows_state(thresholds, held, w, positive, fraction), None
-    values = ordered[starts]
+        return distinct_rows_state(thresholds, held, w, positive, fraction)
+    thresholds = ordered[starts][::-1] + 0.0
     del ordered
     held = [order]
     del order
     pos, neg = _gathered_parts(held, w, positive, fraction)
-    summed_pos = np.add.reduceat(pos, starts)
+    groups = starts.shape[0]
+    tp = np.empty(groups)
+    np.add.reduceat(pos, starts, out=tp[::-1])  # each group in row order, highest first
     del pos
-    summed_neg = np.add.reduceat(neg, starts)
-    return None, (values.astype(np.float64, copy=False), summed_pos, summed_neg)
+    fp = np.empty(groups)
+    np.add.reduceat(neg, starts, out=fp[::-1])
+    del neg, starts
+    arrays = [thresholds, tp, fp]
+    del thresholds, tp, fp
+    return _cumulative(arrays, lambda: _largest_group(scores, w, positive, fraction))
 
 
 def _gathered_parts(held: list[NDArray[np.intp]], w: F64, positive: NDArray[np.bool_] | None,
@@ -119,7 +126,21 @@ def distinct_rows_state(thresholds: NDArray[Any], held: list[NDArray[np.intp]], 
     ([0.9, 0.5, 0.2], [2.0, 3.0, 3.0], [0.0, 0.0, 1.0], 3.0, 1.0)
     """
     held.append(held.pop()[::-1])  # decreasing order of score
-    pos, neg = _gathered_parts(held, w, positive, fraction)
+    arrays = [thresholds, *_gathered_parts(held, w, positive, fraction)]
+    del thresholds
+    # The largest row's part, as the general path names its largest group's (a row
+    # here): the same products, from the rows in any order (a maximum is exact).
+    return _cumulative(arrays, lambda: _largest_part(w, positive, fraction))
+
+
+def _cumulative(arrays: list[NDArray[Any]], largest: Callable[[], float]) -> State:
+    """The state from ``arrays``: decreasing thresholds and each one's own positive and
+    negative weight (fresh arrays, taken from the list so that each is freed when
+    replaced, and made cumulative in place); thresholds of zero weight dropped; the total
+    past float64 an error naming ``largest()``, a group's weight."""
+    neg = arrays.pop()
+    pos = arrays.pop()
+    thresholds = arrays.pop()
     n = pos.shape[0]
     for low in range(0, n, _KEEP_BLOCK):  # a zero-weight row is no operating point
         if not bool(np.all(pos[low:low + _KEEP_BLOCK] + neg[low:low + _KEEP_BLOCK] > 0)):
@@ -134,9 +155,7 @@ def distinct_rows_state(thresholds: NDArray[Any], held: list[NDArray[np.intp]], 
     n_pos = float(pos[-1]) if pos.shape[0] else 0.0
     n_neg = float(neg[-1]) if neg.shape[0] else 0.0
     if not math.isfinite(n_pos + n_neg):  # weights summing past float64 (issue 10)
-        # The largest row's part, as the general path names its largest group's (a row
-        # here): the same products, from the rows in any order (a maximum is exact).
-        raise weight_overflow("sample_weight", _largest_part(w, positive, fraction))
+        raise weight_overflow("sample_weight", largest())
     return thresholds.astype(np.float64, copy=False), pos, neg, n_pos, n_neg
 
 
@@ -144,3 +163,18 @@ def _largest_part(w: F64, positive: NDArray[np.bool_] | None, fraction: F64 | No
     """The largest ``w * y`` or ``w * (1 - y)`` of any row (for the overflow's message)."""
     pos, neg = _gathered_parts([np.arange(w.shape[0])], w, positive, fraction)
     return max(float(np.max(pos, initial=0.0)), float(np.max(neg, initial=0.0)))
+
+
+def _largest_group(scores: NDArray[Any], w: F64, positive: NDArray[np.bool_] | None,
+                   fraction: F64 | None) -> float:
+    """The largest positive or negative weight of a tie group (for the overflow's
+    message, as the general path named it): the groups summed again."""
+    order, ordered = stable_order(scores)
+    starts = _run_starts(ordered)
+    if starts is None:
+        starts = np.arange(ordered.shape[0])
+    pos, neg = _gathered_parts([order], w, positive, fraction)
+    if not starts.shape[0]:
+        return 0.0
+    with np.errstate(over="ignore"):  # the first summing warned already, as before
+        return max(float(np.max(np.add.reduceat(part, starts))) for part in (pos, neg))
