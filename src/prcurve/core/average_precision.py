@@ -34,13 +34,14 @@ With ``r_i = tp_i / P`` and ``p_i = tp_i / (tp_i + fp_i)`` at the i-th step
 
 from __future__ import annotations
 
+import bisect
 from collections.abc import Callable
 from typing import Any, Literal
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from prcurve.core.counts import RecallSteps, ThresholdCounts, first_reaching, sum_of_products
+from prcurve.core.counts import SUM_TOLERANCE, RecallSteps, ThresholdCounts, first_reaching
 from prcurve.core.undefined import ZeroDivision, undefined, undefined_scope
 from prcurve.validation.arrays import check_choice, check_finite
 from prcurve.validation.labels import check_scored_labels
@@ -63,19 +64,30 @@ def _precision_at_steps(steps: RecallSteps) -> F64:
     return precision
 
 
-def _gained(steps: RecallSteps) -> F64:
-    """The positive weight entering at each step: ``np.diff(tp, prepend=0.0)``, in one
-    fresh array."""
-    gained = np.empty_like(steps.tp)
-    gained[:1] = steps.tp[:1]
-    np.subtract(steps.tp[1:], steps.tp[:-1], out=gained[1:])
-    return gained
+_GAIN_BLOCK = 1 << 16
+"""Steps whose gained weight is computed together (:func:`_times_gained`)."""
+
+
+def _times_gained(steps: RecallSteps, values: F64) -> float:
+    """``sum(gained * values)`` with ``gained = np.diff(tp, prepend=0.0)``, the positive
+    weight entering at each step: the products written over ``values`` (a fresh array
+    of the caller's) a block at a time, then summed once by numpy's pairwise sum. The
+    same products and the same sum, bit for bit, as ``sum_of_products(gained, values)``
+    with the whole ``gained`` array, without it (issue 26, item 6, session 36: 1.5*10^7
+    steps at 3*10^7 rows of 50% positives). Not np.dot: its BLAS threads make the last
+    bit depend on the cores (:func:`prcurve.core.counts.sum_of_products`)."""
+    tp = steps.tp
+    m = tp.shape[0]
+    for low in range(0, m, _GAIN_BLOCK):
+        high = min(low + _GAIN_BLOCK, m)
+        gained = tp[low:high] - (tp[low - 1:high - 1] if low else
+                                 np.concatenate(([0.0], tp[:high - 1])))
+        np.multiply(gained, values[low:high], out=values[low:high])
+    return float(values.sum())
 
 
 def _step(steps: RecallSteps) -> float:
-    # Not np.dot: its BLAS threads make the last bit depend on the cores (sum_of_products).
-    return sum_of_products(_gained(steps), _precision_at_steps(steps),
-                           overwrite_b=True) / steps.n_pos
+    return _times_gained(steps, _precision_at_steps(steps)) / steps.n_pos
 
 
 def _interpolated_envelope(steps: RecallSteps) -> F64:
@@ -87,8 +99,7 @@ def _interpolated_envelope(steps: RecallSteps) -> F64:
 
 
 def _interpolated(steps: RecallSteps) -> float:
-    return sum_of_products(_gained(steps), _interpolated_envelope(steps),
-                           overwrite_b=True) / steps.n_pos
+    return _times_gained(steps, _interpolated_envelope(steps)) / steps.n_pos
 
 
 def recall_levels(n_intervals: int) -> F64:
@@ -100,9 +111,7 @@ def recall_levels(n_intervals: int) -> F64:
 def _at_recall_levels(steps: RecallSteps, n_intervals: int) -> float:
     # The first step whose recall reaches each level, robust to the order in which the
     # weights were summed (counts.first_reaching); 0 where no recall reaches it.
-    recall = steps.tp / steps.n_pos
-    first = first_reaching(recall, recall_levels(n_intervals))
-    del recall
+    first = _first_reaching_recall(steps, recall_levels(n_intervals))
     # The envelope (the running maximum of precision from the highest recall down) at
     # those steps only: the maximum of each stretch between them, then the running
     # maximum of the stretches from the end; the same values as the full envelope
@@ -119,6 +128,21 @@ def _at_recall_levels(steps: RecallSteps, n_intervals: int) -> float:
         envelope = np.maximum.accumulate(stretch[::-1])[::-1]
         at[inside] = envelope[np.searchsorted(starts, reached)]
     return float(at.mean())
+
+
+def _first_reaching_recall(steps: RecallSteps, levels: F64) -> NDArray[np.intp]:
+    """``first_reaching(steps.tp / steps.n_pos, levels)`` without the recall array: a
+    binary search per level that divides only the counts it looks at (the same float64
+    quotients; recall never decreases, as ``tp`` does not, so the first step whose recall
+    reaches each level is the same; issue 26, item 6, session 36)."""
+    tp, n_pos = steps.tp, steps.n_pos
+    queries = np.asarray(levels) - SUM_TOLERANCE  # as counts.first_reaching compares
+
+    def recall(i: int) -> float:
+        return float(tp[i] / n_pos)
+
+    found = [bisect.bisect_left(range(tp.shape[0]), float(q), key=recall) for q in queries]
+    return np.array(found, dtype=np.intp)
 
 
 def _eleven_point(steps: RecallSteps) -> float:
@@ -147,12 +171,15 @@ def _full_range_area(steps: RecallSteps, method: str) -> float:
     # of segments at a time into one array, then summed once: each area is an
     # element-wise function of its segment, so the array and its sum are those of one
     # call over every segment, bit for bit.
-    tp_above = steps.tp_above
-    m = tp_above.shape[0]
+    # tp_above (the previous step's tp, 0 first) a block at a time, not as a whole copy.
+    tp = steps.tp
+    m = tp.shape[0]
     areas = np.empty(m)
     for low in range(0, m, _AREA_BLOCK):
         part = slice(low, low + _AREA_BLOCK)
-        areas[part] = segment_areas(tp_above[part], steps.fp_above[part], steps.tp[part],
+        high = min(low + _AREA_BLOCK, m)
+        tp_above = tp[low - 1:high - 1] if low else np.concatenate(([0.0], tp[:high - 1]))
+        areas[part] = segment_areas(tp_above, steps.fp_above[part], tp[part],
                                     steps.fp[part], steps.n_pos, method, 0.0, 1.0)
     return float(areas.sum())
 

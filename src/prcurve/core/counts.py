@@ -22,10 +22,11 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from prcurve.core.distinct_rows import sorted_rows
+from prcurve.core.distinct_rows import weighted_state
 from prcurve.core.hard_labels import hard_label_counts, hard_label_ranks
 from prcurve.core.integer_scores import as_integers_with
 from prcurve.core.sorting import _run_starts
+from prcurve.core.step_select import recall_steps
 from prcurve.validation.arrays import check_finite, mixed_integer_thresholds, wrong_type
 from prcurve.validation.labels import (
     BinaryLabels,
@@ -378,16 +379,8 @@ class ThresholdCounts:
                                                    unchecked=unchecked))
         if unchecked is not None:
             check_finite(unchecked, scores)
-        fraction = labels.positive_fraction()
         w = np.ones(scores.shape[0]) if weights is None else weights
-        order, values, starts, distinct = sorted_rows(scores, w, fraction)
-        if distinct is not None:  # every score distinct: one row a threshold
-            return cls._trusted(*distinct)
-        pos_w = (w * fraction)[order]
-        neg_w = (w * (1.0 - fraction))[order]
-        pos = np.add.reduceat(pos_w, starts)
-        neg = np.add.reduceat(neg_w, starts)
-        return cls._from_ascending(values.astype(np.float64, copy=False), pos, neg)
+        return cls._trusted(*weighted_state(scores, labels.positive, labels.soft, w))
 
     @classmethod
     def _from_integers(cls, scores: NDArray[Any], labels: BinaryLabels,
@@ -547,26 +540,13 @@ class RecallSteps:
     def from_counts(cls, counts: ThresholdCounts) -> RecallSteps:
         """The recall steps, in units of ``2**-k`` for counts of extreme size
         (:func:`scale_exponent`): every AP method is unchanged by the unit."""
-        tp, fp = counts._tp, counts._fp  # integer counts too: gathered, then float64
-        # Where positive weight enters: tp[i] > tp[i - 1] (the same as pos_weight() > 0,
-        # without its full-length float copy), and the negatives above each such threshold
-        # gathered at those indices only (issue 26, item 6: a state of 3*10^7 thresholds).
-        enters = np.empty(tp.shape[0], dtype=bool)
-        if tp.shape[0]:
-            enters[0] = tp[0] > 0
-            np.greater(tp[1:], tp[:-1], out=enters[1:])
-        at = np.flatnonzero(enters)
-        del enters
-        # Gathers are fresh arrays: float64 in place of integer counts (exact).
-        fp_previous = fp[at - 1].astype(np.float64, copy=False)
-        if at.shape[0] and at[0] == 0:
-            fp_previous[0] = 0.0
-        steps = (tp[at].astype(np.float64, copy=False), fp[at].astype(np.float64, copy=False),
-                 fp_previous)
+        # Where positive weight enters, a block of thresholds at a time (step_select).
+        steps = recall_steps(counts._tp, counts._fp)
         n_pos, n_neg = counts.n_pos, counts.n_neg
         k = scale_exponent(n_pos + n_neg)
         if k:
-            steps = tuple(np.ldexp(a, k) for a in steps)  # type: ignore[assignment]
+            for a in steps:  # our own arrays: scaled in place (exact)
+                np.ldexp(a, k, out=a)
             n_pos, n_neg = math.ldexp(n_pos, k), math.ldexp(n_neg, k)
         return cls(*steps, n_pos, n_neg)
 
