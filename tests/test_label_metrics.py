@@ -16,6 +16,7 @@ from sklearn.metrics import fbeta_score, precision_score, recall_score
 from tests.strategies import FAST, SLOW
 
 import prcurve
+from prcurve.errors import InvalidInputError
 from prcurve.validation.label_codes import CHUNK, resolve_hard_labels
 from prcurve.validation.labels import check_label_pair
 
@@ -272,3 +273,21 @@ def test_memory_is_a_few_chunks_whatever_the_size() -> None:
         peak = tracemalloc.get_traced_memory()[1]
         tracemalloc.stop()
         assert peak <= limit, (n, "classes", peak)
+
+
+@pytest.mark.parametrize("dtype", [*DTYPES, "str"])
+def test_empty_labels_of_every_dtype_are_an_empty_matrix(dtype: str) -> None:
+    """No label to judge: an empty array of any dtype (object and text included, which
+    were refused as "not binary ... the labels are text") gives the empty matrix, as the
+    numeric dtypes always did; the Hypothesis test above draws such arrays."""
+    empty = np.array([], dtype=dtype)
+    assert cells(prcurve.confusion_matrix(empty, empty)) == (0.0, 0.0, 0.0, 0.0)
+
+
+def test_a_non_binary_text_message_never_claims_text_of_no_values() -> None:
+    """The "labels are text" advice names values like "0"/"1"; numbers 0-5 get the
+    pos_label advice."""
+    with pytest.raises(InvalidInputError, match=r"Pass pos_label=<the value"):
+        prcurve.confusion_matrix(np.array([0, 5]), np.array([0, 1]))
+    with pytest.raises(InvalidInputError, match="The labels are text"):
+        prcurve.confusion_matrix(np.array(["0", "1"]), np.array([0, 1]))

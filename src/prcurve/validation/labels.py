@@ -137,7 +137,7 @@ def _numbers_from_objects(array: NDArray[Any]) -> NDArray[Any]:
 def _not_binary(name: str, array: NDArray[Any]) -> InvalidInputError:
     distinct = distinct_values(array)
     fix = "pass pos_label=<the value of the positive class>, or labels in {0, 1}"
-    if distinct.shape[0] <= 3 and all(
+    if 0 < distinct.shape[0] <= 3 and all(
         _is_text(v) and str(v).strip().lower() in ("0", "1", "-1", "true", "false")
         for v in distinct.tolist()
     ):
@@ -232,6 +232,8 @@ def check_labels(
 
     array = _numbers_from_objects(array)
     kind = array.dtype.kind
+    if array.shape[0] == 0:  # no label to judge, of any dtype: as an empty {0, 1} array
+        return BinaryLabels(positive=np.zeros(0, dtype=bool), soft=None)
     if kind == "b":
         return BinaryLabels(positive=array, soft=None)
     if kind not in "iuf":
