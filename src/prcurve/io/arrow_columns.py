@@ -23,9 +23,13 @@ from numpy.typing import NDArray
 
 from prcurve.core.arrow import primitive_numpy
 from prcurve.io.shared_text import shared_text
-from prcurve.io.text_codes import dictionary_text
+from prcurve.io.text_codes import CodedText, dictionary_text
 
-__all__ = ["arrow_numbers", "arrow_to_numpy", "decoded", "need", "object_array"]
+__all__ = ["Column", "arrow_column", "arrow_numbers", "arrow_to_numpy", "decoded", "need",
+           "object_array"]
+
+Column = NDArray[Any] | CodedText
+"""A column as a reader holds it: an array, or text as codes (:class:`CodedText`)."""
 
 
 def need(module: str, what: str) -> Any:
@@ -55,6 +59,13 @@ def arrow_to_numpy(pa: Any, column: Any) -> NDArray[Any]:
     ``str``, bytes ``bytes``, a missing value None, and any other value (a
     list, a struct, a date) a Python object, kept whole.
     """
+    coded = arrow_column(pa, column)
+    return coded.values() if isinstance(coded, CodedText) else coded
+
+
+def arrow_column(pa: Any, column: Any) -> Column:
+    """:func:`arrow_to_numpy`, except that a dictionary-encoded text column stays coded
+    (:class:`~prcurve.io.text_codes.CodedText`): how the readers read a table."""
     kind = column.type
     if pa.types.is_dictionary(kind):  # text: coded by NumPy (io.text_codes), else cast
         coded = dictionary_text(pa, column)
@@ -85,7 +96,7 @@ def arrow_to_numpy(pa: Any, column: Any) -> NDArray[Any]:
         column = column.cast(pa.string())
     try:
         text = pa.types.is_string(kind) or pa.types.is_large_string(kind)
-        shared = shared_text(pa, column) if text else None  # one str per equal text
+        shared = shared_text(pa, column) if text else None  # codes: one str per equal text
         return object_array(column.to_pylist()) if shared is None else shared
     except UnicodeDecodeError:  # pyarrow's JSON reader does not check UTF-8: keep the bytes
         raw = column.cast(pa.large_binary() if pa.types.is_large_string(kind) else pa.binary())

@@ -17,16 +17,19 @@ from numpy.typing import NDArray
 
 from prcurve.io.arrow_columns import object_array
 from prcurve.io.row_problems import RowProblem, kind_name, missing_values
-from prcurve.io.text_codes import codes_of, equal_rows, record_codes, rows_where
+from prcurve.io.text_codes import CodedText, rows_where
 from prcurve.validation.files import positive_not_found, positive_rounded
 
-__all__ = ["LabelRule", "label_kind", "normalize_labels", "positive_value"]
+__all__ = ["LabelRule", "Labels", "coded_labels", "label_kind", "normalize_labels",
+           "positive_value"]
+
+Labels = NDArray[Any] | CodedText
+"""A label column: an array, or objects as codes (:class:`~prcurve.io.text_codes.CodedText`)."""
 
 _SEEN_LIMIT = 10  # label values kept for a "does not occur" message
 
 
-def normalize_labels(values: NDArray[Any], column: str
-                     ) -> tuple[NDArray[Any], NDArray[np.bool_]]:
+def normalize_labels(values: Labels, column: str) -> tuple[NDArray[Any], NDArray[np.bool_]]:
     """The present labels in one type, and the mask of the missing ones.
 
     Numbers and booleans stay as they are. A column of objects becomes
@@ -37,8 +40,18 @@ def normalize_labels(values: NDArray[Any], column: str
     or bytes that are not UTF-8 is a :class:`RowProblem`.
 
     A column of objects is encoded first (one code per distinct value), so
-    each distinct value is examined once, not each row.
+    each distinct value is examined once, not each row; text read as codes
+    (:class:`~prcurve.io.text_codes.CodedText`) is examined by its codes.
     """
+    present, missing = coded_labels(values, column)
+    return (present.values() if isinstance(present, CodedText) else present), missing
+
+
+def coded_labels(values: Labels, column: str) -> tuple[Labels, NDArray[np.bool_]]:
+    """:func:`normalize_labels`, objects (text) kept as codes: what :class:`LabelRule`
+    and the row rules (:func:`prcurve.io.rows.check_block`) work on."""
+    if isinstance(values, CodedText):  # coded by the reader (io.text_codes)
+        return _coded_labels(values.codes, values.categories, column, values)
     if values.dtype.kind != "O":
         missing = missing_values(values)
         return (values[~missing] if missing.any() else values), missing
@@ -54,9 +67,6 @@ def normalize_labels(values: NDArray[Any], column: str
             originals.append(value)
         return found
 
-    coded = codes_of(values)
-    if coded is not None:  # text read as a dictionary: coded by the reader (io.text_codes)
-        return _coded_labels(coded[0], coded[1], column, values)
     items = values.tolist()
     try:
         if set(map(type, items)) <= {str, type(None)}:
@@ -75,8 +85,9 @@ def normalize_labels(values: NDArray[Any], column: str
 
 
 def _coded_labels(codes: NDArray[Any], distinct: NDArray[Any], column: str,
-                  same: NDArray[Any] | None = None) -> tuple[NDArray[Any], NDArray[np.bool_]]:
-    """:func:`normalize_labels` of ``distinct[codes]``, text keeping its codes (text_codes)."""
+                  same: CodedText | None = None) -> tuple[Labels, NDArray[np.bool_]]:
+    """:func:`coded_labels` of ``distinct[codes]`` (``same``, when given, is that column
+    as read): objects keep their codes, other kinds are arrays."""
     def rows_of(bad: NDArray[np.bool_]) -> NDArray[np.bool_]:
         return np.asarray(bad[codes], dtype=bool)
 
@@ -85,11 +96,12 @@ def _coded_labels(codes: NDArray[Any], distinct: NDArray[Any], column: str,
     if same is not None and not missing.any() and normal.dtype == object and all(
             map(operator.is_, normal.tolist(), distinct.tolist())):
         return same, missing  # `same` is distinct[codes], these objects: no copy
+    # position: each present distinct value's place in `normal`, which holds every
+    # present distinct value once, so that each of its values is used by some row.
     kept = position.astype(codes.dtype)[codes[~missing] if missing.any() else codes]
-    present = normal[kept]  # position: each present distinct value's place in `normal`
-    if present.dtype == object:
-        record_codes(present, kept, normal)
-    return present, missing
+    if normal.dtype == object:
+        return CodedText(kept, normal), missing
+    return normal[kept], missing
 
 
 def _normalize(values: NDArray[Any], column: str,
@@ -154,31 +166,39 @@ def _as_integers(items: list[Any]) -> NDArray[Any] | None:
     return object_array([int(v) for v in out])
 
 
-def label_kind(values: NDArray[Any]) -> str:
+def _objects(values: Labels) -> NDArray[Any]:
+    """The distinct objects of coded labels (each used by some row), else the array: what
+    a check of the values' kinds or a message about them needs."""
+    return values.categories if isinstance(values, CodedText) else values
+
+
+def label_kind(values: Labels) -> str:
     """The dtype kind a ``--positive`` is read in: ``"i"`` for an object column of
     Python integers (labels beyond int64, kept exact), else the array's own kind."""
     kind = values.dtype.kind
-    if kind == "O" and values.shape[0] and all(
-            isinstance(v, int) and not isinstance(v, bool) for v in values.tolist()):
+    objects = _objects(values)
+    if kind == "O" and objects.shape[0] and all(
+            isinstance(v, int) and not isinstance(v, bool) for v in objects.tolist()):
         return "i"
     return kind
 
 
-def positive_value(text: str, values: NDArray[Any], column: str) -> Any:
+def positive_value(text: str, values: Labels, column: str) -> Any:
     """``--positive`` read in the type of the label column (its present, normalized values).
 
     Booleans: ``true``/``false``/``1``/``0``; integers: the number (an integer
     if it is one); floats: the number; text: the text itself.
     """
     kind = label_kind(values)
-    if kind == "O" and values.shape[0] and all(isinstance(v, bool) for v in values.tolist()):
+    objects = _objects(values)
+    if kind == "O" and objects.shape[0] and all(isinstance(v, bool) for v in objects.tolist()):
         kind = "b"
     try:
         return _parse_positive(text, kind)
     except RowProblem:
         raise positive_rounded(text, column, "the input") from None
     except (ValueError, OverflowError):
-        raise positive_not_found(text, column, values[~missing_values(values)]) from None
+        raise positive_not_found(text, column, objects[~missing_values(objects)]) from None
 
 
 def _parse_positive(text: str, kind: str) -> Any:
@@ -235,7 +255,7 @@ class LabelRule:
             return self.target
         return True if self.boolean else 1
 
-    def mask(self, values: NDArray[Any]) -> NDArray[np.bool_]:
+    def mask(self, values: Labels) -> NDArray[np.bool_]:
         """The positive rows among present, normalized labels (see :func:`normalize_labels`)."""
         if self.positive is not None:
             # Read in this block's type: a block of text "0"/"1" labels is numbers, another
@@ -250,7 +270,9 @@ class LabelRule:
                                  detail=(self.positive, _distinct(values))) from None
             if not self.resolved:
                 self.target, self.resolved = target, True
-            mask = equal_rows(values, target)  # once per distinct text where coded
+            # Once per distinct text where coded (io.text_codes), else row by row.
+            mask = (values.equal_rows(target) if isinstance(values, CodedText)
+                    else np.asarray(values == target, dtype=bool))
             if not self.found:  # the values seen, for the message if the target never occurs
                 self.found = bool(mask.any())
                 if not self.found and len(self.seen) <= _SEEN_LIMIT:
@@ -260,7 +282,7 @@ class LabelRule:
         if kind == "b":
             self.boolean = True
             return np.asarray(values, dtype=bool)
-        if kind not in "iuf":
+        if kind not in "iuf" or isinstance(values, CodedText):  # text: coded objects
             raise RowProblem("labels_not_binary", self.column, detail=_distinct(values))
         if kind in "iu" and values.shape[0] and bool(
                 np.less_equal(values.view(values.dtype.str.replace("i", "u")), 1).all()):
@@ -296,9 +318,8 @@ class LabelRule:
         self.check()
 
 
-def _distinct(values: NDArray[Any]) -> NDArray[Any]:
-    coded = codes_of(values)  # every distinct value is used: the same set, k not n values
-    values = values if coded is None else coded[1]
+def _distinct(values: Labels) -> NDArray[Any]:
+    values = _objects(values)  # coded: every category is used, the same set in k not n
     try:
         return np.unique(values)
     except TypeError:

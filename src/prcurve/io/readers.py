@@ -12,7 +12,7 @@ compressed: ``.gz``, ``.bz2``, ``.zst``, ``.lz4``) and ``.npz``.
 from __future__ import annotations
 
 import zlib
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -21,11 +21,20 @@ import numpy as np
 from numpy.typing import NDArray
 
 from prcurve.errors import InvalidInputError
-from prcurve.io.arrow_columns import arrow_numbers, arrow_to_numpy, decoded, need, object_array
+from prcurve.io.arrow_columns import (
+    Column,
+    arrow_column,
+    arrow_numbers,
+    arrow_to_numpy,
+    decoded,
+    need,
+    object_array,
+)
 from prcurve.io.jsonl_python import diagnose_jsonl, read_jsonl_python
 from prcurve.io.small_csv import read_delimited_by_size
 from prcurve.io.small_jsonl import read_small_jsonl
 from prcurve.io.text import PLAIN, CsvDialect, type_text_column
+from prcurve.io.text_codes import CodedText, repeated_text
 from prcurve.io.wide_integers import exact_integers, exact_json_integers
 from prcurve.validation.arrays import check_choice
 from prcurve.validation.files import (
@@ -42,6 +51,7 @@ __all__ = [
     "FORMATS",
     "RawTable",
     "RowsCallback",
+    "TableColumns",
     "arrow_numbers",
     "arrow_to_numpy",
     "check_unique_names",
@@ -81,16 +91,53 @@ READ_ERRORS: tuple[type[Exception], ...] = (
 """What a reader raises on a file it cannot read: each becomes a one-line message."""
 
 
+class TableColumns(Mapping[str, NDArray[Any]]):
+    """A table's columns by name, each a 1-D NumPy array; a text column the reader read as
+    codes (:class:`~prcurve.io.text_codes.CodedText`) is kept so, its array of objects made
+    when first asked for (:meth:`coded` gives the codes)."""
+
+    __slots__ = ("_arrays", "_read")
+
+    def __init__(self, read: Mapping[str, Column]) -> None:
+        self._read = dict(read)
+        self._arrays: dict[str, NDArray[Any]] = {}
+
+    def __getitem__(self, name: str) -> NDArray[Any]:
+        found = self._arrays.get(name)
+        if found is None:
+            value = self._read[name]
+            found = self._arrays[name] = (value.values() if isinstance(value, CodedText)
+                                          else value)
+        return found
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._read)
+
+    def __len__(self) -> int:
+        return len(self._read)
+
+    def coded(self, name: str) -> Column:
+        """The column ``name`` as read: text as codes where the reader has them."""
+        return self._read[name]
+
+
 @dataclass(frozen=True)
 class RawTable:
     """A file read into columns: ``columns`` maps each name to a 1-D array of ``n_rows``
     values: float64 (NaN for a missing number), int64, bool, or object (strings, None if
-    missing; text read as a dictionary also has its codes: :mod:`prcurve.io.text_codes`)."""
+    missing). :meth:`labels` gives a text column as codes where the reader has them."""
 
     path: str
     format: str
-    columns: dict[str, NDArray[Any]]
+    columns: Mapping[str, NDArray[Any]]
     n_rows: int
+
+    def labels(self, name: str) -> Column:
+        """The column ``name`` for the label rules (:mod:`prcurve.io.label_rows`): text as
+        codes (:class:`~prcurve.io.text_codes.CodedText`) where the reader read it so,
+        else the array of ``columns``."""
+        columns = self.columns
+        return columns.coded(name) if isinstance(columns, TableColumns) else columns[name]
 
 
 def detect_format(path: str | Path, input_format: str | None = None) -> str:
@@ -168,7 +215,7 @@ def read_table(
     if file.stat().st_size == 0:  # every format alike: no data, as a header alone
         raise empty_input(name, "an empty file")
     dialect = CsvDialect.of(delimiter, decimal)
-    readers: dict[str, Callable[[], dict[str, NDArray[Any]]]] = {
+    readers: dict[str, Callable[[], Mapping[str, Column]]] = {
         "csv": lambda: _read_text_table(file, "csv", dialect, on_rows),
         "tsv": lambda: _read_text_table(file, "tsv", dialect, on_rows),
         "parquet": lambda: _read_parquet(file, on_rows),
@@ -193,7 +240,7 @@ def read_table(
         raise empty_input(name, "no columns")
     if n_rows == 0:
         raise empty_input(name, "a header but no rows")
-    return RawTable(path=name, format=fmt, columns=columns, n_rows=n_rows)
+    return RawTable(path=name, format=fmt, columns=TableColumns(columns), n_rows=n_rows)
 
 
 def _is_empty_file_error(error: Exception) -> bool:
@@ -222,7 +269,7 @@ def csv_convert_options(pacsv: Any, dialect: CsvDialect = PLAIN, **options: Any)
 
 
 def _read_text_table(path: Path, fmt: str, dialect: CsvDialect,
-                     on_rows: RowsCallback | None) -> dict[str, NDArray[Any]]:
+                     on_rows: RowsCallback | None) -> Mapping[str, Column]:
     """A CSV or TSV file: a small one with a decimal point by a plain pass
     (:mod:`prcurve.io.small_csv`), others (and anything it declines) by pyarrow."""
     if dialect.decimal != ".":
@@ -234,7 +281,7 @@ def _read_text_table(path: Path, fmt: str, dialect: CsvDialect,
 
 
 def _read_delimited(path: Path, fmt: str, dialect: CsvDialect,
-                    on_rows: RowsCallback | None) -> dict[str, NDArray[Any]]:
+                    on_rows: RowsCallback | None) -> Mapping[str, Column]:
     pa = need("pyarrow", "CSV and TSV files")
     pacsv = need("pyarrow.csv", "CSV and TSV files")
     parse = dialect.parse_options(pacsv, str(path), fmt)
@@ -250,9 +297,23 @@ def _read_delimited(path: Path, fmt: str, dialect: CsvDialect,
     except UnicodeDecodeError as error:
         raise ValueError(f"a column name is not UTF-8 text ({error})") from None
     check_unique_names(str(path), names)
-    try:  # integers beyond int64, read as float64, read again as text (exact_integers)
-        return exact_integers(_arrow_columns(pa, _drain(reader, on_rows), reader.schema),
-                              path, parse)
+    try:
+        # Text whose first block repeats its values (labels) read again as dictionaries:
+        # coded by pyarrow as it reads, not looked up a row at a time (io.text_codes).
+        first = next(iter(reader), None)
+        coded = repeated_text(pa, first) if first is not None else []
+        if coded:
+            types = {n: pa.dictionary(pa.int32(), reader.schema.field(n).type) for n in coded}
+            reader = pacsv.open_csv(path, parse_options=parse, convert_options=csv_convert_options(
+                pacsv, dialect, column_types=types))
+        batches = _drain(reader if coded or first is None else [first, *reader], on_rows)
+        table = pa.Table.from_batches(batches, schema=reader.schema)
+        del batches
+        for name in coded:  # pyarrow checks the UTF-8 of text, not of a dictionary's
+            for chunk in table.column(name).chunks:
+                chunk.dictionary.validate(full=True)
+        # integers beyond int64, read as float64, read again as text (exact_integers)
+        return exact_integers(_table_columns(pa, table), path, parse)
     except pa.ArrowInvalid:
         pass
     # The types pyarrow inferred from the first block do not fit a later row (a word in
@@ -263,8 +324,12 @@ def _read_delimited(path: Path, fmt: str, dialect: CsvDialect,
     if on_rows is not None:
         on_rows(-1)
     columns = _arrow_columns(pa, _drain(reader, on_rows), reader.schema)
-    return {name: type_text_column(decoded(values), dialect.decimal)
+    return {name: type_text_column(decoded(_plain(values)), dialect.decimal)
             for name, values in columns.items()}
+
+
+def _plain(values: Column) -> NDArray[Any]:
+    return values.values() if isinstance(values, CodedText) else values
 
 
 def _drain(reader: Iterable[Any], on_rows: RowsCallback | None) -> list[Any]:
@@ -276,12 +341,12 @@ def _drain(reader: Iterable[Any], on_rows: RowsCallback | None) -> list[Any]:
     return batches
 
 
-def _read_parquet(path: Path, on_rows: RowsCallback | None) -> dict[str, NDArray[Any]]:
+def _read_parquet(path: Path, on_rows: RowsCallback | None) -> Mapping[str, Column]:
     pa = need("pyarrow", "Parquet files")
     from prcurve.io.parquet_memory import NullsFoundError, read_parquet_columns
 
     try:  # numeric columns written once into their arrays (issue 26, item 6)
-        return read_parquet_columns(path, on_rows, convert=arrow_to_numpy,
+        return read_parquet_columns(path, on_rows, convert=arrow_column,
                                     check_names=check_unique_names)
     except NullsFoundError:  # statistics that miss a null: read again by batches
         if on_rows is not None:
@@ -311,7 +376,7 @@ def json_starts_with_object(path: str | Path) -> bool:
     return head.startswith(b"{") or not head
 
 
-def _read_jsonl(path: Path, on_rows: RowsCallback | None) -> dict[str, NDArray[Any]]:
+def _read_jsonl(path: Path, on_rows: RowsCallback | None) -> Mapping[str, Column]:
     small = read_small_jsonl(path)  # a small, flat file: Python's json, no pyarrow
     if small is not None:
         if on_rows is not None:
@@ -342,7 +407,7 @@ def _read_jsonl(path: Path, on_rows: RowsCallback | None) -> dict[str, NDArray[A
     return read_jsonl_python(path, on_rows)
 
 
-def _read_npz(path: Path) -> dict[str, NDArray[Any]]:
+def _read_npz(path: Path) -> Mapping[str, Column]:
     with path.open("rb") as handle:
         if handle.read(4) != b"PK\x03\x04":
             what = "an empty file" if handle.tell() == 0 else "it is not a zip archive"
@@ -365,7 +430,7 @@ def _read_npz(path: Path) -> dict[str, NDArray[Any]]:
     shapes = {name: a.shape for name, a in arrays.items()}
     if any(len(s) != 1 for s in shapes.values()) or len({s[0] for s in shapes.values()}) > 1:
         raise ragged_npz(str(path), shapes)
-    out: dict[str, NDArray[Any]] = {}
+    out: dict[str, Column] = {}
     for name, array in arrays.items():
         if array.dtype.kind in "US":
             values = array.astype(object)
@@ -378,6 +443,9 @@ def _read_npz(path: Path) -> dict[str, NDArray[Any]]:
     return out
 
 
-def _arrow_columns(pa: Any, batches: list[Any], schema: Any) -> dict[str, NDArray[Any]]:
-    table = pa.Table.from_batches(batches, schema=schema)
-    return {name: arrow_to_numpy(pa, table.column(i)) for i, name in enumerate(table.column_names)}
+def _arrow_columns(pa: Any, batches: list[Any], schema: Any) -> Mapping[str, Column]:
+    return _table_columns(pa, pa.Table.from_batches(batches, schema=schema))
+
+
+def _table_columns(pa: Any, table: Any) -> Mapping[str, Column]:
+    return {name: arrow_column(pa, table.column(i)) for i, name in enumerate(table.column_names)}

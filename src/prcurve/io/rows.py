@@ -43,7 +43,14 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from prcurve.io.label_rows import LabelRule, label_kind, normalize_labels, positive_value
+from prcurve.io.label_rows import (
+    LabelRule,
+    Labels,
+    coded_labels,
+    label_kind,
+    normalize_labels,
+    positive_value,
+)
 from prcurve.io.row_problems import RowProblem, first_rows, kind_name, missing_values
 from prcurve.io.text import parse_numbers
 from prcurve.validation.arrays import inexact_integers
@@ -51,8 +58,8 @@ from prcurve.validation.csv_text import looks_like_decimal_commas
 from prcurve.validation.files import zero_total_weight
 
 __all__ = ["CheckedBlock", "LabelRule", "RowProblem", "check_block", "check_weight_totals",
-           "checked_scores", "first_rows", "label_kind", "missing_values", "normalize_labels",
-           "positive_value"]
+           "checked_scores", "coded_labels", "first_rows", "label_kind", "missing_values",
+           "normalize_labels", "positive_value"]
 
 F64 = NDArray[np.float64]
 
@@ -104,7 +111,7 @@ def refuse_rounded_integers(column: str, floats: NDArray[Any]) -> None:
             "read it without --stream for an exact check"))
 
 
-def check_block(labels: NDArray[Any], rule: LabelRule, weights: NDArray[Any] | None,
+def check_block(labels: Labels, rule: LabelRule, weights: NDArray[Any] | None,
                 weight_column: str | None, scores: Mapping[str, NDArray[Any]],
                 drop_invalid: bool) -> CheckedBlock:
     """Every row rule, for a block of rows: one place for the in-memory, streamed and Dask paths.
@@ -115,7 +122,7 @@ def check_block(labels: NDArray[Any], rule: LabelRule, weights: NDArray[Any] | N
     are always a problem.
     """
     n = labels.shape[0]
-    present, label_missing = normalize_labels(labels, rule.column)
+    present, label_missing = coded_labels(labels, rule.column)  # text as codes
     if label_missing.any() and not drop_invalid:
         raise RowProblem.of("label_missing", rule.column, label_missing)
     if label_missing.any():
