@@ -1,0 +1,141 @@
+"""Text labels as codes from every format (issue 26, item 6, session 36): CSV and TSV text
+read by pyarrow as dictionaries, JSON Lines text coded as it is converted, the codes
+carried in the reader's table (``RawTable.labels``).
+
+The reference is the path the labels took before: the rows' own Python objects (pyarrow's
+plain reading, ``to_pylist``), normalized and checked row by row; each outcome (which rows
+are positive, what was dropped, or the error's message) must be the same.
+"""
+
+from __future__ import annotations
+
+import json
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.csv as pacsv
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from prcurve.errors import InvalidInputError
+from prcurve.io import readers, shared_text, small_csv, small_jsonl
+from prcurve.io.columns import scores_of_table
+from prcurve.io.text_codes import CodedText
+
+# Text that pyarrow reads as missing (NA, N/A, null, the empty field), blank, non-ASCII,
+# and the text of integers (labels 0/1 held as text are binary).
+WORDS = st.sampled_from(["pos", "neg", "NA", "", "N/A", "null", " ", "é", "1", "0", "x y"])
+
+
+def _outcome(table: readers.RawTable, positive: str | None, drop: bool) -> Any:
+    try:
+        loaded = scores_of_table(table, positive=positive, drop_invalid=drop)
+    except InvalidInputError as error:
+        return str(error)
+    model = loaded.models[0]
+    return model.positive.tolist(), model.scores.tolist(), model.dropped
+
+
+def _as_objects(table: readers.RawTable) -> readers.RawTable:
+    """The same table with every column an array of the rows' objects (no codes)."""
+    return readers.RawTable(table.path, table.format, {
+        name: (readers.object_array(values.tolist()) if values.dtype == object else values)
+        for name, values in table.columns.items()}, table.n_rows)
+
+
+def _read_large(path: Path) -> readers.RawTable:
+    """``read_table`` by pyarrow's readers, as for a file over the small readers' sizes."""
+    saved = small_csv.SMALL_CSV_BYTES, small_jsonl.SMALL_JSONL_BYTES
+    small_csv.SMALL_CSV_BYTES = small_jsonl.SMALL_JSONL_BYTES = 0
+    try:
+        return readers.read_table(path)
+    finally:
+        small_csv.SMALL_CSV_BYTES, small_jsonl.SMALL_JSONL_BYTES = saved
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(WORDS, min_size=2, max_size=40), st.sampled_from([",", "\t"]),
+       st.one_of(st.none(), st.sampled_from(["pos", "1", "é", "absent"])), st.booleans())
+def test_csv_text_labels_are_the_rows_objects(labels: list[str], sep: str,
+                                              positive: str | None, drop: bool) -> None:
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / ("s.csv" if sep == "," else "s.tsv")
+        rows = [f"{label}{sep}{i / 64}" for i, label in enumerate(labels)]
+        path.write_text("\n".join([f"label{sep}score", *rows]) + "\n", encoding="utf-8")
+        table = _read_large(path)
+        plain = pacsv.read_csv(path, parse_options=pacsv.ParseOptions(delimiter=sep),
+                               convert_options=pacsv.ConvertOptions(strings_can_be_null=True))
+        if plain.column("label").type == pa.string():  # else numbers, read as before
+            assert table.columns["label"].tolist() == plain.column("label").to_pylist()
+            if len(set(labels)) * 2 <= len(labels):
+                assert isinstance(table.labels("label"), CodedText)
+        assert _outcome(table, positive, drop) == _outcome(_as_objects(table), positive, drop)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.one_of(st.none(), WORDS), min_size=2, max_size=40),
+       st.one_of(st.none(), st.sampled_from(["pos", "1", "é", "absent"])), st.booleans(),
+       st.sampled_from([1, 3, 1 << 16]))
+def test_jsonl_text_labels_are_the_rows_objects(labels: list[str | None],
+                                                positive: str | None, drop: bool,
+                                                block: int) -> None:
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "s.jsonl"
+        path.write_text("".join(json.dumps({"label": label, "score": i / 64}) + "\n"
+                                for i, label in enumerate(labels)), encoding="utf-8")
+        saved = shared_text.SHARED_TEXT_ROWS
+        shared_text.SHARED_TEXT_ROWS = block  # coded from this many rows on
+        try:
+            table = _read_large(path)
+        finally:
+            shared_text.SHARED_TEXT_ROWS = saved
+        assert table.columns["label"].tolist() == labels
+        assert _outcome(table, positive, drop) == _outcome(_as_objects(table), positive, drop)
+
+
+def test_ids_are_not_coded_and_repeated_text_is(tmp_path: Path) -> None:
+    """A column of ids (every value distinct) is one ``str`` a row, as before; a label
+    column beside it is coded; both hold the values pyarrow reads."""
+    path = tmp_path / "ids.csv"
+    n = 5000
+    path.write_text("id,label,score\n" + "".join(
+        f"q{i},{'pos' if i % 7 == 0 else 'neg'},{i / n}\n" for i in range(n)))
+    table = _read_large(path)
+    assert not isinstance(table.labels("id"), CodedText)
+    assert isinstance(table.labels("label"), CodedText)
+    plain = pacsv.read_csv(path)
+    for name in ("id", "label"):
+        assert table.columns[name].tolist() == plain.column(name).to_pylist()
+    loaded = scores_of_table(table, label="label", scores=["score"], positive="pos")
+    assert loaded.models[0].positive.tolist() == [i % 7 == 0 for i in range(n)]
+
+
+def test_csv_text_not_utf8_after_the_first_block_as_before(tmp_path: Path) -> None:
+    """pyarrow checks the UTF-8 of text but not of a dictionary's: the dictionaries are
+    checked, and a byte that is not UTF-8 reads the file again as bytes, as before."""
+    path = tmp_path / "bad.csv"
+    path.write_bytes(b"label,score\n" + b"pos,0.5\nneg,0.25\n" * 100_000 + b"\xffneg,0.1\n")
+    table = _read_large(path)
+    assert table.columns["label"][-1] == b"\xffneg"
+    assert not isinstance(table.labels("label"), CodedText)
+    with pytest.raises(InvalidInputError, match="not UTF-8"):
+        scores_of_table(table, positive="pos")
+
+
+def test_table_columns_make_objects_once() -> None:
+    coded = CodedText(np.array([0, 1, 0], dtype=np.int32), np.array(["a", None], dtype=object))
+    columns = readers.TableColumns({"label": coded, "score": np.array([0.1, 0.2, 0.3])})
+    assert list(columns) == ["label", "score"]
+    assert len(columns) == 2
+    assert columns.coded("label") is coded
+    assert columns["label"].tolist() == ["a", None, "a"]
+    assert columns["label"] is columns["label"]  # made once
+    assert {**columns}["score"].tolist() == [0.1, 0.2, 0.3]
+    table = readers.RawTable("t", "csv", columns, 3)
+    assert table.labels("label") is coded
+    plain = readers.RawTable("t", "csv", {"label": columns["label"]}, 3)
+    assert plain.labels("label") is columns["label"]
