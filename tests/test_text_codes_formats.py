@@ -139,3 +139,35 @@ def test_table_columns_make_objects_once() -> None:
     assert table.labels("label") is coded
     plain = readers.RawTable("t", "csv", {"label": columns["label"]}, 3)
     assert plain.labels("label") is columns["label"]
+
+
+@pytest.mark.parametrize("suffix", ["csv", "jsonl"])
+def test_multiclass_text_labels_as_objects(tmp_path: Path, suffix: str) -> None:
+    """Classes of a coded text column of CSV or JSON Lines: the same classes, rows and
+    scores as from the rows' own objects."""
+    from prcurve.io.class_columns import input_of_table
+
+    rng = np.random.default_rng(2)
+    labels = (["a", "b", None, "c", "b", "a", "c"] * 30)
+    scores = {c: rng.random(len(labels)).round(4).tolist() for c in "abc"}
+    path = tmp_path / f"m.{suffix}"
+    if suffix == "csv":
+        path.write_text("label,p_a,p_b,p_c\n" + "".join(
+            f"{label or ''},{scores['a'][i]},{scores['b'][i]},{scores['c'][i]}\n"
+            for i, label in enumerate(labels)))
+    else:
+        path.write_text("".join(json.dumps({"label": label, **{
+            f"p_{c}": scores[c][i] for c in "abc"}}) + "\n" for i, label in enumerate(labels)))
+    saved = shared_text.SHARED_TEXT_ROWS
+    shared_text.SHARED_TEXT_ROWS = 8
+    try:
+        table = _read_large(path)
+    finally:
+        shared_text.SHARED_TEXT_ROWS = saved
+    assert isinstance(table.labels("label"), CodedText)
+    coded = input_of_table(table, drop_invalid=True)
+    reference = input_of_table(_as_objects(table), drop_invalid=True)
+    assert type(coded) is type(reference)
+    for name in ("classes", "class_values", "y_true", "scores", "rows_dropped", "dropped"):
+        one, other = getattr(coded, name), getattr(reference, name)
+        assert np.asarray(one).tolist() == np.asarray(other).tolist(), name

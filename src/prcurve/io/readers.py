@@ -307,6 +307,7 @@ def _read_delimited(path: Path, fmt: str, dialect: CsvDialect,
             reader = pacsv.open_csv(path, parse_options=parse, convert_options=csv_convert_options(
                 pacsv, dialect, column_types=types))
         batches = _drain(reader if coded or first is None else [first, *reader], on_rows)
+        del first
         table = pa.Table.from_batches(batches, schema=reader.schema)
         del batches
         for name in coded:  # pyarrow checks the UTF-8 of text, not of a dictionary's
