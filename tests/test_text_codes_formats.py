@@ -48,13 +48,14 @@ def _as_objects(table: readers.RawTable) -> readers.RawTable:
 
 
 def _read_large(path: Path) -> readers.RawTable:
-    """``read_table`` by pyarrow's readers, as for a file over the small readers' sizes."""
-    saved = small_csv.SMALL_CSV_BYTES, small_jsonl.SMALL_JSONL_BYTES
-    small_csv.SMALL_CSV_BYTES = small_jsonl.SMALL_JSONL_BYTES = 0
+    """``read_table`` by pyarrow's readers, as for a file over the small readers' sizes and
+    over one block of pyarrow's CSV reader."""
+    saved = small_csv.SMALL_CSV_BYTES, small_jsonl.SMALL_JSONL_BYTES, readers._CSV_BLOCK
+    small_csv.SMALL_CSV_BYTES = small_jsonl.SMALL_JSONL_BYTES = readers._CSV_BLOCK = 0
     try:
         return readers.read_table(path)
     finally:
-        small_csv.SMALL_CSV_BYTES, small_jsonl.SMALL_JSONL_BYTES = saved
+        small_csv.SMALL_CSV_BYTES, small_jsonl.SMALL_JSONL_BYTES, readers._CSV_BLOCK = saved
 
 
 @settings(max_examples=60, deadline=None)
@@ -171,3 +172,20 @@ def test_multiclass_text_labels_as_objects(tmp_path: Path, suffix: str) -> None:
     for name in ("classes", "class_values", "y_true", "scores", "rows_dropped", "dropped"):
         one, other = getattr(coded, name), getattr(reference, name)
         assert np.asarray(one).tolist() == np.asarray(other).tolist(), name
+
+
+def test_csv_of_one_block_is_read_once(tmp_path: Path) -> None:
+    """A CSV file read by pyarrow in one block keeps its text as pyarrow reads it (coded
+    by the label rules), not read a second time as dictionaries."""
+    path = tmp_path / "one.csv"
+    path.write_text("label,score\n" + '"pos",0.5\n"neg",0.25\n' * 1000)
+    saved = small_csv.SMALL_CSV_BYTES
+    small_csv.SMALL_CSV_BYTES = 0
+    try:
+        table = readers.read_table(path)
+    finally:
+        small_csv.SMALL_CSV_BYTES = saved
+    assert not isinstance(table.labels("label"), CodedText)
+    assert table.columns["label"].tolist() == ["pos", "neg"] * 1000
+    loaded = scores_of_table(table, positive="pos")
+    assert loaded.models[0].positive.tolist() == [True, False] * 1000

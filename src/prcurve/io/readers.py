@@ -300,8 +300,11 @@ def _read_delimited(path: Path, fmt: str, dialect: CsvDialect,
     try:
         # Text whose first block repeats its values (labels) read again as dictionaries:
         # coded by pyarrow as it reads, not looked up a row at a time (io.text_codes).
+        # A file of one block (pyarrow's 1 MiB) is not read twice: its text is coded by
+        # the label rules as before.
         first = next(iter(reader), None)
-        coded = repeated_text(pa, first) if first is not None else []
+        coded = (repeated_text(pa, first) if first is not None
+                 and path.stat().st_size > _CSV_BLOCK else [])
         if coded:
             types = {n: pa.dictionary(pa.int32(), reader.schema.field(n).type) for n in coded}
             reader = pacsv.open_csv(path, parse_options=parse, convert_options=csv_convert_options(
@@ -327,6 +330,11 @@ def _read_delimited(path: Path, fmt: str, dialect: CsvDialect,
     columns = _arrow_columns(pa, _drain(reader, on_rows), reader.schema)
     return {name: type_text_column(decoded(_plain(values)), dialect.decimal)
             for name, values in columns.items()}
+
+
+_CSV_BLOCK = 1 << 20
+"""pyarrow's CSV reader's block (``ReadOptions.block_size``'s default): a file no larger
+on disk is read in one block."""
 
 
 def _plain(values: Column) -> NDArray[Any]:
