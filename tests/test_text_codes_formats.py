@@ -189,3 +189,48 @@ def test_csv_of_one_block_is_read_once(tmp_path: Path) -> None:
     assert table.columns["label"].tolist() == ["pos", "neg"] * 1000
     loaded = scores_of_table(table, positive="pos")
     assert loaded.models[0].positive.tolist() == [True, False] * 1000
+
+
+@pytest.mark.parametrize(("suffix", "positive"), [("csv", "pos"), ("jsonl", "pos"),
+                                                  ("csv", "absent"), ("jsonl", None)])
+def test_streamed_text_labels_coded_by_batch(tmp_path: Path, suffix: str,
+                                             positive: str | None) -> None:
+    """Streamed batches' text labels, coded (``arrow_labels``), count as in memory; a
+    ``--positive`` that never occurs, and text without one, say the same as in memory."""
+    from prcurve.core.counts import ThresholdCounts
+    from prcurve.io.stream import stream_counts
+
+    rng = np.random.default_rng(3)
+    labels = rng.choice(["pos", "neg", "other"], 3000).tolist()
+    scores = rng.random(3000).round(3).tolist()
+    path = tmp_path / f"s.{suffix}"
+    if suffix == "csv":
+        path.write_text("label,score\n" + "".join(
+            f"{label},{score}\n" for label, score in zip(labels, scores, strict=True)))
+    else:
+        path.write_text("".join(json.dumps({"label": label, "score": score}) + "\n"
+                                for label, score in zip(labels, scores, strict=True)))
+    saved = shared_text.SHARED_TEXT_ROWS
+    shared_text.SHARED_TEXT_ROWS = 16
+    try:
+        try:
+            streamed = stream_counts(path, label="label", score="score", positive=positive,
+                                     batch_rows=500)
+        except InvalidInputError as error:
+            outcome: Any = str(error).replace(str(path), "FILE")
+        else:
+            outcome = (streamed.counts.n_pos, streamed.counts.n_neg,
+                       streamed.counts.thresholds.tolist(), streamed.counts.tp.tolist())
+    finally:
+        shared_text.SHARED_TEXT_ROWS = saved
+    if positive is None or positive == "absent":
+        table = readers.RawTable(str(path), suffix, {
+            "label": readers.object_array(labels), "score": np.array(scores)}, len(labels))
+        with pytest.raises(InvalidInputError) as memory:
+            scores_of_table(table, positive=positive)
+        assert isinstance(outcome, str)
+        assert outcome.split(":")[0] == str(memory.value).split(":")[0]
+        return
+    reference = ThresholdCounts.from_scores([v == "pos" for v in labels], scores)
+    assert outcome == (reference.n_pos, reference.n_neg, reference.thresholds.tolist(),
+                       reference.tp.tolist())

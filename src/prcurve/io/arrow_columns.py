@@ -25,8 +25,8 @@ from prcurve.core.arrow import primitive_numpy
 from prcurve.io.shared_text import shared_text
 from prcurve.io.text_codes import CodedText, dictionary_text
 
-__all__ = ["Column", "arrow_column", "arrow_numbers", "arrow_to_numpy", "decoded", "need",
-           "object_array"]
+__all__ = ["Column", "arrow_column", "arrow_labels", "arrow_numbers", "arrow_to_numpy", "decoded",
+           "need", "object_array"]
 
 Column = NDArray[Any] | CodedText
 """A column as a reader holds it: an array, or text as codes (:class:`CodedText`)."""
@@ -121,3 +121,12 @@ def decoded(values: NDArray[Any]) -> NDArray[Any]:
             with contextlib.suppress(UnicodeDecodeError):
                 out[i] = value.decode("utf-8")
     return out
+
+
+def arrow_labels(pa: Any, column: Any) -> Column:
+    """:func:`arrow_numbers` of a label column, text that repeats kept as codes
+    (:class:`~prcurve.io.text_codes.CodedText`, which the label rules use): the label
+    column of the streamed reader's batches."""
+    if pa.types.is_floating(column.type) and column.null_count == 0:
+        return primitive_numpy(pa, column)
+    return arrow_column(pa, column)
