@@ -307,6 +307,7 @@ def _read_delimited(path: Path, fmt: str, dialect: CsvDialect,
                  and path.stat().st_size > _CSV_BLOCK else [])
         if coded:
             types = {n: pa.dictionary(pa.int32(), reader.schema.field(n).type) for n in coded}
+            reader.close()  # its blocks read ahead, freed before the second reader's
             reader = pacsv.open_csv(path, parse_options=parse, convert_options=csv_convert_options(
                 pacsv, dialect, column_types=types))
         batches = _drain(reader if coded or first is None else [first, *reader], on_rows)
