@@ -234,3 +234,69 @@ def test_streamed_text_labels_coded_by_batch(tmp_path: Path, suffix: str,
     reference = ThresholdCounts.from_scores([v == "pos" for v in labels], scores)
     assert outcome == (reference.n_pos, reference.n_neg, reference.thresholds.tolist(),
                        reference.tp.tolist())
+
+
+TEXTS = st.one_of(st.none(), st.sampled_from(["pos", "neg", "", "é", "ü\u0301", "1234567",
+                                              "12345678", "a\x00", "a", "\x00"]),
+                  st.text(max_size=9))
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.lists(st.lists(TEXTS, max_size=40), min_size=1, max_size=4), st.booleans(),
+       st.sampled_from([1, 3, 16, 1 << 16]), st.integers(0, 3))
+def test_shared_text_codes_are_the_column(chunks: list[list[str | None]], large: bool,
+                                          block: int, skip: int) -> None:
+    """Text coded by NumPy from Arrow's buffers (short text, few values) or by Python
+    (long text, many values), sliced chunks included: the values of ``to_pylist``."""
+    from prcurve.io.arrow_columns import arrow_to_numpy
+
+    kind = pa.large_string() if large else pa.string()
+    arrays = [pa.array(["pad"] * skip + c, type=kind).slice(skip) for c in chunks]
+    column = pa.chunked_array(arrays, type=kind)
+    saved = shared_text.SHARED_TEXT_ROWS
+    shared_text.SHARED_TEXT_ROWS = block
+    try:
+        coded = shared_text.shared_text(pa, column)
+        values = arrow_to_numpy(pa, column)
+    finally:
+        shared_text.SHARED_TEXT_ROWS = saved
+    expected = column.to_pylist()
+    assert values.tolist() == expected
+    if coded is not None:
+        assert coded.values().tolist() == expected
+        assert len(set(coded.categories.tolist())) == coded.categories.shape[0]
+        assert set(coded.codes.tolist()) == set(range(coded.categories.shape[0]))
+
+
+def test_shared_text_not_utf8_as_before() -> None:
+    """Text that is not UTF-8 (pyarrow's JSON reader does not check it): the bytes kept,
+    as before, whether the text is short (NumPy's keys) or not."""
+    from prcurve.io.arrow_columns import arrow_to_numpy
+
+    for word in (b"\xff", b"\xffabcdefghij"):
+        bad = pa.Array.from_buffers(pa.string(), 1, [None, pa.py_buffer(
+            np.array([0, len(word)], np.int32).tobytes()), pa.py_buffer(word)])
+        column = pa.chunked_array([pa.array(["pos", "neg"] * 4), bad])
+        saved = shared_text.SHARED_TEXT_ROWS
+        shared_text.SHARED_TEXT_ROWS = 2
+        try:
+            values = arrow_to_numpy(pa, column)
+        finally:
+            shared_text.SHARED_TEXT_ROWS = saved
+        assert values.tolist() == ["pos", "neg"] * 4 + [word]
+
+
+def test_short_text_keys_tell_lengths_and_missing_apart() -> None:
+    """Text that differs only by a trailing NUL byte, the empty text and a missing value
+    are four values (a key holds the length beside the bytes), coded by NumPy."""
+    words = ["a", "a\x00", "", "\x00", None, "1234567"]
+    column = pa.chunked_array([pa.array(words * 50), pa.array(words[::-1] * 50).slice(3)])
+    saved = shared_text.SHARED_TEXT_ROWS
+    shared_text.SHARED_TEXT_ROWS = 16
+    try:
+        coded = shared_text.shared_text(pa, column)
+    finally:
+        shared_text.SHARED_TEXT_ROWS = saved
+    assert coded is not None
+    assert coded.values().tolist() == column.to_pylist()
+    assert sorted(map(repr, coded.categories.tolist())) == sorted(map(repr, words))

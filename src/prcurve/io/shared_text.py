@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+from numpy.typing import NDArray
 
 from prcurve.io.text_codes import CodedText
 
@@ -42,9 +43,16 @@ def shared_text(pa: Any, column: Any) -> CodedText | None:
     codes = np.empty(n, dtype=np.int32)
     index: dict[str | None, int] = {}
     at = 0
+    known = _Known()
     for chunk in chunks:
         for low in range(0, len(chunk), SHARED_TEXT_ROWS):
-            values = chunk.slice(low, SHARED_TEXT_ROWS).to_pylist()
+            piece = chunk.slice(low, SHARED_TEXT_ROWS)
+            if _short_codes(pa, piece, index, codes[at:at + len(piece)], known):
+                at += len(piece)  # coded by NumPy: no str a row
+                if 2 * len(index) > at:  # as below
+                    return None
+                continue
+            values = piece.to_pylist()
             for value in dict.fromkeys(values):  # the block's distinct values, in order
                 index.setdefault(value, len(index))
             size = len(values)
@@ -61,3 +69,88 @@ def shared_text(pa: Any, column: Any) -> CodedText | None:
 SHARED_TEXT_ROWS = 1 << 16
 """Text columns of at least this many rows are read by :func:`shared_text`, this many
 rows at a time."""
+
+_SHORT = 7
+"""Text of at most this many bytes is coded by NumPy (:func:`_short_codes`): its bytes and
+its length fit one uint64."""
+
+_FEW = 32
+"""At most this many distinct values in a chunk are coded by NumPy."""
+
+_MISSING_KEY = np.uint64(2**64 - 1)  # a length byte of 0xff: no text has it
+
+
+def _short_keys(pa: Any, chunk: Any) -> NDArray[np.uint64] | None:
+    """Each row's text of a plain text array as one uint64 (its UTF-8 bytes, and its
+    length in the top byte; ``_MISSING_KEY`` where missing): equal keys are equal text.
+    None when some row's text is longer than ``_SHORT`` bytes."""
+    width = 8 if pa.types.is_large_string(chunk.type) else 4
+    validity, offsets_buffer, data_buffer = chunk.buffers()[:3]
+    size = len(chunk)
+    offsets = np.frombuffer(offsets_buffer, dtype=np.int64 if width == 8 else np.int32
+                            )[chunk.offset:chunk.offset + size + 1]
+    lengths = np.diff(offsets)
+    longest = int(lengths.max()) if size else 0
+    if longest > _SHORT:
+        return None
+    keys: NDArray[np.uint64] = lengths.astype(np.uint64) << np.uint64(56)
+    if longest:
+        data = np.frombuffer(data_buffer, dtype=np.uint8)
+        starts = offsets[:-1]
+        for j in range(longest):
+            has = lengths > j
+            byte = data[np.where(has, starts + j, 0)].astype(np.uint64)
+            byte[~has] = 0
+            keys |= byte << np.uint64(8 * j)
+    if chunk.null_count:
+        bits = np.frombuffer(validity, dtype=np.uint8)
+        valid = np.unpackbits(bits, bitorder="little", count=chunk.offset + size)[chunk.offset:]
+        keys[valid == 0] = _MISSING_KEY
+    return keys
+
+
+class _Known:
+    """The short texts' keys met so far, sorted, and the code of each."""
+
+    __slots__ = ("codes", "keys", "of", "off")
+
+    def __init__(self) -> None:
+        self.off = False  # too many distinct values: the column's lookups are Python's
+        self.keys = np.zeros(0, dtype=np.uint64)
+        self.codes = np.zeros(0, dtype=np.int32)
+        self.of: dict[int, int] = {}
+
+
+def _sorted_distinct(keys: NDArray[np.uint64]) -> NDArray[np.uint64]:
+    """The distinct keys, sorted (a sort: ``np.unique`` imports ``numpy.ma``)."""
+    ordered = np.sort(keys)
+    return ordered[np.concatenate(([True], ordered[1:] != ordered[:-1]))]
+
+
+def _short_codes(pa: Any, piece: Any, index: dict[str | None, int],
+                 out: NDArray[np.int32], known: _Known) -> bool:
+    """Write the codes of a piece of short text into ``out``, its new values added to
+    ``index`` (each decoded from its first row, in order of first occurrence) and to
+    ``known``; False (``out``, ``index`` and ``known`` unchanged) for text longer than
+    ``_SHORT`` bytes or more than ``_FEW`` distinct values. Raises UnicodeDecodeError for
+    text that is not UTF-8, as ``to_pylist`` does."""
+    keys = None if known.off else _short_keys(pa, piece)
+    if keys is None or not keys.shape[0]:
+        return False
+    if known.keys.shape[0]:
+        place = np.minimum(np.searchsorted(known.keys, keys), known.keys.shape[0] - 1)
+        if bool(np.array_equal(known.keys[place], keys)):  # no new value: the usual case
+            np.take(known.codes, place, out=out)
+            return True
+    new = [int(k) for k in _sorted_distinct(keys).tolist() if int(k) not in known.of]
+    if len(known.of) + len(new) > _FEW:
+        known.off = True
+        return False
+    firsts = {key: int(np.argmax(keys == np.uint64(key))) for key in new}
+    texts = {key: piece[row].as_py() for key, row in firsts.items()}  # may raise
+    for key in sorted(new, key=firsts.__getitem__):  # in order of first occurrence
+        known.of[key] = index.setdefault(texts[key], len(index))
+    known.keys = np.array(sorted(known.of), dtype=np.uint64)
+    known.codes = np.array([known.of[k] for k in known.keys.tolist()], dtype=np.int32)
+    np.take(known.codes, np.searchsorted(known.keys, keys), out=out)
+    return True
