@@ -841,8 +841,9 @@ LABEL_VALUES = st.sampled_from([None, "", " ", "a", "b", "0", "1", "-1", "NA", 0
 @given(values=st.lists(LABEL_VALUES, min_size=1, max_size=12))
 def test_label_encoding_equals_reading_each_row(values: list[Any]) -> None:
     # normalize_labels looks at each distinct value once; reading row by row must agree.
+    from prcurve.io.label_rows import _normalize
     from prcurve.io.readers import object_array
-    from prcurve.io.rows import RowProblem, _normalize, normalize_labels
+    from prcurve.io.rows import RowProblem, normalize_labels
 
     array = object_array(values)
 

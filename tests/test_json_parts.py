@@ -199,8 +199,8 @@ def test_the_collector_is_paused_while_parsing_and_left_as_it_was(
 def test_orjson_parts_and_json_lines_parse_with_the_collector_paused(
         enabled: bool, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     # The siblings of the json path above: orjson, a part at a time, and the JSON Lines
-    # rows that prcurve.io.readers parses in Python.
-    from prcurve.io import readers
+    # rows that prcurve.io.jsonl_python parses in Python.
+    from prcurve.io import jsonl_python
 
     seen: list[bool] = []
 
@@ -222,7 +222,7 @@ def test_orjson_parts_and_json_lines_parse_with_the_collector_paused(
     try:
         assert coco_json.read_json(results, "detections") == records
         parts = len(seen)
-        columns = readers._read_jsonl_python(lines, None)
+        columns = jsonl_python.read_jsonl_python(lines, None)
         assert columns["score"].tolist() == [0.5, 0.25]
         assert parts > 2
         assert seen == [False] * (parts + 2)

@@ -22,7 +22,8 @@ from hypothesis import strategies as st
 
 from prcurve.errors import InvalidInputError
 from prcurve.io import load_scores, readers, rows
-from prcurve.io.text_codes import codes_of, dictionary_text, equal_rows
+from prcurve.io.arrow_columns import arrow_column
+from prcurve.io.text_codes import CodedText, dictionary_text
 
 WORDS = st.one_of(st.none(), st.sampled_from(["pos", "neg", "", " ", "é", "x", "0", "1", "-1",
                                               "01", "ü\u0301", "1.5"]))
@@ -62,15 +63,11 @@ def test_coded_labels_are_the_rows_objects(chunks: list[list[str | None]], extra
     column = pa.chunked_array([_chunk(c, extra, large) for c in chunks], type=kind)
     values = dictionary_text(pa, column)
     expected = [v for c in chunks for v in c]
-    assert values is not None
+    assert isinstance(values, CodedText)
     assert values.dtype == object
-    assert values.tolist() == expected
-    plain = readers.object_array(expected)  # no codes recorded: the row-by-row path
-    assert codes_of(plain) is None
-    assert codes_of(values) is not None
-    coded = codes_of(values)
-    assert coded is not None
-    codes, distinct = coded
+    assert values.values().tolist() == expected
+    plain = readers.object_array(expected)  # no codes: the row-by-row path
+    codes, distinct = values.codes, values.categories
     assert distinct[codes].tolist() == expected
     assert sorted(map(str, distinct.tolist())) == sorted(map(str, set(expected)))  # all used
     try:
@@ -89,8 +86,8 @@ def test_coded_labels_are_the_rows_objects(chunks: list[list[str | None]], extra
 def test_equal_rows_is_numpy_equality(values: list[str | None], target: str | None) -> None:
     column = pa.chunked_array([_chunk(values, [], False)])
     coded = dictionary_text(pa, column)
-    assert coded is not None
-    assert equal_rows(coded, target).tolist() == (readers.object_array(values) == target).tolist()
+    assert isinstance(coded, CodedText)
+    assert coded.equal_rows(target).tolist() == (readers.object_array(values) == target).tolist()
 
 
 def test_other_columns_are_not_coded() -> None:
@@ -119,7 +116,7 @@ def test_parquet_text_labels_as_before(options: dict[str, Any]) -> None:
         _write(path, labels, **options)
         table = readers.read_table(path)
         assert table.columns["label"].tolist() == labels
-        assert codes_of(table.columns["label"]) is not None
+        assert isinstance(table.labels("label"), CodedText)
         loaded = load_scores(path, positive="pos", drop_invalid=True)
         model = loaded.models[0]
         kept = [v not in (None, "") for v in labels]
@@ -162,7 +159,8 @@ def test_text_labels_checked_without_a_lookup_a_row() -> None:
     labels = np.where(np.random.default_rng(0).random(n) < 0.05, "pos", "neg").tolist()
     column = pa.chunked_array([pa.array(labels[:n // 2]).dictionary_encode(),
                                pa.array(labels[n // 2:]).dictionary_encode()])
-    values = readers.arrow_to_numpy(pa, column)
+    values = arrow_column(pa, column)
+    assert isinstance(values, CodedText)
     scores = {"s": np.linspace(0.0, 1.0, n)}
     tracemalloc.start()
     try:
@@ -189,7 +187,7 @@ def test_parquet_multiclass_text_labels_as_objects() -> None:
         path = os.path.join(folder, "m.parquet")
         pq.write_table(pa.table(columns), path, row_group_size=5)
         table = readers.read_table(path)
-        assert codes_of(table.columns["label"]) is not None
+        assert isinstance(table.labels("label"), CodedText)
         plain = readers.RawTable(table.path, table.format, {
             **table.columns, "label": readers.object_array(labels)}, table.n_rows)
         coded = input_of_table(table, drop_invalid=True)

@@ -26,6 +26,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from prcurve.errors import InvalidInputError
+from prcurve.io.arrow_columns import arrow_labels
 from prcurve.io.columns import check_roles, choose_label, refuse_decimal_commas
 from prcurve.io.readers import (
     FORMATS,
@@ -466,7 +467,7 @@ class BatchReader:
         weights = None if c.weight is None else arrow_numbers(pa, record.column(c.weight))
         for column in self.promoted.intersection(scores):
             refuse_rounded_integers(column, arrow_numbers(pa, record.column(column)))
-        return check_block(arrow_numbers(pa, record.column(c.label)), self.labels, weights,
+        return check_block(arrow_labels(pa, record.column(c.label)), self.labels, weights,
                            c.weight,
                            {column: arrow_numbers(pa, record.column(column)) for column in scores},
                            self.drop_invalid)

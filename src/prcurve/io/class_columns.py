@@ -36,6 +36,7 @@ from prcurve.io.columns import (
     choose_scores,
     scores_of_table,
 )
+from prcurve.io.label_rows import Labels
 from prcurve.io.parquet_memory import release_freed_memory
 from prcurve.io.readers import RawTable, RowsCallback, read_table
 from prcurve.io.rows import (
@@ -44,9 +45,9 @@ from prcurve.io.rows import (
     RowProblem,
     check_block,
     check_weight_totals,
-    normalize_labels,
+    coded_labels,
 )
-from prcurve.io.text_codes import codes_of
+from prcurve.io.text_codes import CodedText
 from prcurve.validation.files import (
     check_distinct_labels,
     missing_column,
@@ -166,7 +167,7 @@ class LoadedClasses:
         return self.label_column.split(", ")
 
 
-def _binary_like(values: NDArray[Any], column: str) -> bool:
+def _binary_like(values: Labels, column: str) -> bool:
     """Labels that :class:`prcurve.io.rows.LabelRule` reads without ``--positive`` (its rule,
     not a copy of it)."""
     try:
@@ -206,14 +207,14 @@ def classes_of_table(
     if weight is not None and weight not in table.columns:
         raise missing_column("--weight", weight, table.path, names)
     try:
-        present, missing = normalize_labels(table.columns[label_column], label_column)
+        present, missing = coded_labels(table.labels(label_column), label_column)
     except RowProblem as problem:
         raise problem.error(table.path) from None
     if present.shape[0] == 0 or _binary_like(present, label_column):
         return None
-    coded = codes_of(present)  # text read as a dictionary: its few distinct values
-    try:
-        class_values = np.unique(present if coded is None else coded[1])
+    try:  # text as codes: its few distinct values (each used by some row)
+        class_values = np.unique(present.categories if isinstance(present, CodedText)
+                                 else present)
     except TypeError:
         return None  # mixed kinds: the binary path explains
     classes = [str(v) for v in class_values.tolist()]
@@ -233,7 +234,7 @@ def classes_of_table(
     rule = LabelRule(label_column, classes[0])  # the positive mask is not used
     block = _checked(table, label_column, rule, weight, columns, drop_invalid)
     full = np.empty(table.n_rows, dtype=present.dtype)
-    full[~missing] = present
+    full[~missing] = present.values() if isinstance(present, CodedText) else present
     loaded = _loaded(table, "multi-class", label_column, label_chosen, weight, scores_chosen,
                      skipped, classes, class_values, columns, matched_by, full, [block])
     unscored = _named_like(classes, columns, candidates) if matched_by == "name" else []
@@ -295,7 +296,7 @@ def _multilabel(table: RawTable, labels: list[str], scores: Sequence[str],
 def _checked(table: RawTable, label: str, rule: LabelRule, weight: str | None,
              columns: Sequence[str], drop_invalid: bool) -> CheckedBlock:
     try:
-        return check_block(table.columns[label], rule,
+        return check_block(table.labels(label), rule,
                            None if weight is None else table.columns[weight], weight,
                            {c: table.columns[c] for c in columns}, drop_invalid)
     except RowProblem as problem:

@@ -270,13 +270,13 @@ def scores_of_table(
     rule = LabelRule(label_column, positive)
     try:
         block = check_block(
-            table.columns[label_column], rule,
+            table.labels(label_column), rule,
             None if weight is None else table.columns[weight], weight,
             {column: table.columns[column] for column in score_columns}, drop_invalid)
     except RowProblem as problem:
         raise problem.error(table.path) from None
     if not block.positive.any():
-        present = normalize_labels(table.columns[label_column], label_column)[0]
+        present = normalize_labels(table.labels(label_column), label_column)[0]
         if positive is not None:
             raise positive_not_found(positive, label_column, present)
         raise no_positives(label_column, table.path, present)

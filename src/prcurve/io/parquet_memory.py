@@ -7,7 +7,7 @@ column of numbers or booleans that has no missing value (by the file's row-group
 statistics) is written, row group by row group, into one NumPy array allocated once:
 the peak is the columns plus one row group. Any other column (text, nested, missing
 values, a row group without statistics) is collected as Arrow chunks and converted
-whole by :func:`prcurve.io.readers.arrow_to_numpy`, as before; the values and types
+whole by :func:`prcurve.io.arrow_columns.arrow_column`, as before; the values and types
 are the same either way (signed integers as int64, other numbers as float64,
 unsigned integers kept, booleans as bool).
 
@@ -35,6 +35,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from prcurve.core.arrow import primitive_numpy
+from prcurve.io.arrow_columns import Column
 
 __all__ = ["RELEASE_ROWS", "NullsFoundError", "read_parquet_columns", "release_freed_memory"]
 
@@ -75,13 +76,14 @@ def _without_nulls(metadata: Any, index: int) -> bool:
 
 def read_parquet_columns(
     path: str | Path, on_rows: RowsCallback | None, *,
-    convert: Callable[[Any, Any], NDArray[Any]],
+    convert: Callable[[Any, Any], Column],
     check_names: Callable[[str, list[str]], None] = lambda path, names: None,
-) -> dict[str, NDArray[Any]]:
-    """Every column of a Parquet file as NumPy arrays (see the module's docstring).
+) -> dict[str, Column]:
+    """Every column of a Parquet file as NumPy arrays, text as codes (see the module's
+    docstring).
 
     ``convert(pa, chunked_array)`` converts the columns not written directly (the
-    reader's :func:`~prcurve.io.readers.arrow_to_numpy`); ``check_names(path, names)``
+    reader's :func:`~prcurve.io.arrow_columns.arrow_column`); ``check_names(path, names)``
     checks the column names before anything is read.
 
     Raises what pyarrow raises on a file it cannot read (the caller names the file), and
@@ -135,7 +137,7 @@ def read_parquet_columns(
         file.close()
     if at != n_rows:
         raise ValueError(f"the file's row groups hold {at} rows, its footer says {n_rows}")
-    columns: dict[str, NDArray[Any]] = {}
+    columns: dict[str, Column] = {}
     for name in schema.names:
         if name in direct:
             columns[name] = direct[name]

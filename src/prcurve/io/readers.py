@@ -11,11 +11,8 @@ compressed: ``.gz``, ``.bz2``, ``.zst``, ``.lz4``) and ``.npz``.
 
 from __future__ import annotations
 
-import contextlib
-import json
-import math
 import zlib
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -23,23 +20,28 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from prcurve.core.arrow import primitive_numpy
-from prcurve.core.gc_pause import no_cycle_collection
 from prcurve.errors import InvalidInputError
-from prcurve.io.shared_text import shared_text
+from prcurve.io.arrow_columns import (
+    Column,
+    arrow_column,
+    arrow_numbers,
+    arrow_to_numpy,
+    decoded,
+    need,
+    object_array,
+)
+from prcurve.io.jsonl_python import diagnose_jsonl, read_jsonl_python
 from prcurve.io.small_csv import read_delimited_by_size
 from prcurve.io.small_jsonl import read_small_jsonl
 from prcurve.io.text import PLAIN, CsvDialect, type_text_column
-from prcurve.io.text_codes import dictionary_text
+from prcurve.io.text_codes import CodedText, repeated_text
 from prcurve.io.wide_integers import exact_integers, exact_json_integers
 from prcurve.validation.arrays import check_choice
 from prcurve.validation.files import (
-    changed_type,
     duplicate_column,
     empty_input,
     missing_file,
     not_a_file,
-    not_single_values,
     ragged_npz,
     unknown_file_format,
     unreadable_input,
@@ -49,6 +51,7 @@ __all__ = [
     "FORMATS",
     "RawTable",
     "RowsCallback",
+    "TableColumns",
     "arrow_numbers",
     "arrow_to_numpy",
     "check_unique_names",
@@ -88,16 +91,53 @@ READ_ERRORS: tuple[type[Exception], ...] = (
 """What a reader raises on a file it cannot read: each becomes a one-line message."""
 
 
+class TableColumns(Mapping[str, NDArray[Any]]):
+    """A table's columns by name, each a 1-D NumPy array; a text column the reader read as
+    codes (:class:`~prcurve.io.text_codes.CodedText`) is kept so, its array of objects made
+    when first asked for (:meth:`coded` gives the codes)."""
+
+    __slots__ = ("_arrays", "_read")
+
+    def __init__(self, read: Mapping[str, Column]) -> None:
+        self._read = dict(read)
+        self._arrays: dict[str, NDArray[Any]] = {}
+
+    def __getitem__(self, name: str) -> NDArray[Any]:
+        found = self._arrays.get(name)
+        if found is None:
+            value = self._read[name]
+            found = self._arrays[name] = (value.values() if isinstance(value, CodedText)
+                                          else value)
+        return found
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._read)
+
+    def __len__(self) -> int:
+        return len(self._read)
+
+    def coded(self, name: str) -> Column:
+        """The column ``name`` as read: text as codes where the reader has them."""
+        return self._read[name]
+
+
 @dataclass(frozen=True)
 class RawTable:
     """A file read into columns: ``columns`` maps each name to a 1-D array of ``n_rows``
     values: float64 (NaN for a missing number), int64, bool, or object (strings, None if
-    missing; text read as a dictionary also has its codes: :mod:`prcurve.io.text_codes`)."""
+    missing). :meth:`labels` gives a text column as codes where the reader has them."""
 
     path: str
     format: str
-    columns: dict[str, NDArray[Any]]
+    columns: Mapping[str, NDArray[Any]]
     n_rows: int
+
+    def labels(self, name: str) -> Column:
+        """The column ``name`` for the label rules (:mod:`prcurve.io.label_rows`): text as
+        codes (:class:`~prcurve.io.text_codes.CodedText`) where the reader read it so,
+        else the array of ``columns``."""
+        columns = self.columns
+        return columns.coded(name) if isinstance(columns, TableColumns) else columns[name]
 
 
 def detect_format(path: str | Path, input_format: str | None = None) -> str:
@@ -121,20 +161,6 @@ def detect_format(path: str | Path, input_format: str | None = None) -> str:
     elif suffixes and suffixes[-1] in FORMATS:
         return FORMATS[suffixes[-1]]
     raise unknown_file_format(str(path), list(FORMATS))
-
-
-def need(module: str, what: str) -> Any:
-    """Import an optional dependency, or say which extra installs it."""
-    import importlib
-
-    try:
-        return importlib.import_module(module)
-    except ImportError as error:
-        package = module.split(".")[0]
-        raise ImportError(
-            f"reading {what} needs {package}, which is not installed: "
-            f"pip install 'prcurve[report]'"
-        ) from error
 
 
 def read_table(
@@ -189,7 +215,7 @@ def read_table(
     if file.stat().st_size == 0:  # every format alike: no data, as a header alone
         raise empty_input(name, "an empty file")
     dialect = CsvDialect.of(delimiter, decimal)
-    readers: dict[str, Callable[[], dict[str, NDArray[Any]]]] = {
+    readers: dict[str, Callable[[], Mapping[str, Column]]] = {
         "csv": lambda: _read_text_table(file, "csv", dialect, on_rows),
         "tsv": lambda: _read_text_table(file, "tsv", dialect, on_rows),
         "parquet": lambda: _read_parquet(file, on_rows),
@@ -214,7 +240,7 @@ def read_table(
         raise empty_input(name, "no columns")
     if n_rows == 0:
         raise empty_input(name, "a header but no rows")
-    return RawTable(path=name, format=fmt, columns=columns, n_rows=n_rows)
+    return RawTable(path=name, format=fmt, columns=TableColumns(columns), n_rows=n_rows)
 
 
 def _is_empty_file_error(error: Exception) -> bool:
@@ -243,7 +269,7 @@ def csv_convert_options(pacsv: Any, dialect: CsvDialect = PLAIN, **options: Any)
 
 
 def _read_text_table(path: Path, fmt: str, dialect: CsvDialect,
-                     on_rows: RowsCallback | None) -> dict[str, NDArray[Any]]:
+                     on_rows: RowsCallback | None) -> Mapping[str, Column]:
     """A CSV or TSV file: a small one with a decimal point by a plain pass
     (:mod:`prcurve.io.small_csv`), others (and anything it declines) by pyarrow."""
     if dialect.decimal != ".":
@@ -255,7 +281,7 @@ def _read_text_table(path: Path, fmt: str, dialect: CsvDialect,
 
 
 def _read_delimited(path: Path, fmt: str, dialect: CsvDialect,
-                    on_rows: RowsCallback | None) -> dict[str, NDArray[Any]]:
+                    on_rows: RowsCallback | None) -> Mapping[str, Column]:
     pa = need("pyarrow", "CSV and TSV files")
     pacsv = need("pyarrow.csv", "CSV and TSV files")
     parse = dialect.parse_options(pacsv, str(path), fmt)
@@ -271,9 +297,28 @@ def _read_delimited(path: Path, fmt: str, dialect: CsvDialect,
     except UnicodeDecodeError as error:
         raise ValueError(f"a column name is not UTF-8 text ({error})") from None
     check_unique_names(str(path), names)
-    try:  # integers beyond int64, read as float64, read again as text (exact_integers)
-        return exact_integers(_arrow_columns(pa, _drain(reader, on_rows), reader.schema),
-                              path, parse)
+    try:
+        # Text whose first block repeats its values (labels) read again as dictionaries:
+        # coded by pyarrow as it reads, not looked up a row at a time (io.text_codes).
+        # A file of one block (pyarrow's 1 MiB) is not read twice: its text is coded by
+        # the label rules as before.
+        first = next(iter(reader), None)
+        coded = (repeated_text(pa, first) if first is not None
+                 and path.stat().st_size > _CSV_BLOCK else [])
+        if coded:
+            types = {n: pa.dictionary(pa.int32(), reader.schema.field(n).type) for n in coded}
+            reader.close()  # its blocks read ahead, freed before the second reader's
+            reader = pacsv.open_csv(path, parse_options=parse, convert_options=csv_convert_options(
+                pacsv, dialect, column_types=types))
+        batches = _drain(reader if coded or first is None else [first, *reader], on_rows)
+        del first
+        table = pa.Table.from_batches(batches, schema=reader.schema)
+        del batches
+        for name in coded:  # pyarrow checks the UTF-8 of text, not of a dictionary's
+            for chunk in table.column(name).chunks:
+                chunk.dictionary.validate(full=True)
+        # integers beyond int64, read as float64, read again as text (exact_integers)
+        return exact_integers(_table_columns(pa, table), path, parse)
     except pa.ArrowInvalid:
         pass
     # The types pyarrow inferred from the first block do not fit a later row (a word in
@@ -284,18 +329,17 @@ def _read_delimited(path: Path, fmt: str, dialect: CsvDialect,
     if on_rows is not None:
         on_rows(-1)
     columns = _arrow_columns(pa, _drain(reader, on_rows), reader.schema)
-    return {name: type_text_column(_decoded(values), dialect.decimal)
+    return {name: type_text_column(decoded(_plain(values)), dialect.decimal)
             for name, values in columns.items()}
 
 
-def _decoded(values: NDArray[Any]) -> NDArray[Any]:
-    """Bytes as text where they are UTF-8; other bytes are kept (and named when used)."""
-    out: NDArray[Any] = values.copy()
-    for i, value in enumerate(values.tolist()):
-        if isinstance(value, bytes):
-            with contextlib.suppress(UnicodeDecodeError):
-                out[i] = value.decode("utf-8")
-    return out
+_CSV_BLOCK = 1 << 20
+"""pyarrow's CSV reader's block (``ReadOptions.block_size``'s default): a file no larger
+on disk is read in one block."""
+
+
+def _plain(values: Column) -> NDArray[Any]:
+    return values.values() if isinstance(values, CodedText) else values
 
 
 def _drain(reader: Iterable[Any], on_rows: RowsCallback | None) -> list[Any]:
@@ -307,12 +351,12 @@ def _drain(reader: Iterable[Any], on_rows: RowsCallback | None) -> list[Any]:
     return batches
 
 
-def _read_parquet(path: Path, on_rows: RowsCallback | None) -> dict[str, NDArray[Any]]:
+def _read_parquet(path: Path, on_rows: RowsCallback | None) -> Mapping[str, Column]:
     pa = need("pyarrow", "Parquet files")
     from prcurve.io.parquet_memory import NullsFoundError, read_parquet_columns
 
     try:  # numeric columns written once into their arrays (issue 26, item 6)
-        return read_parquet_columns(path, on_rows, convert=arrow_to_numpy,
+        return read_parquet_columns(path, on_rows, convert=arrow_column,
                                     check_names=check_unique_names)
     except NullsFoundError:  # statistics that miss a null: read again by batches
         if on_rows is not None:
@@ -342,7 +386,7 @@ def json_starts_with_object(path: str | Path) -> bool:
     return head.startswith(b"{") or not head
 
 
-def _read_jsonl(path: Path, on_rows: RowsCallback | None) -> dict[str, NDArray[Any]]:
+def _read_jsonl(path: Path, on_rows: RowsCallback | None) -> Mapping[str, Column]:
     small = read_small_jsonl(path)  # a small, flat file: Python's json, no pyarrow
     if small is not None:
         if on_rows is not None:
@@ -351,13 +395,13 @@ def _read_jsonl(path: Path, on_rows: RowsCallback | None) -> dict[str, NDArray[A
     pa = need("pyarrow", "JSON Lines files")
     pajson = need("pyarrow.json", "JSON Lines files")
     if not json_starts_with_object(path):
-        return _read_jsonl_python(path, on_rows)
+        return read_jsonl_python(path, on_rows)
     try:
         if hasattr(pajson, "open_json"):  # integers beyond int64: Python's json (exact)
             reader = pajson.open_json(path)
             return exact_json_integers(_arrow_columns(pa, _drain(reader, on_rows),
                                                       reader.schema),
-                                       lambda: _read_jsonl_python(path, None))
+                                       lambda: read_jsonl_python(path, None))
         table = pajson.read_json(path)
         if on_rows is not None:
             on_rows(table.num_rows)
@@ -370,115 +414,10 @@ def _read_jsonl(path: Path, on_rows: RowsCallback | None) -> dict[str, NDArray[A
     # also gives the line number of a malformed line.
     if on_rows is not None:
         on_rows(-1)
-    return _read_jsonl_python(path, on_rows)
+    return read_jsonl_python(path, on_rows)
 
 
-def _json_lines(path: str) -> Iterator[tuple[int, dict[str, Any]]]:
-    """(line number, object) for each non-blank line; a bad line is a one-line error."""
-    pa = need("pyarrow", "JSON Lines files")
-    with pa.input_stream(path, compression="detect") as stream:
-        number = 0
-        pending = b""
-        while True:
-            try:
-                chunk = stream.read(1 << 20)
-            except (OSError, ValueError) as error:  # a broken compressed file, say
-                raise unreadable_input(path, "jsonl", str(error) or type(error).__name__
-                                       ) from None
-            lines = (pending + chunk).split(b"\n")
-            pending = lines.pop() if chunk else b""
-            for raw in lines:
-                number += 1
-                record = _json_record(path, number, raw)
-                if record is not None:
-                    yield number, record
-            if not chunk:
-                break
-
-
-def _json_record(path: str, number: int, raw: bytes) -> dict[str, Any] | None:
-    if not raw.strip():
-        return None
-    try:
-        line = raw.decode("utf-8-sig" if number == 1 else "utf-8")
-    except UnicodeDecodeError as error:
-        raise unreadable_input(
-            path, "jsonl", f"line {number}: byte {raw[error.start:error.start + 1]!r} at "
-            f"position {error.start + 1} is not UTF-8 text") from None
-    try:
-        record = json.loads(line, object_pairs_hook=_unique_keys)
-    except json.JSONDecodeError as error:
-        raise unreadable_input(path, "jsonl", f"line {number}: {error.msg}") from None
-    except _DuplicateKeyError as error:
-        raise duplicate_column(path, error.args[0], f" (line {number} has the key twice)"
-                               ) from None
-    except RecursionError:
-        raise unreadable_input(path, "jsonl", f"line {number}: nested too deeply") from None
-    if not isinstance(record, dict):
-        found = "null" if record is None else _JSON_KINDS.get(type(record), "a value")
-        raise unreadable_input(
-            path, "jsonl", f"line {number}: expected a JSON object {{...}}, found {found}")
-    return record
-
-
-class _DuplicateKeyError(ValueError):
-    pass
-
-
-def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for key, value in pairs:
-        if key in out:
-            raise _DuplicateKeyError(key)
-        out[key] = value
-    return out
-
-
-_JSON_KINDS = {bool: "boolean", int: "number", float: "number", str: "string",
-               list: "list", dict: "object"}
-
-
-def diagnose_jsonl(path: str) -> None:
-    """Find what stopped pyarrow in a JSON Lines file, line by line, and say it.
-
-    Raises the one-line error of the first malformed line, or of the first
-    value whose kind (number, string, boolean, list, object) differs from the
-    earlier values of its key, which pyarrow cannot read in batches. Memory
-    is one line; returns if nothing is found.
-    """
-    kinds: dict[str, tuple[str, int]] = {}
-    for number, record in _json_lines(path):
-        for key, value in record.items():
-            if value is None:
-                continue
-            kind = _JSON_KINDS.get(type(value), type(value).__name__)
-            if kind in ("list", "object"):
-                raise not_single_values("INPUT", key, path, 1, [], kind, where=f"line {number}")
-            first = kinds.setdefault(key, (kind, number))
-            if first[0] != kind:
-                raise changed_type(path, key, f"line {number}", f"the {kind} {_short(value)}",
-                                   f"{first[0]}s (from line {first[1]})", streamed=True)
-
-
-def _short(value: Any) -> str:
-    text = json.dumps(value)
-    return text if len(text) <= 40 else text[:37] + "..."
-
-
-def _read_jsonl_python(path: Path, on_rows: RowsCallback | None) -> dict[str, NDArray[Any]]:
-    with no_cycle_collection():  # the records hold no cycles (prcurve.core.gc_pause)
-        records = [record for _, record in _json_lines(str(path))]
-    if on_rows is not None:
-        on_rows(len(records))
-    if not records:
-        raise empty_input(str(path), "no JSON objects")
-    names: dict[str, None] = {}
-    for record in records:
-        names.update(dict.fromkeys(record))
-    return {name: _from_python_values([r.get(name) for r in records]) for name in names}
-
-
-def _read_npz(path: Path) -> dict[str, NDArray[Any]]:
+def _read_npz(path: Path) -> Mapping[str, Column]:
     with path.open("rb") as handle:
         if handle.read(4) != b"PK\x03\x04":
             what = "an empty file" if handle.tell() == 0 else "it is not a zip archive"
@@ -501,7 +440,7 @@ def _read_npz(path: Path) -> dict[str, NDArray[Any]]:
     shapes = {name: a.shape for name, a in arrays.items()}
     if any(len(s) != 1 for s in shapes.values()) or len({s[0] for s in shapes.values()}) > 1:
         raise ragged_npz(str(path), shapes)
-    out: dict[str, NDArray[Any]] = {}
+    out: dict[str, Column] = {}
     for name, array in arrays.items():
         if array.dtype.kind in "US":
             values = array.astype(object)
@@ -514,87 +453,9 @@ def _read_npz(path: Path) -> dict[str, NDArray[Any]]:
     return out
 
 
-def _arrow_columns(pa: Any, batches: list[Any], schema: Any) -> dict[str, NDArray[Any]]:
-    table = pa.Table.from_batches(batches, schema=schema)
-    return {name: arrow_to_numpy(pa, table.column(i)) for i, name in enumerate(table.column_names)}
+def _arrow_columns(pa: Any, batches: list[Any], schema: Any) -> Mapping[str, Column]:
+    return _table_columns(pa, pa.Table.from_batches(batches, schema=schema))
 
 
-def object_array(values: Sequence[Any]) -> NDArray[np.object_]:
-    """A 1-D object array of ``values``, each kept whole (a list stays one element)."""
-    return np.fromiter(values, dtype=object, count=len(values))
-
-
-def arrow_to_numpy(pa: Any, column: Any) -> NDArray[Any]:
-    """One pyarrow column as NumPy: numbers (NaN if missing), bools, or objects.
-
-    Signed integers become int64 and unsigned ones keep their type (a uint64
-    above 2**63 is not wrapped around); with a missing value, float64. Text is
-    ``str``, bytes ``bytes``, a missing value None, and any other value (a
-    list, a struct, a date) a Python object, kept whole.
-    """
-    kind = column.type
-    if pa.types.is_dictionary(kind):  # text: coded by NumPy (io.text_codes), else cast
-        coded = dictionary_text(pa, column)
-        if coded is not None:
-            return coded
-        column = column.cast(kind.value_type)
-        kind = column.type
-    has_nulls = column.null_count > 0
-    if pa.types.is_integer(kind) and not has_nulls:
-        values = primitive_numpy(pa, column)
-        return values if pa.types.is_unsigned_integer(kind) else values.astype(np.int64,
-                                                                             copy=False)
-    if pa.types.is_integer(kind) or pa.types.is_floating(kind) or pa.types.is_decimal(kind):
-        floats = column.cast(pa.float64())
-        if has_nulls:  # a missing number is NaN
-            floats = need("pyarrow.compute", "files").fill_null(floats, math.nan)
-        return primitive_numpy(pa, floats)
-    if pa.types.is_boolean(kind) and not has_nulls:
-        return primitive_numpy(pa, column)
-    if pa.types.is_nested(kind):
-        # Never a label, score or weight: each row is an empty list or object (named as
-        # such if the column is used), and the values are not read. pyarrow 26's JSON
-        # reader can build a list of strings whose values cannot be read back.
-        marker: Any = {} if pa.types.is_struct(kind) or pa.types.is_map(kind) else []
-        valid = np.asarray(column.is_valid().to_numpy(zero_copy_only=False), dtype=bool)
-        return object_array([marker if v else None for v in valid.tolist()])
-    if pa.types.is_temporal(kind):  # shown as text: Python's datetime has a smaller range
-        column = column.cast(pa.string())
-    try:
-        text = pa.types.is_string(kind) or pa.types.is_large_string(kind)
-        shared = shared_text(pa, column) if text else None  # one str per equal text
-        return object_array(column.to_pylist()) if shared is None else shared
-    except UnicodeDecodeError:  # pyarrow's JSON reader does not check UTF-8: keep the bytes
-        raw = column.cast(pa.large_binary() if pa.types.is_large_string(kind) else pa.binary())
-        return _decoded(object_array(raw.to_pylist()))
-
-
-def arrow_numbers(pa: Any, column: Any) -> NDArray[Any]:
-    """:func:`arrow_to_numpy`, except that a floating column without missing values keeps
-    its type (float32 stays float32) and is not copied: the columns of labels, scores and
-    weights that the streamed and Parquet-task readers check
-    (:func:`prcurve.io.rows.check_block`)."""
-    if pa.types.is_floating(column.type) and column.null_count == 0:
-        return primitive_numpy(pa, column)
-    return arrow_to_numpy(pa, column)
-
-
-_INT64 = np.iinfo(np.int64)
-
-
-def _from_python_values(values: list[Any]) -> NDArray[Any]:
-    """A column parsed by Python's json: numbers, bools or objects (None if missing)."""
-    present = [v for v in values if v is not None]
-    if present and all(isinstance(v, bool) for v in present):
-        if len(present) == len(values):
-            return np.array(values, dtype=bool)
-        return object_array(values)
-    if present and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in present):
-        if len(present) == len(values) and all(
-            isinstance(v, int) and _INT64.min <= v <= _INT64.max for v in present
-        ):
-            return np.array(values, dtype=np.int64)
-        if any(isinstance(v, int) and abs(v) > _INT64.max for v in present):
-            return object_array(values)  # beyond int64, kept exact (as float64 2^64 + 1 = 2^64)
-        return np.array([math.nan if v is None else float(v) for v in values], dtype=np.float64)
-    return object_array(values)
+def _table_columns(pa: Any, table: Any) -> Mapping[str, Column]:
+    return {name: arrow_column(pa, table.column(i)) for i, name in enumerate(table.column_names)}

@@ -9,35 +9,33 @@ row. :func:`exact_integers` reads such columns again as text and keeps Python in
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from importlib import import_module
 from typing import Any
 
 import numpy as np
-from numpy.typing import NDArray
 
 __all__ = ["exact_integers", "exact_json_integers"]
 
 _TWO_63 = 2.0**63
 
 
-def _wide(columns: dict[str, NDArray[Any]]) -> list[str]:
-    """The float64 columns holding a value beyond int64 (NaN compares False)."""
+def _wide(columns: Mapping[str, Any]) -> list[str]:
+    """The float64 columns holding a value beyond int64 (NaN compares False; ``columns``
+    maps names to arrays, or to text as codes, whose dtype is object)."""
     return [name for name, values in columns.items() if values.dtype == np.float64
             and bool(np.any(np.abs(values) >= _TWO_63))]
 
 
-def exact_json_integers(columns: dict[str, NDArray[Any]],
-                        reparse: Callable[[], dict[str, NDArray[Any]]]
-                        ) -> dict[str, NDArray[Any]]:
+def exact_json_integers(columns: Mapping[str, Any], reparse: Callable[[], Mapping[str, Any]]
+                        ) -> Mapping[str, Any]:
     """JSON Lines ``columns`` read by pyarrow, or, when one holds a value beyond int64
     (pyarrow's float64 for a JSON integer of 20 digits), ``reparse()``: Python's json
     keeps such integers exact."""
     return reparse() if _wide(columns) else columns
 
 
-def exact_integers(columns: dict[str, NDArray[Any]], path: Any, parse: Any
-                   ) -> dict[str, NDArray[Any]]:
+def exact_integers(columns: Mapping[str, Any], path: Any, parse: Any) -> Mapping[str, Any]:
     """``columns`` (of the CSV file at ``path``, read with pyarrow's ``parse`` options)
     with every float64 column that holds a value beyond int64 read again as text and,
     when each value is the text of an integer, kept as Python ints in an object array
