@@ -9,12 +9,14 @@ Importing pyarrow and starting its threads costs more than reading such a file
 
 Only what both readers read the same way is taken here; every other file returns
 ``None`` and goes to pyarrow's reader, which decides and names any problem: a
-quote character, a missing value (an empty field or one of pyarrow's null
-spellings), a line with another number of fields, text that is not UTF-8, a
-byte-order mark, a file compressed otherwise than by gzip or bzip2 (``.zst``,
-``.lz4``), a value pyarrow might read as another type
-(a number outside the plain grammar below, ``inf``, a date or a time), a
-column name given twice, or a header without rows.
+quote character other than a plain quoted field (``"pos"``: a field wholly in quotes,
+with no quote, delimiter or line break inside, which pyarrow reads and types as the
+same text unquoted; R's ``write.csv`` quotes every text field so), a missing value
+(an empty field or one of pyarrow's null spellings), a line with another number of
+fields, text that is not UTF-8, a byte-order mark, a file compressed otherwise than
+by gzip or bzip2 (``.zst``, ``.lz4``), a value pyarrow might read as another type (a
+number outside the plain grammar below, ``inf``, a date or a time), a column name
+given twice, or a header without rows.
 
 Examples
 --------
@@ -145,7 +147,7 @@ def read_small_delimited(path: str | os.PathLike[str], delimiter: str,
     data = small_file_bytes(path, SMALL_CSV_BYTES)
     if data is None:
         return None  # large, or pyarrow's reader names the problem
-    if b'"' in data or data.startswith(b"\xef\xbb\xbf") or b"\x00" in data:
+    if data.startswith(b"\xef\xbb\xbf") or b"\x00" in data:
         return None
     try:
         text = data.decode("utf-8")
@@ -154,6 +156,10 @@ def read_small_delimited(path: str | os.PathLike[str], delimiter: str,
     text = text.replace("\r\n", "\n")
     if "\r" in text:  # a line ending in \r alone
         return None
+    if '"' in text:
+        text = _without_plain_quotes(text, delimiter)
+        if '"' in text:  # a quote inside a field, an escaped quote, a quoted delimiter
+            return None
     lines = list(filter(None, text.split("\n")))  # pyarrow skips empty lines
     if len(lines) < 2:
         return None
@@ -171,6 +177,17 @@ def read_small_delimited(path: str | os.PathLike[str], delimiter: str,
             return None
         columns[name] = typed
     return columns
+
+
+def _without_plain_quotes(text: str, delimiter: str) -> str:
+    """``text`` with the quotes around plain quoted fields taken off (``"pos"`` ->
+    ``pos``): a field that is a whole cell, not empty, with no quote, delimiter or line
+    break inside. Any other quote (``""``, a null to pyarrow, is kept too: a line of it
+    alone is not an empty line) is left where it is, and the caller then leaves the file
+    to pyarrow's reader."""
+    d = re.escape(delimiter)
+    plain = re.compile(rf'(?:^|(?<={d})|(?<=\n))"([^"{d}\n]+)"(?={d}|\n|$)')
+    return plain.sub(r"\1", text)
 
 
 def _typed(values: list[str]) -> NDArray[Any] | None:
