@@ -13,7 +13,7 @@ quote character other than a plain quoted field (``"pos"``: a field wholly in qu
 with no quote, delimiter or line break inside, which pyarrow reads and types as the
 same text unquoted; R's ``write.csv`` quotes every text field so), a missing value
 (an empty field or one of pyarrow's null spellings), a line with another number of
-fields, text that is not UTF-8, a byte-order mark, a file compressed otherwise than
+fields, text that is not UTF-8, a file compressed otherwise than
 by gzip or bzip2 (``.zst``, ``.lz4``), a value pyarrow might read as another type (a
 number outside the plain grammar below, ``inf``, a date or a time), a column name
 given twice, or a header without rows.
@@ -147,8 +147,10 @@ def read_small_delimited(path: str | os.PathLike[str], delimiter: str,
     data = small_file_bytes(path, SMALL_CSV_BYTES)
     if data is None:
         return None  # large, or pyarrow's reader names the problem
-    if data.startswith(b"\xef\xbb\xbf") or b"\x00" in data:
+    if b"\x00" in data:
         return None
+    data = data.removeprefix(b"\xef\xbb\xbf")  # a UTF-8 byte-order mark, skipped as pyarrow
+    # skips it (Excel's "CSV UTF-8" begins with one)
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:
