@@ -60,6 +60,7 @@ _INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
 # a sign is declined as well (an extended year).
 _NUMBER_START = frozenset("-+0123456789")
 _NONE = type(None)
+_FLOAT_EXACT = 1 << 53  # integers of at most this magnitude are exact in float64
 
 
 class _DeclinedError(Exception):
@@ -166,6 +167,10 @@ def _typed(values: list[Any]) -> NDArray[Any] | None:
                 return None
             if kinds == {int} and not missing:
                 return np.array(values, dtype=np.int64)
+            if kinds == {int} and (min(ints) < -_FLOAT_EXACT or max(ints) > _FLOAT_EXACT):
+                # int64 with a null, beyond 2^53: pyarrow's cast to float64 refuses to
+                # round it, and its reader's fall-back decides (objects, exact)
+                return None
         return np.array([math.nan if v is None else float(v) for v in values],
                         dtype=np.float64)
     return None  # nested values, or kinds mixed: the pyarrow reader decides
