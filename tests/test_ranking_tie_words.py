@@ -120,3 +120,30 @@ def test_words_path_is_taken_for_short_latin1_ids() -> None:
     # The case the words serve (checked above for its order): short ids below 256.
     assert _keys.text_words(np.array(["d\xe9", "zz"])) is not None
     assert _keys.text_words(np.array(["\u4e2d", "a"])) is None
+
+
+@settings(max_examples=5, deadline=None)
+@given(seed=st.integers(0, 2**16), prefix=st.sampled_from(["d", "clueweb09-en0000-"]),
+       many=st.booleans())
+def test_tied_ids_of_a_large_encoded_column(seed: int, prefix: str, many: bool) -> None:
+    # A column of 2^16+ ids encoded as words with the rows' words kept (keys.Encoded's
+    # word_rows: mostly distinct ids of several words). ``many``: more tied rows than
+    # labels (two ties holding every document), the keys made from the words as stored,
+    # each tied row's through its label's standing row; else a few small ties (each
+    # tied row's words gathered).
+    rng = np.random.default_rng(seed)
+    numbers = rng.choice(10**9, 70_000, replace=False)
+    column = np.array([f"{prefix}{n}" for n in numbers.tolist()])
+    docs = _keys.encode(column)
+    assert docs.stored_words()[1] is not None  # the rows' words, a row per label
+    ids = np.empty(docs.n_labels, dtype=object)
+    ids[docs.codes] = column  # label i's id
+    if many:
+        doc = np.concatenate([rng.permutation(docs.n_labels) for _ in range(2)])
+        tie = np.ones(doc.shape[0] - 1, dtype=bool)
+        tie[docs.n_labels - 1] = False
+    else:
+        doc, tie = _ties(50, seed)
+        doc = rng.choice(docs.n_labels, 50, replace=False)[doc]
+    _check(list(ids), str.encode, docs, doc, tie)
+    assert docs.has_words  # the labels were not made

@@ -73,8 +73,9 @@ def tied_order(group: I64, key: U64, index: NDArray[np.intp] | None,
     ``group[i]``: row i's tie, numbered from 0, ascending along the rows (each tie's
     rows together); ``group``'s array is used for temporaries (its values are lost).
     ``key``: :func:`leading_key` of the ids (read, never written); row i's is
-    ``key[index[i]]`` (``index`` None: ``key[i]``). ``words_of(rows)``: the full words
-    of those rows' ids, asked for only where keys agree within a tie. A tie lists an id
+    ``key[index[i]]`` (``index`` None: ``key[i]``). ``words_of(rows)``: words that order
+    those rows' ids exactly (their full words, or any others that compare as the ids
+    do among those rows), asked for only where keys agree within a tie. A tie lists an id
     once (a query lists a document once), so the order is exact.
 
     Examples
