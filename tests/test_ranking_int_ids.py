@@ -122,3 +122,24 @@ def test_integer_ids_sort_as_their_decimal_text(ids: list[int]) -> None:
     order = np.argsort(keys, kind="stable")
     assert [str(ids[i]).encode() for i in order] == sorted(str(x).encode() for x in ids)
     assert len({k.item() if hasattr(k, "item") else k for k in keys}) == len(set(ids))
+
+
+@settings(max_examples=12, deadline=None)
+@given(seed=st.integers(0, 2**16), distinct=st.sampled_from([50, 2**14, 2**40, 2**63]),
+       dtype=st.sampled_from([np.int64, np.int32, np.uint64]),
+       sort_labels=st.booleans())
+def test_large_integer_columns_encode_exactly(seed: int, distinct: int, dtype: Any,
+                                              sort_labels: bool) -> None:
+    # keys._integer_encode (session 36): from 2^16 rows, integer ids keyed by their value
+    # (one sort when mostly distinct, a hash table otherwise). Against np.unique: the
+    # labels are the distinct ids, in the column's dtype, and each row's label its id.
+    rng = np.random.default_rng(seed)
+    info = np.iinfo(dtype)
+    high = min(distinct, int(info.max))
+    ids = rng.integers(max(int(info.min), -high), high, 2**16 + 5, dtype=dtype)
+    encoded = _keys.encode(ids, sort_labels=sort_labels)
+    assert encoded.labels.dtype == ids.dtype
+    assert np.array_equal(encoded.labels[encoded.codes], ids)
+    assert np.array_equal(np.sort(encoded.labels), np.unique(ids))
+    if sort_labels:
+        assert np.array_equal(encoded.labels, np.unique(ids))

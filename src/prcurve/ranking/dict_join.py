@@ -29,6 +29,7 @@ from prcurve.ranking.dicts import _labels
 from prcurve.ranking.row_docs import RowDocs
 from prcurve.ranking.state import c_float_scores
 from prcurve.ranking.tables import Qrels, Run
+from prcurve.ranking.tie_keys import leading_key, tied_order
 from prcurve.validation.arrays import as_1d, check_finite_numbers
 from prcurve.validation.ranking import check_grades
 
@@ -277,13 +278,12 @@ def _tied_order(group: NDArray[np.int64], rows: NDArray[np.intp], docs: list[str
     UTF-8's byte order, as trec_eval's ``strcmp``). ``group``'s array is used for
     temporaries (its values are lost).
 
-    One stable sort of a 64-bit key per row: its group in the top bits, below them the
-    complement of the leading bits of its id (:func:`_id_keys`); timsort finds the
-    groups' ascending runs. Rows whose keys still agree (the same group, ids equal in
-    the bits kept) are then put in order by their full words, a sort of those rows only.
-    Before (session 34) every tied id was ranked by one sort of all the ids (0.9 s of
-    10^7 random keys, against 0.15 s for this one: numpy's argsort of uint64 is not the
-    vectorized sort its ``np.sort`` is) and the groups sorted again by those ranks."""
+    One stable sort of a 64-bit key per row, :func:`~prcurve.ranking.tie_keys.tied_order`
+    (shared with the general path since session 36): its group in the top bits, below
+    them the complement of the leading bits of its id (:func:`_id_keys`); rows whose keys
+    still agree are put in order by their full words. Before (session 34) every tied id
+    was ranked by one sort of all the ids (0.9 s of 10^7 random keys, against 0.15 s for
+    this one) and the groups sorted again by those ranks."""
     m = rows.shape[0]
     if 2 * m > len(docs):  # most rows tie: every id read (and checked), no gather
         ids, index = docs, rows
@@ -293,33 +293,7 @@ def _tied_order(group: NDArray[np.int64], rows: NDArray[np.intp], docs: list[str
         ids = list(map(docs.__getitem__, memory.tolist()))
         index = np.searchsorted(memory, rows)
     key, words = _id_keys(ids)
-    # In place where it can be: at 10^7 tied rows each fresh array is 80 MB, faulted in.
-    sort_key = np.take(key, index)
-    np.invert(sort_key, out=sort_key)  # descending ids
-    del key
-    group_bits = int(group[-1]).bit_length()
-    high = group.view(np.uint64)  # (the group numbers are not needed after: reused)
-    if group_bits:  # (a shift by 64 is undefined)
-        sort_key >>= np.uint64(group_bits)
-        high <<= np.uint64(64 - group_bits)
-        sort_key |= high
-    order: NDArray[np.intp] = np.argsort(sort_key, kind="stable")
-    sorted_key = np.take(sort_key, order, out=high)
-    del sort_key
-    same = sorted_key[1:] == sorted_key[:-1]
-    del sorted_key, high
-    if same.any():  # keys that agree (one group): their rows by the ids' full words
-        involved = np.zeros(m, dtype=bool)
-        involved[1:] = same
-        involved[:-1] |= same
-        at = np.flatnonzero(involved)
-        first = np.ones(at.shape[0], dtype=bool)
-        first[1:] = ~same[at[1:] - 1]
-        run = np.cumsum(first)  # each run of agreeing keys (consecutive positions)
-        of_id = index[order[at]]
-        # np.lexsort: the last key first; each run in place, its rows by words descending.
-        order[at] = order[at][np.lexsort([~word[of_id] for word in reversed(words)] + [run])]
-    return order
+    return tied_order(group, key, index, lambda at: [word[index[at]] for word in words])
 
 
 def _id_keys(ids: list[str]) -> tuple[NDArray[np.uint64], list[NDArray[np.uint64]]]:
@@ -336,15 +310,7 @@ def _id_keys(ids: list[str]) -> tuple[NDArray[np.uint64], list[NDArray[np.uint64
                                                                        dtype=np.uint64)
         return exact, [exact]
     words = read[0]
-    for k, word in enumerate(words):
-        low, high = int(word.min()), int(word.max())
-        if low == high:  # shared by every id: no order in it
-            continue
-        shared = 64 - (low ^ high).bit_length()  # 0-63 leading bits every id shares
-        if shared == 0 or k + 1 == len(words):
-            return word, words
-        return (word << np.uint64(shared)) | (words[k + 1] >> np.uint64(64 - shared)), words
-    return np.zeros(len(ids), dtype=np.uint64), words  # every id the same
+    return leading_key(words), words
 
 
 def _repeating(docs: list[str]) -> bool:

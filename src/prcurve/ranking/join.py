@@ -27,6 +27,7 @@ from prcurve.ranking.state import (
     c_float_scores,
 )
 from prcurve.ranking.tables import Qrels, Run
+from prcurve.ranking.tie_keys import id_words, leading_key, tied_order
 from prcurve.ranking.word_groups import found_in_sorted
 from prcurve.validation.ranking import no_queries_to_evaluate
 
@@ -391,16 +392,17 @@ def _ranking_order(
     tie &= s[1:] == s[:-1]
     pairs = np.flatnonzero(tie)
     if pairs.shape[0]:
-        doc: I64 | None
-        rank: NDArray[np.signedinteger[Any]]
+        moves: tuple[NDArray[np.intp], NDArray[np.intp]] | None
         if rows.doc is None:  # RowDocs (_RunRows.grouped): row i is document code i,
             tie_rank = cast(RowDocs, docs).rank  # its tie rank found while read
-            rank, doc = (tie_rank if order is None else tie_rank[order]), None
+            rank = tie_rank if order is None else tie_rank[order]
+            moves = None
+            if not (rank[pairs] > rank[pairs + 1]).all():
+                moves = _tie_order(tie, pairs, None, rank)
         else:
-            doc = rows.doc if order is None else rows.doc[order]
-            rank = _label_rank(docs, doc, pairs)
-        if not (_at(rank, doc, pairs) > _at(rank, doc, pairs + 1)).all():
-            tied, source = _tie_order(tie, pairs, doc, rank)
+            moves = _tie_moves(tie, docs, rows.doc if order is None else rows.doc[order])
+        if moves is not None:
+            tied, source = moves
             if order is None:
                 payload = payload.copy()
                 payload[tied] = payload[source]
@@ -418,63 +420,67 @@ def _at(rank: NDArray[np.signedinteger[Any]], doc: I64 | None,
     return rank[positions] if doc is None else rank[doc[positions]]
 
 
-def _label_rank(docs: _keys.Encoded, doc: I64,
-                pairs: NDArray[np.intp]) -> NDArray[np.signedinteger[Any]]:
-    """Each tied document's rank in id order (byte order, integers by their decimal
-    text: :func:`~prcurve.ranking.keys.byte_order`; the documents at
-    ``pairs`` and ``pairs + 1``, other entries arbitrary): integers then compare
-    as the ids do. All labels are sorted when there are few of them, else only
-    the tied documents'. Labels not made yet (keys.Encoded.words) are not made:
-    their words give the same order."""
-    n_labels = docs.n_labels
-    rank = np.zeros(n_labels, dtype=np.int64)
-    present = (np.arange(n_labels) if n_labels <= 2 * pairs.shape[0]
-               else _keys.distinct(np.concatenate((doc[pairs], doc[pairs + 1]))))
-    # Short text ids as words that compare as their bytes do (keys.text_words: code
-    # points below 256, one byte each; words are big-endian, NUL-padded): sorting
-    # integers is about twice as fast as sorting numpy text. Other ids as they are,
-    # integers in the order of their decimal text, as trec_eval sees them in a file.
-    labels = None if docs.has_words else docs.labels[present]
-    if labels is None:
-        words: list[NDArray[np.uint64]] | None = docs.label_words(present)
-    else:
-        words = _keys.text_words(labels) if labels.shape[0] > 1 else None
-    if words is not None:
-        words = _one_key(words)
-        order = (np.argsort(words[0], kind="stable") if len(words) == 1
-                 else np.lexsort(words[::-1]))
-    else:
-        order = np.argsort(_keys.byte_order(labels), kind="stable")  # type: ignore[arg-type]
-    rank[present[order]] = np.arange(present.shape[0])
-    return rank
+def _tie_moves(tie: NDArray[np.bool_], docs: _keys.Encoded, doc: I64,
+               ) -> tuple[NDArray[np.intp], NDArray[np.intp]] | None:
+    """The tied positions and, for each, the position whose row moves there, so that
+    each run of tied rows is in document id order descending; None when they are already.
 
-
-def _one_key(words: list[NDArray[np.uint64]]) -> list[NDArray[np.uint64]]:
-    """Two words as one key where that is exact: the first word's leading bits that
-    every id shares shifted out, the second word's bits in use (above its lowest set
-    bit in any id) shifted in. Ids of 9-16 bytes such as ``d`` and 8 digits: one
-    argsort of 10^7 keys (0.9 s) instead of ``np.lexsort`` of two (3.3 s; issue 26,
-    session 35: the general path's ties at 10^7 rows, 2-decimal scores). Other words
-    as they are.
-
-    Examples
-    --------
-    >>> first = np.array([0x6431000000000000, 0x6439000000000000], dtype=np.uint64)
-    >>> second = np.array([0x3100000000000000, 0], dtype=np.uint64)
-    >>> [hex(int(k)) for k in _one_key([first, second])[0]]
-    ['0x3100000000000031', '0x3900000000000000']
+    ``tie[i]``: positions i and i + 1 tie; ``doc``: the document code at each position.
+    Only the tied rows' ids are read, as words that compare as trec_eval orders the ids
+    (:func:`~prcurve.ranking.tie_keys.id_words`; labels not made yet, keys.Encoded.words,
+    are not made: their words are those), and put in order by one stable sort of a
+    64-bit key per row (:func:`~prcurve.ranking.tie_keys.tied_order`, the dict join's
+    own): no label is ranked that no tie holds (issue 26, item 5, session 36: at 10^7
+    rows of 2-decimal scores the labels' ranks took one argsort of every label, 1.7 s).
     """
-    if len(words) != 2:
-        return words
-    first, second = words
-    varying = (int(first.min()) ^ int(first.max())).bit_length()  # bits not shared
-    used = int(np.bitwise_or.reduce(second))
-    needed = 64 - ((used & -used).bit_length() - 1) if used else 0  # second's bits in use
-    if needed == 0:
-        return [first]
-    if needed > 64 - varying:
-        return words
-    return [(first << np.uint64(needed)) | (second >> np.uint64(64 - needed))]
+    tied = np.zeros(tie.shape[0] + 1, dtype=bool)
+    tied[:-1] = tie
+    tied[1:] |= tie
+    rows = np.flatnonzero(tied)
+    del tied
+    if rows.shape[0] == 0:
+        return None
+    starts_group = np.ones(rows.shape[0], dtype=bool)
+    starts_group[1:] = ~tie[rows[1:] - 1]
+    tied_docs = doc[rows]
+    # The words are dropped once the keys are made (at 10^6 tied rows, 16 MiB less at
+    # the peak); the few rows whose keys agree have theirs made again (words_of).
+    if docs.n_labels <= rows.shape[0] and docs.has_words:
+        # Labels no more than tied rows: the keys of the words as kept (each label's, or
+        # the column's rows' with the row standing for each label: no gather of every
+        # label's words), then each tied row's through its label.
+        stored, word_rows = docs.stored_words()
+        key = leading_key(stored)[tied_docs if word_rows is None else word_rows[tied_docs]]
+        del stored
+    elif docs.n_labels <= rows.shape[0]:  # each label's words made once
+        key = leading_key(_label_words(docs, None))[tied_docs]
+    else:
+        key = leading_key(_label_words(docs, tied_docs))
+    # Already in order (rows often come ranked): each tied row's key above the next's
+    # within its tie (keys rise with the ids: a greater key, a greater id).
+    unsure = np.less_equal(key[:-1], key[1:])
+    unsure &= ~starts_group[1:]
+    if not unsure.any():
+        return None
+    del unsure
+    group = np.cumsum(starts_group, dtype=np.int64)
+    group -= 1
+    del starts_group
+
+    def words_of(at: NDArray[np.intp]) -> list[NDArray[np.uint64]]:
+        return _label_words(docs, tied_docs[at])
+
+    return rows, rows[tied_order(group, key, None, words_of)]
+
+
+def _label_words(docs: _keys.Encoded, codes: I64 | None) -> list[NDArray[np.uint64]]:
+    """The words (:func:`~prcurve.ranking.tie_keys.id_words`) of the labels with these
+    ``codes`` (all labels when None): the encoding's own words where its labels are not
+    made yet (short text), else made from the labels."""
+    if docs.has_words:
+        return docs.label_words(codes)
+    labels = docs.labels
+    return id_words(labels if codes is None else labels[codes])
 
 
 def _tie_order(

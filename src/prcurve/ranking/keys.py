@@ -311,6 +311,9 @@ def encode(ids: NDArray[Any], *, grouped: bool = False, sort_labels: bool = Fals
         fixed = _fixed_width_encode(ids)
         if fixed is not None:
             return by_label(fixed) if sort_labels else fixed
+    if ids.dtype.kind in "iu" and n >= _distinct.SORT_ROWS:
+        out = _integer_encode(ids)
+        return by_label(out) if sort_labels else out
     keys = id_keys(ids)
     table_keys = distinct(keys)
     codes = KeyTable(table_keys).find(keys)
@@ -321,6 +324,20 @@ def encode(ids: NDArray[Any], *, grouped: bool = False, sort_labels: bool = Fals
         labels, inverse = np.unique(ids, return_inverse=True)  # a hash collision: exact
         return Encoded(labels, inverse.astype(np.int64))
     return by_label(Encoded(labels, codes)) if sort_labels else Encoded(labels, codes)
+
+
+def _integer_encode(ids: NDArray[Any]) -> Encoded:
+    """A large column of integer ids encoded by their value (int64's bits: exact keys):
+    one sort when mostly distinct (word_groups), else a hash table (:func:`_distinct_codes`);
+    not a table of every distinct key (1 GiB, 4.8 s for 9·10^6 ids; session 36)."""
+    key = ids.astype(np.int64, copy=False).view(np.uint64)
+    if _distinct.mostly_distinct(key):
+        groups = _groups.sorted_groups(key, spread=True)
+        known, codes = groups.known, groups.codes
+    else:
+        known, codes = _distinct_codes(key)
+    labels = known.view(np.int64).astype(ids.dtype, copy=False)  # the ids' own values
+    return Encoded(labels, codes)
 
 
 # -- pyarrow's hash tables, for large columns -------------------------------------------
