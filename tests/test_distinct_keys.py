@@ -11,6 +11,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from prcurve.ranking import arrow_ids as _arrow_ids
 from prcurve.ranking import distinct_keys as _distinct
 from prcurve.ranking import keys as _keys
 from prcurve.ranking import word_groups as _groups
@@ -85,12 +86,49 @@ def test_pyarrow_columns_of_distinct_ids_by_the_sort(ids: list[str], kind: str, 
     values: list[Any] = [i.encode() for i in ids] if "binary" in kind else ids
     array = pa.array(["pad", *values], type=getattr(pa, kind)())[1:]  # offset 1
     column = pa.chunked_array([array[:cut], array[cut:]])
-    original = _distinct.SORT_ROWS, _distinct.SAMPLE_ROWS
+    original = _distinct.SORT_ROWS, _arrow_ids.WORD_ROWS
     try:
-        _distinct.SORT_ROWS = 0
+        _distinct.SORT_ROWS = _arrow_ids.WORD_ROWS = 0
         by_sort = arrow_encode(column, False)
+        _arrow_ids.WORD_ROWS = 1 << 62
+        by_hash = arrow_encode(column, False)
     finally:
-        _distinct.SORT_ROWS, _distinct.SAMPLE_ROWS = original
-    by_hash = arrow_encode(column, False)
+        _distinct.SORT_ROWS, _arrow_ids.WORD_ROWS = original
     assert by_sort.labels[by_sort.codes].tolist() == values
     assert by_hash.labels[by_hash.codes].tolist() == values
+
+
+def test_the_switches_pick_the_faster_path(monkeypatch: Any) -> None:
+    """The sizes measured (docs/benchmarks.md, session 36): ``keys.encode_words`` sorts
+    mostly distinct ids from SORT_ROWS rows on (faster than the table from 64 rows),
+    hashes shorter columns and repeated ids; a pyarrow text column is encoded as words
+    from WORD_ROWS rows on (faster than pyarrow's table of the strings from about 2^11
+    distinct ids), by that table below."""
+    import pyarrow as pa
+
+    calls: list[str] = []
+    sorted_groups, distinct_codes = _groups.sorted_groups, _keys._distinct_codes
+    monkeypatch.setattr(_groups, "sorted_groups",
+                        lambda *a, **k: calls.append("sort") or sorted_groups(*a, **k))
+    monkeypatch.setattr(_keys, "_distinct_codes",
+                        lambda *a, **k: calls.append("table") or distinct_codes(*a, **k))
+    words = [np.arange(1, 1 + 2 * 10**4, dtype=np.uint64) * np.uint64(7919)]
+    for n, want in ((_distinct.SORT_ROWS, "sort"), (_distinct.SORT_ROWS - 1, "table")):
+        calls.clear()
+        _keys.encode_words([w[:n] for w in words])
+        assert calls == [want], n
+    calls.clear()
+    _keys.encode_words([words[0] % np.uint64(100)])  # repeated ids: the table
+    assert calls == ["table"]
+
+    encode, dictionary = _arrow_ids.encode_words, _arrow_ids.arrow_dictionary
+    monkeypatch.setattr(_arrow_ids, "encode_words",
+                        lambda *a, **k: calls.append("words") or encode(*a, **k))
+    monkeypatch.setattr(_arrow_ids, "arrow_dictionary",
+                        lambda *a, **k: calls.append("arrow") or dictionary(*a, **k))
+    ids = [f"d{i:07d}" for i in range(_arrow_ids.WORD_ROWS)]
+    for column, want in ((ids, "words"), (ids[1:], "arrow"), (["dé", *ids], "arrow")):
+        calls.clear()
+        encoded = _arrow_ids.arrow_encode(pa.chunked_array([column]), False)
+        assert encoded.labels[encoded.codes].tolist() == column
+        assert calls[0] == want, len(column)
