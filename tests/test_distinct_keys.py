@@ -132,3 +132,69 @@ def test_the_switches_pick_the_faster_path(monkeypatch: Any) -> None:
         encoded = _arrow_ids.arrow_encode(pa.chunked_array([column]), False)
         assert encoded.labels[encoded.codes].tolist() == column
         assert calls[0] == want, len(column)
+
+
+@settings(max_examples=60, deadline=None)
+@given(values=st.lists(st.one_of(st.integers(-2**63, 2**63 - 1), st.integers(-5, 5)),
+                       min_size=1, max_size=80),
+       dtype=st.sampled_from(["int64", "int32", "uint8", "uint64"]))
+def test_integer_ids_by_the_sort_are_the_table_encoding(values: list[int], dtype: str) -> None:
+    """``sorted_integers`` (mostly distinct integer ids) partitions the rows as
+    ``keys.encode``'s hash table does, with the same values as labels, in every
+    integer dtype (wrapped into it, as a column of that dtype holds them)."""
+    ids = np.array(values, dtype=np.int64).astype(dtype)
+    original = _distinct.SORT_ROWS
+    try:
+        _distinct.SORT_ROWS = 0
+        by_sort = _distinct.sorted_integers(ids)
+    finally:
+        _distinct.SORT_ROWS = original
+    by_table = _keys.encode(ids)
+    if by_sort is None:  # repeated ids: left to the table
+        assert 10 * np.unique(ids).shape[0] <= 9 * ids.shape[0]
+        return
+    labels, codes = by_sort
+    assert labels.dtype == ids.dtype
+    assert labels[codes].tolist() == ids.tolist()
+    assert sorted(labels.tolist()) == sorted(set(ids.tolist()))
+    assert np.array_equal(codes[:, None] == codes[None, :],
+                          by_table.codes[:, None] == by_table.codes[None, :])
+
+
+@settings(max_examples=25, deadline=None)
+@given(docs=st.lists(st.integers(-2**40, 2**40), min_size=2, max_size=60, unique=True),
+       seed=st.integers(0, 2**16), form=st.sampled_from(["numpy", "pandas", "pyarrow"]))
+def test_evaluate_from_integer_ids_by_the_sort(docs: list[int], seed: int, form: str) -> None:
+    """Every form of an int64 document column, encoded by the sort, gives the
+    measures that the hash table's encoding gives (ties broken by the ids)."""
+    import pandas as pd
+    import pyarrow as pa
+
+    from prcurve.ranking import evaluate
+
+    rng = np.random.default_rng(seed)
+    n = len(docs)
+    query = np.array(["q1"] * (n // 2) + ["q2"] * (n - n // 2))
+    doc = np.array(docs, dtype=np.int64)
+    score = rng.integers(0, 3, n).astype(np.float64)  # ties: ordered by id text
+    grade = rng.integers(0, 3, n)
+
+    def tables() -> tuple[Any, Any]:
+        if form == "numpy":
+            return (query, doc, grade), (query, doc, score)
+        frames = ({"query_id": query, "doc_id": doc, "relevance": grade},
+                  {"query_id": query, "doc_id": doc, "score": score})
+        make = pd.DataFrame if form == "pandas" else pa.table
+        return make(frames[0]), make(frames[1])
+
+    measures = ["AP", "P@5", "ndcg", "RR"]
+    original = _distinct.SORT_ROWS
+    try:
+        _distinct.SORT_ROWS = 0
+        got = evaluate(*tables(), measures)
+        _distinct.SORT_ROWS = 1 << 62
+        want = evaluate(*tables(), measures)
+    finally:
+        _distinct.SORT_ROWS = original
+    for m in measures:
+        assert got.per_query[m].tolist() == want.per_query[m].tolist()

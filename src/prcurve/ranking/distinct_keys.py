@@ -12,8 +12,12 @@ for 10^7 keys on the issue's machine, against 0.75 s for the sort.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 from numpy.typing import NDArray
+
+from prcurve.ranking.word_groups import sorted_groups
 
 __all__ = [
     "SAMPLE_ROWS",
@@ -21,9 +25,11 @@ __all__ = [
     "mostly_distinct",
     "mostly_distinct_count",
     "sample_rows",
+    "sorted_integers",
 ]
 
 U64 = NDArray[np.uint64]
+I64 = NDArray[np.int64]
 
 SAMPLE_ROWS = 1 << 16  # rows whose keys tell whether a column is mostly distinct
 SORT_ROWS = 1 << 6
@@ -74,3 +80,30 @@ def mostly_distinct(key: U64) -> bool:
         return True
     distinct = int(np.count_nonzero(sample[1:] != sample[:-1])) + 1
     return mostly_distinct_count(distinct, sample.shape[0])
+
+
+def sorted_integers(ids: NDArray[Any]) -> tuple[NDArray[Any], I64] | None:
+    """A column of mostly distinct integer ids (at least :data:`SORT_ROWS` rows) as its
+    distinct values (in no particular order) and each row's index among them, by one
+    sort (:func:`~prcurve.ranking.word_groups.sorted_groups` of the values, exact);
+    None for other columns, left to the hash table of ``keys.encode``. That table has
+    4 slots of 16 bytes per distinct id: 640 MB for 10^7 ids, written at random, 2.3 s
+    of the 3.8 s that encoding the int64 ids of 10^7 rows took (issue 26, item 5,
+    session 36), against 0.6 s for the sort.
+
+    Examples
+    --------
+    >>> labels, codes = sorted_integers(np.arange(200, 0, -2))
+    >>> bool((labels[codes] == np.arange(200, 0, -2)).all())
+    True
+    >>> sorted_integers(np.arange(200) % 3) is None
+    True
+    """
+    n = ids.shape[0]
+    if ids.dtype.kind not in "iu" or n < SORT_ROWS:
+        return None
+    key = ids.astype(np.int64).view(np.uint64)  # a bijection of the value (as keys.id_keys)
+    if not mostly_distinct(key):
+        return None
+    groups = sorted_groups(key, spread=True)  # values share their top bits: spread them
+    return ids[groups.first_row], groups.codes

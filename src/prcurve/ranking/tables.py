@@ -25,6 +25,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from prcurve.core.arrow import primitive_numpy
+from prcurve.ranking import distinct_keys as _distinct
 from prcurve.ranking import keys as _keys
 from prcurve.ranking.row_docs import RowDocs
 from prcurve.ranking.trec_format import Columns
@@ -84,7 +85,7 @@ class _LongTable:
         self._doc_id = None if isinstance(doc_id, _keys.Encoded) else doc_id
         queries = (_keys.by_label(query_id) if isinstance(query_id, _keys.Encoded)
                    else _keys.encode(query_id, grouped=True, sort_labels=True))
-        docs = doc_id if isinstance(doc_id, _keys.Encoded) else _keys.encode(doc_id)
+        docs = doc_id if isinstance(doc_id, _keys.Encoded) else _encode_docs(doc_id)
         self._queries, self._docs = queries, docs
         # One row per (query, document); RowDocs were checked while read (trec_stream).
         width = max(docs.n_labels, 1)
@@ -337,6 +338,14 @@ def _ids(name: str, values: ArrayLike | _keys.Encoded, n: int | None = None) -> 
             codes = (np.cumsum(used) - 1)[codes]
         return _keys.Encoded(labels, codes)
     return check_id_column(name, values, n)
+
+
+def _encode_docs(ids: NDArray[Any]) -> _keys.Encoded:
+    """A document id column as labels and codes: mostly distinct integers by one sort
+    (:func:`~prcurve.ranking.distinct_keys.sorted_integers`), any other column by
+    :func:`~prcurve.ranking.keys.encode`."""
+    by_sort = _distinct.sorted_integers(ids)
+    return _keys.encode(ids) if by_sort is None else _keys.Encoded(*by_sort)
 
 
 def _rows(ids: Ids) -> int:
