@@ -19,6 +19,7 @@ from prcurve import InvalidInputError
 from prcurve.ranking import Run, evaluate
 from prcurve.ranking import arrow_ids as _arrow_ids
 from prcurve.ranking.distinct_keys import SORT_ROWS
+from prcurve.ranking.hashing import ARROW_ROWS
 
 # Mixed kinds, missing values (None, NaN, pd.NA), text pyarrow cannot encode (a lone
 # surrogate), NUL endings (refused by the labels' check), numpy's str scalars.
@@ -90,9 +91,10 @@ def test_object_columns_of_text_evaluate_as_numpy_text(ids: list[tuple[str, str]
 
 
 def test_large_distinct_object_ids_take_the_word_encoding_and_agree() -> None:
-    """Mostly distinct short ids past SORT_ROWS rows (the words path of arrow_encode),
-    then the same column with one id not ASCII (pyarrow's hash table), against numpy."""
-    n = 2 * SORT_ROWS
+    """Mostly distinct short ids past SORT_ROWS, WORD_ROWS and ARROW_ROWS rows (the
+    words path of arrow_encode, sorted), then the same column with one id not ASCII
+    (pyarrow's hash table), against numpy."""
+    n = 2 * max(SORT_ROWS, _arrow_ids.WORD_ROWS, ARROW_ROWS)
     rng = np.random.default_rng(5)
     query = np.repeat(np.array([f"q{i}" for i in range(n // 64)]), 64)
     for doc in (np.array([f"d{i:07d}" for i in range(n)]),

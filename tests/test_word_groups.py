@@ -33,13 +33,16 @@ KEYS = st.lists(st.one_of(st.integers(0, 40), st.integers(0, 2**64 - 1),
 
 @contextmanager
 def sort_always() -> Iterator[None]:
-    """Every column long enough for the sort (tests use a few rows)."""
-    original = _distinct.SORT_ROWS
-    _distinct.SORT_ROWS = 0
+    """Every column long enough for the sort, and a pyarrow text column for its words
+    (tests use a few rows)."""
+    from prcurve.ranking import arrow_ids
+
+    original = _distinct.SORT_ROWS, arrow_ids.WORD_ROWS
+    _distinct.SORT_ROWS = arrow_ids.WORD_ROWS = 0
     try:
         yield
     finally:
-        _distinct.SORT_ROWS = original
+        _distinct.SORT_ROWS, arrow_ids.WORD_ROWS = original
 
 
 @contextmanager

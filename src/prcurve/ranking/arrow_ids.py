@@ -24,7 +24,6 @@ from numpy.typing import NDArray
 
 from prcurve.core.arrow import arrow_values, numpy_to_arrow
 from prcurve.core.sorting import part_bounds, parts_for, run_parts
-from prcurve.ranking import distinct_keys as _distinct
 from prcurve.ranking.byte_words import arrow_binary, chunk_words
 from prcurve.ranking.hashing import arrow_dictionary
 from prcurve.ranking.keys import (
@@ -96,9 +95,9 @@ def arrow_encode(chunks: Any, grouped: bool) -> Encoded:
                 pa.chunked_array([c.dictionary_decode() for c in parts],
                                  type=chunks.type.value_type))
     else:
-        distinct = _distinct_short_ids(pa, pc, chunks)
-        if distinct is not None:
-            return distinct
+        words = _short_ids(pa, chunks)
+        if words is not None:
+            return words
         dictionary, codes = arrow_dictionary(chunks)
     labels = np.array(dictionary.to_pylist(), dtype=object)
     return Encoded(labels if len(labels) else np.zeros(0, dtype=object), codes,
@@ -130,33 +129,46 @@ def _take(pa: Any, chunks: Any, rows: NDArray[np.integer[Any]]) -> Any:
     return pa.chunked_array(parts, type=chunks.type)
 
 
-def _distinct_short_ids(pa: Any, pc: Any, chunks: Any) -> Encoded | None:
-    """A large text column of mostly distinct short ids (real document ids: about one
-    per row) encoded as words (:func:`~prcurve.ranking.keys.encode_words`, one sort
-    of 64-bit keys) instead of by pyarrow's hash table, whose cost grows with the
-    distinct values (3-4 s for 10^7 of them here) and whose dictionary becomes one
-    Python string per id; the labels are numpy text (``U``, or ``S`` for binary
-    columns). None for anything else: short columns, longer ids than 32 bytes, ids
-    holding a NUL byte (the words would not tell "a" from "a\\0"), non-ASCII text,
-    or a sample of rows less than 90% distinct (pyarrow's table is faster there)."""
+WORD_ROWS = 1 << 11
+"""Text columns at least this long are encoded as words (:func:`_short_ids`), shorter
+ones by pyarrow's hash table (read at each call: tests change it). Measured (issue 26,
+item 5, session 36; CPU ms, best of 30, labels made, words against the table): the
+words cost a fixed 0.3 ms (some 40 NumPy calls) then about 0.08 us a row, the table
+about 0.1 ms then, per distinct id, its Python string and type check. Distinct ids:
+0.41 against 0.33 at 2^10 rows, 0.51 against 0.55 at 2^11, 0.67 against 1.04 at 2^12,
+5.6 against 16.2 at 2^16. Ids from a pool of n / 10: the table is faster below 2^16
+rows (1.30 against 0.77 at 2^14), even at 2^16 (2.81, 2.89), the words above (4.8
+against 6.6 at 2^17; 88 against 131 at 4 x 10^6 rows of 10^4 ids). Real ids are
+mostly distinct: words from 2^11 rows on
+(tests/test_distinct_keys.py, ``test_the_switches_pick_the_faster_path``)."""
+
+
+def _short_ids(pa: Any, chunks: Any) -> Encoded | None:
+    """A text column of short ids (at least :data:`WORD_ROWS` rows) encoded as words
+    (:func:`~prcurve.ranking.keys.encode_words`, which sorts mostly distinct ids and
+    hashes the 64-bit keys of the others) instead of by pyarrow's hash table of the
+    strings, whose cost grows with the distinct values (3-4 s for 10^7 of them here)
+    and whose dictionary becomes one Python string per id; the labels are numpy text
+    (``U``, or ``S`` for binary columns), made when asked for. None for anything else:
+    short columns, longer ids than 32 bytes, ids holding a NUL byte (the words would
+    not tell "a" from "a\\0") or non-ASCII text.
+
+    No sample of the strings is counted first (session 35 counted 2^16 of them with
+    ``pc.unique`` to choose: 3-5 ms a column at 10^5 rows, the most of pyarrow's fixed
+    cost there): :func:`~prcurve.ranking.keys.encode_words` tells distinct ids from
+    its keys, and the words of repeated ids hash faster than their strings (above)."""
     kind = chunks.type
-    n = len(chunks)
     text = pa.types.is_string(kind) or pa.types.is_large_string(kind)
-    if n < _distinct.SORT_ROWS or not (text or pa.types.is_binary(kind)
+    if len(chunks) < WORD_ROWS or not (text or pa.types.is_binary(kind)
                                        or pa.types.is_large_binary(kind)):
-        return None
-    sample = _take(pa, chunks, _distinct.sample_rows(n))
-    # len(pc.unique) rather than pc.count_distinct: the same count (a null would be one
-    # more value, but the ids hold none: checked before), 2.4x faster (2^16 short ids,
-    # 2.8 against 6.7 ms; the most of Run.from_frame's cost at 10^5 rows).
-    distinct = len(pc.unique(sample)) - (1 if sample.null_count else 0)
-    if not _distinct.mostly_distinct_count(distinct, len(sample)):
-        return None
-    longest = int(pc.max(pc.binary_length(chunks)).as_py())
-    if longest > 32:
         return None
     parts = [c for c in chunks.chunks if len(c)]
     buffers = [arrow_binary(c, wide=False) for c in parts]  # int32 offsets as they are
+    # The longest id from the offsets (a pass over n integers, not pyarrow's
+    # binary_length and max: two compute calls over the column).
+    longest = max(int(np.diff(offsets).max()) for _, offsets in buffers)
+    if longest > 32:
+        return None
     for buffer, offsets in buffers:
         used = buffer[int(offsets[0]):int(offsets[-1])]
         if not used.all() or (text and int(used.max(initial=0)) >= 128):
@@ -166,8 +178,6 @@ def _distinct_short_ids(pa: Any, pc: Any, chunks: Any) -> Encoded | None:
     words = chunk_words(buffers, n_words)
     encoded = encode_words(words, text=text)  # ASCII: exact
     return encoded.with_codes(encoded.codes, True)  # labels made when asked for
-
-
 
 
 def text_objects(values: NDArray[Any]) -> Any:

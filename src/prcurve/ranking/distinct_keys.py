@@ -24,10 +24,19 @@ __all__ = [
 ]
 
 U64 = NDArray[np.uint64]
+I64 = NDArray[np.int64]
 
 SAMPLE_ROWS = 1 << 16  # rows whose keys tell whether a column is mostly distinct
-SORT_ROWS = 1 << 16
-"""Columns at least this long are tried for the sort (read at each call: tests lower it)."""
+SORT_ROWS = 1 << 6
+"""Columns at least this long are tried for the sort (read at each call: tests change
+it). Measured (issue 26, item 5, session 36; ``keys.encode_words``, CPU ms, best of 15,
+sort against table): mostly distinct ids are encoded faster by the sort at every size
+from 64 rows (1 word: 0.080 against 0.102 at 64 rows, 0.108 against 0.187 at 2^10, 3.5
+against 6.3 at 10^5; 2 words: 0.105 against 0.149, 0.140 against 0.274, 3.9 against
+7.8), where a column of repeated ids pays the sample's check before its table (8% at
+2^10 rows, 27-44% at 2^16: 3.2 against 2.2 ms). Was 2^16 (session 35): a run of 10^4 rows
+built a hash table for each of its id columns (tests/test_distinct_keys.py,
+``test_the_switches_pick_the_faster_path``)."""
 
 
 def sample_rows(n: int) -> NDArray[np.intp]:
