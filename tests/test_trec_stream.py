@@ -178,6 +178,51 @@ def test_a_repeated_document_is_found_in_any_block(
         assert read_judged_run(run_path, read_qrels(qrels_path)) is None
 
 
+# A Hypothesis example (session 36): query ".B." read in parts, its first part's ids all
+# of one word (keys were the words themselves), the block that closed it with ids of
+# several words (keys were hashes of the words): document ":" listed again there was
+# not found. The parts' keys are now the same in every block (trec_blocks.part_keys).
+_PARTS_RUN = (
+    b"0 Q0 a 0 1 run0\n0 Q0 _\xc3\xa90\xe6\x96\x87 1 0.5 run0\n.B. Q0 : 0 2.5 run.B\n"
+    b".B. Q0 0_ 1 2.5 run.B\n.B. Q0 -. 2 1 run.B\n.B. Q0 _AA 3 1 run.B\n.B. Q0 000 4 1 run.B\n"
+    b".B. Q0 00 5 1 run.B\n.B. Q0 : 0 0.75 run.B\n.B. Q0 00000 6 0.5 run.B\n"
+    b".B. Q0 0000 7 0.5 run.B\n.B. Q0 0 8 0.25 run.B\nA0_\xc3\xa9 Q0 0 0 1 runA0\n"
+    b"A0_\xc3\xa9 Q0 9 1 1 runA0\nA0_\xc3\xa9 Q0 B 2 1 runA0\nA0_\xc3\xa9 Q0 : 3 1 runA0\n"
+    b"A0_\xc3\xa9 Q0 . 4 1 runA0\nA0_\xc3\xa9 Q0 \xc3\xa9 5 1 runA0\n"
+    b"A0_\xc3\xa9 Q0 B. 6 1 runA0\nA0_\xc3\xa9 Q0 b- 7 1 runA0\n"
+    b"A0_\xc3\xa9 Q0 \xc3\xa9Ba 8 1 runA0\nA0_\xc3\xa9 Q0 \xe6\x96\x879A 9 1 runA0\n"
+    b"A0_\xc3\xa9 Q0 0..0 10 1 runA0\nA0_\xc3\xa9 Q0 abb- 11 1 runA0\n"
+    b"A0_\xc3\xa9 Q0 :A0A\xe6\x96\x87 12 1 runA0\nA0_\xc3\xa9 Q0 _90aa\xe6\x96\x87 13 1 runA0\n"
+    b"A0_\xc3\xa9 Q0 __:Bb. 14 1 runA0\n"
+    b"A0_\xc3\xa9 Q0 \xc3\xa9B\xe6\x96\x87\xe6\x96\x87A0 15 1 runA0\n"
+    b"A0_\xc3\xa9 Q0 9:-\xe6\x96\x879\xe6\x96\x87- 16 1 runA0\n"
+    b"A0_\xc3\xa9 Q0 \xe6\x96\x87aA0b.9 17 1 runA0\n"
+    b"A0_\xc3\xa9 Q0 9B.\xc3\xa9-A\xe6\x96\x87.bB 18 1 runA0\n"
+    b"A0_\xc3\xa9 Q0 :A_aa9BB\xe6\x96\x879 19 1 runA0\n"
+    b"A0_\xc3\xa9 Q0 BA::9_0_\xe6\x96\x87\xc3\xa9 20 1 runA0\n"
+    b"A0_\xc3\xa9 Q0 BBbB\xe6\x96\x870B0b- 21 1 runA0\n"
+    b"A0_\xc3\xa9 Q0 _b\xc3\xa9\xc3\xa9BaBA:b 22 1 runA0\n"
+    b"A0_\xc3\xa9 Q0 a-0\xc3\xa9\xc3\xa9B0-0\xc3\xa9 23 1 runA0\n"
+    b"A0_\xc3\xa9 Q0 \xc3\xa900\xe6\x96\x87b\xe6\x96\x87-_B_ 24 1 runA0\n"
+    b"A9_._b\xc3\xa9B0- Q0 : 0 1 runA9\nA9_._b\xc3\xa9B0- Q0 9 1 1 runA9\n"
+    b"A9_._b\xc3\xa9B0- Q0 00 2 1 runA9\nA9_._b\xc3\xa9B0- Q0 0 3 1 runA9\n"
+    b"Aa0A9Ab_0\xe6\x96\x87 Q0 0 0 1 runAa\n")
+_PARTS_QRELS = (
+    b"0 0 a 0\n0 0 _\xc3\xa90\xe6\x96\x87 0\n.B. 0 : 0\n.B. 0 0_ 0\n.B. 0 -. 0\n.B. 0 _AA 0\n"
+    b".B. 0 000 0\n.B. 0 00 0\n.B. 0 00000 0\n.B. 0 0000 0\n.B. 0 0 0\nA0_\xc3\xa9 0 0 0\n"
+    b"A0_\xc3\xa9 0 9 0\nA0_\xc3\xa9 0 B 0\nA0_\xc3\xa9 0 : 0\nAa0A9Ab_0\xe6\x96\x87 0 0 0\n")
+
+
+def test_a_document_repeated_across_parts_of_other_widths_is_found(tmp_path: Path) -> None:
+    qrels_path, run_path = _write(tmp_path, _PARTS_RUN, _PARTS_QRELS)
+    with pytest.raises(InvalidInputError) as whole:
+        read_run(run_path)
+    for block in (57, 64, 100):
+        with _blocks_of(block), pytest.raises(InvalidInputError) as blocks:
+            read_judged(qrels_path, run_path)
+        assert str(blocks.value) == str(whole.value)
+
+
 def test_ties_of_long_ids_sharing_prefixes(tmp_path: Path) -> None:
     # Ids of three words equal in their first 16 bytes, all tied: only the last word
     # tells them apart; trec_eval ranks ties by id descending (docs/ranking.md).

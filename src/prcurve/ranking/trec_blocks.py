@@ -33,8 +33,9 @@ from prcurve.ranking.keys import word_key
 from prcurve.ranking.state import c_float_scores
 from prcurve.ranking.text_numbers import general_numbers, plain_decimals, word_matrix
 from prcurve.ranking.trec_judged import GOLDEN, MAX_ID, Judged
+from prcurve.ranking.word_groups import finalize
 
-__all__ = ["Lines", "block_words", "split_lines", "take_in"]
+__all__ = ["Lines", "block_words", "part_keys", "split_lines", "take_in"]
 
 U64 = NDArray[np.uint64]
 I64 = NDArray[np.int64]
@@ -142,12 +143,13 @@ def block_words(buffer: bytearray) -> U64:
 
 
 def take_in(buffer: bytearray, lines: Lines, judged: Judged,
-            ) -> tuple[NDArray[np.float64], NDArray[np.int32], NDArray[np.int32], U64] | None:
+            ) -> tuple[NDArray[np.float64], NDArray[np.int32], NDArray[np.int32],
+                       list[U64]] | None:
     """Take in a block's lines (:func:`split_lines`) from ``buffer``: their scores, the
-    qrels rows judging them (-1: none), their tie ranks and their documents' 64-bit
-    keys (``keys.word_key``: a query read over several blocks checks its documents
-    are distinct by them); None where read_run must read the file (a document twice
-    in a query, a score that is not a finite number)."""
+    qrels rows judging them (-1: none), their tie ranks and their documents' words (a
+    query read over several blocks checks its documents are distinct by
+    :func:`part_keys` of them); None where read_run must read the file (a document
+    twice in a query, a score that is not a finite number)."""
     gap, topic = lines.gap, lines.topic
     words = block_words(buffer)
     # The scores: plain decimals exactly (text_numbers), any other text by numpy.
@@ -172,7 +174,32 @@ def take_in(buffer: bytearray, lines: Lines, judged: Judged,
     judged_rows = judged.rows(lines.codes, topic, doc)
     if judged_rows is None:
         return None
-    return score, judged_rows, _tie_ranks(topic, score, doc), doc_key
+    return score, judged_rows, _tie_ranks(topic, score, doc), doc
+
+
+def part_keys(doc: list[U64]) -> U64:
+    """Each document's 64-bit key from its words (:func:`take_in`), the same for one id
+    in every block whatever the block's longest id: a word after the first is mixed in
+    only where it is not padding (zero), so that an id of one word has one key in a
+    block of one-word ids and in a block of four-word ids. (``keys.word_key`` is the word
+    itself in the first and a hash of the words in the second: a document listed again
+    in a later part of a deep query was missed, session 36.) Equal ids, equal keys.
+
+    Examples
+    --------
+    >>> one = [np.array([0x3A << 56], dtype=np.uint64)]
+    >>> two = [one[0], np.zeros(1, dtype=np.uint64)]
+    >>> bool(part_keys(one)[0] == part_keys(two)[0])
+    True
+    """
+    key = finalize(doc[0].copy())
+    with np.errstate(over="ignore"):
+        for word in doc[1:]:
+            rows = np.flatnonzero(word)
+            mixed = key[rows] * GOLDEN
+            mixed ^= word[rows]
+            key[rows] = finalize(mixed)
+    return key
 
 
 def _group_order(topic: I64, words: list[U64], rows: NDArray[np.intp]) -> NDArray[np.intp]:

@@ -47,7 +47,7 @@ from prcurve.ranking.keys import distinct, encode_words
 from prcurve.ranking.row_docs import BlockQueries, RowDocs
 from prcurve.ranking.state import c_float_scores
 from prcurve.ranking.tables import Qrels, Run, read_run
-from prcurve.ranking.trec_blocks import Lines, split_lines, take_in
+from prcurve.ranking.trec_blocks import Lines, part_keys, split_lines, take_in
 from prcurve.ranking.trec_format import COMPRESSED_STARTS, SPECIAL_STARTS, joined
 from prcurve.ranking.trec_judged import QRELS_EXACT_BYTES, Judged, read_exact_qrels
 
@@ -316,7 +316,7 @@ def _read_blocks(handle: Any, judged: Judged, size: int,
             return None
         query_words, first = lines.query_words, lines.first
         if deep.words is not None:  # the block's first query was begun in parts
-            closed = deep.closed_by(lines, taken_in[0], taken_in[3])
+            closed = deep.closed_by(lines, taken_in[0], taken_in[3])  # (the words)
             if closed < 0:
                 taken, held = _rewind(handle, parts, deep), 0
                 continue
@@ -389,16 +389,16 @@ class _Deep:
         return not ((narrow[1:] > narrow[:-1]).any()
                     or (self.words is not None and not self.last > narrow[0]))
 
-    def closed_by(self, lines: Lines, score: NDArray[np.float64], doc_key: U64) -> int:
-        """End the query with a block's first query's rows (whole lines split): 1; 0
-        where read_run must read the file; -1 where it must be read again, whole (its
-        scores rose)."""
+    def closed_by(self, lines: Lines, score: NDArray[np.float64], doc: list[U64]) -> int:
+        """End the query with a block's first query's rows (whole lines split; ``doc``:
+        the block's document words): 1; 0 where read_run must read the file; -1 where
+        it must be read again, whole (its scores rose)."""
         if self.words is None or not _same_query(self.words, lines.query_words):
             return 0
         rows = int(lines.first[1]) if lines.first.shape[0] > 1 else lines.rows
         if not self.follows(_narrow(score[:rows])):
             return -1
-        keys = np.sort(np.concatenate([*self.keys, doc_key[:rows]]))
+        keys = np.sort(np.concatenate([*self.keys, part_keys([w[:rows] for w in doc])]))
         self.words, self.keys = None, []
         return int(not (keys[1:] == keys[:-1]).any())
 
@@ -438,7 +438,7 @@ def _part_of_query(buffer: bytearray, held: int, separator: int | None, judged: 
     taken_in = take_in(buffer, lines, judged)
     if taken_in is None:
         return None
-    score, judged_rows, rank, doc_key = taken_in
+    score, judged_rows, rank, doc = taken_in
     narrow = _narrow(score)
     if not deep.follows(narrow):
         if deep.words is not None:
@@ -462,7 +462,7 @@ def _part_of_query(buffer: bytearray, held: int, separator: int | None, judged: 
     parts.score[at:parts.n] = score[:rows]
     parts.judged[at:parts.n] = judged_rows[:rows]
     parts.rank[at:parts.n] = rank[:rows]
-    deep.keys.append(doc_key[:rows].copy())
+    deep.keys.append(part_keys([w[:rows] for w in doc]))  # keys of any block's width
     deep.last = narrow[rows - 1]
     return int(lines.gap[rows, 0] - lines.lengths[0][rows])
 
