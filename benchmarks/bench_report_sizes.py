@@ -122,6 +122,21 @@ def timed(command: list[str]) -> tuple[float, float, float, bytes]:
         return float(wall), float(user) + float(system), int(peak) / 1024, out.read()
 
 
+
+def best_of(commands: dict[str, list[str]], repeat: int,
+            ) -> tuple[dict[str, list[float]], dict[str, bytes]]:
+    """``repeat`` rounds of the commands, alternating: each one's least wall and CPU
+    seconds, its largest peak MiB (:func:`timed`), and its last standard output."""
+    best: dict[str, list[float]] = {}
+    outputs: dict[str, bytes] = {}
+    for _ in range(repeat):
+        for name, command in commands.items():
+            wall, cpu, peak, text = timed(command)
+            old = best.setdefault(name, [wall, cpu, peak])
+            best[name] = [min(wall, old[0]), min(cpu, old[1]), max(peak, old[2])]
+            outputs[name] = text
+    return best, outputs
+
 def numbers(text: bytes) -> str:
     """The report's numbers (the models without the inputs' engine notes) as one text."""
     report = json.loads(text)
@@ -165,14 +180,7 @@ def main() -> int:
                 commands["main json"] = [args.before, "-m", "prcurve", "report", str(path),
                                          *extra, "--format", "json"]
             load = os.getloadavg()[0]
-            best: dict[str, list[float]] = {}
-            outputs: dict[str, bytes] = {}
-            for _ in range(args.repeat):
-                for name, command in commands.items():
-                    wall, cpu, peak, text = timed(command)
-                    old = best.setdefault(name, [wall, cpu, peak])
-                    best[name] = [min(wall, old[0]), min(cpu, old[1]), max(peak, old[2])]
-                    outputs[name] = text
+            best, outputs = best_of(commands, args.repeat)
             after = os.getloadavg()[0]
             floor = best["floor"]
             for name, (wall, cpu, peak) in best.items():

@@ -32,7 +32,7 @@ from typing import Any
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_report_sizes import timed
+from bench_report_sizes import best_of
 
 FORMATS = ("csv", "parquet", "jsonl")
 SHAPES = ("two", "three", "null")
@@ -115,14 +115,7 @@ def main() -> int:
                             "before": [args.before, "-m", "prcurve", "report", *extra],
                             "after": [sys.executable, "-m", "prcurve", "report", *extra]}
                 load = os.getloadavg()[0]
-                best: dict[str, list[float]] = {}
-                outputs: dict[str, bytes] = {}
-                for _ in range(args.repeat):
-                    for name, command in commands.items():
-                        wall, cpu, peak, text = timed(command)
-                        old = best.setdefault(name, [wall, cpu, peak])
-                        best[name] = [min(wall, old[0]), min(cpu, old[1]), max(peak, old[2])]
-                        outputs[name] = text
+                best, outputs = best_of(commands, args.repeat)
                 after = os.getloadavg()[0]
                 same = ("byte-identical" if outputs["before"] == outputs["after"]
                         else "DIFFERENT")

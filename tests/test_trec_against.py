@@ -7,13 +7,13 @@ read whole, with the same errors; and its memory."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from tests.test_trec import _kept, random_cases
 
 from prcurve.cli import main
 from prcurve.ranking import read_run, trec_retrieved, trec_stream
@@ -74,20 +74,7 @@ def test_trec_eval_quicktest_with_the_qrels_read_against_the_run(
     assert len(against[0]) < len(read_exact_qrels(tmp_path / "qrels"))  # rows counted
 
 
-def _random_cases() -> list[dict[str, Any]]:
-    path = FIXTURES / "trec_eval_random" / "cases.jsonl"
-    return [json.loads(line) for line in path.read_text().splitlines()]
-
-
-def _kept(text: bytes, ignore: list[str]) -> bytes:  # as test_trec._kept
-    def keep(line: bytes) -> bool:
-        name = line.split(b"\t", 1)[0].rstrip().decode()
-        return not any(name == m or (name.startswith(m + "_") and m == "rbp"
-                                     and not name.startswith("rbp_resid")) for m in ignore)
-    return b"".join(line for line in text.splitlines(keepends=True) if keep(line))
-
-
-@pytest.mark.parametrize("case", _random_cases(),
+@pytest.mark.parametrize("case", random_cases(),
                          ids=lambda c: f"v{c['version']} " + " ".join(c["args"]))
 def test_the_c_trec_eval_on_random_collections_with_the_qrels_read_against_the_run(
     case: dict[str, Any], against: list[Any], tmp_path: Path,
