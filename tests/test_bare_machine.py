@@ -5,6 +5,8 @@ that hides java, chromium and chromedriver, outside CI's require-all mode: both 
 pass, the Spark tests must run (Java comes from the test extra), and the only skips
 allowed are the browser tests' (each saying what to install) and this test's own copy
 (CI only, so the inner run does not recurse into it). It takes minutes: CI only.
+.ci/run starts it beside the main run (on its own, ``-n 0``) and the main run leaves it
+out (conftest.py, rule 4), so that it does not hold one of the main run's workers.
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ BROWSER_SKIP = "apt-get install chromium chromium-driver"
 # Variables of this run that the bare machine does not have.
 NOT_ON_A_BARE_MACHINE = ("CI", "PRCURVE_TESTS_REQUIRE_ALL", "JAVA_HOME", "VIRTUAL_ENV",
                          "PYTHONPATH", "PYTHONHOME", "PYSPARK_PYTHON", "SPARK_HOME",
-                         "PYTEST_ADDOPTS", "PYTEST_CURRENT_TEST")
+                         "PYTEST_ADDOPTS", "PYTEST_CURRENT_TEST", "PRCURVE_BARE_MACHINE_BESIDE")
 
 
 def hidden_path(path: str, folder: Path) -> str:

@@ -74,6 +74,16 @@ def test_ci_runs_the_readme_test_command() -> None:
     assert ".venv/bin/mypy --strict src" in ci
 
 
+def test_ci_runs_the_bare_machine_test_beside_the_main_run() -> None:
+    # Started before the README's test command, which leaves it out (conftest.py, rule 4),
+    # and waited for: its failure fails CI.
+    ci = (ROOT / ".ci" / "run").read_text()
+    readme_run = ci.index(quickstart_commands()[1])
+    started = ci.index("tests/test_bare_machine.py >")
+    assert started < ci.index("export PRCURVE_BARE_MACHINE_BESIDE=1") < readme_run
+    assert readme_run < ci.index('if ! wait "$bare"; then')
+
+
 def test_main_job_command_runs(tmp_path: Path) -> None:
     # The README's main job after its setup: `.venv/bin/prcurve demo`, run with the
     # entry point installed beside this interpreter, in a fresh folder.
