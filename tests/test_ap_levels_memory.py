@@ -10,6 +10,7 @@ import tracemalloc
 import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from tests.traced import traced
 
 from prcurve import ThresholdCounts
 from prcurve.core import average_precision
@@ -49,13 +50,7 @@ def test_levels_peak() -> None:
     state = ThresholdCounts.from_scores(rng.random(n) < 0.5, rng.standard_normal(n))
     steps = RecallSteps.from_counts(state)
     s = steps.tp.shape[0]
-    tracemalloc.start()
-    try:
-        start = tracemalloc.get_traced_memory()[0]
-        average_precision._at_recall_levels(steps, 100)
-        peak = tracemalloc.get_traced_memory()[1] - start
-    finally:
-        tracemalloc.stop()
+    _, _, peak = traced(lambda: average_precision._at_recall_levels(steps, 100))
     assert peak <= 9 * s  # main: 24 bytes a step (the envelope, its copy, precision)
 
 

@@ -11,12 +11,11 @@ and interpolated AP, 23-26 for the areas; measured at 2^21 rows of 50% positives
 
 from __future__ import annotations
 
-import tracemalloc
-
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from tests.traced import traced
 
 from prcurve import ThresholdCounts
 from prcurve.core import average_precision as ap
@@ -86,13 +85,7 @@ def test_ap_peak(method: str, blocks: int) -> None:
     state = ThresholdCounts.from_scores(rng.random(n) < 0.5, rng.standard_normal(n))
     steps = RecallSteps.from_counts(state)
     s = steps.tp.shape[0]
-    tracemalloc.start()
-    try:
-        start = tracemalloc.get_traced_memory()[0]
-        ap.ap_from_steps(steps, method)
-        peak = tracemalloc.get_traced_memory()[1] - start
-    finally:
-        tracemalloc.stop()
+    _, _, peak = traced(lambda: ap.ap_from_steps(steps, method))
     # One array of the steps' length (8 bytes a step), plus a block's temporaries
     # (``blocks`` MiB: the areas' formulas make a dozen arrays of 2^16 values). main, at
     # these 10^6 steps: 16 bytes a step (step, interpolated), 23 (trapezoid), 26
@@ -141,13 +134,9 @@ def test_recall_steps_peak() -> None:
     state = ThresholdCounts.from_scores(rng.random(n) < 0.5, rng.standard_normal(n))
     saved = step_select._BLOCK
     step_select._BLOCK = 1 << 16  # the blocks' temporaries small beside 10^6 steps
-    tracemalloc.start()
     try:
-        start = tracemalloc.get_traced_memory()[0]
-        steps = RecallSteps.from_counts(state)
-        peak = tracemalloc.get_traced_memory()[1] - start
+        steps, _, peak = traced(lambda: RecallSteps.from_counts(state))
     finally:
-        tracemalloc.stop()
         step_select._BLOCK = saved
     s = steps.tp.shape[0]
     # The three arrays (24 bytes a step), a flag a threshold and one block's indices and

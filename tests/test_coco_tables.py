@@ -5,7 +5,6 @@ blocks of one category, of several and of all."""
 
 from __future__ import annotations
 
-import tracemalloc
 from typing import Any
 
 import numpy as np
@@ -14,6 +13,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from numpy.testing import assert_array_equal
 from tests.test_detection_coco import assert_matches_pycocotools, random_case
+from tests.traced import traced
 
 from prcurve.detection import coco_tables
 from prcurve.detection.protocol import COCOProtocol
@@ -152,11 +152,6 @@ def test_accumulate_holds_small_tables_whatever_the_categories() -> None:
     state = DetectionState.from_batch(as_ground_truth(ground_truth), as_detections(results),
                                       protocol)
     records = SortedRecords.from_state(state)
-    tracemalloc.start()
-    try:
-        precision, recall, scores = accumulate(records, protocol)
-        _, peak = tracemalloc.get_traced_memory()
-    finally:
-        tracemalloc.stop()
+    (precision, recall, scores), _, peak = traced(lambda: accumulate(records, protocol))
     outputs = precision.nbytes + recall.nbytes + scores.nbytes
     assert peak - outputs < 16 * 2**20

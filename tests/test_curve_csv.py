@@ -5,7 +5,6 @@ one block of each column rather than the table."""
 
 from __future__ import annotations
 
-import tracemalloc
 import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -16,6 +15,7 @@ import pytest
 from hypothesis import given, reject
 from hypothesis import strategies as st
 from tests.strategies import FAST
+from tests.traced import traced
 
 from prcurve import pr_curve
 from prcurve.core import csv_writers
@@ -157,12 +157,8 @@ def test_traced_peak_is_a_block_not_the_table(tmp_path: Path) -> None:
     assert curve.counts._tp.dtype == np.uint32
     with writer("pyarrow"):
         write_curve_csv(curve, tmp_path / "warm.csv", REPORT, block=1 << 14)  # imports
-        tracemalloc.start()
-        try:
-            write_curve_csv(curve, tmp_path / "a.csv", REPORT, block=1 << 14)
-            _, peak = tracemalloc.get_traced_memory()
-        finally:
-            tracemalloc.stop()
+        _, _, peak = traced(
+            lambda: write_curve_csv(curve, tmp_path / "a.csv", REPORT, block=1 << 14))
         assert peak < 8 * n, f"peak {peak / 2**20:.1f} MiB"
         assert (tmp_path / "a.csv").read_bytes() == (tmp_path / "warm.csv").read_bytes()
         with warnings.catch_warnings():

@@ -14,7 +14,6 @@ peak.
 from __future__ import annotations
 
 import contextlib
-import tracemalloc
 from collections.abc import Iterator
 
 import numpy as np
@@ -23,6 +22,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from tests.oracles import threshold_counts
 from tests.test_state_memory import small_blocks
+from tests.traced import traced
 
 from prcurve import ThresholdCounts
 from prcurve.core import hard_labels
@@ -91,13 +91,7 @@ def test_compact_run_starts_are_the_run_starts(values: list[int], block: int) ->
 
 
 def _traced_peak(scores: np.ndarray, positive: np.ndarray) -> tuple[ThresholdCounts, int]:
-    tracemalloc.start()
-    try:
-        start = tracemalloc.get_traced_memory()[0]
-        counts = ThresholdCounts.from_scores(positive, scores)
-        peak = tracemalloc.get_traced_memory()[1] - start
-    finally:
-        tracemalloc.stop()
+    counts, _, peak = traced(lambda: ThresholdCounts.from_scores(positive, scores))
     return counts, peak
 
 

@@ -4,7 +4,6 @@ sample above the inputs."""
 
 from __future__ import annotations
 
-import tracemalloc
 import warnings
 
 import numpy as np
@@ -14,6 +13,7 @@ from hypothesis import strategies as st
 from sklearn.metrics import confusion_matrix as sk_confusion_matrix
 from sklearn.metrics import fbeta_score, precision_score, recall_score
 from tests.strategies import FAST, SLOW
+from tests.traced import traced
 
 import prcurve
 from prcurve.errors import InvalidInputError
@@ -262,16 +262,10 @@ def test_memory_is_a_few_chunks_whatever_the_size() -> None:
             y = as_dtype(rng.integers(0, 2, n), dtype)
             p = as_dtype(rng.integers(0, 2, n), dtype)
             for kwargs in ({}, {"sample_weight": rng.random(n)}):
-                tracemalloc.start()
-                prcurve.f1(y, p, **kwargs)
-                peak = tracemalloc.get_traced_memory()[1]
-                tracemalloc.stop()
+                _, _, peak = traced(lambda: prcurve.f1(y, p, **kwargs))  # noqa: B023
                 assert peak <= limit, (n, dtype, kwargs, peak)
         y, p = rng.integers(0, 7, n), rng.integers(0, 7, n)
-        tracemalloc.start()
-        prcurve.f1(y, p, average="macro")
-        peak = tracemalloc.get_traced_memory()[1]
-        tracemalloc.stop()
+        _, _, peak = traced(lambda: prcurve.f1(y, p, average="macro"))  # noqa: B023
         assert peak <= limit, (n, "classes", peak)
 
 

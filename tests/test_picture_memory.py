@@ -8,14 +8,15 @@ drawing them at a modest size with small blocks, which main's code exceeded."""
 
 from __future__ import annotations
 
-import tracemalloc
 import warnings
+from collections.abc import Callable
 
 import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from tests.strategies import SLOW, scored
+from tests.traced import traced
 
 import prcurve
 from prcurve import UndefinedMetricWarning
@@ -111,13 +112,8 @@ def test_threshold_lines_by_blocks_with_units(scale: float) -> None:
     assert ("units of 1e+306" in drawn[0][2]) == (scale > 1.0)
 
 
-def _traced_peak(draw: object) -> int:
-    tracemalloc.start()
-    try:
-        draw()  # type: ignore[operator]
-        return tracemalloc.get_traced_memory()[1]
-    finally:
-        tracemalloc.stop()
+def _traced_peak(draw: Callable[[], object]) -> int:
+    return traced(draw)[2]
 
 
 def test_pictures_of_a_long_curve_hold_no_full_length_array() -> None:

@@ -7,12 +7,11 @@ A label column such as "pos"/"neg" read from Parquet was one Python string a row
 
 from __future__ import annotations
 
-import tracemalloc
-
 import numpy as np
 import pyarrow as pa
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from tests.traced import traced
 
 from prcurve.io import readers, rows, shared_text
 
@@ -52,13 +51,7 @@ def test_text_labels_take_8_bytes_a_row() -> None:
     n = 1 << 20
     labels = np.where(np.random.default_rng(0).random(n) < 0.05, "pos", "neg")
     column = pa.chunked_array([pa.array(labels[:n // 2]), pa.array(labels[n // 2:])])
-    tracemalloc.start()
-    try:
-        start = tracemalloc.get_traced_memory()[0]
-        values = readers.arrow_to_numpy(pa, column)
-        kept, peak = (m - start for m in tracemalloc.get_traced_memory())
-    finally:
-        tracemalloc.stop()
+    values, kept, peak = traced(lambda: readers.arrow_to_numpy(pa, column))
     assert values.tolist() == labels.tolist()
     # One str a row: about 60 bytes a row kept (main, measured: 60.0); now the pointers.
     assert kept <= 8 * n + (1 << 16)

@@ -12,7 +12,6 @@ small inputs; and the traced memory of the state and of the full-range AP areas.
 from __future__ import annotations
 
 import contextlib
-import tracemalloc
 import warnings
 from collections.abc import Iterator
 
@@ -22,6 +21,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from sklearn.metrics import average_precision_score, roc_auc_score
 from tests.oracles import AP_ORACLES, operating_points, threshold_counts
+from tests.traced import traced
 
 from prcurve import PRCurve, ThresholdCounts
 from prcurve.core import average_precision, curve, curve_blocks, hard_labels, sorting
@@ -168,19 +168,6 @@ def test_full_range_areas_by_blocks_are_one_sum(data: tuple[np.ndarray, np.ndarr
         assert _bits(np.array(blocked)) == _bits(np.array(whole))
 
 
-def _traced(make: object) -> tuple[object, int, int]:
-    """What ``make()`` returns, the memory it left allocated and its peak above the start
-    (NumPy's arrays are traced)."""
-    tracemalloc.start()
-    try:
-        start = tracemalloc.get_traced_memory()[0]
-        made = make()  # type: ignore[operator]
-        current, peak = tracemalloc.get_traced_memory()
-    finally:
-        tracemalloc.stop()
-    return made, current - start, peak - start
-
-
 def test_state_of_hard_labels_takes_16_bytes_a_threshold() -> None:
     # Distinct float64 scores with 5% positives, as issue 15's files: the state is the
     # sorted copy (the thresholds) and one array of the scores' size holding both counts
@@ -188,7 +175,7 @@ def test_state_of_hard_labels_takes_16_bytes_a_threshold() -> None:
     n = 1 << 21
     rng = np.random.default_rng(0)
     scores, positive = rng.standard_normal(n), rng.random(n) < 0.05
-    counts, kept, peak = _traced(lambda: ThresholdCounts.from_scores(positive, scores))
+    counts, kept, peak = traced(lambda: ThresholdCounts.from_scores(positive, scores))
     assert isinstance(counts, ThresholdCounts)
     assert len(counts) == n
     assert kept <= 16 * n + (1 << 16)
@@ -210,7 +197,7 @@ def test_full_length_counts_of_a_compact_state_are_held_once() -> None:
         assert counts._tp.dtype == np.uint32
         return counts, counts.tp, counts.fp
 
-    (counts, tp, fp), kept, _ = _traced(state_and_counts)  # type: ignore[misc]
+    (counts, tp, fp), kept, _ = traced(state_and_counts)
     assert tp.dtype == fp.dtype == np.float64
     assert tp.shape == fp.shape == (n,)
     assert counts.tp is tp
@@ -233,8 +220,8 @@ def test_full_range_areas_need_no_temporaries_of_full_length() -> None:
     fp_above = np.concatenate(([0.0], fp[:-1]))
     steps = RecallSteps(tp, fp, fp_above, float(m), float(fp[-1]))
     for method in ("trapezoid", "davis_goadrich"):
-        area, _, peak = _traced(lambda: average_precision._full_range_area(steps, method))  # noqa: B023
-        assert 0.0 < float(area) <= 1.0  # type: ignore[arg-type]
+        area, _, peak = traced(lambda: average_precision._full_range_area(steps, method))  # noqa: B023
+        assert 0.0 < float(area) <= 1.0
         assert peak <= 4 * 8 * m  # main, one call: 15 (trapezoid) and 21 arrays of m
 
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import os
 import tempfile
-import tracemalloc
 from typing import Any
 
 import numpy as np
@@ -19,6 +18,7 @@ import pyarrow.parquet as pq
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from tests.traced import traced
 
 from prcurve.errors import InvalidInputError
 from prcurve.io import load_scores, readers, rows
@@ -162,14 +162,8 @@ def test_text_labels_checked_without_a_lookup_a_row() -> None:
     values = arrow_column(pa, column)
     assert isinstance(values, CodedText)
     scores = {"s": np.linspace(0.0, 1.0, n)}
-    tracemalloc.start()
-    try:
-        start = tracemalloc.get_traced_memory()[0]
-        block = rows.check_block(values, rows.LabelRule("label", "pos"), None, None, scores,
-                                 False)
-        peak = tracemalloc.get_traced_memory()[1] - start
-    finally:
-        tracemalloc.stop()
+    block, _, peak = traced(lambda: rows.check_block(
+        values, rows.LabelRule("label", "pos"), None, None, scores, False))
     assert block.positive.tolist() == [v == "pos" for v in labels]
     assert peak <= 14 * n
 

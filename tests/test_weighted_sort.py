@@ -16,7 +16,6 @@
 
 from __future__ import annotations
 
-import tracemalloc
 from collections.abc import Iterator
 from contextlib import contextmanager
 
@@ -26,6 +25,7 @@ import sklearn.metrics as skm
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from numpy.testing import assert_allclose
+from tests.traced import traced
 
 import prcurve
 from prcurve import ThresholdCounts
@@ -173,13 +173,8 @@ def test_weighted_state_peak(decimals: int | str | None, bound: int) -> None:
         scores = scores.astype(np.float32)
     elif isinstance(decimals, int):
         scores = np.round(scores, decimals)
-    tracemalloc.start()
-    try:
-        start = tracemalloc.get_traced_memory()[0]
-        state = ThresholdCounts.from_scores(labels, scores, sample_weight=weights)
-        peak = tracemalloc.get_traced_memory()[1] - start
-    finally:
-        tracemalloc.stop()
+    state, _, peak = traced(
+        lambda: ThresholdCounts.from_scores(labels, scores, sample_weight=weights))
     assert len(state) == (n if decimals is None else len(np.unique(scores)))
     # main (before session 36), measured: 40, 40, 44.3 and 84.2 bytes a row; now 25, 17.1,
     # 21.2 and 35.7

@@ -9,13 +9,12 @@ the traced peak (89 bytes a row on main, measured at 2^21 rows).
 
 from __future__ import annotations
 
-import tracemalloc
-
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from tests.oracles import threshold_counts
+from tests.traced import traced
 
 from prcurve import ThresholdCounts
 from prcurve.core import distinct_rows
@@ -76,13 +75,8 @@ def test_distinct_weighted_state_peak() -> None:
     n = 1 << 21
     rng = np.random.default_rng(0)
     labels, scores, weights = rng.random(n) < 0.05, rng.standard_normal(n), 0.5 + rng.random(n)
-    tracemalloc.start()
-    try:
-        start = tracemalloc.get_traced_memory()[0]
-        state = ThresholdCounts.from_scores(labels, scores, sample_weight=weights)
-        kept, peak = (m - start for m in tracemalloc.get_traced_memory())
-    finally:
-        tracemalloc.stop()
+    state, kept, peak = traced(
+        lambda: ThresholdCounts.from_scores(labels, scores, sample_weight=weights))
     assert len(state) == n
     assert kept <= 24 * n + (1 << 16)
     assert peak <= 44 * n  # 89 bytes a row on main (measured)
