@@ -80,10 +80,15 @@ read against its pairs' keys, the run never read whole (session 37: a run of 10^
 lines, 3.5 MB, read whole was 20 MiB of a 69 MiB peak); smaller runs are read whole
 and their qrels against them as in session 36. Tests lower it."""
 
-KEYS_RUN_SHARE = 4
-"""Qrels of at least the run's size over this are read against the run's keys: the
-keys cost 8 bytes a run line, the qrels read whole some 100 bytes a judgment
-(docs/benchmarks.md, session 37). Tests set it high."""
+KEYS_RUN_SHARE = 3
+"""Qrels of at least the run's size over this are read against the run's keys (the
+keys cost 8 bytes a run line and a third reading of the run, about 0.2 s of CPU per
+10^6 lines; the qrels read whole some 100 bytes a judgment). A heuristic from the
+shapes of docs/benchmarks.md, session 37: 3·10^6 judgments with a 3·10^6-line run
+(qrels half its size) 433 MiB read whole, 287 against the keys at the same CPU;
+bench_shapes' A (1.5·10^6 judgments, 3·10^6 lines, qrels 0.26 of the run) 234 MiB
+read whole, under the C trec_eval's 291 already, 198 against the keys but 0.4-0.6 s
+more CPU. Tests set it high."""
 
 _SLACK = 1 << 12  # room after a block: 8-byte loads past a field's end stay in the buffer
 _GZIP = COMPRESSED_STARTS[0]
