@@ -219,3 +219,27 @@ def test_large_qrels_with_a_large_run_take_less_than_the_qrels_read_whole(
         tracemalloc.stop()
     assert len(got) < 50_000  # 40,000 judgments of listed documents, and the counts
     assert peak < 0.7 * whole, (peak, whole)
+
+
+@settings(deadline=None)
+@given(st.lists(st.sampled_from(["0", "1", "2", "9", "-1", "10", "+3", "07", "x", "٣"]),
+                min_size=1, max_size=30))
+def test_grades_of_one_digit_read_as_every_other_grade(grades: list[str]) -> None:
+    # The one-byte shortcut of trec_format.parse_numbers against Python's int() (the
+    # whole-file reader's rule); anything else goes the general way, errors included.
+    from prcurve.errors import InvalidInputError
+    from prcurve.ranking.trec_format import LAYOUT, parse_numbers, split_fields
+
+    text = "".join(f"q1 0 d{k} {g}\n" for k, g in enumerate(grades)).encode()
+    n_fields, exact, layout, value_field, dtype, what = LAYOUT["qrels"]
+    fields = split_fields(text, "qrels", "qrels", n_fields, exact, layout)
+    try:
+        want: list[int] | None = [int(g.encode()) for g in grades]  # (bytes: ASCII digits)
+    except ValueError:
+        want = None
+    try:
+        got: list[int] | None = parse_numbers(fields, value_field, dtype, "qrels", "qrels",
+                                              what).tolist()
+    except InvalidInputError:
+        got = None
+    assert got == want
