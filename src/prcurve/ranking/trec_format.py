@@ -189,6 +189,11 @@ def parse_numbers(
     lengths = ends - starts
     matrix = byte_matrix(fields.buffer, starts, lengths)
     if dtype is not np.float64:
+        if matrix.shape[1] == 1:  # one byte each (qrels' grades, as a rule): a digit's
+            digit = matrix[:, 0] - np.uint8(48)  # value is its byte less "0" (uint8 wraps)
+            if bool((digit <= 9).all()):  # (0.1 s less at 10^6 grades than numpy's parse)
+                grades: NDArray[Any] = digit.astype(dtype)
+                return grades
         return _general_numbers(_as_strings(matrix), fields.line, dtype, source, argument, what)
     values, read = plain_decimals(matrix, lengths)
     rest = np.flatnonzero(~read)

@@ -33,6 +33,7 @@ bytes.
 from __future__ import annotations
 
 import os
+from typing import Protocol
 
 import numpy as np
 from numpy.typing import NDArray
@@ -45,8 +46,10 @@ from prcurve.ranking.key_table import KeyTable
 from prcurve.ranking.tables import Qrels, Run
 from prcurve.ranking.trec_format import LAYOUT, SPECIAL_STARTS, parse_numbers, split_fields
 from prcurve.ranking.trec_judged import GOLDEN
+from prcurve.ranking.trec_run_keys import RunKeys, word_hash
 
-__all__ = ["BLOCK_BYTES", "MAX_ID_WORDS", "CountedQrels", "read_against"]
+__all__ = ["BLOCK_BYTES", "MAX_ID_WORDS", "CountedQrels", "read_against",
+           "read_against_keys"]
 
 BLOCK_BYTES = 1 << 19
 """The qrels are read this much at a time (the exact reader's temporaries are some
@@ -84,6 +87,15 @@ class CountedQrels(Qrels):
                 "judgments, those of unlisted documents counted per grade")
 
 
+class _Lookup(Protocol):
+    """What the blocks ask of a run: whether it (may) list each row's (query,
+    document); never False for a pair it lists (:class:`_RunPairs`, exact;
+    :class:`~prcurve.ranking.trec_run_keys.RunKeys`, by keys)."""
+
+    def listed(self, query_labels: list[bytes], query: I64, doc_words: list[U64],
+               doc_hash: U64) -> NDArray[np.bool_]: ...
+
+
 class _RunPairs:
     """The run's (query, document) pairs, looked up exactly: its query ids by a dict;
     its document ids by their 64-bit keys (:func:`~prcurve.ranking.keys.word_key`:
@@ -112,11 +124,11 @@ class _RunPairs:
         self.n_docs = max(order.shape[0], 1)
         self.pairs = np.sort(queries.codes.astype(np.int64) * self.n_docs + place[docs.codes])
 
-    def listed(self, query_labels: list[bytes], query: I64, doc_words: list[U64]
-               ) -> NDArray[np.bool_]:
+    def listed(self, query_labels: list[bytes], query: I64, doc_words: list[U64],
+               doc_hash: U64) -> NDArray[np.bool_]:
         """Whether the run lists each row's (query, document): ``query`` holds the rows'
         codes among the distinct ``query_labels``, ``doc_words`` their documents'
-        words."""
+        words (``doc_hash``: their word_hash, unused here)."""
         query_code = np.array([self.query_code.get(q, -1) for q in query_labels],
                               dtype=np.int64)
         k = len(self.words)
@@ -142,17 +154,21 @@ class _RunPairs:
 class _Kept:
     """What the blocks keep: the retrieved judgments' ids and grades, the other
     judgments' count per (query, grade), and the query whose judgments the last block
-    ended in (``open``: its label; ``open_docs``: its documents so far, to find one
+    ended in (``open``: its label; ``open_docs``: its documents' keys so far (64 bits:
+    :func:`~prcurve.ranking.trec_run_keys.word_hash`, the same whatever a block's
+    width; two equal, a document judged twice or, once
+    in 2^64, two sharing a key: either way the whole-file reader reads the file), to find one
     judged twice across blocks), with the queries already ended."""
 
     def __init__(self) -> None:
-        self.queries: list[NDArray[np.bytes_]] = []
-        self.docs: list[NDArray[np.bytes_]] = []
+        self.query_index: dict[bytes, int] = {}  # each query's code, in order of first sight
+        self.queries: list[NDArray[np.int32]] = []  # the kept rows' query codes
+        self.docs: list[list[U64]] = []  # the kept rows' document words
         self.grades: list[I64] = []
         self.counts: dict[tuple[bytes, int], int] = {}
         self.ended: set[bytes] = set()
         self.open: bytes | None = None
-        self.open_docs: list[NDArray[np.bytes_]] = []
+        self.open_docs: list[U64] = []
         self.rows = 0
 
     def end_open(self) -> bool:
@@ -166,7 +182,7 @@ class _Kept:
         self.open, self.open_docs = None, []
         return True
 
-    def take(self, data: bytes, source: str, run: _RunPairs) -> bool:
+    def take(self, data: bytes, source: str, run: _Lookup) -> bool:
         """Take in one block of whole lines: False where the whole-file reader must
         read the file. The lines are split and their grades read as the exact reader
         does (:mod:`~prcurve.ranking.trec_format`); the documents are not encoded (the
@@ -197,8 +213,9 @@ class _Kept:
         first, last = query_labels[int(query[0])], query_labels[int(query[-1])]
         if any(q in self.ended or (q == self.open and q != first) for q in query_labels):
             return False
+        doc_hash = word_hash(doc_words)  # (the same whatever the block's width)
         with np.errstate(over="ignore"):  # a document judged twice in the block: keys
-            pair_keys = _keys.word_key(doc_words) ^ (query.astype(np.uint64) * GOLDEN)
+            pair_keys = doc_hash ^ (query.astype(np.uint64) * GOLDEN)
         if _keys.distinct(pair_keys).shape[0] != n_rows:  # (equal for equal pairs) agree
             return False
         del pair_keys
@@ -211,50 +228,80 @@ class _Kept:
             if q != first and q != last:
                 self.ended.add(q)
         if first != last:  # the first query (begun in an earlier block or not) ends here
-            self.open_docs.append(_labels(doc_words, rows[query == query[0]]))
+            self.open_docs.append(doc_hash[rows[query == query[0]]])
             if not self.end_open():
                 return False
             self.open = last
-        self.open_docs.append(_labels(doc_words, rows[query == query[-1]]))
-        listed = run.listed(query_labels, query, doc_words)
-        self.queries.append(queries.labels[query[listed]])
-        self.docs.append(_labels(doc_words, np.flatnonzero(listed)))
+        self.open_docs.append(doc_hash[rows[query == query[-1]]])
+        listed = run.listed(query_labels, query, doc_words, doc_hash)
+        index = self.query_index
+        codes = np.array([index.setdefault(q, len(index)) for q in query_labels],
+                         dtype=np.int32)
+        self.queries.append(codes[query[listed]])
+        self.docs.append([w[listed] for w in doc_words])
         self.grades.append(grades[listed])
         other = ~listed
-        grade, grade_code = np.unique(grades[other], return_inverse=True)
-        pair, count = np.unique(query[other] * max(grade.shape[0], 1) + grade_code,
-                                return_counts=True)
-        n_grades = max(grade.shape[0], 1)
-        for p, c in zip(pair.tolist(), count.tolist(), strict=True):
-            key = (query_labels[p // n_grades], int(grade[p % n_grades]))
+        for (code, g), c in _counted(query[other], grades[other], len(query_labels)):
+            key = (query_labels[code], g)
             self.counts[key] = self.counts.get(key, 0) + c
         self.rows += n_rows
         return True
 
     def qrels(self, source: str) -> CountedQrels | None:
+        """The kept rows, then one row per (query, grade) counted. The documents are
+        encoded from their words (kept as read: 8 bytes a word and row, no ``S``
+        labels nor a sort of them; :func:`~prcurve.ranking.keys.encode_words`), so the
+        run's block reader finds them as stored (``Encoded.stored_words``)."""
         if self.rows == 0 or not self.end_open():
             return None
         placeholders = list(self.counts.items())
-        query_ids = np.concatenate([*self.queries,
-                                    np.array([q for (q, _), _ in placeholders], dtype=bytes)])
-        doc_ids = np.concatenate([*self.docs,
-                                  np.array([b"\n%d" % g for (_, g), _ in placeholders],
-                                           dtype=bytes)])
+        index = self.query_index
+        query_codes = np.concatenate([*self.queries, np.array(
+            [index[q] for (q, _), _ in placeholders], dtype=np.int32)]).astype(np.int64)
+        self.queries = []
+        query_labels = np.array(list(index), dtype=bytes)
+        doc_words = _joined_words(self.docs, [b"\n%d" % g for (_, g), _ in placeholders])
+        self.docs = []
         grades = np.concatenate([*self.grades,
                                  np.array([g for (_, g), _ in placeholders], dtype=np.int64)])
-        n_retrieved = int(sum(q.shape[0] for q in self.queries))
         counts = np.ones(grades.shape[0], dtype=np.int64)
-        counts[n_retrieved:] = [c for _, c in placeholders]
-        query_labels, query_codes = np.unique(query_ids, return_inverse=True)
-        doc_labels, doc_codes = np.unique(doc_ids, return_inverse=True)
-        return CountedQrels(_keys.Encoded(query_labels, query_codes.astype(np.int64)),
-                            _keys.Encoded(doc_labels, doc_codes.astype(np.int64)),
+        counts[grades.shape[0] - len(placeholders):] = [c for _, c in placeholders]
+        return CountedQrels(_keys.Encoded(query_labels, query_codes),
+                            _keys.encode_words(doc_words),
                             grades.astype(np.int64, copy=False), counts, source)
 
 
-def _labels(words: list[U64], rows: I64) -> NDArray[np.bytes_]:
-    """The ids (bytes) of the labels at ``rows``, from their words."""
-    return _keys.word_labels([w[rows] for w in words])
+def _joined_words(blocks: list[list[U64]], tail: list[bytes]) -> list[U64]:
+    """The words of the blocks' rows and then of the ids ``tail``, word by word (a
+    block of fewer words padded with zeros: the words of a shorter id)."""
+    width = max([len(words) for words in blocks] + [(len(t) + 7) // 8 for t in tail])
+    matrix = np.frombuffer(b"".join(t.ljust(8 * width, b"\0") for t in tail),
+                           dtype=">u8").reshape(len(tail), width)
+    out = []
+    for k in range(width):
+        column = [words[k] if k < len(words) else np.zeros(words[0].shape[0], np.uint64)
+                  for words in blocks]
+        out.append(np.concatenate([*column, matrix[:, k].astype(np.uint64)]))
+    return out
+
+
+def _counted(query: I64, grades: I64, n_queries: int) -> list[tuple[tuple[int, int], int]]:
+    """How many rows each (query code, grade) has: by one count where the grades span
+    at most 64 values (as they do), else by a sort."""
+    if grades.shape[0] == 0:
+        return []
+    low, high = int(grades.min()), int(grades.max())
+    if high - low < 64:
+        span = high - low + 1
+        count = np.bincount(query * span + (grades - low), minlength=n_queries * span)
+        at = np.flatnonzero(count)
+        return [((p // span, p % span + low), c)
+                for p, c in zip(at.tolist(), count[at].tolist(), strict=True)]
+    grade, grade_code = np.unique(grades, return_inverse=True)
+    n_grades = grade.shape[0]
+    pair, count = np.unique(query * n_grades + grade_code, return_counts=True)
+    return [((p // n_grades, int(grade[p % n_grades])), c)
+            for p, c in zip(pair.tolist(), count.tolist(), strict=True)]
 
 
 def read_against(path: str | os.PathLike[str], run: Run) -> CountedQrels | None:
@@ -278,19 +325,50 @@ def read_against(path: str | os.PathLike[str], run: Run) -> CountedQrels | None:
     >>> qrels.doc_id.tolist(), qrels.relevance.tolist(), qrels.judgment_counts.tolist()
     ([b'd1', b'\n0', b'\n1'], [1, 0, 1], [1, 1, 2])
     """
+    if run._queries.label_kind != "S" or run._docs.label_kind != "S":
+        return None
+    try:
+        pairs = _RunPairs(run)
+    except (TypeError, ValueError):
+        return None
+    return _read(path, pairs) if pairs.ready else None
+
+
+def read_against_keys(path: str | os.PathLike[str], keys: U64) -> CountedQrels | None:
+    r""":func:`read_against` a run given by the sorted keys of its (query, document)
+    pairs (:func:`prcurve.ranking.trec_run_keys.run_pair_keys`: the run read once
+    for them, in blocks, never whole; session 37): a judgment whose pair has one of
+    the keys is kept (every judgment of a pair the run lists, and those few whose
+    keys collide with one), the others counted per (query, grade).
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> from prcurve.ranking.trec_run_keys import run_pair_keys
+    >>> folder = tempfile.mkdtemp()
+    >>> qrels_path, run_path = os.path.join(folder, "qrels"), os.path.join(folder, "run")
+    >>> with open(qrels_path, "w") as f:
+    ...     _ = f.write("q1 0 d1 1\nq1 0 d2 1\nq1 0 d3 0\nq1 0 d4 1\n")
+    >>> with open(run_path, "w") as f:
+    ...     _ = f.write("q1 Q0 d1 1 2.5 r\n")
+    >>> qrels = read_against_keys(qrels_path, run_pair_keys(run_path))
+    >>> qrels.doc_id.tolist(), qrels.relevance.tolist(), qrels.judgment_counts.tolist()
+    ([b'd1', b'\n0', b'\n1'], [1, 0, 1], [1, 1, 2])
+    """
+    return _read(path, RunKeys(keys))
+
+
+def _read(path: str | os.PathLike[str], pairs: _Lookup) -> CountedQrels | None:
+    """The qrels file read in blocks, each row looked up by ``pairs``."""
     try:
         source = os.fspath(path)
         if not os.path.isfile(source):
-            return None
-        if run._queries.label_kind != "S" or run._docs.label_kind != "S":
             return None
         with open(source, "rb") as handle:
             if handle.read(8).startswith(SPECIAL_STARTS):
                 return None  # compressed, a byte-order mark, UTF-16: read whole
             handle.seek(0)
-            pairs, kept, held = _RunPairs(run), _Kept(), b""
-            if not pairs.ready:
-                return None
+            kept, held = _Kept(), b""
             while True:
                 data = handle.read(BLOCK_BYTES)
                 block = held + data

@@ -51,7 +51,8 @@ from prcurve.ranking.trec_blocks import Lines, part_keys, split_lines, take_in
 from prcurve.ranking.trec_format import COMPRESSED_STARTS, SPECIAL_STARTS, joined
 from prcurve.ranking.trec_judged import QRELS_EXACT_BYTES, Judged, read_exact_qrels
 
-__all__ = ["AGAINST_RUN_BYTES", "AGAINST_RUN_TIMES", "BLOCK_BYTES", "MAX_BLOCK_BYTES",
+__all__ = ["AGAINST_RUN_BYTES", "AGAINST_RUN_TIMES", "BLOCK_BYTES", "KEYS_RUN_BYTES",
+           "KEYS_RUN_SHARE", "MAX_BLOCK_BYTES",
            "QRELS_EXACT_BYTES", "read_judged", "read_judged_run"]
 
 BLOCK_BYTES = 1 << 21
@@ -72,6 +73,22 @@ session 36). Tests lower it."""
 AGAINST_RUN_TIMES = 2
 """How many times the run's size the qrels' must be, at least, to be read against it
 (:data:`AGAINST_RUN_BYTES`); tests set 0."""
+
+KEYS_RUN_BYTES = 1 << 20
+"""A run of this size or more (and qrels as :func:`_keys_first` says) has its qrels
+read against its pairs' keys, the run never read whole (session 37: a run of 10^5
+lines, 3.5 MB, read whole was 20 MiB of a 69 MiB peak); smaller runs are read whole
+and their qrels against them as in session 36. Tests lower it."""
+
+KEYS_RUN_SHARE = 3
+"""Qrels of at least the run's size over this are read against the run's keys (the
+keys cost 8 bytes a run line and a third reading of the run, about 0.2 s of CPU per
+10^6 lines; the qrels read whole some 100 bytes a judgment). A heuristic from the
+shapes of docs/benchmarks.md, session 37: 3·10^6 judgments with a 3·10^6-line run
+(qrels half its size) 433 MiB read whole, 287 against the keys at the same CPU;
+bench_shapes' A (1.5·10^6 judgments, 3·10^6 lines, qrels 0.26 of the run) 234 MiB
+read whole, under the C trec_eval's 291 already, 198 against the keys but 0.4-0.6 s
+more CPU. Tests set it high."""
 
 _SLACK = 1 << 12  # room after a block: 8-byte loads past a field's end stay in the buffer
 _GZIP = COMPRESSED_STARTS[0]
@@ -103,6 +120,10 @@ def read_judged(qrels_path: str | os.PathLike[str], run_path: str | os.PathLike[
     >>> run.doc_id.tolist(), run.score.tolist(), qrels.relevance.tolist()
     ([b'd1', b'd2'], [2.5, 1.5], [1])
     """
+    if against_run and _keys_first(qrels_path, run_path):
+        by_keys = _read_by_keys(qrels_path, run_path)
+        if by_keys is not None:
+            return by_keys
     if not _large(run_path):  # as before: the run, then the qrels (without pyarrow
         run = read_run(run_path)  # up to QRELS_EXACT_BYTES: 40 MiB less, issue 26)
         if against_run and (_text_size(qrels_path) or 0) >= max(
@@ -119,6 +140,39 @@ def read_judged(qrels_path: str | os.PathLike[str], run_path: str | os.PathLike[
         read_run(run_path)  # the run's own error first, as when the run is read first
         raise
     found = read_judged_run(run_path, qrels)
+    return qrels, (read_run(run_path) if found is None else found)
+
+
+def _keys_first(qrels_path: str | os.PathLike[str], run_path: str | os.PathLike[str]
+                ) -> bool:
+    """Whether the qrels are read against the run's keys (:func:`_read_by_keys`): qrels
+    of :data:`AGAINST_RUN_BYTES` or more, and at least the run's size over
+    :data:`KEYS_RUN_SHARE`, with a run of :data:`KEYS_RUN_BYTES` or more."""
+    qrels_size, run_size = _text_size(qrels_path) or 0, _text_size(run_path) or 0
+    return (run_size >= KEYS_RUN_BYTES and qrels_size >= AGAINST_RUN_BYTES
+            and KEYS_RUN_SHARE * qrels_size >= run_size)
+
+
+def _read_by_keys(qrels_path: str | os.PathLike[str], run_path: str | os.PathLike[str]
+                  ) -> tuple[Qrels, Run] | None:
+    """The run read three times, never whole (issue 26, item 4; session 37): for its
+    (query, document) pairs' keys (:func:`~prcurve.ranking.trec_run_keys.run_pair_keys`),
+    then the qrels against them
+    (:func:`~prcurve.ranking.trec_retrieved.read_against_keys`: the judgments of the
+    pairs the run lists kept, the others counted), then the run in blocks joined with
+    those (:func:`read_judged_run`; a run it does not take, by :func:`read_run`). None
+    where a file is not plain: the caller reads as before, naming every error."""
+    from prcurve.ranking.trec_retrieved import read_against_keys  # (large qrels only)
+    from prcurve.ranking.trec_run_keys import run_pair_keys
+
+    keys = run_pair_keys(run_path)
+    if keys is None:
+        return None
+    qrels = read_against_keys(qrels_path, keys)
+    del keys  # (its own map: returned to the system)
+    if qrels is None:
+        return None
+    found = read_judged_run(run_path, qrels, any_size=True)
     return qrels, (read_run(run_path) if found is None else found)
 
 
@@ -149,11 +203,13 @@ def _text_size(path: str | os.PathLike[str]) -> int | None:
         return None
 
 
-def read_judged_run(path: str | os.PathLike[str], qrels: Qrels) -> Run | None:
-    """A large plain run file read in blocks and joined with ``qrels`` while read
-    (module docstring), or None where :func:`read_run` must read it."""
+def read_judged_run(path: str | os.PathLike[str], qrels: Qrels, *,
+                    any_size: bool = False) -> Run | None:
+    """A large plain run file (``any_size``: or a smaller one) read in blocks and joined
+    with ``qrels`` while read (module docstring), or None where :func:`read_run` must
+    read it."""
     source = os.fspath(path)
-    if not _large(source):
+    if not (any_size or _large(source)):
         return None
     try:
         judged = Judged.build(qrels)
