@@ -459,7 +459,7 @@ def _g(r: Rankings, measure: Measure) -> F64:
 def _ndcg_rel(r: Rankings, measure: Measure, trec_raw: bool) -> F64:
     g = _gains(r, measure)
     values = graded.ndcg_rel(g)
-    none = g.ideal_positions[2] == 0
+    none = g.ideal_extent[1] == 0
     if trec_raw or not none.any():
         return values
     values[none] = ratio(np.zeros(1), np.zeros(1), "ndcg_rel (no positive ideal gain)")[0]
