@@ -109,7 +109,7 @@ def _msort_order(gains: Sequence[float]) -> list[int]:
     return sort(list(range(len(gains))))
 
 
-IDEAL_BLOCK = 1 << 16
+IDEAL_BLOCK = 1 << 18
 """Ideal positions whose running DCG is made at a time (:attr:`Gains.ideal_prefix`;
 read at each call: tests change it)."""
 
