@@ -10,6 +10,7 @@ import re
 import subprocess
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pytest
@@ -25,6 +26,9 @@ A = np.round(np.r_[RNG.normal(0, 1, 30), RNG.normal(-2, 1, 70)], 3)
 B = np.round(np.r_[RNG.normal(0, 1, 30), RNG.normal(-0.5, 1, 70)], 3)
 # The installed console script `prcurve`, beside this interpreter.
 MODULE = [str(Path(sys.executable).parent / "prcurve")]
+
+if TYPE_CHECKING:
+    from tests.conftest import DemoRun
 
 
 def write_csv(path: Path, header: str = "label,a,b", rows: list[str] | None = None) -> Path:
@@ -339,12 +343,12 @@ def test_subprocess_matches_in_process(scores: Path, capsys: pytest.CaptureFixtu
     assert "Traceback" not in failed.stderr
 
 
-def test_demo_in_a_subprocess(tmp_path: Path) -> None:
-    env = {k: v for k, v in os.environ.items() if k != "MPLBACKEND"}  # no backend is needed
-    result = subprocess.run([*MODULE, "demo"], capture_output=True, text=True, check=False,
-                            cwd=tmp_path, env=env)
+def test_demo_in_a_subprocess(demo_run: DemoRun) -> None:
+    # `prcurve demo` (MODULE) in a fresh folder without MPLBACKEND (no backend is needed):
+    # tests/conftest.py's demo_run, which tests/test_package.py reads too.
+    result = demo_run
     assert result.returncode == 0, result.stderr
-    folder = tmp_path / "prcurve-demo"
+    folder = demo_run.cwd / "prcurve-demo"
     written = ["curve_balanced_strong.csv", "curve_balanced_weak.csv", "curve_skewed_strong.csv",
                "curve_skewed_weak.csv", "pr_curve.png", "pr_curve.svg", "threshold.png",
                "prg_curve.png", "report.html", "report.json"]

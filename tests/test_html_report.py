@@ -16,7 +16,7 @@ import re
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 import pytest
@@ -144,20 +144,40 @@ def test_page_is_one_self_contained_file(page: Path) -> None:
     assert len(text.encode()) < 4 * 2**20
 
 
-@needs_browser
-def test_page_makes_no_network_request(browser: Any, page: Path) -> None:
+class Opened(NamedTuple):
+    """What one opening of the page gave: the browser's logs and a screenshot."""
+
+    performance: list[dict[str, Any]]
+    browser_log: list[dict[str, Any]]
+    screenshot: Path
+
+
+@pytest.fixture(scope="module")
+def opened(browser: Any, page: Path, tmp_path_factory: pytest.TempPathFactory) -> Opened:
+    """The page opened once, as a user first sees it: the requests it made, the browser's
+    messages and a screenshot, read by the two tests below (each opened it again)."""
     browser.get_log("performance")  # drop earlier entries
+    browser.get_log("browser")
     open_page(browser, page)
+    performance = browser.get_log("performance")
+    messages = browser.get_log("browser")
+    shot = tmp_path_factory.mktemp("shot") / "report.png"
+    browser.save_screenshot(str(shot))
+    return Opened(performance, messages, shot)
+
+
+@needs_browser
+def test_page_makes_no_network_request(opened: Opened) -> None:
     import json
 
     urls = []
-    for entry in browser.get_log("performance"):
+    for entry in opened.performance:
         message = json.loads(entry["message"])["message"]
         if message["method"] == "Network.requestWillBeSent":
             urls.append(message["params"]["request"]["url"])
     assert urls, "the page itself should be requested"
     assert all(u.startswith(("file:", "data:", "blob:")) for u in urls), urls
-    errors = [e for e in browser.get_log("browser") if e["level"] == "SEVERE"]
+    errors = [e for e in opened.browser_log if e["level"] == "SEVERE"]
     assert not errors, errors
 
 
@@ -198,40 +218,39 @@ def test_threshold_above_every_score_predicts_nothing(browser: Any, page: Path) 
 
 
 @needs_browser
-@pytest.mark.parametrize(("mode", "level"), [("precision", 0.8), ("precision", 0.55),
-                                             ("recall", 0.5), ("recall", 0.95)])
-def test_targets_pick_the_library_operating_point(
-    browser: Any, page: Path, mode: str, level: float,
-) -> None:
+def test_targets_pick_the_library_operating_point(browser: Any, page: Path) -> None:
+    # The four targets on one opening of the page (each was a test of its own, that
+    # opened it again): each sets the mode and the value, as a user switching target does.
     open_page(browser, page)
-    set_model(browser, "mode", mode)
-    set_model(browser, "value", repr(level))
     import warnings
 
     from prcurve import UndefinedMetricWarning
 
-    for index, model in enumerate(two_models().models):
-        curve = model.curve
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", UndefinedMetricWarning)
-            point = (curve.recall_at_precision(level) if mode == "precision"
-                     else curve.precision_at_recall(level))
-        page_view = shown(browser, index)
-        if math.isnan(point.threshold):  # no operating point reaches the level
-            assert page_view["threshold"] == ""
-            assert "no operating point reaches" in page_view["text"]
-            continue
-        assert float(page_view["threshold"]) == point.threshold
-        assert_matches(page_view, curve, point.threshold)
+    models = two_models().models
+    for mode, level in [("precision", 0.8), ("precision", 0.55), ("recall", 0.5),
+                        ("recall", 0.95)]:
+        set_model(browser, "mode", mode)
+        set_model(browser, "value", repr(level))
+        for index, model in enumerate(models):
+            curve = model.curve
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", UndefinedMetricWarning)
+                point = (curve.recall_at_precision(level) if mode == "precision"
+                         else curve.precision_at_recall(level))
+            page_view = shown(browser, index)
+            if math.isnan(point.threshold):  # no operating point reaches the level
+                assert page_view["threshold"] == "", (mode, level)
+                assert "no operating point reaches" in page_view["text"]
+                continue
+            assert float(page_view["threshold"]) == point.threshold, (mode, level)
+            assert_matches(page_view, curve, point.threshold)
 
 
 @needs_browser
-def test_screenshot_shows_both_curves(browser: Any, page: Path, tmp_path: Path) -> None:
+def test_screenshot_shows_both_curves(opened: Opened) -> None:
     import matplotlib.image
 
-    open_page(browser, page)
-    shot = tmp_path / "report.png"
-    browser.save_screenshot(str(shot))
+    shot = opened.screenshot  # taken once the page was opened
     pixels = matplotlib.image.imread(io.BytesIO(shot.read_bytes()))[..., :3]
     not_white = (pixels < 0.95).any(axis=-1).mean()
     assert not_white > 0.03, "the page looks blank"
@@ -371,13 +390,16 @@ def _layout_reports() -> dict[str, Any]:
 
 @needs_browser
 def test_pages_fit_1280_pixels_start_at_the_best_f_and_colour_models_as_the_pictures(
-    browser: Any, tmp_path: Path,
+    browser: Any, tmp_path: Path, page: Path,
 ) -> None:
     browser.set_window_size(1280, 2000)
     try:
         for kind, report in _layout_reports().items():
             path = tmp_path / f"{kind}.html"
-            path.write_text(render_html(report), encoding="utf-8")
+            if kind == "binary":  # two_models(): the module's page is its page
+                path = page
+            else:
+                path.write_text(render_html(report), encoding="utf-8")
             open_page(browser, path)
             width, client = browser.execute_script(
                 "const e = document.documentElement; return [e.scrollWidth, e.clientWidth]")

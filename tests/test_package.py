@@ -6,8 +6,12 @@ import re
 import subprocess
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import prcurve
+
+if TYPE_CHECKING:
+    from tests.conftest import DemoRun
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -84,17 +88,16 @@ def test_ci_runs_the_bare_machine_test_beside_the_main_run() -> None:
     assert readme_run < ci.index('if ! wait "$bare"; then')
 
 
-def test_main_job_command_runs(tmp_path: Path) -> None:
+def test_main_job_command_runs(demo_run: DemoRun) -> None:
     # The README's main job after its setup: `.venv/bin/prcurve demo`, run with the
-    # entry point installed beside this interpreter, in a fresh folder.
+    # entry point installed beside this interpreter, in a fresh folder (tests/conftest.py's
+    # demo_run, which tests/test_cli_report.py reads too).
     command = quickstart_commands()[0]
     assert command.endswith("&& .venv/bin/prcurve demo")
-    entry_point = Path(sys.executable).parent / "prcurve"
-    result = subprocess.run([str(entry_point), "demo"], capture_output=True, text=True,
-                            cwd=tmp_path, check=False)
+    result = demo_run
     assert result.returncode == 0, result.stderr
     assert "Traceback" not in result.stderr
-    out = tmp_path / "prcurve-demo"
+    out = demo_run.cwd / "prcurve-demo"
     for name in ("report.json", "pr_curve.png", "pr_curve.svg", "threshold.png", "report.html"):
         assert (out / name).stat().st_size > 0
         assert f"prcurve-demo/{name}" in result.stdout

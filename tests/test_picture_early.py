@@ -9,6 +9,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -30,6 +31,15 @@ def watched():
         report_figures.draw_pictures = not_here
     return child
 picture_process._spawn = watched
+page = []  # Bokeh's import once the report is sent (test_the_program_imports_bokeh_...)
+load = picture_process._load_page_modules
+def watched_load():
+    import gc
+    before = gc.get_freeze_count()
+    load()
+    page.append({"bokeh": "bokeh.plotting" in sys.modules, "enabled": gc.isenabled(),
+                 "frozen": gc.get_freeze_count() - before})
+picture_process._load_page_modules = watched_load
 sys.argv = ["prcurve", *sys.argv[1:]]
 from prcurve.cli.main import main
 try:
@@ -37,20 +47,25 @@ try:
 finally:
     early = picture_process._early
     print(json.dumps({"spawned": spawned, "early": early is not None,
-                      "pid": None if early is None else early.pid}), file=sys.stderr)
+                      "pid": None if early is None else early.pid, "page": page}),
+          file=sys.stderr)
 sys.exit(status)
 """
 
 
-@pytest.fixture
-def scores(tmp_path: Path) -> Path:
+def _scores(folder: Path) -> Path:
     rng = np.random.default_rng(33)
     y = (rng.random(400) < 0.3).astype(int)
     s = np.round(rng.normal(y * 1.0, 1.0), 4)
-    path = tmp_path / "scores.csv"
+    path = folder / "scores.csv"
     path.write_text("label,score\n" + "".join(f"{a},{b!r}\n" for a, b in
                                               zip(y.tolist(), s.tolist(), strict=True)))
     return path
+
+
+@pytest.fixture
+def scores(tmp_path: Path) -> Path:
+    return _scores(tmp_path)
 
 
 def _run(args: list[str], cwd: Path, **env: str) -> tuple[int, dict[str, object], str]:
@@ -61,10 +76,28 @@ def _run(args: list[str], cwd: Path, **env: str) -> tuple[int, dict[str, object]
     return done.returncode, json.loads(lines[-1]), "\n".join(lines[:-1])
 
 
-def test_started_before_numpy_and_it_draws(scores: Path, tmp_path: Path) -> None:
-    status, seen, err = _run(["report", str(scores), "--out", "out"], tmp_path, NOT_HERE="1")
+Run = tuple[int, dict[str, Any], str, Path, Path]
+
+
+@pytest.fixture(scope="module")
+def program_run(tmp_path_factory: pytest.TempPathFactory) -> Run:
+    """``prcurve report scores.csv --out out`` run once as the program, this process unable
+    to draw (NOT_HERE): what it saw, read by the tests below (a child interpreter and a
+    drawing each time it was run again)."""
+    folder = tmp_path_factory.mktemp("program")
+    scores = _scores(folder)
+    status, seen, err = _run(["report", str(scores), "--out", "out"], folder, NOT_HERE="1")
+    return status, seen, err, folder, scores
+
+
+def test_started_before_numpy_and_it_draws(program_run: Run) -> None:
+    # Also the plain `--out` case of test_not_started_or_stopped_when_no_picture_is_drawn_
+    # there: started before NumPy, taken (not stopped), report.json written.
+    status, seen, err, tmp_path, scores = program_run
     assert status == 0, err
-    assert seen == {"spawned": [False], "early": False, "pid": None}  # before NumPy, taken
+    assert {key: seen[key] for key in ("spawned", "early", "pid")} == {
+        "spawned": [False], "early": False, "pid": None}  # before NumPy, taken
+    assert (tmp_path / "out" / "report.json").is_file()
     lib = tmp_path / "lib"
     from prcurve.io.class_columns import load_input
     from prcurve.present.report import ReportSettings
@@ -79,7 +112,7 @@ def test_started_before_numpy_and_it_draws(scores: Path, tmp_path: Path) -> None
 
 
 @pytest.mark.parametrize(("args", "spawned"), [
-    (["--no-plots"], []), (["--stream"], [False]), ([], [False])])
+    (["--no-plots"], []), (["--stream"], [False])])  # [] (--out alone): program_run above
 def test_not_started_or_stopped_when_no_picture_is_drawn_there(
         args: list[str], spawned: list[bool], scores: Path, tmp_path: Path) -> None:
     # --stream: the words do not say it (an abbreviation "--str" would); started and
@@ -136,33 +169,34 @@ def watched():
                  "frozen": gc.get_freeze_count() - before})
 picture_process._load_page_modules = watched
 from prcurve.cli.main import main
-if sys.argv[1] == "program":
-    sys.argv = ["prcurve", *sys.argv[2:]]
-    status = main()
-else:  # main([...]) from Python: no early child, nothing frozen for the caller
-    status = main(sys.argv[2:])
+status = main(sys.argv[1:])  # from Python: no early child, nothing frozen for the caller
 print(json.dumps(seen), file=sys.stderr)
 sys.exit(status)
 """
 
 
-@pytest.mark.parametrize("how", ["program", "main"])
-def test_the_program_imports_bokeh_then_freezes(how: str, scores: Path, tmp_path: Path
-                                                ) -> None:
+def test_the_program_imports_bokeh_then_freezes(program_run: Run) -> None:
     """The program's own process imports Bokeh as soon as the report is sent, without
-    cycle collection, and sets what it made aside (gc.freeze); ``main([...])`` from
-    Python leaves the caller's collector alone. The files are the same either way
-    (test_started_before_numpy_and_it_draws)."""
-    done = subprocess.run([sys.executable, "-c", FROZEN, how, "report", str(scores),
+    cycle collection, and sets what it made aside (gc.freeze); the program's run of
+    test_started_before_numpy_and_it_draws (PROGRAM watches it as FROZEN does)."""
+    status, seen, err, tmp_path, _ = program_run
+    assert status == 0, err
+    page = seen["page"]
+    assert isinstance(page, list)
+    assert len(page) == 1
+    assert page[0]["bokeh"]
+    assert page[0]["enabled"]
+    assert page[0]["frozen"] > 10_000  # Bokeh's objects, set aside
+    assert (tmp_path / "out" / "report.html").is_file()
+
+
+def test_main_from_python_freezes_nothing(scores: Path, tmp_path: Path) -> None:
+    """``main([...])`` from Python leaves the caller's collector alone. The files are the
+    same either way (test_started_before_numpy_and_it_draws)."""
+    done = subprocess.run([sys.executable, "-c", FROZEN, "report", str(scores),
                            "--out", "out"], cwd=tmp_path, capture_output=True, text=True,
                           timeout=300, env={**os.environ, "PRCURVE_PICTURES": "child"})
     assert done.returncode == 0, done.stderr
     seen = json.loads(done.stderr.strip().splitlines()[-1])
-    if how == "program":
-        assert len(seen) == 1
-        assert seen[0]["bokeh"]
-        assert seen[0]["enabled"]
-        assert seen[0]["frozen"] > 10_000  # Bokeh's objects, set aside
-    else:
-        assert seen == []
+    assert seen == []
     assert (tmp_path / "out" / "report.html").is_file()

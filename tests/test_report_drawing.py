@@ -90,23 +90,38 @@ def _report() -> Any:
     return evaluate({"strong": (Y, A), "weak": (Y, B)})
 
 
-def test_the_child_draws_the_same_bytes_as_this_process() -> None:
-    report = _report()
-    here = InProcessPictures(report)
+Drawn = tuple[list[tuple[str, bytes]], str]
+
+
+@pytest.fixture(scope="module")
+def drawn_here() -> Drawn:
+    """``_report()``'s pictures and PRG SVG drawn in this process, once for the module:
+    the reference every test below compares a drawing with (about a second of CPU each
+    time it was drawn again). Set up before any test's monkeypatching, in matplotlib's
+    default settings; a fresh ``_report()`` draws the same bytes each time (the child's
+    drawing of another report object equals it, and so does the drawing in a user's
+    style below)."""
+    here = InProcessPictures(_report())
+    return here.files(), here.prg_svg()
+
+
+def test_the_child_draws_the_same_bytes_as_this_process(drawn_here: Drawn) -> None:
+    report = _report()  # another report object than the one drawn here
+    here_files, here_svg = drawn_here
     with PictureProcess.start() as process:
         source = process.draw(report)
         assert source is process  # a small report is sent
-        assert process.prg_svg() == here.prg_svg()
-        assert process.files() == here.files()
-    assert [name for name, _ in here.files()] == list(PICTURES[:4])
+        assert process.prg_svg() == here_svg
+        assert process.files() == here_files
+    assert [name for name, _ in here_files] == list(PICTURES[:4])
 
 
-def test_the_child_draws_them_not_this_process(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_child_draws_them_not_this_process(monkeypatch: pytest.MonkeyPatch,
+                                               drawn_here: Drawn) -> None:
     # A child that failed would go unnoticed above: this process would draw the same
     # bytes. Here this process cannot draw; the child (a fresh interpreter) is unaffected.
     report = _report()
-    here = InProcessPictures(report)
-    expected = here.files(), here.prg_svg()
+    expected = drawn_here  # drawn in this process before it was made unable to
 
     def not_here(report: Any, on_prg_svg: Any = None) -> Any:
         raise AssertionError("drawn in this process")
@@ -168,44 +183,44 @@ def load_report(path: Path) -> Any:
     "import pickle, sys; sys.stdin.buffer.read(); "
     "pickle.dump(('prg', 'no svg'), sys.stdout.buffer); sys.stdout.flush()",  # half
 ])
-def test_a_failed_child_means_drawn_here(program: str, monkeypatch: pytest.MonkeyPatch
-                                         ) -> None:
+def test_a_failed_child_means_drawn_here(program: str, monkeypatch: pytest.MonkeyPatch,
+                                         drawn_here: Drawn) -> None:
     monkeypatch.setattr(picture_process, "_CHILD", program)
     report = _report()
     with PictureProcess.start() as process:
         source = process.draw(report)
         files = source.files()
         svg = source.prg_svg()
-    here = InProcessPictures(report)
-    assert files == here.files()
+    here_files, here_svg = drawn_here
+    assert files == here_files
     if "no svg" not in program:
-        assert svg == here.prg_svg()
+        assert svg == here_svg
 
 
 @linux_only
 def test_a_hung_child_is_killed_and_the_pictures_drawn_here(
-        monkeypatch: pytest.MonkeyPatch) -> None:
+        monkeypatch: pytest.MonkeyPatch, drawn_here: Drawn) -> None:
     # A child that reads the report and then sleeps for ever: after WAIT_SECONDS this
     # process kills it and draws the same files itself; no process is left.
     monkeypatch.setattr(picture_process, "_CHILD",
                         "import sys, time; sys.stdin.buffer.read(); time.sleep(600)")
     monkeypatch.setattr(picture_process, "WAIT_SECONDS", 1.0)
     report = _report()
-    here = InProcessPictures(report)
+    here_files, here_svg = drawn_here
     before = _children()
     started = time.monotonic()
     with PictureProcess.start() as process:
         assert len(_children()) == len(before) + 1
         source = process.draw(report)
-        assert source.prg_svg() == here.prg_svg()
-        assert source.files() == here.files()
+        assert source.prg_svg() == here_svg
+        assert source.files() == here_files
     assert time.monotonic() - started < 30  # not the child's 600 s
     assert _children() == before
 
 
 @linux_only
 def test_a_child_that_hangs_after_its_svg_is_given_up_too(
-        monkeypatch: pytest.MonkeyPatch) -> None:
+        monkeypatch: pytest.MonkeyPatch, drawn_here: Drawn) -> None:
     program = ("import pickle, sys, time; sys.stdin.buffer.read(); "
                "pickle.dump(('prg', 'svg'), sys.stdout.buffer); sys.stdout.flush(); "
                "time.sleep(600)")
@@ -216,7 +231,7 @@ def test_a_child_that_hangs_after_its_svg_is_given_up_too(
     with PictureProcess.start() as process:
         source = process.draw(report)
         assert source.prg_svg() == "svg"  # it came in time
-        assert source.files() == InProcessPictures(report).files()
+        assert source.files() == drawn_here[0]
     assert time.monotonic() - started < 30
 
 
@@ -280,7 +295,7 @@ def test_free_core(monkeypatch: pytest.MonkeyPatch) -> None:
     (False, None, False), (True, None, True), (False, "child", True), (True, "here", False),
     (False, " Child ", True), (True, "", True)])
 def test_when_the_child_is_started(free: bool, setting: str | None, started: bool,
-                                   monkeypatch: pytest.MonkeyPatch) -> None:
+                                   monkeypatch: pytest.MonkeyPatch, drawn_here: Drawn) -> None:
     monkeypatch.setattr(picture_process, "free_core", lambda: free)
     if setting is None:
         monkeypatch.delenv("PRCURVE_PICTURES", raising=False)
@@ -290,24 +305,26 @@ def test_when_the_child_is_started(free: bool, setting: str | None, started: boo
     before = _children()
     with PictureProcess.start() as process:
         assert (len(_children()) == len(before) + 1) == started
-        assert process.draw(report).files() == InProcessPictures(report).files()
+        assert process.draw(report).files() == drawn_here[0]
     assert _children() == before
 
 
-def test_no_interpreter_means_drawn_here(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_no_interpreter_means_drawn_here(monkeypatch: pytest.MonkeyPatch,
+                                        drawn_here: Drawn) -> None:
     monkeypatch.setattr(sys, "executable", "")
     report = _report()
     with PictureProcess.start() as process:
-        assert process.draw(report).files() == InProcessPictures(report).files()
+        assert process.draw(report).files() == drawn_here[0]
 
 
-def test_a_large_report_is_drawn_here(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_large_report_is_drawn_here(monkeypatch: pytest.MonkeyPatch,
+                                      drawn_here: Drawn) -> None:
     monkeypatch.setattr(picture_process, "MAX_SENT_THRESHOLDS", 10)
     report = _report()
     with PictureProcess.start() as process:
         source = process.draw(report)
         assert isinstance(source, InProcessPictures)
-        assert source.files() == InProcessPictures(report).files()
+        assert source.files() == drawn_here[0]
 
 
 @linux_only
@@ -353,11 +370,11 @@ SEABORN_LIKE = {  # what seaborn's set_theme() (darkgrid) sets, in part
 }
 
 
-def test_a_global_style_does_not_change_the_files(tmp_path: Path) -> None:
+def test_a_global_style_does_not_change_the_files(drawn_here: Drawn) -> None:
     import matplotlib
 
     report = _report()
-    plain = InProcessPictures(report).files()
+    plain = drawn_here[0]  # drawn in matplotlib's default settings
     with matplotlib.rc_context(SEABORN_LIKE):
         styled = InProcessPictures(report).files()
         figure = report.pr_figure()  # the notebook's figure too
@@ -398,7 +415,8 @@ def test_a_global_style_does_not_change_a_curves_notebook_display() -> None:
     assert styled == plain
 
 
-def test_without_the_default_style_the_files_change(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_without_the_default_style_the_files_change(monkeypatch: pytest.MonkeyPatch,
+                                                    drawn_here: Drawn) -> None:
     # The check above can fail: drawn in the user's settings (as before this fix), the
     # pictures differ, and pr_curve.png's axes are seaborn's grey.
     from contextlib import nullcontext
@@ -410,7 +428,7 @@ def test_without_the_default_style_the_files_change(monkeypatch: pytest.MonkeyPa
     from prcurve.present import style
 
     report = _report()
-    plain = dict(InProcessPictures(report).files())
+    plain = dict(drawn_here[0])  # drawn before the default style was taken away
     monkeypatch.setattr(style, "drawing_style", lambda: nullcontext())
     monkeypatch.setattr(report_figures, "drawing_style", lambda: nullcontext())
     with matplotlib.rc_context(SEABORN_LIKE):

@@ -20,7 +20,9 @@ the page's colours) are in tests/test_html_report.py.
 
 from __future__ import annotations
 
+import functools
 import re
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -81,6 +83,21 @@ def five_class_report() -> Any:
 REPORTS = {"binary": binary_report, "skewed": skewed_report, "five classes": five_class_report}
 
 
+@functools.cache
+def _figures(kind: str) -> tuple[Any, Figure, Figure]:
+    """``kind``'s report with its pr_curve.png figure and its threshold.png grid, built
+    once for the module: the legend and the colour checks below read the same figures
+    (the five-class PR grid costs seconds to draw). The checks only read them; drawing
+    them on a canvas (the legend check) lays them out without changing a line or a title."""
+    from prcurve.present.threshold_plot import plot_thresholds_grid
+
+    report = REPORTS[kind]()
+    grid = plot_thresholds_grid({m.name: m.curve for m in report.models},
+                                figure=Figure(layout="constrained"),
+                                colors=report.model_colors())
+    return report, report.pr_figure(), grid
+
+
 def _drawn(figure: Figure) -> Any:
     canvas = FigureCanvasAgg(figure)
     canvas.draw()
@@ -111,14 +128,8 @@ def _legends(figure: Figure) -> list[Any]:
 
 @pytest.mark.parametrize("kind", sorted(REPORTS))
 def test_no_legend_covers_a_plotted_point(kind: str) -> None:
-    report = REPORTS[kind]()
-    figures = [report.pr_figure()]
-    from prcurve.present.threshold_plot import plot_thresholds_grid
-
-    figures.append(plot_thresholds_grid({m.name: m.curve for m in report.models},
-                                        figure=Figure(layout="constrained"),
-                                        colors=report.model_colors()))
-    for figure in figures:
+    _, pr_figure, grid = _figures(kind)
+    for figure in (pr_figure, grid):
         renderer = _drawn(figure)
         legends = _legends(figure)
         assert legends
@@ -126,6 +137,21 @@ def test_no_legend_covers_a_plotted_point(kind: str) -> None:
             box = legend.get_window_extent(renderer)
             for ax in figure.axes:
                 assert _inside(_data_points(ax), box) == 0, (kind, ax.get_title())
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _drop_the_figures() -> Iterator[None]:
+    """The module's figures are let go once its tests have run."""
+    yield
+    _figures.cache_clear()
+    _kind_panels.cache_clear()
+
+
+@functools.cache
+def _kind_panels(kind: str) -> list[PRPlot]:
+    """:func:`_panels` of ``kind``'s report, drawn once for the module (the label check and
+    the inset check below read them)."""
+    return _panels(REPORTS[kind]())
 
 
 def _panels(report: Any) -> list[PRPlot]:
@@ -144,7 +170,7 @@ def _panels(report: Any) -> list[PRPlot]:
 
 @pytest.mark.parametrize("kind", sorted(REPORTS))
 def test_no_label_is_crossed_by_a_curve_or_hidden_by_the_inset(kind: str) -> None:
-    panels = _panels(REPORTS[kind]())
+    panels = _kind_panels(kind)
     renderer = _drawn(panels[0].figure)
     for drawn in panels:
         ax = drawn.ax
@@ -177,22 +203,17 @@ def test_no_label_is_crossed_by_a_curve_or_hidden_by_the_inset(kind: str) -> Non
 
 def test_skewed_report_has_an_inset() -> None:
     # The case the inset checks above are for: π = 0.01.
-    assert any(p.inset is not None for p in _panels(skewed_report()))
+    assert any(p.inset is not None for p in _kind_panels("skewed"))
 
 
 @pytest.mark.parametrize("kind", sorted(REPORTS))
 def test_a_model_has_one_colour_in_every_picture(kind: str) -> None:
-    report = REPORTS[kind]()
+    report, figure, grid = _figures(kind)
     colours = report.model_colors()
     assert list(colours.values()) == [model_color(i) for i in range(len(report.models))]
-    figure = report.pr_figure()
     drawn = {line.get_label().split(": AP")[0]: to_hex(line.get_color())
              for ax in figure.axes for line in ax.get_lines() if ": AP (" in line.get_label()}
     assert drawn == colours
-    from prcurve.present.threshold_plot import plot_thresholds_grid
-
-    grid = plot_thresholds_grid({m.name: m.curve for m in report.models},
-                                figure=Figure(layout="constrained"), colors=colours)
     for ax, (name, colour) in zip(grid.axes, colours.items(), strict=True):
         assert ax.get_title().startswith(name)
         assert {to_hex(line.get_color()) for line in ax.get_lines()[:3]} == {colour}
