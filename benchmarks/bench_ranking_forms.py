@@ -14,7 +14,8 @@ pytrec_eval_dicts (pytrec_eval's ``RelevanceEvaluator`` + ``evaluate`` on the sa
 its own input form; issue 26, session 34) (default: all).
 ``--ties`` rounds the scores to 2 decimals (about 100 values a query: most rows tie);
 ``--repeat N`` runs the cases N times, alternating, and prints each one's best; the
-resident set's peak (``ru_maxrss``) is printed before and after each case; ``--trace``
+resident set's peak (``ru_maxrss``) is printed before and after each case, and the
+system part of the CPU time (mostly page faults of fresh memory); ``--trace``
 also prints the most each call allocates (tracemalloc: numpy arrays and Python objects).
 ``--sizes`` runs each shape in turn in the one process (each shape's data made and
 dropped before the next; session 35's sweep of item 2), printing a line ``best CPU s``
@@ -147,19 +148,20 @@ def run_shape(args: argparse.Namespace, n_queries: int, n_docs: int) -> None:
             if args.trace:
                 tracemalloc.start()
             peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-            cpu, wall = time.process_time(), time.perf_counter()
+            times, cpu, wall = os.times(), time.process_time(), time.perf_counter()
             result = (pytrec() if name == "pytrec_eval_from_columns"
                       else pytrec_dicts() if name == "pytrec_eval_dicts"
                       else evaluate(*given, MEASURES))
             cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
+            system = os.times().system - times.system  # page faults of fresh memory, mostly
             best[name] = min(best.get(name, cpu), cpu)
             after = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
             if args.trace:
                 print(f"{name}: allocated at most {tracemalloc.get_traced_memory()[1] / 2**20:.1f}"
                       " MiB (tracemalloc)")
                 tracemalloc.stop()
-            print(f"{name}: CPU {cpu:.2f} s, wall {wall:.2f} s; peak RSS {peak:.0f} -> "
-                  f"{after:.0f} MiB; {checksum(result)}", flush=True)
+            print(f"{name}: CPU {cpu:.2f} s (system {system:.2f}), wall {wall:.2f} s; "
+                  f"peak RSS {peak:.0f} -> {after:.0f} MiB; {checksum(result)}", flush=True)
             del given, result
     if args.repeat > 1 or args.sizes is not None:
         print(f"best CPU s ({n_queries}x{n_docs}): "

@@ -125,12 +125,15 @@ STRINGS = st.lists(st.binary(min_size=0, max_size=34), min_size=0, max_size=40)
 
 @settings(max_examples=120, deadline=None)
 @given(values=STRINGS, cuts=st.lists(st.integers(0, 40), max_size=4),
-       large=st.booleans(), offset=st.integers(0, 3), block=st.integers(1, 9))
+       large=st.booleans(), offset=st.integers(0, 3), block=st.integers(1, 9),
+       wide=st.booleans())
 def test_chunk_words_are_each_chunks_words(values: list[bytes], cuts: list[int],
-                                           large: bool, offset: int, block: int) -> None:
+                                           large: bool, offset: int, block: int,
+                                           wide: bool) -> None:
     """Chunks cut anywhere (empty ones too), sliced (offsets not from 0), strings
-    ending at the buffer's end, read in blocks of any size: the words written in place
-    are byte_words' of each chunk."""
+    ending at the buffer's end, read in blocks of any size, offsets as stored (int32
+    for ``binary``: the bound of the strings read in place is searched in their type)
+    or widened: the words written in place are byte_words' of each chunk."""
     import pyarrow as pa
 
     kind = pa.large_binary() if large else pa.binary()
@@ -138,7 +141,7 @@ def test_chunk_words_are_each_chunks_words(values: list[bytes], cuts: list[int],
     bounds = [0, *sorted(min(c, len(values)) for c in cuts), len(values)]
     chunks = [array[a:b] for a, b in itertools.pairwise(bounds)]
     n_words = max((max(map(len, values), default=0) + 7) // 8, 1)
-    buffers = [arrow_binary(c) for c in chunks]
+    buffers = [arrow_binary(c, wide=wide) for c in chunks]
     original = _byte_words.BLOCK_ROWS
     _byte_words.BLOCK_ROWS = block  # blocks of rows cut anywhere too
     try:
