@@ -127,6 +127,14 @@ def check_id_column(name: str, values: ArrayLike, n: int | None = None) -> NDArr
     if array.dtype.kind == "O":
         listed = array.tolist()
         kinds = {type(v) for v in listed}
+        if kinds - {str} and all(issubclass(k, str) for k in kinds):
+            # Subclasses of str (numpy.str_, a str Enum): the text they hold, as a
+            # pyarrow column, pandas and a dict's keys read them (str() of an Enum
+            # member would be its name).
+            listed = [str.__str__(v) for v in listed]
+            array, kinds = np.array(listed, dtype=object), {str}
+        elif kinds - {bytes} and all(issubclass(k, bytes) for k in kinds):
+            array, kinds = np.array([bytes(v) for v in listed], dtype=object), {bytes}
         if kinds <= {str}:
             # numpy's str arrays drop a string's trailing NULs: "a\0" would become "a".
             if "\0" in "".join(listed) and any(v.endswith("\0") for v in listed):
