@@ -327,6 +327,9 @@ def _steps(values: F64, begin: I64, count: I64, out: F64 | None) -> F64:
     finished by one ``np.cumsum`` of its running total followed by its remaining
     terms: ``add.accumulate`` adds strictly left to right (no pairwise summation, which
     only reductions use), so the floats are those of the loop."""
+    padded = _padded_steps(values, begin, count, out)
+    if padded is not None:
+        return padded
     by_count = np.argsort(-count, kind="stable")
     counts = count[by_count]
     starts = begin[by_count]
@@ -353,6 +356,32 @@ def _steps(values: F64, begin: I64, count: I64, out: F64 | None) -> F64:
     total[by_count] = running
     return total
 
+
+
+def _padded_steps(values: F64, begin: I64, count: I64, out: F64 | None) -> F64 | None:
+    """:func:`_steps` for segments of about equal length (the padding at most
+    :func:`_steps`'s terms times 4, plus 4096): the segments as the rows of a matrix,
+    a column of 0.0 first and 0.0 after each segment's terms, and one ``np.cumsum``
+    along the rows (``add.accumulate`` adds each row's elements strictly left to right,
+    from the 0.0 as the loop does; a 0.0 added past the last term leaves the sum as it
+    is, never -0.0 from a sum that started at +0.0). Some ten NumPy calls whatever the
+    lengths, where the loop of :func:`_steps` makes one per step (issue 26, item 5: a
+    tenth of ``evaluate``'s measures at 10^4 rows). None when the padding is larger."""
+    n_segments = begin.shape[0]
+    width = int(count.max(initial=0)) + 1
+    terms = int(count.sum())
+    if n_segments * width > 4 * terms + 4096:
+        return None
+    segment = np.repeat(np.arange(n_segments), count)
+    column = np.arange(1, terms + 1) - np.repeat(np.cumsum(count) - count, count)
+    index = begin[segment] + column - 1  # each term's place in ``values``
+    matrix = np.zeros((n_segments, width), dtype=np.float64)
+    matrix[segment, column] = values[index]
+    np.cumsum(matrix, axis=1, out=matrix)
+    if out is not None:
+        out[index] = matrix[segment, column]
+    totals: F64 = matrix[:, -1].copy()
+    return totals
 
 def _segmented_suffix_max(values: F64, segment: NDArray[np.intp]) -> F64:
     """Element i: max of values[i:] within i's segment (segments contiguous).
