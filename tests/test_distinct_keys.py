@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 from prcurve.ranking import arrow_ids as _arrow_ids
 from prcurve.ranking import distinct_keys as _distinct
+from prcurve.ranking import key_table as _key_table
 from prcurve.ranking import keys as _keys
 from prcurve.ranking import word_groups as _groups
 
@@ -46,6 +47,7 @@ def test_keys_equal_in_their_top_bits_are_told_apart() -> None:
 def test_encoding_by_the_sort_is_the_encoding_by_hashing(ids: list[str]) -> None:
     column = np.array(ids)
     original = _distinct.SORT_ROWS
+    small, _key_table.SMALL_ROWS = _key_table.SMALL_ROWS, 0  # the long columns' paths
     try:
         _distinct.SORT_ROWS = 0
         by_sort = _keys.encode(column)
@@ -57,7 +59,7 @@ def test_encoding_by_the_sort_is_the_encoding_by_hashing(ids: list[str]) -> None
     try:
         by_hash = _keys.encode(column)
     finally:
-        _distinct.SORT_ROWS = original
+        _distinct.SORT_ROWS, _key_table.SMALL_ROWS = original, small
     # The same partition of the rows.
     assert np.array_equal(by_sort.codes[:, None] == by_sort.codes[None, :],
                           by_hash.codes[:, None] == by_hash.codes[None, :])
@@ -181,12 +183,13 @@ def test_evaluate_from_integer_ids_by_the_sort(docs: list[int], seed: int, form:
 
     measures = ["AP", "P@5", "ndcg", "RR"]
     original = _distinct.SORT_ROWS
+    small, _key_table.SMALL_ROWS = _key_table.SMALL_ROWS, 0  # the long columns' paths
     try:
         _distinct.SORT_ROWS = 0
         got = evaluate(*tables(), measures)
         _distinct.SORT_ROWS = 1 << 62
         want = evaluate(*tables(), measures)
     finally:
-        _distinct.SORT_ROWS = original
+        _distinct.SORT_ROWS, _key_table.SMALL_ROWS = original, small
     for m in measures:
         assert got.per_query[m].tolist() == want.per_query[m].tolist()

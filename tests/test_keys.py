@@ -11,15 +11,23 @@ from hypothesis import strategies as st
 from tests.strategies import id_columns
 
 from prcurve.core import sorting
+from prcurve.ranking import key_table as _key_table
 from prcurve.ranking import keys as _keys
 
 
 @settings(max_examples=200, deadline=None)
-@given(ids=id_columns(), grouped=st.booleans(), sort_labels=st.booleans())
-def test_encode_is_an_exact_dictionary(ids: np.ndarray, grouped: bool, sort_labels: bool) -> None:
+@given(ids=id_columns(), grouped=st.booleans(), sort_labels=st.booleans(),
+       small=st.booleans())
+def test_encode_is_an_exact_dictionary(ids: np.ndarray, grouped: bool, sort_labels: bool,
+                                       small: bool) -> None:
     if grouped:
         ids = np.sort(ids)  # blocks of equal ids, the query-column case
-    encoded = _keys.encode(ids, grouped=grouped, sort_labels=sort_labels)
+    original = _key_table.SMALL_ROWS
+    _key_table.SMALL_ROWS = original if small else 0  # short columns by the sort, or not
+    try:
+        encoded = _keys.encode(ids, grouped=grouped, sort_labels=sort_labels)
+    finally:
+        _key_table.SMALL_ROWS = original
     assert np.array_equal(encoded.labels[encoded.codes], ids)
     assert sorted(encoded.labels.tolist()) == sorted(set(ids.tolist()))  # distinct, all there
     if sort_labels:

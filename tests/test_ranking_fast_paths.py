@@ -23,6 +23,7 @@ from prcurve.core.sorting import set_sort_threads
 from prcurve.ranking import Qrels, Run, evaluate
 from prcurve.ranking import dicts as _dicts
 from prcurve.ranking import hashing as _hashing
+from prcurve.ranking import key_table as _key_table
 from prcurve.ranking import keys as _keys
 from prcurve.ranking.arrow_ids import arrow_encode
 
@@ -35,15 +36,16 @@ MEASURES = ["AP", "P@2", "RR", "num_rel_ret", "ndcg"]
 def fast(on: bool, threads: bool = False) -> Iterator[None]:
     """pyarrow's paths for every column length (True) or for none (False); with
     ``threads``, pyarrow's hashing split into parts of one row and three threads."""
-    original = _hashing.ARROW_ROWS, _hashing.ENCODE_PART_ROWS
+    original = _hashing.ARROW_ROWS, _hashing.ENCODE_PART_ROWS, _key_table.SMALL_ROWS
     _hashing.ARROW_ROWS = 0 if on else 1 << 62
+    _key_table.SMALL_ROWS = 0  # the paths of long columns, not the sort of short ones
     if threads:
         _hashing.ENCODE_PART_ROWS = 1
         set_sort_threads(3)
     try:
         yield
     finally:
-        _hashing.ARROW_ROWS, _hashing.ENCODE_PART_ROWS = original
+        _hashing.ARROW_ROWS, _hashing.ENCODE_PART_ROWS, _key_table.SMALL_ROWS = original
         set_sort_threads(None)
 
 

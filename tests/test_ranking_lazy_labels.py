@@ -10,6 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from prcurve.ranking import Qrels, Run, evaluate
+from prcurve.ranking import key_table as _key_table
 from prcurve.ranking import keys as _keys
 
 # Short ids sharing prefixes (words equal but the last), some longer than a word.
@@ -28,7 +29,11 @@ def test_evaluate_same_from_words_and_from_objects(docs: list[str], seed: int) -
     qrels_d = np.concatenate((run_d[judged], extra))
     grades = rng.integers(0, 2, qrels_d.shape[0])
     qrels_q = np.array(["q1"] * qrels_d.shape[0])
-    run = Run.from_arrays(run_q, run_d, scores)
+    original, _key_table.SMALL_ROWS = _key_table.SMALL_ROWS, 0  # the words' path
+    try:
+        run = Run.from_arrays(run_q, run_d, scores)
+    finally:
+        _key_table.SMALL_ROWS = original
     lazy = isinstance(run._docs, _keys.Encoded) and run._docs.words is not None
     objects = Run.from_arrays(run_q.astype(object), run_d.astype(object), scores)
     measures = ["AP", "P@5", "AP@3"]

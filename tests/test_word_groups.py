@@ -35,14 +35,14 @@ KEYS = st.lists(st.one_of(st.integers(0, 40), st.integers(0, 2**64 - 1),
 def sort_always() -> Iterator[None]:
     """Every column long enough for the sort, and a pyarrow text column for its words
     (tests use a few rows)."""
-    from prcurve.ranking import arrow_ids
+    from prcurve.ranking import arrow_ids, key_table
 
-    original = _distinct.SORT_ROWS, arrow_ids.WORD_ROWS
-    _distinct.SORT_ROWS = arrow_ids.WORD_ROWS = 0
+    original = _distinct.SORT_ROWS, arrow_ids.WORD_ROWS, key_table.SMALL_ROWS
+    _distinct.SORT_ROWS = arrow_ids.WORD_ROWS = key_table.SMALL_ROWS = 0  # no small route
     try:
         yield
     finally:
-        _distinct.SORT_ROWS, arrow_ids.WORD_ROWS = original
+        _distinct.SORT_ROWS, arrow_ids.WORD_ROWS, key_table.SMALL_ROWS = original
 
 
 @contextmanager

@@ -119,10 +119,10 @@ def parts_for(n: int, threads: int | None = None, min_parallel: int | None = Non
     >>> parts_for(1000, threads=4), parts_for(1000, threads=4, min_parallel=500)
     (1, 4)
     """
-    threads = sort_threads() if threads is None else threads
     floor = max(1, MIN_PARALLEL if min_parallel is None else min_parallel)
-    if n < floor:
+    if n < floor:  # before the setting is read (an environment look-up and a system call)
         return 1
+    threads = sort_threads() if threads is None else threads
     return max(1, min(threads, 2 * n // floor))
 
 

@@ -22,6 +22,7 @@ from numpy.typing import NDArray
 from prcurve.core.arrow import arrow_values, numpy_to_arrow
 from prcurve.core.sorting import part_bounds, parts_for, run_parts
 from prcurve.ranking import distinct_keys as _distinct
+from prcurve.ranking import key_table as _key_table
 from prcurve.ranking import word_groups as _groups
 from prcurve.ranking.byte_words import arrow_words as arrow_words
 from prcurve.ranking.byte_words import byte_words as byte_words
@@ -299,6 +300,8 @@ def encode(ids: NDArray[Any], *, grouped: bool = False, sort_labels: bool = Fals
         if few_blocks(starts, n):
             block_ids = encode(ids[starts], sort_labels=sort_labels)
             return Encoded(block_ids.labels, rows_of_blocks(block_ids.codes, starts, n))
+    if 0 < n <= _key_table.SMALL_ROWS and ids.dtype.kind in "SUiu":  # a sort: labels in order
+        return Encoded(*_key_table.sorted_codes(ids))
     words = text_words(ids) if n else None
     if words is not None:  # short text ids: exact words, no check against the ids needed
         # Text back as text: the bytes were code points below 256. (A fresh encoding,
