@@ -26,12 +26,18 @@ def _loop(values: list[float], begin: list[int],
 
 
 @settings(max_examples=80, deadline=None)
-@given(data=st.data(), ragged=st.booleans())
-def test_segmented_sums_are_the_loops(data: st.DataObject, ragged: bool) -> None:
+@given(data=st.data(), ragged=st.booleans(), stepped=st.booleans())
+def test_segmented_sums_are_the_loops(data: st.DataObject, ragged: bool,
+                                      stepped: bool) -> None:
     floats = st.floats(-1e6, 1e6, allow_nan=False, allow_subnormal=False)
     lengths = data.draw(st.lists(st.integers(0, 12), min_size=1, max_size=30))
     if ragged:  # one long segment among 8+ short: the padding past the limit, the steps
         lengths += [1] * 8 + [5000 + data.draw(st.integers(0, 100))]
+    elif stepped:  # 300 short among 20 longer: steps over every segment, then the
+        # longer ones finished one by one (fewer segments than steps left)
+        lengths += [5 + k % 8 for k in range(300)] + [60 + data.draw(st.integers(0, 20))
+                                                      for _ in range(20)]
+        ragged = True
     gaps = data.draw(st.lists(st.integers(0, 3), min_size=len(lengths),
                               max_size=len(lengths)))
     begin, at = [], 0
