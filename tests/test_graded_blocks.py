@@ -14,10 +14,9 @@ import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from tests.test_trec import _kept, random_cases
+from tests.test_trec import assert_c_output, random_cases
 from tests.traced import traced
 
-from prcurve.cli import main
 from prcurve.ranking import graded
 from prcurve.ranking.state import JUDGED, JudgedLevels, Rankings
 
@@ -135,15 +134,7 @@ def test_the_c_trec_eval_with_ideal_blocks_of_two_positions(
     # The C program's output on random collections (every option; ndcg, ndcg_cut,
     # ndcg_rel, Rndcg and G with gains given or not), the ideal DCG in blocks of 2.
     monkeypatch.setattr(graded, "IDEAL_BLOCK", 2)
-    for name in ("qrels", "run", "zscores"):
-        (tmp_path / name).write_bytes(case[name].encode("utf-8", "surrogateescape"))
-    args = [str(tmp_path / "zscores") if a == "ZSCORES" else a for a in case["args"]]
-    code = main(["trec", "--trec-eval-version", str(case["version"]), *args,
-                 str(tmp_path / "qrels"), str(tmp_path / "run")])
-    captured = capsysbinary.readouterr()
-    assert code == 0, captured.err
-    expected = case["expected"].encode("utf-8", "surrogateescape")
-    assert _kept(captured.out, case["ignore"]) == _kept(expected, case["ignore"])
+    assert_c_output(case, tmp_path, capsysbinary)
 
 
 def test_g_holds_no_array_of_every_ideal_position() -> None:

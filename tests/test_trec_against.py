@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from tests.test_trec import _kept, random_cases
+from tests.test_trec import assert_c_output, random_cases
 
 from prcurve.cli import main
 from prcurve.ranking import read_run, trec_retrieved, trec_stream
@@ -82,16 +82,7 @@ def test_the_c_trec_eval_on_random_collections_with_the_qrels_read_against_the_r
 ) -> None:
     # Every option of trec_eval (-c, -J, -M, -l, -N, -Z, -q, -n, versions 9 and 10),
     # the C program's output (tests/fixtures/trec_eval_random/generate.py).
-    (tmp_path / "qrels").write_bytes(_by_query(case["qrels"].encode("utf-8", "surrogateescape")))
-    for name in ("run", "zscores"):
-        (tmp_path / name).write_bytes(case[name].encode("utf-8", "surrogateescape"))
-    args = [str(tmp_path / "zscores") if a == "ZSCORES" else a for a in case["args"]]
-    code = main(["trec", "--trec-eval-version", str(case["version"]), *args,
-                 str(tmp_path / "qrels"), str(tmp_path / "run")])
-    captured = capsysbinary.readouterr()
-    assert code == 0, captured.err
-    expected = case["expected"].encode("utf-8", "surrogateescape")
-    assert _kept(captured.out, case["ignore"]) == _kept(expected, case["ignore"])
+    assert_c_output(case, tmp_path, capsysbinary, qrels=_by_query)
     assert len(against) == 1
     assert isinstance(against[0], CountedQrels)
 

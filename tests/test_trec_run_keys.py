@@ -18,7 +18,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from tests.test_trec import _kept, random_cases
+from tests.test_trec import assert_c_output, random_cases
 from tests.test_trec_against import OPTION_SETS, QUICKTEST, V10, _by_query, _collections
 
 from prcurve.cli import main
@@ -72,16 +72,7 @@ def test_the_c_trec_eval_on_random_collections_with_the_qrels_read_against_the_r
     # Every option of trec_eval (-c, -J, -M, -l, -N, -Z, -q, -n, versions 9 and 10),
     # the C program's output (tests/fixtures/trec_eval_random/generate.py).
     given_back = _by_keys(monkeypatch)
-    (tmp_path / "qrels").write_bytes(_by_query(case["qrels"].encode("utf-8", "surrogateescape")))
-    for name in ("run", "zscores"):
-        (tmp_path / name).write_bytes(case[name].encode("utf-8", "surrogateescape"))
-    args = [str(tmp_path / "zscores") if a == "ZSCORES" else a for a in case["args"]]
-    code = main(["trec", "--trec-eval-version", str(case["version"]), *args,
-                 str(tmp_path / "qrels"), str(tmp_path / "run")])
-    captured = capsysbinary.readouterr()
-    assert code == 0, captured.err
-    expected = case["expected"].encode("utf-8", "surrogateescape")
-    assert _kept(captured.out, case["ignore"]) == _kept(expected, case["ignore"])
+    assert_c_output(case, tmp_path, capsysbinary, qrels=_by_query)
     assert len(given_back) == 1
     assert isinstance(given_back[0], CountedQrels)
 

@@ -44,7 +44,13 @@ from prcurve.ranking.byte_words import byte_words
 from prcurve.ranking.hashing import numpy_only
 from prcurve.ranking.key_table import KeyTable
 from prcurve.ranking.tables import Qrels, Run
-from prcurve.ranking.trec_format import LAYOUT, SPECIAL_STARTS, parse_numbers, split_fields
+from prcurve.ranking.trec_format import (
+    LAYOUT,
+    line_blocks,
+    open_plain,
+    parse_numbers,
+    split_fields,
+)
 from prcurve.ranking.trec_judged import GOLDEN
 from prcurve.ranking.trec_run_keys import RunKeys, word_hash
 
@@ -362,22 +368,14 @@ def _read(path: str | os.PathLike[str], pairs: _Lookup) -> CountedQrels | None:
     """The qrels file read in blocks, each row looked up by ``pairs``."""
     try:
         source = os.fspath(path)
-        if not os.path.isfile(source):
+        handle = open_plain(source)  # None: compressed, a byte-order mark...: read whole
+        if handle is None:
             return None
-        with open(source, "rb") as handle:
-            if handle.read(8).startswith(SPECIAL_STARTS):
-                return None  # compressed, a byte-order mark, UTF-16: read whole
-            handle.seek(0)
-            kept, held = _Kept(), b""
-            while True:
-                data = handle.read(BLOCK_BYTES)
-                block = held + data
-                if data:  # whole lines; the rest starts the next block
-                    cut = block.rfind(b"\n") + 1
-                    block, held = block[:cut], block[cut:]
-                if block and not kept.take(block, source, pairs):
+        with handle:
+            kept = _Kept()
+            for block in line_blocks(handle, BLOCK_BYTES):
+                if not kept.take(block, source, pairs):
                     return None
-                if not data:
-                    return kept.qrels(source)
+            return kept.qrels(source)
     except (OSError, TypeError, ValueError):
         return None

@@ -36,7 +36,7 @@ from numpy.typing import NDArray
 from prcurve.errors import InvalidInputError
 from prcurve.ranking.byte_words import byte_words
 from prcurve.ranking.hashing import numpy_only
-from prcurve.ranking.trec_format import LAYOUT, SPECIAL_STARTS, split_fields
+from prcurve.ranking.trec_format import LAYOUT, line_blocks, open_plain, split_fields
 from prcurve.ranking.word_groups import finalize
 
 __all__ = ["BLOCK_BYTES", "MAX_WORDS", "RunKeys", "pair_keys", "run_pair_keys", "word_hash"]
@@ -179,31 +179,21 @@ def run_pair_keys(path: str | os.PathLike[str]) -> U64 | None:
     """
     try:
         source = os.fspath(path)
-        if not os.path.isfile(source):
+        handle = open_plain(source)  # None: compressed, a byte-order mark, UTF-16...
+        if handle is None:
             return None
-        with open(source, "rb") as handle:
-            if handle.read(8).startswith(SPECIAL_STARTS):
-                return None  # compressed, a byte-order mark, UTF-16
-            handle.seek(0)
+        with handle:
             most = os.fstat(handle.fileno()).st_size // 12 + 1  # six fields, five gaps, \n
             # In its own anonymous map: untouched pages are not resident, and freed it
             # goes back to the system, not to the heap later arrays grow into.
             keys = np.frombuffer(mmap.mmap(-1, 8 * most), dtype=np.uint64)
-            n, held = 0, b""
-            while True:
-                data = handle.read(BLOCK_BYTES)
-                block = held + data
-                if data:  # whole lines; the rest starts the next block
-                    cut = block.rfind(b"\n") + 1
-                    block, held = block[:cut], block[cut:]
-                if block:
-                    found = _block_keys(block, source)
-                    if found is None or n + found.shape[0] > most:
-                        return None
-                    keys[n:n + found.shape[0]] = found
-                    n += found.shape[0]
-                if not data:
-                    break
+            n = 0
+            for block in line_blocks(handle, BLOCK_BYTES):
+                found = _block_keys(block, source)
+                if found is None or n + found.shape[0] > most:
+                    return None
+                keys[n:n + found.shape[0]] = found
+                n += found.shape[0]
     except (OSError, TypeError, ValueError):
         return None
     out = keys[:n]
