@@ -14,9 +14,9 @@ import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from tests.test_ranking_object_columns import _outcome
 
-from prcurve import InvalidInputError
-from prcurve.ranking import Run, evaluate
+from prcurve.ranking import evaluate
 from prcurve.ranking import tables as _tables
 
 # Text of every kind met in ids: non-ASCII, longer than 32 bytes (past the words'
@@ -25,15 +25,6 @@ from prcurve.ranking import tables as _tables
 TEXT = st.sampled_from(["q1", "q2", "q10", "é", "ß-7", "", "x" * 40, "q" + "é" * 20,
                         np.str_("q2"), np.str_("ü")])
 OTHER = st.sampled_from([None, float("nan"), 3, 2.5, b"q1", np.int64(2)])
-
-
-def _outcome(frame: pd.DataFrame) -> tuple[str, Any]:
-    """The run's ids and scores in row order, or the error's argument and message."""
-    try:
-        run = Run.from_frame(frame)
-    except InvalidInputError as error:
-        return "error", str(error)
-    return "run", (run.query_id.tolist(), run.doc_id.tolist(), run.score.tolist())
 
 
 def _frame(blocks: list[tuple[Any, int]]) -> pd.DataFrame:

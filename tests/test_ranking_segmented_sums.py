@@ -8,21 +8,9 @@ from __future__ import annotations
 import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from tests.test_ranking_sums import _loop_sums
 
 from prcurve.ranking import state
-
-
-def _loop(values: list[float], begin: list[int],
-          count: list[int]) -> tuple[list[float], list[float]]:
-    out = [0.0] * len(values)
-    totals = []
-    for b, c in zip(begin, count, strict=True):
-        running = 0.0
-        for i in range(b, b + c):
-            running += values[i]
-            out[i] = running
-        totals.append(running)
-    return out, totals
 
 
 @settings(max_examples=80, deadline=None)
@@ -50,7 +38,7 @@ def test_segmented_sums_are_the_loops(data: st.DataObject, ragged: bool,
     order = data.draw(st.permutations(range(len(begin))))  # segments in any order
     b = np.array(begin, dtype=np.int64)[list(order)]
     c = np.array(lengths, dtype=np.int64)[list(order)]
-    want_out, want_totals = _loop(values.tolist(), b.tolist(), c.tolist())
+    want_totals, want_out = _loop_sums(values.tolist(), b.tolist(), c.tolist())
     got = state.segmented_cumsum(values, b, c)
     assert got.tolist() == want_out
     assert state.sequential_sums(values, b, c).tolist() == want_totals
