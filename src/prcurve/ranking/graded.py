@@ -235,11 +235,19 @@ class Gains:
                              minlength=self.r.n_queries).astype(np.int64)
         return np.cumsum(length) - length, length
 
+    @cached_property
+    def ideal_block_starts(self) -> I64:
+        """The ideal position (every query's, in order) where each block of
+        :attr:`ideal` starts."""
+        count = self.ideal[0].count
+        starts: I64 = np.cumsum(count) - count
+        return starts
+
     def ideal_gains(self, begin: int = 0, end: int | None = None) -> F64:
         """The gains of the ideal positions ``begin`` to ``end`` (every query's, in
         order; not kept: 8 bytes a relevant judgment)."""
         blocks = self.ideal[0]
-        starts = np.cumsum(blocks.count) - blocks.count
+        starts = self.ideal_block_starts
         stop = int(blocks.count.sum()) if end is None else end
         lo = int(np.searchsorted(starts, begin, side="right")) - 1 if begin else 0
         hi = int(np.searchsorted(starts, stop, side="left"))
@@ -291,9 +299,8 @@ class Gains:
     def ideal_block_at(self, position: I64) -> NDArray[np.intp]:
         """The block (of :attr:`ideal`) holding each ideal position (every query's,
         in order; each position within the ideal rankings)."""
-        blocks = self.ideal[0]
-        starts = np.cumsum(blocks.count) - blocks.count
-        found: NDArray[np.intp] = np.searchsorted(starts, position, side="right") - 1
+        found: NDArray[np.intp] = np.searchsorted(self.ideal_block_starts, position,
+                                                  side="right") - 1
         return found
 
     def ideal_dcg_at(self, k: I64) -> F64:
@@ -513,7 +520,7 @@ def _ideal_cost_before(g: Gains, cost: F64, query: I64, inside: I64) -> F64:
     first = g.ideal_extent[0]
     weight = blocks.count * cost
     before = np.cumsum(weight) - weight  # every query's blocks before each block
-    starts = np.cumsum(blocks.count) - blocks.count
+    starts = g.ideal_block_starts
     out = np.zeros(query.shape[0])
     some = inside > 0
     if some.any():
